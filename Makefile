@@ -1,0 +1,43 @@
+# copyscope — the two commands of the README:
+#   make run    # embedded default (Shakespeare): pipeline + results/report.html
+#   make test   # the test suite (same setup first)
+# Both create .venv if missing and install pinned dependencies (torch==2.13.0 first, so that
+# nothing pulls a multi-GB CUDA build).
+
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+CORES ?= all
+CONFIG ?= config/config.yaml
+STAMP := $(VENV)/.installed
+
+.PHONY: setup run report test lint bench clean
+
+setup: $(STAMP)
+
+$(STAMP): requirements.txt requirements-dev.txt pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet torch==2.13.0
+	$(BIN)/python -m pip install --quiet -r requirements-dev.txt
+	$(BIN)/python -m pip install --quiet --no-deps -e .
+	$(BIN)/python -m pip check
+	touch $@
+
+run: setup
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/snakemake --cores $(CORES) --configfile $(CONFIG)
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/snakemake --cores 1 --configfile $(CONFIG) --report results/report.html
+
+test: setup
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python -m pytest -q
+
+lint: setup
+	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/snakefmt --check Snakefile rules
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/snakemake --lint --configfile config/tiny.yaml
+
+bench: setup
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python benchmarks/index_bench.py --sizes 1e6 1e7
+
+clean:
+	rm -rf results results-tiny .snakemake

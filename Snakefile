@@ -1,0 +1,30 @@
+# copyscope: how much of what language models write is copied from their training data.
+# Run:  snakemake --cores all            (embedded default: Shakespeare's plays)
+#       snakemake --cores 2 --configfile config/tiny.yaml
+
+
+from snakemake.utils import min_version, validate
+
+min_version("9.0")
+
+
+configfile: "config/config.yaml"
+
+
+validate(config, "config/schema.yaml")
+
+
+report: "report/workflow.rst"
+
+
+include: "rules/common.smk"
+include: "rules/corpus.smk"
+include: "rules/tokenize.smk"
+include: "rules/index.smk"
+include: "rules/novelty.smk"
+
+
+rule all:
+    default_target: True
+    input:
+        all_outputs(),

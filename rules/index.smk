@@ -1,0 +1,58 @@
+checkpoint index_plan:
+    input:
+        meta=f"{R}/tokens/{{tok}}/train.json",
+    output:
+        f"{R}/index/{{tok}}/plan.json",
+    log:
+        f"{R}/logs/index_plan/{{tok}}.log",
+    benchmark:
+        f"{R}/benchmarks/index_plan/{{tok}}.tsv"
+    conda:
+        "../envs/index.yaml"
+    params:
+        shard_tokens=config["index"]["shard_tokens"],
+    shell:
+        "python -m copyscope index plan --meta {input.meta} --shard-tokens {params.shard_tokens} "
+        "--out {output} > {log} 2>&1"
+
+
+rule index_shard:
+    input:
+        tokens=f"{R}/tokens/{{tok}}/train.npy",
+        meta=f"{R}/tokens/{{tok}}/train.json",
+        plan=f"{R}/index/{{tok}}/plan.json",
+    output:
+        directory(f"{R}/index/{{tok}}/{{shard}}"),
+    log:
+        f"{R}/logs/index_shard/{{tok}}_{{shard}}.log",
+    benchmark:
+        f"{R}/benchmarks/index_shard/{{tok}}_{{shard}}.tsv"
+    conda:
+        "../envs/index.yaml"
+    threads: 2
+    shell:
+        "NUMBA_NUM_THREADS={threads} python -m copyscope index shard --tokens {input.tokens} "
+        "--meta {input.meta} --plan {input.plan} --shard {wildcards.shard} "
+        "--out {output} > {log} 2>&1"
+
+
+rule index:
+    input:
+        plan=f"{R}/index/{{tok}}/plan.json",
+        shards=index_shards,
+        tokenizer=f"{R}/tokenizers/{{tok}}",
+    output:
+        f"{R}/index/{{tok}}/index.json",
+    log:
+        f"{R}/logs/index/{{tok}}.log",
+    benchmark:
+        f"{R}/benchmarks/index/{{tok}}.tsv"
+    conda:
+        "../envs/index.yaml"
+    params:
+        kind=lambda w: config["tokenizers"][w.tok]["kind"],
+        index_dir=lambda w, input: os.path.dirname(input.plan),
+    shell:
+        "python -m copyscope index manifest --plan {input.plan} --index-dir {params.index_dir} "
+        "--tokenizer-dir {input.tokenizer} --tokenizer-name {wildcards.tok} "
+        "--tokenizer-kind {params.kind:q} > {log} 2>&1"

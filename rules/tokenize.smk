@@ -1,0 +1,37 @@
+rule tokenizer_fit:
+    input:
+        train=f"{R}/corpus/train.jsonl",
+    output:
+        directory(f"{R}/tokenizers/{{tok}}"),
+    log:
+        f"{R}/logs/tokenizer_fit/{{tok}}.log",
+    benchmark:
+        f"{R}/benchmarks/tokenizer_fit/{{tok}}.tsv"
+    conda:
+        "../envs/tokenize.yaml"
+    params:
+        spec=lambda w: as_json(config["tokenizers"][w.tok]),
+    shell:
+        "python -m copyscope tokenize fit --name {wildcards.tok} --spec-json {params.spec:q} "
+        "--train {input.train} --out {output} > {log} 2>&1"
+
+
+rule tokenize:
+    input:
+        model=f"{R}/tokenizers/{{tok}}",
+        docs=f"{R}/corpus/{{split}}.jsonl",
+    output:
+        npy=f"{R}/tokens/{{tok}}/{{split}}.npy",
+        meta=f"{R}/tokens/{{tok}}/{{split}}.json",
+    log:
+        f"{R}/logs/tokenize/{{tok}}_{{split}}.log",
+    benchmark:
+        f"{R}/benchmarks/tokenize/{{tok}}_{{split}}.tsv"
+    conda:
+        "../envs/tokenize.yaml"
+    params:
+        spec=lambda w: as_json(config["tokenizers"][w.tok]),
+    shell:
+        "python -m copyscope tokenize encode --name {wildcards.tok} --spec-json {params.spec:q} "
+        "--model {input.model} --docs {input.docs} --out-npy {output.npy} "
+        "--out-json {output.meta} > {log} 2>&1"

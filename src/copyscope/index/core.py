@@ -1,0 +1,234 @@
+"""Querying an index: longest matches per token, counts, and occurrence locations.
+
+``Index`` opens a directory written by :func:`copyscope.index.build.build_index` (or a single
+shard directory) with every array memory-mapped, and merges shards exactly: per token the
+length is the maximum over shards and the count the sum over the shards reaching it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import InputError
+from .build import FORMAT
+from .kernels import (
+    block_minima,
+    dense_buckets,
+    locality_keys,
+    longest_matches_kernel,
+    match_one,
+)
+
+
+@dataclass
+class Matches:
+    """Per-token results for a batch of queries (flat arrays with per-query offsets).
+
+    ``length[t]`` is L_t, the non-novel suffix length (Merrill et al.'s "nnsl"): the length of
+    the longest suffix of the query prefix ending at t that occurs in the corpus.
+    ``count[t]`` is C_t, its number of occurrences (the corpus size when L_t = 0).
+    """
+
+    length: np.ndarray
+    count: np.ndarray
+    offsets: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.offsets) - 1
+
+    def __getitem__(self, i: int) -> tuple[np.ndarray, np.ndarray]:
+        a, b = self.offsets[i], self.offsets[i + 1]
+        return self.length[a:b], self.count[a:b]
+
+    def split_lengths(self) -> list[np.ndarray]:
+        return [self.length[self.offsets[i] : self.offsets[i + 1]] for i in range(len(self))]
+
+
+class Shard:
+    """One memory-mapped index shard."""
+
+    def __init__(self, path):
+        self.path = Path(path)
+        meta_path = self.path / "meta.json"
+        if not meta_path.exists():
+            raise InputError(self.path, "expected an index shard directory with meta.json")
+        self.meta = json.loads(meta_path.read_text())
+        if self.meta.get("format") != FORMAT:
+            raise InputError(
+                meta_path, f"expected format {FORMAT!r}, got {self.meta.get('format')!r}"
+            )
+        for name in ("tokens", "sa", "lcp"):
+            f = self.path / f"{name}.npy"
+            if not f.exists():
+                raise InputError(f, "missing index array (incomplete or corrupt index)")
+            setattr(self, name, np.load(f, mmap_mode="r"))
+        self.sep = int(self.meta["sep"])
+        self.n_tokens = int(self.meta["n_tokens"])
+        if self.tokens.shape[0] != self.n_tokens or self.sa.shape[0] != self.n_tokens:
+            raise InputError(self.path, "array sizes disagree with meta.json (corrupt index)")
+        # derived, in memory: LCP block minima (64, 64^2, 64^3) and per-token SA buckets
+        self.lcp_min1 = block_minima(self.lcp, 6)
+        self.lcp_min2 = block_minima(self.lcp_min1, 6)
+        self.lcp_min3 = block_minima(self.lcp_min2, 6)
+        size = int(self.meta["alphabet_size"])
+        self.bucket = dense_buckets(self.tokens, self.sep, size)
+        self._doc_ids = None
+        self._doc_starts = None
+
+    @property
+    def doc_starts(self) -> np.ndarray:
+        """Start of every document in ``tokens``, plus the stream length at the end."""
+        if self._doc_starts is None:
+            ends = np.flatnonzero(np.asarray(self.tokens) == self.sep) + 1
+            self._doc_starts = np.concatenate([[0], ends]).astype(np.int64)
+        return self._doc_starts
+
+    @property
+    def doc_ids(self) -> list[str]:
+        if self._doc_ids is None:
+            f = self.path / "doc_ids.json"
+            n_docs = int(self.meta["n_docs"])
+            self._doc_ids = (
+                json.loads(f.read_text()) if f.exists() else [str(i) for i in range(n_docs)]
+            )
+        return self._doc_ids
+
+    def kernel_args(self):
+        return (
+            self.tokens,
+            self.sa,
+            self.lcp,
+            self.lcp_min1,
+            self.lcp_min2,
+            self.lcp_min3,
+            self.bucket,
+        )
+
+    def match(self, pattern_rev: np.ndarray) -> tuple[int, int, int]:
+        """(L, first, last) for the reversed pattern — internal helper for count/locate."""
+        q = np.ascontiguousarray(pattern_rev[::-1], dtype=np.int64)
+        return match_one(*self.kernel_args(), q, 0, q.shape[0] - 1)
+
+    def positions(self, first: int, last: int, length: int, limit: int) -> np.ndarray:
+        """Start positions (in ``tokens``) of occurrences ranked first..last, at most ``limit``."""
+        ranks = np.arange(first, min(last + 1, first + limit))
+        end = self.n_tokens - 1 - np.asarray(self.sa[ranks], dtype=np.int64)
+        return np.sort(end - length + 1)
+
+
+class Index:
+    """A (possibly sharded) index over a token stream."""
+
+    def __init__(self, path):
+        path = Path(path)
+        if (path / "index.json").exists():
+            self.manifest = json.loads((path / "index.json").read_text())
+            self.shards = [Shard(path / s) for s in self.manifest["shards"]]
+        elif (path / "meta.json").exists():
+            self.shards = [Shard(path)]
+            self.manifest = {"shards": ["."], **self.shards[0].meta}
+        else:
+            raise InputError(path, "expected an index directory (index.json or meta.json)")
+        self.path = path
+        self.sep = int(self.manifest["sep"])
+        self.dtype = np.dtype(self.manifest["dtype"])
+        self.n_tokens = sum(s.n_tokens for s in self.shards)
+
+    # ------------------------------------------------------------------ queries
+    def _as_query(self, tokens, name="query") -> np.ndarray:
+        q = np.asarray(tokens)
+        if q.ndim != 1:
+            raise InputError(name, "expected a 1-D sequence of token ids")
+        q = q.astype(np.int64, copy=False)
+        if q.size and (q.min() < 0 or q.max() >= self.sep):
+            bad = int(q.max() if q.max() >= self.sep else q.min())
+            raise InputError(
+                name, f"token id {bad} is outside [0, {self.sep}) (the separator id is {self.sep})"
+            )
+        return q
+
+    def longest_matches(self, queries) -> Matches:
+        """L_t and C_t for every position of every query (Merrill et al. 2024, §2).
+
+        ``queries`` is a sequence of 1-D integer arrays (token ids).  All positions are computed
+        in one compiled, parallel call per shard; shards are merged exactly.
+        """
+        qs = [self._as_query(q, f"queries[{i}]") for i, q in enumerate(queries)]
+        lens = np.array([len(q) for q in qs], dtype=np.int64)
+        offsets = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
+        flat = np.concatenate(qs) if qs else np.zeros(0, np.int64)
+        qstart = np.repeat(offsets[:-1], lens)
+        bits = 17 if self.dtype.itemsize == 2 else 32
+        order = np.argsort(locality_keys(flat, qstart, bits), kind="stable")
+        best_len = np.zeros(flat.shape[0], dtype=np.int64)
+        best_cnt = np.zeros(flat.shape[0], dtype=np.int64)
+        for shard in self.shards:
+            ln = np.empty_like(best_len)
+            cn = np.empty_like(best_cnt)
+            longest_matches_kernel(*shard.kernel_args(), flat, qstart, order, ln, cn)
+            longer = ln > best_len
+            same = (ln == best_len) & ~longer
+            best_cnt = np.where(longer, cn, np.where(same, best_cnt + cn, best_cnt))
+            best_len = np.maximum(best_len, ln)
+        best_cnt[best_len == 0] = self.n_tokens
+        return Matches(best_len, best_cnt, offsets)
+
+    def count(self, ngram) -> int:
+        """Number of occurrences of ``ngram`` in the corpus (0 if absent; corpus size if empty)."""
+        g = self._as_query(ngram, "ngram")
+        if g.size == 0:
+            return self.n_tokens
+        total = 0
+        for shard in self.shards:
+            L, first, last = shard.match(g[::-1])
+            if L == len(g):
+                total += last - first + 1
+        return int(total)
+
+    def locate(self, ngram, limit: int = 10) -> list[tuple[str, int, int]]:
+        """Up to ``limit`` occurrences of ``ngram`` as (document id, document number, offset).
+
+        ``offset`` is the position of the n-gram's first token within its document.
+        """
+        g = self._as_query(ngram, "ngram")
+        out: list[tuple[str, int, int]] = []
+        if g.size == 0:
+            return out
+        doc_base = 0
+        for shard in self.shards:
+            L, first, last = shard.match(g[::-1])
+            if L == len(g) and len(out) < limit:
+                pos = shard.positions(first, last, len(g), limit - len(out))
+                docs = np.searchsorted(shard.doc_starts, pos, side="right") - 1
+                for p, d in zip(pos.tolist(), docs.tolist(), strict=True):
+                    out.append((shard.doc_ids[d], doc_base + d, p - int(shard.doc_starts[d])))
+            doc_base += int(shard.meta["n_docs"])
+        return out
+
+    def document(self, doc: int) -> np.ndarray:
+        """Tokens of global document number ``doc`` (without its separator)."""
+        for shard in self.shards:
+            nd = int(shard.meta["n_docs"])
+            if doc < nd:
+                return np.asarray(
+                    shard.tokens[shard.doc_starts[doc] : shard.doc_starts[doc + 1] - 1]
+                )
+            doc -= nd
+        raise IndexError(doc)
+
+
+def maximal_spans(length: np.ndarray, min_len: int = 1) -> list[tuple[int, int]]:
+    """Maximal copied spans of a query: [start, end) for every t with L_t >= min_len whose match
+    is not extended by the next token (L_{t+1} <= L_t), i.e. span = [t - L_t + 1, t + 1).
+    """
+    length = np.asarray(length)
+    out = []
+    for t in range(len(length)):
+        L = int(length[t])
+        if L >= min_len and (t + 1 == len(length) or int(length[t + 1]) <= L):
+            out.append((t - L + 1, t + 1))
+    return out

@@ -1,0 +1,289 @@
+"""Compiled kernels of the suffix-array index (numba).
+
+The index sorts the suffixes of the *reversed* token stream.  A suffix of the reversed
+stream that starts at reversed position ``r`` reads ``tokens[N-1-r], tokens[N-2-r], ...``,
+i.e. it walks the original stream backwards from original position ``N-1-r``.  So the set of
+corpus n-grams that *end* with a given token is one contiguous interval of the suffix array,
+and the longest suffix of a query prefix ``x_1..x_t`` that occurs in the corpus is the longest
+prefix of ``x_t, x_{t-1}, ..., x_1`` among the reversed suffixes: one binary search per query
+position, independent of every other position (so positions are processed in parallel).
+
+The LCP array (longest common prefix of neighbouring suffixes) is stored as one byte per
+entry, capped at 255.  Block minima of the capped LCP (blocks of 64, 64², 64³, computed when
+the index is opened) let the occurrence interval of a match be widened in a few cache lines
+even when it holds millions of occurrences.  For matches of 255 tokens or more the capped LCP
+cannot decide, and the interval bounds are found exactly by binary search with direct
+comparisons of the text (the exact fallback).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+LCP_CAP = 255
+BLOCK_SHIFT = 6  # 64 entries per block at each level
+N_LEVELS = 3
+
+
+@njit(cache=True, nogil=True)
+def _has_prefix(tokens, sa, n, q, t, r, L):
+    """Whether the reversed suffix of rank ``r`` starts with q[t], q[t-1], ..., q[t-L+1]."""
+    if sa[r] + L > n:
+        return False
+    base = n - 1 - sa[r]
+    for h in range(L):
+        if tokens[base - h] != q[t - h]:
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True)
+def _widen_right(tokens, sa, lcp, m1, m2, m3, q, t, k, L, hi):
+    """Last rank j >= k of the interval of suffixes sharing the first L pattern tokens."""
+    n = tokens.shape[0]
+    if L >= LCP_CAP:
+        # capped LCP cannot tell: binary search with direct comparisons (long matches only)
+        a = k
+        z = hi - 1
+        while a < z:
+            mid = (a + z + 1) >> 1
+            if _has_prefix(tokens, sa, n, q, t, mid, L):
+                a = mid
+            else:
+                z = mid - 1
+        return a
+    j = k + 1
+    while j < n:
+        if (j & 262143) == 0 and m3[j >> 18] >= L:
+            j += 262144
+            continue
+        if (j & 4095) == 0 and m2[j >> 12] >= L:
+            j += 4096
+            continue
+        if (j & 63) == 0 and m1[j >> 6] >= L:
+            j += 64
+            continue
+        if lcp[j] < L:
+            break
+        j += 1
+    if j > n:
+        j = n
+    return j - 1
+
+
+@njit(cache=True, nogil=True)
+def _widen_left(tokens, sa, lcp, m1, m2, m3, q, t, k, L, lo):
+    """First rank i <= k of the interval of suffixes sharing the first L pattern tokens."""
+    if L >= LCP_CAP:
+        n = tokens.shape[0]
+        a = lo
+        z = k
+        while a < z:
+            mid = (a + z) >> 1
+            if _has_prefix(tokens, sa, n, q, t, mid, L):
+                z = mid
+            else:
+                a = mid + 1
+        return a
+    j = k  # the interval starts at the first j (going down) with LCP[j] < L
+    while j > 0:
+        if (j & 262143) == 262143 and m3[j >> 18] >= L:
+            j -= 262144
+            continue
+        if (j & 4095) == 4095 and m2[j >> 12] >= L:
+            j -= 4096
+            continue
+        if (j & 63) == 63 and m1[j >> 6] >= L:
+            j -= 64
+            continue
+        if lcp[j] < L:
+            break
+        j -= 1
+    if j < 0:
+        j = 0
+    return j
+
+
+@njit(cache=True, nogil=True)
+def match_one(tokens, sa, lcp, m1, m2, m3, bucket, q, qs, t):
+    """Longest suffix of ``q[qs..t]`` that occurs in the corpus, and its occurrence interval.
+
+    Returns ``(L, first, last)``: the length of the match and the inclusive suffix-array
+    interval of its occurrences (``last - first + 1`` = count).  ``L == 0`` when ``q[t]``
+    never occurs.
+    """
+    n = tokens.shape[0]
+    v = q[t]
+    if v + 1 >= bucket.shape[0]:
+        return 0, 0, -1
+    lo = bucket[v]
+    hi = bucket[v + 1]
+    if lo == hi:
+        return 0, 0, -1
+    m = t - qs + 1  # pattern length: q[t], q[t-1], ..., q[qs]
+    llo = 1  # lcp of the pattern with the suffix just below the search range
+    lhi = 1  # ... and just above it (every suffix in the bucket shares the first token)
+    a = lo
+    z = hi
+    while a < z:
+        mid = (a + z) >> 1
+        h = llo if llo < lhi else lhi
+        r = sa[mid]
+        lim = n - r
+        if lim > m:
+            lim = m
+        base = n - 1 - r
+        while h < lim and q[t - h] == tokens[base - h]:
+            h += 1
+        if h == m:
+            z = mid
+            lhi = h
+        elif h == n - r or tokens[base - h] < q[t - h]:
+            a = mid + 1
+            llo = h
+        else:
+            z = mid
+            lhi = h
+    # a == z is the insertion point; the longest match is with one of its neighbours
+    # (a bound that never moved holds the virtual value 1, which never exceeds the real one)
+    if llo >= lhi and a > lo:
+        L = llo
+        k = a - 1
+    else:
+        L = lhi if lhi > llo else llo
+        k = a
+    first = _widen_left(tokens, sa, lcp, m1, m2, m3, q, t, k, L, lo)
+    last = _widen_right(tokens, sa, lcp, m1, m2, m3, q, t, k, L, hi)
+    return L, first, last
+
+
+@njit(cache=True, parallel=True)
+def longest_matches_kernel(tokens, sa, lcp, m1, m2, m3, bucket, q, qstart, order, out_len, out_cnt):
+    """For every query position t: ``out_len[t] = L_t`` and ``out_cnt[t] = C_t`` (0 if L_t = 0).
+
+    ``qstart[t]`` is the index of the first token of the query that position ``t`` belongs to.
+    Positions are independent; they are visited in ``order`` (sorted by their last tokens, see
+    :func:`locality_order`) in parallel chunks, so neighbouring searches walk the same part of
+    the suffix array and mostly hit the cache.
+    """
+    total = q.shape[0]
+    chunk = 1024
+    nchunks = (total + chunk - 1) // chunk
+    for c in prange(nchunks):
+        s = c * chunk
+        e = min(s + chunk, total)
+        for i in range(s, e):
+            t = order[i]
+            L, first, last = match_one(tokens, sa, lcp, m1, m2, m3, bucket, q, qstart[t], t)
+            out_len[t] = L
+            out_cnt[t] = last - first + 1 if L > 0 else 0
+
+
+@njit(cache=True, parallel=True)
+def locality_keys(q, qstart, bits):
+    """Sort key per position: its last tokens q[t], q[t-1], ... packed into 64 bits.
+
+    Sorting positions by this key approximates the suffix-array order of the patterns, so
+    consecutive binary searches share most of their path.
+    """
+    total = q.shape[0]
+    out = np.empty(total, dtype=np.uint64)
+    per = 64 // bits
+    for t in prange(total):
+        key = np.uint64(0)
+        for h in range(per):
+            key = key << np.uint64(bits)
+            if t - h >= qstart[t]:
+                key |= np.uint64(q[t - h] + 1)
+        out[t] = key
+    return out
+
+
+@njit(cache=True, parallel=True)
+def lcp_capped(text, sa, scratch, out, cap):
+    """LCP array capped at ``cap``: out[k] = min(cap, lcp(suffix SA[k-1], suffix SA[k])), out[0] = 0.
+
+    The permuted-LCP ("Phi") algorithm of Kärkkäinen, Manzini & Puglisi (2009): Phi[SA[k]] =
+    SA[k-1]; PLCP[i] = lcp(i, Phi[i]) is computed in text order, where PLCP[i+1] >= PLCP[i] - 1
+    makes it linear; then LCP[k] = PLCP[SA[k]].  The text-order pass runs in independent chunks
+    (each restarting from 0), so all three passes are parallel.  ``scratch`` holds Phi, then PLCP.
+    """
+    n = text.shape[0]
+    for k in prange(n):
+        scratch[sa[k]] = sa[k - 1] if k > 0 else -1
+    nchunks = 256
+    size = (n + nchunks - 1) // nchunks
+    for c in prange(nchunks):
+        h = 0
+        for i in range(c * size, min(n, (c + 1) * size)):
+            j = scratch[i]
+            if j < 0:
+                scratch[i] = 0
+                h = 0
+                continue
+            while i + h < n and j + h < n and text[i + h] == text[j + h]:
+                h += 1
+            scratch[i] = h
+            if h > 0:
+                h -= 1
+    for k in prange(n):
+        v = scratch[sa[k]]
+        out[k] = v if v < cap else cap
+    out[0] = 0
+
+
+@njit(cache=True)
+def aligned_suffixes(sa_bytes, width, n):
+    """Keep the byte suffixes that start at multiples of ``width`` and convert them to token ranks."""
+    out = np.empty(n + 1, dtype=sa_bytes.dtype)
+    j = 0
+    for i in range(sa_bytes.shape[0]):
+        p = sa_bytes[i]
+        out[j] = p // width
+        j += 1 if p % width == 0 else 0
+    return out[:n]
+
+
+@njit(cache=True, parallel=True)
+def block_minima(values, shift):
+    """Minimum of each block of ``2**shift`` consecutive entries (last block may be short)."""
+    size = 1 << shift
+    nb = (values.shape[0] + size - 1) >> shift
+    out = np.empty(nb, dtype=values.dtype)
+    for b in prange(nb):
+        s = b << shift
+        e = min(s + size, values.shape[0])
+        mn = values[s]
+        for i in range(s + 1, e):
+            if values[i] < mn:
+                mn = values[i]
+        out[b] = mn
+    return out
+
+
+@njit(cache=True)
+def dense_buckets(tokens, sep, size):
+    """start[v] .. start[v+1]: the suffix-array ranks of the reversed suffixes starting with v.
+
+    Requires ``sep`` to be the largest token value, so separator suffixes sort last.
+    """
+    counts = np.zeros(size + 1, dtype=np.int64)
+    for i in range(tokens.shape[0]):
+        v = tokens[i]
+        if v != sep:
+            counts[v + 1] += 1
+    for v in range(size):
+        counts[v + 1] += counts[v]
+    return counts
+
+
+@njit(cache=True)
+def alphabet_size(tokens, sep):
+    """1 + the largest token id other than the separator (0 if there is none)."""
+    mx = -1
+    for i in range(tokens.shape[0]):
+        v = np.int64(tokens[i])
+        if v != sep and v > mx:
+            mx = v
+    return mx + 1

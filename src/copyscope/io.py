@@ -1,0 +1,107 @@
+"""Atomic file output and small readers shared by every stage.
+
+Every writer here writes to a temporary path next to the target and renames it into
+place, so no consumer ever reads a half-written file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+import numpy as np
+
+from .errors import InputError
+
+
+@contextlib.contextmanager
+def atomic_path(target: str | os.PathLike, suffix: str = "") -> Iterator[Path]:
+    """Yield a temporary path in the target's folder; rename it onto ``target`` on success.
+
+    Works for files and for directories (the caller creates whichever it needs).
+    On error the temporary path is removed and the target is left untouched.
+    """
+    target = Path(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
+    inner = tmp / (target.name + suffix)
+    try:
+        yield inner
+        if target.is_dir() and not target.is_symlink():
+            shutil.rmtree(target)
+        os.replace(inner, target)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def write_text(path, text: str) -> None:
+    with atomic_path(path) as tmp:
+        tmp.write_text(text, encoding="utf-8")
+
+
+def write_json(path, obj) -> None:
+    write_text(path, json.dumps(obj, indent=2, sort_keys=True) + "\n")
+
+
+def write_jsonl(path, rows: Iterable[dict]) -> int:
+    n = 0
+    with atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8") as fh:
+        for row in rows:
+            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+            n += 1
+    return n
+
+
+def write_npy(path, array: np.ndarray) -> None:
+    with atomic_path(path) as tmp:
+        with open(tmp, "wb") as fh:
+            np.save(fh, array)
+
+
+def write_csv(path, frame) -> None:
+    with atomic_path(path) as tmp:
+        frame.to_csv(tmp, index=False, float_format="%.6g")
+
+
+def read_json(path):
+    path = Path(path)
+    if not path.exists():
+        raise InputError(path, "file not found")
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise InputError(path, f"expected valid JSON ({exc})") from exc
+
+
+def read_jsonl(path) -> Iterator[dict]:
+    path = Path(path)
+    if not path.exists():
+        raise InputError(path, "file not found")
+    with open(path, encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                yield json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise InputError(
+                    f"{path}:{lineno}", f"expected one JSON object per line ({exc})"
+                ) from exc
+
+
+def sha256_file(path, chunk: int = 1 << 20) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while block := fh.read(chunk):
+            h.update(block)
+    return h.hexdigest()
+
+
+def sha256_array(array: np.ndarray) -> str:
+    return hashlib.sha256(np.ascontiguousarray(array).view(np.uint8)).hexdigest()

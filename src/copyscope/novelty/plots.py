@@ -1,0 +1,52 @@
+"""Figures of the novelty stage."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import pandas as pd
+
+from .. import plotting
+
+
+def novelty_figure(
+    curves: pd.DataFrame, path, title: str = "Held-out text vs. training data"
+) -> None:
+    """novelty(n) on a log x-axis, one panel per tokenizer: the text set with its bootstrap 95%
+    CI band, and Merrill et al.'s no-duplication lower bound (dashed) for the real corpus size.
+    """
+    plotting.setup()
+    toks = list(dict.fromkeys(curves["tokenizer"]))
+    fig, axes = plt.subplots(1, len(toks), figsize=(5.2 * len(toks), 4), squeeze=False, sharey=True)
+    for ax, tok in zip(axes[0], toks, strict=True):
+        sub = curves[curves["tokenizer"] == tok]
+        for set_name, g in sub.groupby("text_set", sort=False):
+            line = ax.plot(g["n"], g["novelty"], label=f"{set_name} text")[0]
+            ax.fill_between(g["n"], g["ci_low"], g["ci_high"], alpha=0.25, color=line.get_color())
+        g = sub.drop_duplicates("n")
+        corpus = int(g["corpus_tokens"].iloc[0])
+        ax.plot(
+            g["n"], g["lower_bound"], "--", color="0.3", label=f"lower bound (|C| = {corpus:,})"
+        )
+        ax.set_xscale("log")
+        ax.set_ylim(-0.02, 1.02)
+        ax.set_xlabel(f"n (n-gram size, {sub['unit'].iloc[0]})")
+        ax.set_title(f"tokenizer: {tok}")
+        ax.legend(loc="lower right", fontsize=9)
+    axes[0][0].set_ylabel("n-gram novelty (share not in training)")
+    fig.suptitle(title)
+    plotting.save(fig, path)
+
+
+def histogram_figure(hist: pd.DataFrame, path) -> None:
+    """Share of tokens by non-novel suffix length L_t (log-scaled counts), per tokenizer."""
+    plotting.setup()
+    toks = list(dict.fromkeys(hist["tokenizer"]))
+    fig, axes = plt.subplots(1, len(toks), figsize=(5.2 * len(toks), 3.6), squeeze=False)
+    for ax, tok in zip(axes[0], toks, strict=True):
+        sub = hist[hist["tokenizer"] == tok]
+        ax.bar(sub["L"], sub["tokens"] / sub["tokens"].sum(), width=1.0, color="C0")
+        ax.set_yscale("log")
+        ax.set_xlabel(f"non-novel suffix length L_t ({sub['unit'].iloc[0]})")
+        ax.set_title(f"tokenizer: {tok}")
+    axes[0][0].set_ylabel("share of tokens")
+    plotting.save(fig, path)

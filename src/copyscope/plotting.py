@@ -1,0 +1,22 @@
+"""One consistent figure style for every copyscope figure (seaborn), saved atomically."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import seaborn as sns  # noqa: E402
+
+from .io import atomic_path  # noqa: E402
+
+
+def setup() -> None:
+    sns.set_theme(context="paper", style="whitegrid", palette="colorblind", font_scale=1.2)
+
+
+def save(fig, path, dpi: int = 150) -> None:
+    with atomic_path(path, suffix=".png") as tmp:
+        fig.savefig(tmp, dpi=dpi, bbox_inches="tight", metadata={"Software": None})
+    plt.close(fig)
