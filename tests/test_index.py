@@ -1,0 +1,237 @@
+"""The index against brute force, hypothesis properties, rusty-dawg, and the paper's example."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from conftest import brute_count, brute_matches, stream_of
+from copyscope.errors import InputError
+from copyscope.index import Index, build_index, maximal_spans
+from copyscope.index.build import shard_plan, suffix_array
+
+
+def make_index(tmp_path, docs, dtype=np.uint16, shard_tokens=None, name="idx"):
+    build_index(stream_of(docs, dtype), tmp_path / name, shard_tokens=shard_tokens)
+    return Index(tmp_path / name)
+
+
+# ----------------------------------------------------------------------------- the paper's example
+def test_paper_worked_example_characters(tmp_path):
+    """Merrill et al.: C = "hello world", Q = "lloyd" → nnsl ⟨1,2,3,0,1⟩ (mean 1.4)."""
+    idx = make_index(tmp_path, [[ord(c) for c in "hello world"]])
+    L, C = idx.longest_matches([[ord(c) for c in "lloyd"]])[0]
+    assert L.tolist() == [1, 2, 3, 0, 1]
+    assert L.mean() == pytest.approx(1.4)
+    # counts: "l" ×3, "ll" ×1, "llo" ×1, "y" absent → corpus size (12 with the separator), "d" ×1
+    assert C.tolist() == [3, 1, 1, 12, 1]
+
+
+def test_suffix_array_matches_sorted_suffixes(rng):
+    for dtype, hi in ((np.uint16, 5), (np.uint32, 70_000)):
+        seq = rng.integers(0, hi, size=300).astype(dtype)
+        sa = suffix_array(seq)
+        expect = sorted(range(len(seq)), key=lambda i: seq[i:].tolist())
+        assert sa.tolist() == expect
+
+
+# ----------------------------------------------------------------------------- brute force
+@pytest.mark.parametrize("alphabet", [2, 3, 7, 300])
+def test_longest_matches_equal_brute_force(tmp_path, rng, alphabet):
+    docs = [rng.integers(0, alphabet, size=rng.integers(0, 40)) for _ in range(25)]
+    docs += [docs[3], docs[3], docs[7]]  # duplicated documents
+    idx = make_index(tmp_path, docs)
+    queries = [rng.integers(0, alphabet + 1, size=rng.integers(0, 60)) for _ in range(30)]
+    queries.append(np.concatenate([docs[3], docs[5]]))  # an excerpt crossing a boundary
+    m = idx.longest_matches(queries)
+    for i, q in enumerate(queries):
+        L, C = brute_matches(docs, q)
+        got_L, got_C = m[i]
+        assert got_L.tolist() == L.tolist(), f"query {i}"
+        assert got_C.tolist() == C.tolist(), f"query {i}"
+
+
+def test_count_and_locate_equal_brute_force(tmp_path, rng):
+    docs = [rng.integers(0, 3, size=rng.integers(1, 30)) for _ in range(20)]
+    idx = make_index(tmp_path, docs, shard_tokens=100)
+    assert len(idx.shards) > 1
+    for _ in range(200):
+        s = int(rng.integers(0, len(docs)))
+        d = docs[s]
+        a = int(rng.integers(0, len(d)))
+        g = d[a : a + int(rng.integers(1, 6))]
+        assert idx.count(g) == brute_count(docs, g)
+        found = idx.locate(g, limit=1000)
+        expect = sorted(
+            (j, o)
+            for j, dd in enumerate(docs)
+            for o in range(len(dd) - len(g) + 1)
+            if list(dd[o : o + len(g)]) == list(g)
+        )
+        assert sorted((doc_no, off) for _, doc_no, off in found) == expect
+        assert (s, a) in {(doc_no, off) for _, doc_no, off in found}
+    assert idx.count([2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2]) == brute_count(docs, [2] * 14)
+    assert idx.count([]) == idx.n_tokens
+    assert idx.locate([9, 9]) == []
+
+
+def test_long_matches_beyond_lcp_cap(tmp_path, rng):
+    """Matches longer than 255 tokens need the exact LCP fallback; counts must stay exact."""
+    base = rng.integers(0, 50, size=700)
+    docs = [base, base[:600], rng.integers(0, 50, size=300), base, base[100:]]
+    idx = make_index(tmp_path, docs)
+    q = np.concatenate([base[:650], [7, 7, 7], base[200:500]])
+    L, C = idx.longest_matches([q])[0]
+    eL, eC = brute_matches(docs, q)
+    assert L.tolist() == eL.tolist()
+    assert C.tolist() == eC.tolist()
+    assert L.max() >= 600
+
+
+def test_u32_large_alphabet(tmp_path, rng):
+    docs = [rng.integers(0, 70_000, size=rng.integers(1, 50)) for _ in range(10)]
+    docs.append(docs[0])
+    idx = make_index(tmp_path, docs, dtype=np.uint32)
+    assert idx.dtype == np.uint32
+    qs = [np.concatenate([docs[0][:5], rng.integers(0, 70_000, size=5), docs[4]]), docs[2]]
+    m = idx.longest_matches(qs)
+    for i, q in enumerate(qs):
+        L, C = brute_matches(docs, q)
+        assert m[i][0].tolist() == L.tolist()
+        assert m[i][1].tolist() == C.tolist()
+
+
+def test_empty_and_overlong_queries(tmp_path, rng):
+    docs = [rng.integers(0, 4, size=10) for _ in range(3)]
+    idx = make_index(tmp_path, docs)
+    long_q = np.concatenate(docs * 4)
+    m = idx.longest_matches([[], long_q, []])
+    assert len(m) == 3
+    assert m[0][0].size == 0 and m[2][0].size == 0
+    assert m[1][0].max() <= 10  # never longer than a document: no match crosses a separator
+    assert m[1][0].tolist() == brute_matches(docs, long_q)[0].tolist()
+    assert idx.longest_matches([]).length.size == 0
+
+
+def test_query_ids_outside_vocabulary_are_rejected(tmp_path):
+    idx = make_index(tmp_path, [[1, 2, 3]])
+    with pytest.raises(InputError, match="outside"):
+        idx.longest_matches([[1, 65535]])
+    with pytest.raises(InputError, match="outside"):
+        idx.longest_matches([[-1]])
+
+
+def test_maximal_spans():
+    # L = 1 2 3 0 1 2 2 → spans ending at t=2 (len 3), t=5 (len 2), t=6 (len 2)
+    assert maximal_spans(np.array([1, 2, 3, 0, 1, 2, 2]), 2) == [(0, 3), (4, 6), (5, 7)]
+    assert maximal_spans(np.array([1, 2, 3, 0, 1, 2, 2]), 3) == [(0, 3)]
+
+
+def test_shard_plan():
+    assert shard_plan(np.array([3, 3, 3, 3]), 6) == [(0, 2), (2, 4)]
+    assert shard_plan(np.array([10, 1, 1]), 5) == [(0, 1), (1, 3)]
+    assert shard_plan(np.array([1]), 5) == [(0, 1)]
+
+
+# ----------------------------------------------------------------------------- properties
+corpora = st.lists(st.lists(st.integers(0, 3), min_size=0, max_size=25), min_size=1, max_size=12)
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(docs=corpora, data=st.data())
+def test_property_brute_force_and_sharding(tmp_path_factory, docs, data):
+    docs = docs + data.draw(st.lists(st.sampled_from(docs), max_size=3))  # repeated documents
+    tmp = tmp_path_factory.mktemp("prop")
+    whole = make_index(tmp, docs, name="whole")
+    shard_tokens = data.draw(st.integers(1, 40))
+    sharded = make_index(tmp, docs, shard_tokens=shard_tokens, name="sharded")
+    queries = data.draw(
+        st.lists(
+            st.one_of(
+                st.lists(st.integers(0, 4), max_size=30),  # fresh (4 never occurs)
+                st.sampled_from(docs).map(list),  # excerpts
+            ),
+            min_size=1,
+            max_size=5,
+        )
+    )
+    a = whole.longest_matches(queries)
+    b = sharded.longest_matches(queries)
+    assert a.length.tolist() == b.length.tolist()
+    assert a.count.tolist() == b.count.tolist()
+    for i, q in enumerate(queries):
+        L, C = brute_matches(docs, q)
+        assert a[i][0].tolist() == L.tolist()
+        assert a[i][1].tolist() == C.tolist()
+
+
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    alphabet=st.sampled_from([2, 70_000]),
+    seed=st.integers(0, 2**16),
+)
+def test_property_alphabets_u32(tmp_path_factory, alphabet, seed):
+    rng = np.random.default_rng(seed)
+    docs = [rng.integers(0, alphabet, size=rng.integers(1, 20)) for _ in range(8)]
+    docs.append(docs[0])
+    idx = make_index(tmp_path_factory.mktemp("u32"), docs, dtype=np.uint32)
+    q = np.concatenate([docs[1], rng.integers(0, alphabet, size=4), docs[0][:3]])
+    L, C = idx.longest_matches([q])[0]
+    eL, eC = brute_matches(docs, q)
+    assert L.tolist() == eL.tolist()
+    assert C.tolist() == eC.tolist()
+
+
+# ----------------------------------------------------------------------------- rusty-dawg
+def test_identical_to_rusty_dawg(tmp_path, rng):
+    """The reference implementation of Merrill et al. gives the same L_t and C_t."""
+    from rusty_dawg import Cdawg
+
+    V = 200
+    p = 1.0 / np.arange(1, V + 1) ** 1.1
+    p /= p.sum()
+    docs = [rng.choice(V, size=rng.integers(1, 300), p=p) for _ in range(60)]
+    docs += docs[:6]
+    stream = stream_of(docs)
+    cdawg = Cdawg(stream.tolist())
+    cdawg.build()
+    cdawg.fill_counts()
+    idx = make_index(tmp_path, docs, shard_tokens=4000)
+    queries = [rng.choice(V, size=200, p=p) for _ in range(10)]
+    queries += [np.concatenate([docs[i][:80], rng.choice(V, size=5, p=p)]) for i in range(10)]
+    m = idx.longest_matches(queries)
+    for i, q in enumerate(queries):
+        cs = cdawg.get_initial()
+        L, C = [], []
+        for tok in q.tolist():
+            cs = cdawg.transition_and_count(cs, tok)
+            L.append(cs.get_length())
+            C.append(cdawg.get_suffix_count(cs))
+        assert m[i][0].tolist() == L
+        assert m[i][1].tolist() == C
+
+
+# ----------------------------------------------------------------------------- bad input
+def test_bad_streams(tmp_path):
+    with pytest.raises(InputError, match="non-empty"):
+        build_index(np.zeros(0, np.uint16), tmp_path / "a")
+    with pytest.raises(InputError, match="end with the separator"):
+        build_index(np.array([1, 2, 3], np.uint16), tmp_path / "b")
+    with pytest.raises(InputError, match="uint16 or uint32"):
+        build_index(np.array([1, 2, 3], np.int64), tmp_path / "c")
+    assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
+    with pytest.raises(InputError, match="expected an index directory"):
+        Index(tmp_path / "missing")
+
+
+def test_corrupt_index_is_reported(tmp_path):
+    make_index(tmp_path, [[1, 2, 3]])
+    (tmp_path / "idx" / "shard-000" / "lcp.npy").unlink()
+    with pytest.raises(InputError, match="lcp.npy"):
+        Index(tmp_path / "idx")

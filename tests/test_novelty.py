@@ -1,0 +1,86 @@
+"""n-gram novelty metrics: the paper's worked example and hand-checked cases."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from conftest import stream_of
+from copyscope.index import Index, build_index
+from copyscope.novelty import (
+    bootstrap_mean,
+    bootstrap_novelty,
+    count_matrix,
+    lower_bound,
+    novelty_counts,
+    novelty_curve,
+    novelty_tables,
+    prompt_windows,
+)
+
+
+def test_paper_example_novelty_from_index(tmp_path):
+    """Merrill et al.: C = "hello world", Q = "lloyd": novelty 1/5, 2/4, 2/3, 2/2 for n = 1..4."""
+    build_index(stream_of([[ord(c) for c in "hello world"]]), tmp_path / "i")
+    L, _ = Index(tmp_path / "i").longest_matches([[ord(c) for c in "lloyd"]])[0]
+    curve = novelty_curve([L], n_max=6)
+    assert curve[:4].tolist() == pytest.approx([1 / 5, 2 / 4, 2 / 3, 2 / 2])
+    assert curve[4] == 1.0  # the only 5-gram ("lloyd") is novel
+    assert np.isnan(curve[5])  # no 6-gram in a 5-token text
+
+
+def test_novelty_counts_by_hand():
+    # L = [1, 2, 0, 3]: n=1 → t=2 novel of 4; n=2 → t≥1: L<2 at t=2 → 1 of 3;
+    # n=3 → t≥2: L<3 at t=2 → 1 of 2; n=4 → t=3: L=3<4 → 1 of 1; n=5 → none
+    novel, total = novelty_counts(np.array([1, 2, 0, 3]), 5)
+    assert novel.tolist() == [1, 1, 1, 1, 0]
+    assert total.tolist() == [4, 3, 2, 1, 0]
+
+
+def test_pooling_is_over_token_occurrences():
+    docs = [np.array([0, 0]), np.array([1, 2, 3, 4, 5, 6])]
+    # n=1: novel tokens 2 of 8
+    assert novelty_curve(docs, 1)[0] == pytest.approx(2 / 8)
+    novel, total = count_matrix(docs, 2)
+    assert novel.sum(0).tolist() == [2, 1] and total.sum(0).tolist() == [8, 6]
+
+
+def test_lower_bound_formula():
+    n = np.array([1, 11, 20])
+    lb = lower_bound(n, corpus_size=10**6, p=0.9, bits_per_token=1.8)
+    expect = np.maximum(0, 1 - 1e6 * 2.0 ** (n * (np.log2(0.9) - 1.8)))
+    assert lb.tolist() == pytest.approx(expect.tolist())
+    assert lb[0] == 0 and 0 < lb[1] < 1 and lb[2] > 0.99
+
+
+def test_bootstrap_brackets_point_and_is_seeded():
+    rng = np.random.default_rng(0)
+    docs = [rng.integers(0, 6, size=50) for _ in range(40)]
+    novel, total = count_matrix(docs, 10)
+    lo, hi = bootstrap_novelty(novel, total, 500, seed=1)
+    point = novelty_curve(docs, 10)
+    assert np.all(lo <= point + 1e-12) and np.all(point <= hi + 1e-12)
+    lo2, hi2 = bootstrap_novelty(novel, total, 500, seed=1)
+    assert lo.tolist() == lo2.tolist() and hi.tolist() == hi2.tolist()
+    mean, mlo, mhi = bootstrap_mean(docs, 500, seed=1)
+    assert mlo <= mean <= mhi
+    assert mean == pytest.approx(np.concatenate(docs).mean())
+
+
+def test_prompt_windows_are_deterministic_and_true_continuations():
+    docs = [np.arange(100), np.arange(1000, 1030)]
+    w = prompt_windows(docs, 4, 6, max_windows=5, seed=3)
+    assert w == prompt_windows(docs, 4, 6, max_windows=5, seed=3)
+    assert len(w) == 5
+    for x in w:
+        d = docs[x["doc"]]
+        assert x["prompt"] == d[x["start"] : x["start"] + 4].tolist()
+        assert x["continuation"] == d[x["start"] + 4 : x["start"] + 10].tolist()
+
+
+def test_novelty_tables_columns():
+    docs = [np.array([1, 2, 0, 3]), np.array([1, 1])]
+    curve, summary, hist = novelty_tables(docs, 1000, 4, 50, 0, 0.9, 1.8, {"text_set": "x"})
+    assert list(curve["n"]) == [1, 2, 3, 4]
+    assert summary["mean_nnsl"].iloc[0] == pytest.approx(8 / 6)
+    assert dict(zip(hist["L"], hist["tokens"], strict=True)) == {0: 1, 1: 3, 2: 1, 3: 1}

@@ -1,0 +1,149 @@
+"""End-to-end: the tiny configuration through Snakemake, the report, and config errors."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def snakemake(*args, timeout=600):
+    env = dict(os.environ)
+    env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
+    return subprocess.run(
+        [sys.executable, "-m", "snakemake", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+@pytest.fixture(scope="session")
+def tiny_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("tiny") / "results"
+    proc = snakemake(
+        "--cores", "2", "--configfile", "config/tiny.yaml", "--config", f"results={out}"
+    )
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    return out
+
+
+@pytest.mark.e2e
+def test_tiny_run_outputs(tiny_run):
+    out = tiny_run
+    for f in (
+        "figures/novelty_valid.png",
+        "figures/nnsl_hist_valid.png",
+        "tables/novelty_valid.csv",
+        "tables/nnsl_valid.csv",
+        "corpus/manifest.json",
+        "index/bpe/index.json",
+        "index/words/index.json",
+    ):
+        assert (out / f).stat().st_size > 0, f
+    curve = pd.read_csv(out / "tables/novelty_valid.csv")
+    assert set(curve["tokenizer"]) == {"bpe", "words"}
+    for _, g in curve.groupby("tokenizer"):
+        g = g.dropna(subset=["novelty"])
+        assert g["novelty"].between(0, 1).all()
+        assert g["novelty"].is_monotonic_increasing  # longer n-grams are never less novel
+        assert g["novelty"].iloc[-1] > 0.9  # held-out Shakespeare is novel at long n
+        assert (g["ci_low"] <= g["novelty"] + 1e-9).all() and (
+            g["novelty"] <= g["ci_high"] + 1e-9
+        ).all()
+    summary = pd.read_csv(out / "tables/nnsl_valid.csv")
+    assert (summary["mean_nnsl"] > 1).all() and (summary["mean_nnsl"] < 10).all()
+    # several index shards were built as separate jobs (tiny shard size)
+    assert len(list((out / "index/bpe").glob("shard-*"))) > 1
+    assert len(list((out / "benchmarks").rglob("*.tsv"))) >= 10
+
+
+@pytest.mark.e2e
+def test_tiny_run_cli_on_built_index(tiny_run):
+    env = dict(os.environ)
+    idx = tiny_run / "index" / "bpe"
+    q = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "copyscope",
+            "query",
+            str(idx),
+            "--json",
+            "--text",
+            "Is this a dagger which I see before me",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert q.returncode == 0, q.stderr
+    rows = pd.read_json(__import__("io").StringIO(q.stdout))
+    assert rows["L"].iloc[-1] >= 5  # Macbeth is in the tiny training split
+    t = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "copyscope",
+            "trace",
+            str(idx),
+            "--plain",
+            "--min-len",
+            "5",
+            "--text",
+            "Is this a dagger which I see before me",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert t.returncode == 0, t.stderr
+    assert "macbeth@" in t.stdout
+
+
+@pytest.mark.e2e
+def test_report_contains_figures(tiny_run, tmp_path):
+    report = tmp_path / "report.html"
+    proc = snakemake(
+        "--configfile",
+        "config/tiny.yaml",
+        "--config",
+        f"results={tiny_run}",
+        "--report",
+        str(report),
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    html = report.read_text(errors="replace")
+    assert "novelty_valid.png" in html and "nnsl_hist_valid.png" in html
+
+
+def _write_config(tmp_path, mutate):
+    cfg = yaml.safe_load((ROOT / "config/tiny.yaml").read_text())
+    mutate(cfg)
+    path = tmp_path / "bad.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    return path
+
+
+@pytest.mark.parametrize(
+    "mutate, message",
+    [
+        (lambda c: c["index"].update(shard_tokns=5), "shard_tokns"),
+        (lambda c: c["index"].update(shard_tokens="many"), "many"),
+        (lambda c: c["corpus"].update(source="web"), "web"),
+        (lambda c: c["novelty"].update(tokenizers=["nope"]), "novelty.tokenizers"),
+    ],
+)
+def test_bad_config_is_reported(tmp_path, mutate, message):
+    proc = snakemake("-n", "--configfile", str(_write_config(tmp_path, mutate)))
+    assert proc.returncode != 0
+    assert message in proc.stdout + proc.stderr
