@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 from pathlib import Path
 
@@ -37,7 +38,9 @@ def _encoder_for_index(index_path, tokenizer_dir=None):
     from .tokenize import Encoder
 
     idx = Index(index_path)
-    tok = tokenizer_dir or idx.manifest.get("tokenizer_dir")
+    tok = tokenizer_dir
+    if tok is None and idx.manifest.get("tokenizer_dir"):
+        tok = idx.path / idx.manifest["tokenizer_dir"]
     kind = idx.manifest.get("tokenizer_kind", "bpe")
     if tok is None:
         return idx, None
@@ -150,8 +153,9 @@ def cmd_index_manifest(a):
     plan = read_json(a.plan)
     extra = {}
     if a.tokenizer_dir:
+        # relative to the index, so results can be moved or mounted elsewhere
         extra = {
-            "tokenizer_dir": str(Path(a.tokenizer_dir).resolve()),
+            "tokenizer_dir": os.path.relpath(a.tokenizer_dir, a.index_dir),
             "tokenizer": a.tokenizer_name,
             "tokenizer_kind": a.tokenizer_kind,
         }
