@@ -15,7 +15,6 @@ import json
 import logging
 import os
 import sys
-from pathlib import Path
 
 import numpy as np
 
