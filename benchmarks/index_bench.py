@@ -6,7 +6,7 @@ documents) and a query set (half mutated excerpts of the corpus, half fresh Zipf
 every measurement in its own child process (this script with a hidden sub-command) so that the
 peak RSS of each tool is measured alone:
 
-* ``build``  copyscope ``build_index``: wall seconds, peak RSS, bytes per token on disk;
+* ``build``  copyscope ``build_index``: wall seconds (median), peak RSS, bytes per token;
 * ``query``  copyscope ``Index.longest_matches`` (L_t and C_t): tokens/s, peak RSS, index size;
 * ``sais``   pydivsufsort SA + Kasai LCP on the same reversed stream: seconds;
 * ``rdawg``  rusty-dawg CDAWG: build + fill_counts seconds, peak RSS, per-token query tokens/s.
@@ -27,6 +27,7 @@ import argparse
 import contextlib
 import json
 import math
+import os
 import platform
 import resource
 import shutil
@@ -234,20 +235,26 @@ def load_queries(folder: Path) -> list[np.ndarray]:
 
 # ----------------------------------------------------------------------------- child tasks
 def task_build(folder: Path, args) -> dict:
-    """copyscope build_index on the corpus: wall seconds, peak RSS, bytes/token."""
+    """copyscope build_index on the corpus: wall seconds (median of repeats), peak RSS,
+    bytes/token."""
     from copyscope.index import build_index
 
     warm = folder / "warm_index"
     build_index(np.array([1, 2, 3, SEP, 2, 3, SEP], dtype=np.uint16), warm)  # compile kernels
     shutil.rmtree(warm)
     tokens = np.load(folder / "corpus.npy")
-    t0 = time.perf_counter()
-    meta = build_index(tokens, folder / "index")
-    seconds = time.perf_counter() - t0
+    times = []
+    for r in range(args.repeats):
+        shutil.rmtree(folder / "index", ignore_errors=True)
+        t0 = time.perf_counter()
+        meta = build_index(tokens, folder / "index")
+        times.append(time.perf_counter() - t0)
+        log(f"  copyscope build repeat {r + 1}/{args.repeats}: {times[-1]:.2f} s")
     shard = json.loads((folder / "index" / meta["shards"][0] / "meta.json").read_text())
     return {
-        "seconds": seconds,
-        "sa_lcp_seconds": shard["build_seconds"],
+        "seconds": statistics.median(times),
+        "all_seconds": times,
+        "sa_lcp_seconds_last": shard["build_seconds"],
         "n_tokens": meta["n_tokens"],
         "bytes_on_disk": meta["bytes_on_disk"],
         "bytes_per_token": meta["bytes_per_token"],
@@ -435,6 +442,7 @@ def bench_size(n_tokens: int, root: Path, zipf: ZipfSource, args) -> dict:
         f"({corpus_stats['n_duplicate_docs']} duplicates), {query_stats['n_queries']} queries"
     )
     res = {"n_tokens": n_tokens, "corpus": corpus_stats, "queries": query_stats}
+    res["loadavg_before"] = os.getloadavg()  # other load on the machine skews the timings
     res["build"] = run_child("build", folder, args)
     res["query"] = run_child("query", folder, args)
     if not args.no_reference:
@@ -444,7 +452,8 @@ def bench_size(n_tokens: int, root: Path, zipf: ZipfSource, args) -> dict:
         res["rdawg"] = run_child("rdawg", folder, args)
         res["mismatch"] = first_mismatch(folder)
         res["match"] = res["mismatch"] is None
-    shutil.rmtree(folder)
+    if not args.keep_workdir:
+        shutil.rmtree(folder)  # free the disk space before the next size
     return res
 
 
@@ -584,8 +593,6 @@ def target_lines(targets: list[dict]) -> str:
 
 def environment() -> dict:
     """Versions and machine facts recorded with the results."""
-    import os
-
     return {
         "python": platform.python_version(),
         "platform": platform.platform(),
