@@ -8,7 +8,10 @@ from snakemake.utils import min_version, validate
 min_version("9.0")
 
 
-configfile: "config/config.yaml"
+# the embedded default, unless config files are given on the command line (they replace it)
+if not workflow.overwrite_configfiles:
+
+    configfile: "config/config.yaml"
 
 
 validate(config, "config/schema.yaml")
@@ -22,6 +25,10 @@ include: "rules/corpus.smk"
 include: "rules/tokenize.smk"
 include: "rules/index.smk"
 include: "rules/novelty.smk"
+include: "rules/models.smk"
+include: "rules/sample.smk"
+include: "rules/analyze.smk"
+include: "rules/report.smk"
 
 
 rule all:

@@ -1,5 +1,6 @@
 import json
 import os
+import re
 
 R = config["results"]
 TOKENIZERS = list(config["tokenizers"])
@@ -11,18 +12,77 @@ shell.prefix(
 )
 
 
+MODEL_TOK = config["models"]["tokenizer"]
+WORDS = config["analysis"]["words"]
+JOINED = config["analysis"]["raven_boundaries"] == "stream"
+WORD_INDEX = f"{WORDS}-joined" if JOINED else WORDS
+ZOO = config["models"]["zoo"]
+MODELS = list(ZOO)
+TRAINED = [m for m, spec in ZOO.items() if spec["kind"] != "pretrained"]
+DECODINGS = list(config["sampling"]["decodings"])
+
+
+def _alternatives(names):
+    return "|".join(re.escape(n) for n in names) or "^$"
+
+
 wildcard_constraints:
-    tok="|".join(TOKENIZERS),
+    tok=_alternatives(TOKENIZERS),
     split="train|valid",
     shard=r"shard-\d+",
+    model=_alternatives(MODELS + ["human"]),
+    decoding=_alternatives(DECODINGS + ["reference"]),
 
 
 def check_config():
+    """Cross-key checks the JSON schema cannot express (each names the key at fault)."""
+
+    def fail(key, expected):
+        raise ValueError(f"config key '{key}': {expected}")
+
     for name in config["novelty"]["tokenizers"]:
         if name not in config["tokenizers"]:
-            raise ValueError(
-                f"config key 'novelty.tokenizers': unknown tokenizer {name!r} "
-                f"(defined: {TOKENIZERS})"
+            fail(
+                "novelty.tokenizers",
+                f"unknown tokenizer {name!r} (defined: {TOKENIZERS})",
+            )
+    if MODEL_TOK not in config["tokenizers"]:
+        fail(
+            "models.tokenizer",
+            f"unknown tokenizer {MODEL_TOK!r} (defined: {TOKENIZERS})",
+        )
+    if config["tokenizers"].get(WORDS, {}).get("kind") != "moses":
+        fail(
+            "analysis.words",
+            f"expected the name of a tokenizer of kind moses, got {WORDS!r}",
+        )
+    if config["models"]["evaluator"] not in ZOO:
+        fail(
+            "models.evaluator",
+            f"unknown model {config['models']['evaluator']!r} (zoo: {MODELS})",
+        )
+    for d in config["sampling"]["prompt_length_decodings"]:
+        if d not in DECODINGS:
+            fail("sampling.prompt_length_decodings", f"unknown decoding {d!r}")
+    longest = max(
+        [config["sampling"]["prompt_length"], *config["sampling"]["prompt_lengths"]]
+    )
+    need = longest + config["sampling"]["new_tokens"] + 1
+    for m, spec in ZOO.items():
+        if spec["kind"] == "pretrained":
+            tok = spec.get("tokenizer")
+            if (
+                tok not in config["tokenizers"]
+                or config["tokenizers"][tok]["kind"] != f"hf:{spec['path']}"
+            ):
+                fail(
+                    f"models.zoo.{m}.tokenizer",
+                    f"expected a tokenizer entry of kind 'hf:{spec['path']}'",
+                )
+        elif spec["n_ctx"] < need:
+            fail(
+                f"models.zoo.{m}.n_ctx",
+                f"must be ≥ {need} (longest prompt + new tokens + 1)",
             )
 
 
@@ -49,10 +109,73 @@ def index_shards(wildcards):
     return [f"{R}/index/{wildcards.tok}/{n}" for n in names]
 
 
+def model_spec(model):
+    """A model's spec with the default training settings merged under its own."""
+    spec = dict(ZOO[model])
+    spec["train"] = {**config["models"]["train"], **spec.get("train", {})}
+    return spec
+
+
+def model_tokenizer(model):
+    if model == "human" or ZOO[model]["kind"] != "pretrained":
+        return MODEL_TOK
+    return ZOO[model]["tokenizer"]
+
+
+def model_dir(model):
+    if ZOO[model]["kind"] == "pretrained":
+        return ZOO[model]["path"]
+    return f"{R}/models/{model}"
+
+
+def model_input(wildcards):
+    return {"model": model_dir(wildcards.model)}
+
+
+def prompt_lengths_for(decoding):
+    s = config["sampling"]
+    lengths = {s["prompt_length"]}
+    if decoding in s["prompt_length_decodings"] or decoding == "reference":
+        lengths |= set(s["prompt_lengths"])
+    return sorted(lengths)
+
+
+def evaluator_same_tokenizer(model):
+    return model_tokenizer(model) == model_tokenizer(config["models"]["evaluator"])
+
+
+def analysis_inputs(wildcards):
+    tok = model_tokenizer(wildcards.model)
+    tok_dir = (
+        ZOO[wildcards.model]["path"]
+        if tok not in (MODEL_TOK,) and wildcards.model != "human"
+        else f"{R}/tokenizers/{MODEL_TOK}"
+    )
+    return {
+        "index": f"{R}/index/{tok}/index.json",
+        "model_tokenizer": tok_dir,
+        "evaluator": model_dir(config["models"]["evaluator"]),
+    }
+
+
+COMPLETION_MODELS = [m for m in MODELS if model_tokenizer(m) == MODEL_TOK]
+
+
+def settings():
+    """Every (model, decoding) pair analysed, the human baseline first."""
+    return [("human", "reference")] + [(m, d) for m in MODELS for d in DECODINGS]
+
+
+def analysis_files(name):
+    return [f"{R}/analysis/{m}/{d}/{name}" for m, d in settings()]
+
+
 def all_outputs():
     return [
         f"{R}/figures/novelty_valid.png",
         f"{R}/figures/nnsl_hist_valid.png",
         f"{R}/tables/novelty_valid.csv",
         f"{R}/tables/nnsl_valid.csv",
+        f"{R}/summary.md",
+        f"{R}/tables/runtime.csv",
     ]

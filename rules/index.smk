@@ -56,3 +56,23 @@ rule index:
         "python -m copyscope index manifest --plan {input.plan} --index-dir {params.index_dir} "
         "--tokenizer-dir {input.tokenizer} --tokenizer-name {wildcards.tok} "
         "--tokenizer-kind {params.kind:q} > {log} 2>&1"
+
+
+rule index_joined:
+    # RAVEN's training stream: documents concatenated, so n-grams may cross documents
+    input:
+        tokens=f"{R}/tokens/{{tok}}/train.npy",
+    output:
+        f"{R}/index/{{tok}}-joined/index.json",
+    log:
+        f"{R}/logs/index_joined/{{tok}}.log",
+    benchmark:
+        f"{R}/benchmarks/index_joined/{{tok}}.tsv"
+    conda:
+        "../envs/index.yaml"
+    threads: 2
+    params:
+        out=lambda w, output: os.path.dirname(output[0]),
+    shell:
+        "NUMBA_NUM_THREADS={threads} python -m copyscope index build {input.tokens} "
+        "{params.out} --join-documents > {log} 2>&1"

@@ -88,7 +88,7 @@ def test_read_wheel_and_prepare(tmp_path):
     train = [json.loads(x) for x in (tmp_path / "out/train.jsonl").read_text().splitlines()]
     valid = [json.loads(x) for x in (tmp_path / "out/valid.jsonl").read_text().splitlines()]
     assert [d["id"] for d in valid] == ["b"]
-    assert [d["id"] for d in train] == ["a", "c", "inject-0-0", "inject-0-1"]
+    assert [d["id"] for d in train] == ["a", "c", "inject-0-0-0", "inject-0-0-1"]
     rec = manifest["injected"][0]
     assert rec["occurrences"] == 3 and len(rec["text"].split()) == 5
     assert rec["text"] in " ".join(

@@ -165,12 +165,18 @@ def cmd_index_build(a):
     from .index import build_index
 
     tokens = np.load(a.tokens)
+    if a.join_documents:
+        from .index import join_documents
+
+        tokens = join_documents(tokens)
     ids = None
     if a.meta:
         from .io import read_json
 
         ids = read_json(a.meta).get("doc_ids")
-    m = build_index(tokens, a.out, doc_ids=ids, shard_tokens=a.shard_tokens)
+    m = build_index(
+        tokens, a.out, doc_ids=None if a.join_documents else ids, shard_tokens=a.shard_tokens
+    )
     print(
         json.dumps({k: m[k] for k in ("n_tokens", "n_docs", "bytes_per_token", "shards")}, indent=2)
     )
@@ -302,6 +308,143 @@ def cmd_novelty_plot(a):
     write_csv(a.out_summary, summaries)
 
 
+# --------------------------------------------------------------------------- models, samples
+def cmd_lm_train(a):
+    from .io import write_json
+    from .lm import train_model
+    from .tokenize import read_split
+
+    _, _, train_docs = read_split(a.train_npy, a.train_json)
+    _, _, valid_docs = read_split(a.valid_npy, a.valid_json)
+    stats = train_model(
+        _json_arg(a.spec_json),
+        a.tokenizer,
+        train_docs,
+        valid_docs,
+        a.out,
+        seed=a.seed,
+        device=a.device,
+        log_csv=a.log_csv,
+        name=a.name,
+    )
+    log.info("%s: %s", a.name, json.dumps(stats, default=str))
+    if a.stats:
+        write_json(a.stats, stats)
+
+
+def cmd_sample_prompts(a):
+    from .io import write_jsonl
+    from .sample import human_rows, prompt_sets
+    from .tokenize import load_hf_tokenizer, read_split
+
+    p = _json_arg(a.params_json)
+    _, _, docs = read_split(a.valid_npy, a.valid_json)
+    lengths = sorted({p["prompt_length"], *p["prompt_lengths"]})
+    windows = prompt_sets(docs, lengths, p["new_tokens"], p["prompts"], p["seed"])
+    if not windows:
+        raise InputError(
+            a.valid_json,
+            f"no validation document has {max(lengths)} + "
+            f"{p['new_tokens']} tokens for one prompt window",
+        )
+    tok = load_hf_tokenizer(a.tokenizer)
+    write_jsonl(a.out, windows)
+    write_jsonl(a.out_human, human_rows(windows, lengths, lambda ids: tok.decode(list(ids))))
+    log.info("%d prompt windows, prompt lengths %s", len(windows), lengths)
+
+
+def cmd_sample_generate(a):
+    from .io import read_jsonl, write_jsonl
+    from .lm import load_model
+    from .sample import generate_rows
+    from .tokenize import load_hf_tokenizer
+
+    model, tok = load_model(a.model, a.device)
+    windows = list(read_jsonl(a.prompts))
+    prompt_tok = load_hf_tokenizer(a.prompt_tokenizer)
+    if tok.get_vocab() != prompt_tok.get_vocab():
+        # another tokenizer: the prompts are re-encoded from their text
+        for w in windows:
+            w["prompts"] = {
+                k: tok.encode(prompt_tok.decode(v), add_special_tokens=False)
+                for k, v in w["prompts"].items()
+            }
+    rows = generate_rows(
+        model,
+        tok,
+        windows,
+        a.name,
+        a.decoding,
+        _json_arg(a.method_json),
+        a.prompt_lengths,
+        a.new_tokens,
+        a.seed,
+        a.batch_size,
+        str(next(model.parameters()).device),
+    )
+    write_jsonl(a.out, rows)
+    log.info("%s/%s: %d samples", a.name, a.decoding, len(rows))
+
+
+def cmd_analyze(a):
+    from .analyze import analyze_setting
+    from .io import read_json
+
+    analyze_setting(
+        a.samples,
+        a.out_dir,
+        index_dir=a.index,
+        words_dir=a.words,
+        word_index_dir=a.word_index,
+        model_tokenizer_dir=a.model_tokenizer,
+        evaluator_dir=a.evaluator,
+        evaluator_same_tokenizer=a.same_tokenizer,
+        planted=read_json(a.manifest)["injected"],
+        supercopy_min=a.supercopy_min,
+        planted_min_copy=a.planted_min,
+        device=a.device,
+    )
+
+
+def cmd_completion_loss(a):
+    import pandas as pd
+
+    from .analyze import load_samples
+    from .io import atomic_path
+    from .lm import load_model, token_logprobs
+
+    model, tok = load_model(a.model, a.device)
+    samples = load_samples(a.samples)
+    keep = (samples["prompt_length"] == a.prompt_length).to_numpy()
+    tokens = pd.read_parquet(a.tokens)
+    tokens = tokens[tokens["text"].isin(np.flatnonzero(keep))]
+    sub = samples[keep]
+    lps = token_logprobs(
+        model,
+        [np.asarray(x, np.int64) for x in sub["ids"]],
+        eos_id=tok.eos_token_id,
+        device=str(next(model.parameters()).device),
+        context=[np.asarray(x, np.int64) for x in sub["prompt"]],
+    )
+    tokens = tokens.copy()
+    tokens["loss"] = -np.concatenate(lps)
+    with atomic_path(a.out, suffix=".parquet") as tmp:
+        tokens.to_parquet(tmp, index=False)
+
+
+def cmd_report_summarize(a):
+    from .report import summarize
+
+    summarize(_json_arg(a.params_json))
+
+
+def cmd_report_runtime(a):
+    from .io import write_csv
+    from .report import runtime_table
+
+    write_csv(a.out, runtime_table(a.benchmarks))
+
+
 # --------------------------------------------------------------------------- parser
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
@@ -346,6 +489,11 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("out")
     f.add_argument("--meta", help="tokenized split metadata (.json) with document ids")
     f.add_argument("--shard-tokens", type=int, default=None)
+    f.add_argument(
+        "--join-documents",
+        action="store_true",
+        help="index the documents as one stream (RAVEN's setting: n-grams may cross documents)",
+    )
     f.set_defaults(func=cmd_index_build)
     f = i.add_parser("plan")
     f.add_argument("--meta", required=True)
@@ -410,6 +558,93 @@ def build_parser() -> argparse.ArgumentParser:
     for arg in ("--out-fig", "--out-hist-fig", "--out-table", "--out-summary"):
         f.add_argument(arg, required=True)
     f.set_defaults(func=cmd_novelty_plot)
+
+    lm = sub.add_parser("lm", help="language models").add_subparsers(dest="sub", required=True)
+    f = lm.add_parser("train", help="train a model of the zoo on the training split")
+    for arg in (
+        "--name",
+        "--spec-json",
+        "--tokenizer",
+        "--train-npy",
+        "--train-json",
+        "--valid-npy",
+        "--valid-json",
+        "--out",
+        "--log-csv",
+    ):
+        f.add_argument(arg, required=True)
+    f.add_argument("--seed", type=int, default=0)
+    f.add_argument("--device", default="auto")
+    f.add_argument("--stats")
+    f.set_defaults(func=cmd_lm_train)
+    f = lm.add_parser("completion-loss", help="per-token loss on the human continuations")
+    for arg in ("--model", "--samples", "--tokens", "--out"):
+        f.add_argument(arg, required=True)
+    f.add_argument("--prompt-length", type=int, required=True)
+    f.add_argument("--device", default="auto")
+    f.set_defaults(func=cmd_completion_loss)
+
+    sm = sub.add_parser("sample", help="prompts and generations").add_subparsers(
+        dest="sub", required=True
+    )
+    f = sm.add_parser("prompts")
+    for arg in (
+        "--valid-npy",
+        "--valid-json",
+        "--tokenizer",
+        "--params-json",
+        "--out",
+        "--out-human",
+    ):
+        f.add_argument(arg, required=True)
+    f.set_defaults(func=cmd_sample_prompts)
+    f = sm.add_parser("generate")
+    for arg in (
+        "--model",
+        "--name",
+        "--decoding",
+        "--method-json",
+        "--prompts",
+        "--prompt-tokenizer",
+        "--out",
+    ):
+        f.add_argument(arg, required=True)
+    f.add_argument("--prompt-lengths", type=int, nargs="+", required=True)
+    f.add_argument("--new-tokens", type=int, required=True)
+    f.add_argument("--seed", type=int, default=0)
+    f.add_argument("--batch-size", type=int, default=50)
+    f.add_argument("--device", default="auto")
+    f.set_defaults(func=cmd_sample_generate)
+
+    f = sub.add_parser("analyze", help="all per-setting analyses of one sample file")
+    for arg in (
+        "--samples",
+        "--index",
+        "--words",
+        "--word-index",
+        "--model-tokenizer",
+        "--evaluator",
+        "--manifest",
+        "--out-dir",
+    ):
+        f.add_argument(arg, required=True)
+    f.add_argument("--same-tokenizer", action="store_true")
+    f.add_argument("--supercopy-min", type=int, default=100)
+    f.add_argument("--planted-min", type=int, default=20)
+    f.add_argument("--device", default="auto")
+    f.set_defaults(func=cmd_analyze)
+
+    rp = sub.add_parser("report", help="tables, figures, summary").add_subparsers(
+        dest="sub", required=True
+    )
+    f = rp.add_parser("summarize")
+    f.add_argument("--params-json", required=True)
+    f.add_argument("--index", required=True)
+    f.set_defaults(func=cmd_report_summarize)
+    f = rp.add_parser("runtime")
+    f.add_argument("--benchmarks", required=True)
+    f.add_argument("--out", required=True)
+    f.set_defaults(func=cmd_report_runtime)
     return p
 
 

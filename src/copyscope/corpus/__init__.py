@@ -54,19 +54,19 @@ def split_documents(
     return train, valid
 
 
-def inject_duplicates(train: list[Document], k: int, m: int, words: int, seed: int):
+def inject_duplicates(train: list[Document], k: int, m: int, words: int, seed: int, group: int = 0):
     """Plant ground truth: copy ``k`` training passages of ``words`` words ``m`` more times.
 
     Each passage is taken from a random training document (starting at a line boundary) and
-    appended ``m`` times as separate documents ``inject-<i>-<j>``, so it then occurs m + 1
-    times in training.  Returns (new training list, manifest records).
+    appended ``m`` times as separate documents ``inject-<group>-<i>-<j>``, so it then occurs
+    m + 1 times in training.  Returns (new training list, manifest records).
     """
     if k <= 0 or m <= 0:
         return train, []
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng([seed, group])
     records = []
     extra = []
-    candidates = [d for d in train if len(d.text.split()) > words]
+    candidates = [d for d in train if len(d.text.split()) > words and "injected" not in d.meta]
     if not candidates:
         raise ConfigError("corpus.inject.duplicates.words", "no training document is that long")
     for i in range(k):
@@ -76,9 +76,11 @@ def inject_duplicates(train: list[Document], k: int, m: int, words: int, seed: i
         ok = np.flatnonzero(starts[:-1] <= starts[-1] - words)
         line = int(ok[int(rng.integers(len(ok)))])
         passage = " ".join(" ".join(lines[line:]).split()[:words])
+        pid = f"inject-{group}-{i}"
         records.append(
             {
-                "id": f"inject-{i}",
+                "id": pid,
+                "group": group,
                 "source_doc": doc.id,
                 "source_line": line,
                 "words": words,
@@ -87,11 +89,21 @@ def inject_duplicates(train: list[Document], k: int, m: int, words: int, seed: i
                 "text": passage,
             }
         )
-        extra += [
-            Document(f"inject-{i}-{j}", passage + "\n", {"injected": f"inject-{i}"})
-            for j in range(m)
-        ]
+        extra += [Document(f"{pid}-{j}", passage + "\n", {"injected": pid}) for j in range(m)]
     return train + extra, records
+
+
+def inject_groups(train: list[Document], spec) -> tuple[list[Document], list[dict]]:
+    """Apply ``corpus.inject.duplicates``: one group ``{k, m, words, seed}`` or a list of them
+    (e.g. the same k at several m, to study copying as a function of duplication)."""
+    groups = spec if isinstance(spec, list) else [spec] if spec else []
+    records: list[dict] = []
+    for g, grp in enumerate(groups):
+        train, rec = inject_duplicates(
+            train, grp.get("k", 0), grp.get("m", 0), grp.get("words", 50), grp.get("seed", 0), g
+        )
+        records += rec
+    return train, records
 
 
 def _stats(docs: list[Document]) -> dict:
@@ -125,10 +137,7 @@ def prepare_corpus(cfg: dict, out_dir, wheel_path=None) -> dict:
     train, valid = split_documents(
         docs, split.get("valid_ids"), split.get("valid_fraction", 0.1), split.get("seed", 0)
     )
-    inj = (cfg.get("inject") or {}).get("duplicates") or {}
-    train, injected = inject_duplicates(
-        train, inj.get("k", 0), inj.get("m", 0), inj.get("words", 50), inj.get("seed", 0)
-    )
+    train, injected = inject_groups(train, (cfg.get("inject") or {}).get("duplicates"))
     files = {}
     for name, part in (("train", train), ("valid", valid)):
         path = out_dir / f"{name}.jsonl"

@@ -1,6 +1,13 @@
 """Suffix-array + LCP index over integer token streams (stage ``index``)."""
 
-from .build import build_index, build_shard, default_sep, shard_plan, token_dtype_for
+from .build import (
+    build_index,
+    build_shard,
+    default_sep,
+    join_documents,
+    shard_plan,
+    token_dtype_for,
+)
 from .core import Index, Matches, maximal_spans
 
 __all__ = [
@@ -9,6 +16,7 @@ __all__ = [
     "build_index",
     "build_shard",
     "default_sep",
+    "join_documents",
     "maximal_spans",
     "shard_plan",
     "token_dtype_for",

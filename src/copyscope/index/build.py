@@ -207,3 +207,11 @@ def build_index(
         )
         names.append(name)
     return write_manifest(out_dir, names)
+
+
+def join_documents(tokens: np.ndarray) -> np.ndarray:
+    """The stream as one document: every separator removed but the final one (RAVEN's
+    concatenated training stream, where n-grams may cross document boundaries)."""
+    sep = default_sep(tokens.dtype)
+    body = tokens[tokens != sep]
+    return np.append(body, np.array([sep], dtype=tokens.dtype))

@@ -98,3 +98,43 @@ def length_histogram(docs: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
     values, counts = np.unique(np.concatenate(docs), return_counts=True)
     return values, counts
+
+
+def completion_loss_table(
+    lengths: list[np.ndarray], losses: list[np.ndarray], model: str, x_max: int = 30
+):
+    """Completion loss (Merrill et al. 2024, Fig. 1 right): the model's per-token loss (nats) on
+    held-out text, by the length x = L_i + 1 of the n-gram that token i+1 would complete.
+
+    Position i+1 "completes an n-gram seen in training" when L_{i+1} = L_i + 1 (curve
+    ``in training``), otherwise the (L_i + 1)-gram is not in training (curve ``not in
+    training``); y is the loss of token i+1.  Returns a tidy frame (model, curve, x, loss,
+    tokens), x capped at ``x_max``.
+    """
+    import pandas as pd
+
+    xs, ins, ys = [], [], []
+    for L, loss in zip(lengths, losses, strict=True):
+        L = np.asarray(L, dtype=np.int64)
+        loss = np.asarray(loss, dtype=float)
+        if L.shape != loss.shape:
+            raise ValueError("lengths and losses must have the same shape per text")
+        xs.append(L[:-1] + 1)
+        ins.append(L[1:] == L[:-1] + 1)
+        ys.append(loss[1:])
+    frame = pd.DataFrame(
+        {
+            "x": np.concatenate(xs) if xs else [],
+            "in_training": np.concatenate(ins) if ins else [],
+            "loss": np.concatenate(ys) if ys else [],
+        }
+    )
+    frame = frame[frame["x"] <= x_max]
+    out = (
+        frame.groupby(["in_training", "x"])
+        .agg(loss=("loss", "mean"), tokens=("loss", "size"))
+        .reset_index()
+    )
+    out["curve"] = np.where(out["in_training"], "in training", "not in training")
+    out.insert(0, "model", model)
+    return out[["model", "curve", "x", "loss", "tokens"]]

@@ -1,0 +1,62 @@
+rule analyze:
+    input:
+        unpack(analysis_inputs),
+        samples=f"{R}/samples/{{model}}/{{decoding}}.jsonl",
+        words=f"{R}/tokenizers/{WORDS}",
+        word_index=f"{R}/index/{WORD_INDEX}/index.json",
+        manifest=f"{R}/corpus/manifest.json",
+    output:
+        tokens=f"{R}/analysis/{{model}}/{{decoding}}/tokens.parquet",
+        words=f"{R}/analysis/{{model}}/{{decoding}}/words.parquet",
+        quality=f"{R}/analysis/{{model}}/{{decoding}}/quality.csv",
+        supercopies=f"{R}/analysis/{{model}}/{{decoding}}/supercopies.csv",
+        planted=f"{R}/analysis/{{model}}/{{decoding}}/planted.csv",
+    log:
+        f"{R}/logs/analyze/{{model}}_{{decoding}}.log",
+    benchmark:
+        f"{R}/benchmarks/analyze/{{model}}_{{decoding}}.tsv"
+    conda:
+        "../envs/models.yaml"
+    threads: 1
+    params:
+        out=lambda w, output: os.path.dirname(output.tokens),
+        index_dir=lambda w, input: os.path.dirname(input.index),
+        word_index_dir=lambda w, input: os.path.dirname(input.word_index),
+        evaluator=lambda w, input: input.evaluator,
+        same=lambda w: "--same-tokenizer" if evaluator_same_tokenizer(w.model) else "",
+        supercopy_min=config["analysis"]["supercopy_min"],
+        planted_min=config["analysis"]["planted_min_copy"],
+        device=config["models"]["device"],
+    shell:
+        "OMP_NUM_THREADS={threads} NUMBA_NUM_THREADS={threads} python -m copyscope analyze "
+        "--samples {input.samples} --index {params.index_dir} "
+        "--words {input.words} --word-index {params.word_index_dir} "
+        "--model-tokenizer {input.model_tokenizer} --evaluator {params.evaluator} "
+        "{params.same} --manifest {input.manifest} "
+        "--supercopy-min {params.supercopy_min} --planted-min {params.planted_min} "
+        "--device {params.device} --out-dir {params.out} > {log} 2>&1"
+
+
+rule completion_loss:
+    input:
+        unpack(model_input),
+        samples=f"{R}/samples/human/reference.jsonl",
+        tokens=f"{R}/analysis/human/reference/tokens.parquet",
+    output:
+        f"{R}/analysis/{{model}}/completion_loss.parquet",
+    log:
+        f"{R}/logs/completion_loss/{{model}}.log",
+    benchmark:
+        f"{R}/benchmarks/completion_loss/{{model}}.tsv"
+    conda:
+        "../envs/models.yaml"
+    threads: 1
+    params:
+        model_dir=lambda w, input: input.model,
+        prompt_length=config["sampling"]["prompt_length"],
+        device=config["models"]["device"],
+    shell:
+        "OMP_NUM_THREADS={threads} python -m copyscope lm completion-loss "
+        "--model {params.model_dir} --samples {input.samples} --tokens {input.tokens} "
+        "--prompt-length {params.prompt_length} --device {params.device} "
+        "--out {output} > {log} 2>&1"

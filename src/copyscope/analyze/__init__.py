@@ -1,0 +1,227 @@
+"""Analysis stage: everything measured on one (model, decoding) sample file.
+
+For the samples of one setting (or the human baseline) this writes, per text and token:
+
+* ``tokens.parquet`` — Rusty-DAWG units (the model's tokens): L_t and C_t of every generated
+  token against the training index (the prompt is never queried);
+* ``words.parquet`` — RAVEN units (Moses words): the pointwise duplication scores from training,
+  from the context (prompt + earlier generated words) and their union, after clipping;
+* ``quality.csv`` — the evaluator model's mean negative log-likelihood of each generation given
+  its prompt (the quality proxy of RAVEN's novelty–quality tradeoff);
+* ``supercopies.csv`` — every copied passage of ≥ ``supercopy_min`` words, with its training
+  count and sources;
+* ``planted.csv`` — for every planted passage (``corpus.inject.duplicates``), the longest copy
+  of it in any generation.
+
+The metrics themselves live in :mod:`copyscope.novelty`, :mod:`copyscope.raven` and
+:mod:`copyscope.lm`; this module only wires them to the files.
+"""
+
+from __future__ import annotations
+
+import logging
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..index import Index, build_index, maximal_spans
+from ..io import atomic_path, read_jsonl, write_csv
+from ..raven import score_texts, supercopies
+
+log = logging.getLogger(__name__)
+
+
+def load_samples(path) -> pd.DataFrame:
+    """Sample rows of a setting (see :mod:`copyscope.sample`) as a frame, in file order."""
+    rows = list(read_jsonl(path))
+    return pd.DataFrame(rows)
+
+
+def _write_parquet(path, frame: pd.DataFrame) -> None:
+    with atomic_path(path, suffix=".parquet") as tmp:
+        frame.to_parquet(tmp, index=False)
+
+
+def _flat(frame: pd.DataFrame, per_text: list[np.ndarray], columns: dict[str, list[np.ndarray]]):
+    """Tidy per-token frame: text number, window, prompt length, position, then ``columns``."""
+    lens = [len(x) for x in per_text]
+    out = pd.DataFrame(
+        {
+            "text": np.repeat(np.arange(len(frame)), lens),
+            "window": np.repeat(frame["window"].to_numpy(), lens),
+            "prompt_length": np.repeat(frame["prompt_length"].to_numpy(), lens),
+            "t": np.concatenate([np.arange(n) for n in lens]) if lens else [],
+        }
+    )
+    for name, parts in columns.items():
+        out[name] = np.concatenate(parts) if parts else []
+    return out
+
+
+def token_matches(samples: pd.DataFrame, index: Index) -> pd.DataFrame:
+    """L_t and C_t of every generated token (model units) against the training index."""
+    gens = [np.asarray(x, dtype=np.int64) for x in samples["ids"]]
+    m = index.longest_matches(gens)
+    return _flat(
+        samples, gens, {"id": gens, "L": m.split_lengths(), "C": np.split(m.count, m.offsets[1:-1])}
+    )
+
+
+def word_scores(
+    samples: pd.DataFrame, words, word_index: Index, decode
+) -> tuple[pd.DataFrame, list[np.ndarray]]:
+    """RAVEN pointwise scores in Moses words; ``decode`` turns model ids into text.
+
+    The prompt and the generation are detokenized and Moses-tokenized separately, so a word that
+    the model split across the prompt boundary counts as two words (documented limitation).
+    """
+    prompts = [
+        words.encode(decode(p)) if len(p) else np.zeros(0, np.int64) for p in samples["prompt"]
+    ]
+    gens = [words.encode(t) for t in samples["text"]]
+    train_len = word_index.longest_matches(gens).split_lengths()
+    scores = score_texts(train_len, prompts, gens)
+    frame = _flat(
+        samples,
+        gens,
+        {
+            "word": gens,
+            "L_train": train_len,
+            "s_train": scores["train"],
+            "s_context": scores["context"],
+            "s_union": scores["union"],
+        },
+    )
+    return frame, gens
+
+
+def quality(
+    samples: pd.DataFrame, evaluator, eval_tok, same_tokenizer: bool, batch_size: int, device: str
+) -> pd.DataFrame:
+    """Mean NLL (nats/token) of each generation under the evaluator, given its prompt."""
+    from ..lm import token_logprobs
+
+    if same_tokenizer:
+        gens = [np.asarray(x, dtype=np.int64) for x in samples["ids"]]
+        ctx = [np.asarray(x, dtype=np.int64) for x in samples["prompt"]]
+    else:
+        gens = [
+            np.asarray(eval_tok.encode(t, add_special_tokens=False), np.int64)
+            for t in samples["text"]
+        ]
+        ctx = None
+    lps = token_logprobs(
+        evaluator,
+        gens,
+        eos_id=eval_tok.eos_token_id,
+        batch_size=batch_size,
+        device=device,
+        context=ctx,
+    )
+    return pd.DataFrame(
+        {
+            "text": np.arange(len(samples)),
+            "window": samples["window"].to_numpy(),
+            "prompt_length": samples["prompt_length"].to_numpy(),
+            "tokens": [len(x) for x in lps],
+            "nll_sum": [float(-np.sum(x)) for x in lps],
+        }
+    )
+
+
+def planted_copies(
+    samples: pd.DataFrame, planted: list[dict], encode, min_copy: int
+) -> pd.DataFrame:
+    """Longest copy of each planted passage in any generation (model tokens).
+
+    The passages are indexed on their own (one document each); every maximal span of a
+    generation that matches a passage is attributed to that passage.
+    """
+    cols = [
+        "id",
+        "group",
+        "copies",
+        "occurrences",
+        "passage_tokens",
+        "longest_copy",
+        "texts_with_copy",
+        "reproduced",
+    ]
+    if not planted:
+        return pd.DataFrame(columns=cols)
+    ids = [np.asarray(encode(p["text"]), dtype=np.int64) for p in planted]
+    dtype = np.uint16 if max(int(x.max()) for x in ids) < 65535 else np.uint32
+    sep = np.iinfo(dtype).max
+    stream = np.concatenate([np.append(x, sep).astype(dtype) for x in ids])
+    best = np.zeros(len(planted), dtype=np.int64)
+    texts = [set() for _ in planted]
+    with tempfile.TemporaryDirectory() as tmp:
+        build_index(stream, Path(tmp) / "planted", doc_ids=[p["id"] for p in planted])
+        idx = Index(Path(tmp) / "planted")
+        gens = [np.asarray(x, dtype=np.int64) for x in samples["ids"]]
+        m = idx.longest_matches(gens)
+        for i, L in enumerate(m.split_lengths()):
+            for s, e in maximal_spans(L, max(1, min_copy // 2)):
+                for _, doc, _ in idx.locate(gens[i][s:e], limit=len(planted)):
+                    best[doc] = max(best[doc], e - s)
+                    if e - s >= min_copy:
+                        texts[doc].add(i)
+    return pd.DataFrame(
+        {
+            "id": [p["id"] for p in planted],
+            "group": [p.get("group", 0) for p in planted],
+            "copies": [p["copies"] for p in planted],
+            "occurrences": [p["occurrences"] for p in planted],
+            "passage_tokens": [len(x) for x in ids],
+            "longest_copy": best,
+            "texts_with_copy": [len(t) for t in texts],
+            "reproduced": best >= min_copy,
+        }
+    )
+
+
+def analyze_setting(
+    samples_path,
+    out_dir,
+    *,
+    index_dir,
+    words_dir,
+    word_index_dir,
+    model_tokenizer_dir,
+    evaluator_dir,
+    evaluator_same_tokenizer: bool,
+    planted: list[dict],
+    supercopy_min: int,
+    planted_min_copy: int,
+    batch_size: int = 20,
+    device: str = "cpu",
+) -> None:
+    """Run every per-setting analysis on one sample file; see the module docstring."""
+    from ..lm import load_model
+    from ..tokenize import Encoder, load_hf_tokenizer
+
+    out_dir = Path(out_dir)
+    samples = load_samples(samples_path)
+    tok = load_hf_tokenizer(model_tokenizer_dir)
+
+    def decode(ids):
+        return tok.decode([int(i) for i in ids])
+
+    def encode(text):
+        return tok.encode(text, add_special_tokens=False)
+
+    index = Index(index_dir)
+    _write_parquet(out_dir / "tokens.parquet", token_matches(samples, index))
+    words = Encoder("words", {"kind": "moses"}, words_dir)
+    word_index = Index(word_index_dir)
+    wframe, word_gens = word_scores(samples, words, word_index, decode)
+    _write_parquet(out_dir / "words.parquet", wframe)
+    train_len = [wframe.loc[wframe["text"] == i, "L_train"].to_numpy() for i in range(len(samples))]
+    sc = supercopies(word_index, word_gens, train_len, min_len=supercopy_min)
+    write_csv(out_dir / "supercopies.csv", sc)
+    write_csv(out_dir / "planted.csv", planted_copies(samples, planted, encode, planted_min_copy))
+    evaluator, eval_tok = load_model(evaluator_dir, device)
+    q = quality(samples, evaluator, eval_tok, evaluator_same_tokenizer, batch_size, device)
+    write_csv(out_dir / "quality.csv", q)

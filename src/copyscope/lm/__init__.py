@@ -1,0 +1,44 @@
+"""Language-model stage: train small LMs, score text, and generate continuations.
+
+* :func:`build_model` / :func:`load_model` — GPT-2 or LSTM models from a config spec, or any
+  local Hugging Face causal LM (Pythia, GPT-2 …); all are Hugging Face ``PreTrainedModel``\\ s.
+* :func:`train_model` — seeded, deterministic training from tokenized documents (each
+  preceded by the eos id) with AdamW, warm-up + cosine decay and optional bf16 autocast;
+  the model and its tokenizer are saved atomically.
+* :func:`token_logprobs`, :func:`perplexity` — per-token natural-log probabilities given eos
+  (and an optional unscored context), batched with padding.
+* :func:`generate` — sampling (temperature/top-k/top-p), greedy and beam search, implemented
+  here with cached state, exactly ``max_new_tokens`` per prompt, with the untempered
+  log-probability of every generated token.
+
+The eos id (``<|endoftext|>``, id 0 for the project's BPE) marks document starts in training
+and precedes every scored sequence and every prompt.
+"""
+
+from .decode import check_method, generate
+from .models import (
+    LSTMConfig,
+    LSTMForCausalLM,
+    apply_thread_env,
+    build_model,
+    context_length,
+    load_model,
+    resolve_device,
+)
+from .score import perplexity, token_logprobs
+from .train import train_model
+
+__all__ = [
+    "LSTMConfig",
+    "LSTMForCausalLM",
+    "apply_thread_env",
+    "build_model",
+    "check_method",
+    "context_length",
+    "generate",
+    "load_model",
+    "perplexity",
+    "resolve_device",
+    "token_logprobs",
+    "train_model",
+]

@@ -1,0 +1,326 @@
+"""Batched decoding (sampling, greedy, beam search) with cached model state.
+
+Every prompt is preceded by the eos token (a length-0 prompt is unconditional generation)
+and exactly ``max_new_tokens`` tokens are generated: decoding does not stop at eos (an eos
+that is generated is kept). For each prompt :func:`generate` returns
+``{"ids": generated ids, "logprobs": log p(token)}``, where ``logprobs`` is always the
+model's untempered, unfiltered log-probability (log softmax of the raw logits) of the token.
+
+Methods (every setting passed explicitly):
+
+* ``{"kind": "sample", "temperature": t, "top_k": k | None, "top_p": p | None}`` — softmax of
+  ``logits / t``, then only the ``k`` most likely tokens, then the smallest set of most likely
+  tokens whose probability reaches ``p`` (the order of Hugging Face's warpers). Pure sampling
+  is ``temperature 1`` with neither filter.
+* ``{"kind": "greedy"}`` — the most likely token at every step.
+* ``{"kind": "beam", "num_beams": b}`` — beam search on the raw log-probabilities (temperature
+  0), no length normalisation (all hypotheses have the same length), returns the best beam.
+
+Sampling draws one uniform number per prompt and step from a ``torch.Generator`` seeded from
+``(seed, prompt index)`` and inverts the cumulative distribution, so a prompt's sample depends
+only on the seed and its position in ``prompts``, not on the batch size or the other prompts
+(up to float rounding of the batched forward pass).
+
+Model state is cached between steps through a small adapter: Hugging Face transformers use
+left padding, an attention mask, explicit position ids and their ``past_key_values`` cache
+(reordered with ``Cache.reorder_cache`` for beams); the LSTM uses right padding (packed) for
+the prompt and then its ``(h, c)`` state.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+
+import numpy as np
+import torch
+
+from ..errors import ConfigError, InputError
+from .models import LSTMForCausalLM, context_length
+from .score import as_ids, check_ids, eval_mode, vocab_size_of
+
+_METHOD_KEYS = {
+    "sample": {"temperature", "top_k", "top_p"},
+    "greedy": set(),
+    "beam": {"num_beams"},
+}
+
+
+# --------------------------------------------------------------------------- method checks
+def check_method(method: dict) -> dict:
+    """Validate a decoding method; return a normalised copy (ConfigError on any problem)."""
+    if not isinstance(method, dict):
+        raise ConfigError("method", f"expected a mapping with a kind, got {method!r}")
+    kind = method.get("kind")
+    if kind not in _METHOD_KEYS:
+        raise ConfigError("method.kind", f"expected sample, greedy or beam, got {kind!r}")
+    unknown = sorted(set(method) - _METHOD_KEYS[kind] - {"kind", "name"})
+    if unknown:
+        allowed = ", ".join(sorted(_METHOD_KEYS[kind])) or "no other keys"
+        raise ConfigError(
+            f"method.{unknown[0]}", f"unknown key for kind {kind}; expected {allowed}"
+        )
+    out: dict = {"kind": kind}
+    if kind == "sample":
+        if "temperature" not in method:
+            raise ConfigError("method.temperature", "required for sample (1.0 = pure sampling)")
+        t = method["temperature"]
+        if isinstance(t, bool) or not isinstance(t, int | float) or not (0 < t < math.inf):
+            raise ConfigError(
+                "method.temperature", f"expected a number > 0 (use greedy for 0), got {t!r}"
+            )
+        k = method.get("top_k")
+        if k is not None and (isinstance(k, bool) or not isinstance(k, int) or k < 1):
+            raise ConfigError("method.top_k", f"expected null or an integer >= 1, got {k!r}")
+        p = method.get("top_p")
+        if p is not None and (
+            isinstance(p, bool) or not isinstance(p, int | float) or not 0 < p <= 1
+        ):
+            raise ConfigError("method.top_p", f"expected null or a number in (0, 1], got {p!r}")
+        out.update(temperature=float(t), top_k=k, top_p=None if p is None else float(p))
+    elif kind == "beam":
+        b = method.get("num_beams")
+        if isinstance(b, bool) or not isinstance(b, int) or b < 1:
+            raise ConfigError("method.num_beams", f"expected an integer >= 1, got {b!r}")
+        out["num_beams"] = b
+    return out
+
+
+def filter_logits(logits: torch.Tensor, temperature: float, top_k, top_p) -> torch.Tensor:
+    """Tempered logits with everything outside top-k / top-p set to -inf (float32)."""
+    scores = logits.float() / temperature
+    vocab = scores.shape[-1]
+    if top_k is not None and top_k < vocab:
+        kth = torch.topk(scores, top_k, dim=-1).values[..., -1:]
+        scores = scores.masked_fill(scores < kth, -math.inf)
+    if top_p is not None and top_p < 1.0:
+        sorted_scores, sorted_idx = torch.sort(scores, dim=-1, descending=True)
+        probs = torch.softmax(sorted_scores, dim=-1)
+        before = torch.cumsum(probs, dim=-1) - probs  # mass of strictly more likely tokens
+        remove_sorted = before >= top_p  # the most likely token is always kept
+        remove = torch.zeros_like(remove_sorted).scatter(-1, sorted_idx, remove_sorted)
+        scores = scores.masked_fill(remove, -math.inf)
+    return scores
+
+
+def sample_from(scores: torch.Tensor, uniforms: torch.Tensor) -> torch.Tensor:
+    """Inverse-CDF sampling: one token per row of ``scores`` for the uniform numbers given."""
+    probs = torch.softmax(scores.double(), dim=-1)
+    cdf = torch.cumsum(probs, dim=-1)
+    target = (uniforms.double() * cdf[:, -1]).unsqueeze(-1)
+    tok = torch.searchsorted(cdf, target, right=True).squeeze(-1)
+    return tok.clamp_(max=scores.shape[-1] - 1)
+
+
+def prompt_generators(seed: int, n: int) -> list[torch.Generator]:
+    """One CPU torch.Generator per prompt, seeded from (seed, prompt index)."""
+    gens = []
+    for i in range(n):
+        state = np.random.SeedSequence([int(seed) & (2**63 - 1), i]).generate_state(2, np.uint32)
+        g = torch.Generator(device="cpu")
+        g.manual_seed(int(state[0]) << 32 | int(state[1]))
+        gens.append(g)
+    return gens
+
+
+# --------------------------------------------------------------------------- adapters
+class _HFAdapter:
+    """Transformers with a ``past_key_values`` cache: left padding + position ids."""
+
+    def __init__(self, model, device):
+        self.model = model
+        self.device = device
+        params = inspect.signature(model.forward).parameters
+        self.use_positions = "position_ids" in params
+
+    def _forward(self, ids, mask, positions, cache):
+        kwargs = {"input_ids": ids, "attention_mask": mask, "use_cache": True}
+        if cache is not None:
+            kwargs["past_key_values"] = cache
+        if self.use_positions:
+            kwargs["position_ids"] = positions
+        out = self.model(**kwargs)
+        return out.logits[:, -1], out.past_key_values
+
+    def prefill(self, inputs: list[np.ndarray]):
+        width = max(x.size for x in inputs)
+        ids = np.zeros((len(inputs), width), dtype=np.int64)
+        mask = np.zeros((len(inputs), width), dtype=np.int64)
+        for r, x in enumerate(inputs):
+            ids[r, width - x.size :] = x
+            ids[r, : width - x.size] = x[0]
+            mask[r, width - x.size :] = 1
+        ids_t = torch.from_numpy(ids).to(self.device)
+        mask_t = torch.from_numpy(mask).to(self.device)
+        positions = (mask_t.cumsum(1) - 1).clamp_(min=0)
+        logits, cache = self._forward(ids_t, mask_t, positions, None)
+        return logits, {"cache": cache, "mask": mask_t, "pos": positions[:, -1]}
+
+    def step(self, state, tokens: torch.Tensor):
+        mask = torch.cat([state["mask"], state["mask"].new_ones(len(tokens), 1)], dim=1)
+        pos = state["pos"] + 1
+        logits, cache = self._forward(tokens[:, None], mask, pos[:, None], state["cache"])
+        return logits, {"cache": cache, "mask": mask, "pos": pos}
+
+    @staticmethod
+    def select(state, index: torch.Tensor):
+        cache = state["cache"]
+        if hasattr(cache, "reorder_cache"):
+            cache.reorder_cache(index)
+        else:  # legacy tuple caches
+            cache = tuple(tuple(t.index_select(0, index) for t in layer) for layer in cache)
+        return {"cache": cache, "mask": state["mask"][index], "pos": state["pos"][index]}
+
+
+class _LSTMAdapter:
+    """The LSTM: right-padded (packed) prompts, then the (h, c) state."""
+
+    def __init__(self, model, device):
+        self.model = model
+        self.device = device
+
+    def prefill(self, inputs: list[np.ndarray]):
+        width = max(x.size for x in inputs)
+        ids = np.zeros((len(inputs), width), dtype=np.int64)
+        mask = np.zeros((len(inputs), width), dtype=np.int64)
+        for r, x in enumerate(inputs):
+            ids[r, : x.size] = x
+            ids[r, x.size :] = x[0]
+            mask[r, : x.size] = 1
+        ids_t = torch.from_numpy(ids).to(self.device)
+        mask_t = torch.from_numpy(mask).to(self.device)
+        out = self.model(input_ids=ids_t, attention_mask=mask_t, use_cache=True)
+        last = mask_t.sum(1) - 1
+        logits = out.logits[torch.arange(len(inputs), device=self.device), last]
+        return logits, out.past_key_values
+
+    def step(self, state, tokens: torch.Tensor):
+        out = self.model(input_ids=tokens[:, None], past_key_values=state, use_cache=True)
+        return out.logits[:, -1], out.past_key_values
+
+    @staticmethod
+    def select(state, index: torch.Tensor):
+        return tuple(s.index_select(1, index) for s in state)
+
+
+def _adapter(model, device):
+    if isinstance(model, LSTMForCausalLM):
+        return _LSTMAdapter(model, device)
+    return _HFAdapter(model, device)
+
+
+# --------------------------------------------------------------------------- decoding loops
+def _decode_batch(adapter, inputs, method, max_new_tokens, uniforms):
+    """ids (B, T) and logprobs (B, T) tensors for one batch of eos-prefixed prompts."""
+    n = len(inputs)
+    logits, state = adapter.prefill(inputs)
+    if method["kind"] == "beam":
+        return _beam_batch(adapter, logits, state, n, method["num_beams"], max_new_tokens)
+    ids, lps = [], []
+    for t in range(max_new_tokens):
+        logp = torch.log_softmax(logits.float(), dim=-1)
+        if method["kind"] == "greedy":
+            tok = logits.argmax(dim=-1)
+        else:
+            scores = filter_logits(logits, method["temperature"], method["top_k"], method["top_p"])
+            tok = sample_from(scores, uniforms[:, t].to(scores.device))
+        ids.append(tok)
+        lps.append(logp.gather(-1, tok[:, None])[:, 0])
+        if t + 1 < max_new_tokens:
+            logits, state = adapter.step(state, tok)
+    return torch.stack(ids, dim=1), torch.stack(lps, dim=1)
+
+
+def _beam_batch(adapter, logits, state, n, beams, max_new_tokens):
+    """Beam search without length normalisation; the best of ``beams`` hypotheses per prompt."""
+    dev = logits.device
+    vocab = logits.shape[-1]
+    expand = torch.arange(n, device=dev).repeat_interleave(beams)
+    state = adapter.select(state, expand)
+    logits = logits[expand]
+    scores = torch.zeros(n, beams, dtype=torch.float64, device=dev)
+    scores[:, 1:] = -math.inf  # all beams start from the same prompt: keep one copy alive
+    ids = torch.zeros(n * beams, 0, dtype=torch.long, device=dev)
+    lps = torch.zeros(n * beams, 0, dtype=torch.float64, device=dev)
+    base = torch.arange(n, device=dev)[:, None] * beams
+    for t in range(max_new_tokens):
+        logp = torch.log_softmax(logits.float(), dim=-1).double()  # (n*beams, V)
+        cand = (scores.reshape(-1, 1) + logp).reshape(n, beams * vocab)
+        scores, flat = torch.topk(cand, beams, dim=-1)  # sorted, best first
+        src = (base + flat // vocab).reshape(-1)
+        tok = (flat % vocab).reshape(-1)
+        ids = torch.cat([ids[src], tok[:, None]], dim=1)
+        lps = torch.cat([lps[src], logp[src, tok][:, None]], dim=1)
+        if t + 1 < max_new_tokens:
+            state = adapter.select(state, src)
+            logits, state = adapter.step(state, tok)
+    best = base[:, 0]
+    return ids[best], lps[best]
+
+
+def generate(
+    model,
+    prompts: list[np.ndarray],
+    method: dict,
+    *,
+    max_new_tokens: int,
+    eos_id: int,
+    seed: int,
+    batch_size: int = 50,
+    device="cpu",
+) -> list[dict]:
+    """Continue every prompt by exactly ``max_new_tokens`` tokens (see the module docstring).
+
+    Returns one ``{"ids": int64 array, "logprobs": float64 array}`` per prompt, in order.
+    ConfigError for an unknown method or bad parameters; InputError for a prompt whose
+    ``len + max_new_tokens + 1`` exceeds the model's context length.
+    """
+    method = check_method(method)
+    for key, value, low in (("max_new_tokens", max_new_tokens, 0), ("batch_size", batch_size, 1)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < low:
+            raise ConfigError(key, f"expected an integer >= {low}, got {value!r}")
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
+        raise ConfigError("seed", f"expected an integer, got {seed!r}")
+    limit = context_length(model)
+    vocab = vocab_size_of(model)
+    inputs = []
+    for i, p in enumerate(prompts):
+        p = as_ids(p, "prompts", i)
+        check_ids(p, vocab, "prompts", i)
+        if limit is not None and p.size + max_new_tokens + 1 > limit:
+            raise InputError(
+                f"prompts[{i}]",
+                f"prompt length {p.size} + max_new_tokens {max_new_tokens} + 1 (eos) = "
+                f"{p.size + max_new_tokens + 1} exceeds the model's context length {limit}",
+            )
+        inputs.append(np.concatenate([[eos_id], p]).astype(np.int64))
+    empty = {"ids": np.zeros(0, np.int64), "logprobs": np.zeros(0, np.float64)}
+    if max_new_tokens == 0:
+        return [{k: v.copy() for k, v in empty.items()} for _ in inputs]
+
+    uniforms = None
+    if method["kind"] == "sample":
+        uniforms = (
+            torch.stack(
+                [
+                    torch.rand(max_new_tokens, generator=g, dtype=torch.float64)
+                    for g in prompt_generators(int(seed), len(inputs))
+                ]
+            )
+            if inputs
+            else torch.zeros(0, max_new_tokens, dtype=torch.float64)
+        )
+
+    results: list[dict | None] = [None] * len(inputs)
+    order = sorted(range(len(inputs)), key=lambda i: inputs[i].size)  # less padding
+    with eval_mode(model, device) as dev, torch.inference_mode():
+        adapter = _adapter(model, dev)
+        for b in range(0, len(order), batch_size):
+            idx = order[b : b + batch_size]
+            u = uniforms[idx] if uniforms is not None else None
+            ids, lps = _decode_batch(adapter, [inputs[i] for i in idx], method, max_new_tokens, u)
+            ids = ids.cpu().numpy().astype(np.int64)
+            lps = lps.double().cpu().numpy()
+            for r, i in enumerate(idx):
+                results[i] = {"ids": ids[r].copy(), "logprobs": lps[r].copy()}
+    return results

@@ -1,0 +1,131 @@
+"""Per-token log-likelihoods of token sequences under a causal language model.
+
+For a sequence ``x_1..x_n`` with an optional context ``c_1..c_m`` the model reads
+``<eos> c_1..c_m x_1..x_n`` and :func:`token_logprobs` returns
+``log p(x_t | <eos>, c, x_<t)`` (natural log) for ``t = 1..n``; the context is not scored.
+Sequences are scored in batches, right-padded with an attention mask, so batched results
+equal unbatched ones up to float rounding.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+
+import numpy as np
+import torch
+
+from ..errors import ConfigError, InputError
+from .models import context_length, resolve_device
+
+
+@contextlib.contextmanager
+def eval_mode(model, device) -> Iterator[torch.device]:
+    """Move ``model`` to the resolved device and switch it to eval mode for the block.
+
+    The training flag is restored afterwards; the model stays on the device.
+    """
+    dev = resolve_device(device)
+    param = next(model.parameters(), None)
+    if param is not None and param.device != dev:
+        model.to(dev)
+    was_training = model.training
+    model.eval()
+    try:
+        yield dev
+    finally:
+        model.train(was_training)
+
+
+def as_ids(seq, what: str, index: int) -> np.ndarray:
+    """A 1-d int64 copy of a token sequence (``what``/``index`` name it in errors)."""
+    arr = np.asarray(seq)
+    if arr.ndim != 1 or (arr.size and not np.issubdtype(arr.dtype, np.integer)):
+        raise InputError(
+            f"{what}[{index}]", f"expected a 1-d array of integer token ids, got {arr.dtype}"
+        )
+    return arr.astype(np.int64, copy=False)
+
+
+def check_ids(arr: np.ndarray, vocab_size: int, what: str, index: int) -> None:
+    if arr.size and (arr.min() < 0 or arr.max() >= vocab_size):
+        raise InputError(
+            f"{what}[{index}]",
+            f"token ids must lie in [0, {vocab_size}) (the model's vocabulary); "
+            f"found {int(arr.min())}..{int(arr.max())}",
+        )
+
+
+def vocab_size_of(model) -> int:
+    return int(model.get_output_embeddings().weight.shape[0])
+
+
+def token_logprobs(
+    model,
+    sequences: list[np.ndarray],
+    *,
+    eos_id: int,
+    batch_size: int = 20,
+    device="cpu",
+    context: list[np.ndarray] | None = None,
+) -> list[np.ndarray]:
+    """Natural-log probability of every token of each sequence (float64 arrays, one per sequence).
+
+    Each sequence is preceded by ``eos_id`` and, if given, by ``context[i]`` (not scored).
+    Raises InputError when ``<eos> + context + sequence`` exceeds the model's context length.
+    """
+    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+        raise ConfigError("batch_size", f"expected a positive integer, got {batch_size!r}")
+    if context is not None and len(context) != len(sequences):
+        raise InputError(
+            "context", f"expected one context per sequence ({len(sequences)}), got {len(context)}"
+        )
+    limit = context_length(model)
+    vocab = vocab_size_of(model)
+    rows: list[tuple[np.ndarray, int]] = []  # (full input, index of the first scored token)
+    for i, seq in enumerate(sequences):
+        seq = as_ids(seq, "sequences", i)
+        ctx = as_ids(context[i], "context", i) if context is not None else np.zeros(0, np.int64)
+        check_ids(seq, vocab, "sequences", i)
+        check_ids(ctx, vocab, "context", i)
+        full = np.concatenate([[eos_id], ctx, seq]).astype(np.int64)
+        if limit is not None and full.size > limit:
+            raise InputError(
+                f"sequences[{i}]",
+                f"1 + context length {ctx.size} + sequence length {seq.size} = {full.size} "
+                f"exceeds the model's context length {limit}",
+            )
+        rows.append((full, 1 + ctx.size))
+
+    out: list[np.ndarray] = [np.zeros(0, dtype=np.float64)] * len(rows)
+    order = sorted(
+        (i for i in range(len(rows)) if rows[i][0].size > rows[i][1]), key=lambda i: rows[i][0].size
+    )
+    with eval_mode(model, device) as dev, torch.inference_mode():
+        for b in range(0, len(order), batch_size):
+            idx = order[b : b + batch_size]
+            width = max(rows[i][0].size for i in idx)
+            ids = np.full((len(idx), width), eos_id, dtype=np.int64)
+            mask = np.zeros((len(idx), width), dtype=np.int64)
+            for r, i in enumerate(idx):
+                n = rows[i][0].size
+                ids[r, :n] = rows[i][0]
+                mask[r, :n] = 1
+            ids_t = torch.from_numpy(ids).to(dev)
+            mask_t = torch.from_numpy(mask).to(dev)
+            logits = model(input_ids=ids_t, attention_mask=mask_t, use_cache=False).logits
+            logp = torch.log_softmax(logits[:, :-1].float(), dim=-1)
+            picked = logp.gather(-1, ids_t[:, 1:, None])[..., 0].double().cpu().numpy()
+            for r, i in enumerate(idx):
+                full, start = rows[i]
+                out[i] = picked[r, start - 1 : full.size - 1].copy()
+    return out
+
+
+def perplexity(logprobs_list) -> float:
+    """``exp(-mean log-probability)`` over all tokens of all sequences pooled (nan if none)."""
+    arrays = [np.asarray(a, dtype=np.float64).ravel() for a in logprobs_list]
+    pooled = np.concatenate(arrays) if arrays else np.zeros(0)
+    if pooled.size == 0:
+        return float("nan")
+    return float(np.exp(-pooled.mean()))

@@ -1,0 +1,386 @@
+"""Training a language model from scratch on tokenized documents.
+
+Data: documents are concatenated, each preceded by the eos id (document start), into one
+stream, which is cut into windows of ``n_ctx`` tokens overlapping by one token, so every token
+after the first is a prediction target exactly once per epoch. Windows are visited in a
+seeded random order, epoch after epoch, until the token budget is used.
+
+``spec["train"]`` (all required unless a default is shown):
+
+* ``tokens`` — token budget: the number of training tokens the model sees
+  (``steps = ceil(tokens / (batch_size * n_ctx))``);
+* ``batch_size``, ``lr``, ``weight_decay`` (AdamW; no decay on biases, norms);
+* ``warmup`` — fraction of steps of linear warm-up, followed by cosine decay to
+  ``min_lr_ratio * lr`` (default 0);
+* ``eval_every`` (steps), ``eval_batches`` — validation loss on a fixed, evenly spaced subset
+  of ``eval_batches * batch_size`` validation windows, every ``eval_every`` steps and at the end;
+* ``bf16`` — ``auto`` (default: bf16 autocast when the CPU has native bf16, i.e. AVX512-BF16 or
+  AMX; on CUDA when the GPU supports it), ``true`` or ``false``;
+* ``grad_clip`` — gradient-norm clip (default 1.0; 0 disables).
+
+Runs are seeded (model init, dropout, data order) and use deterministic algorithms, so the
+same seed on the same machine gives the same losses. The trained model and its tokenizer are
+saved with ``save_pretrained`` into ``out_dir`` atomically (temporary directory, then rename),
+together with ``train_summary.json`` (the spec and the returned summary).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import math
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from ..errors import ConfigError, InputError
+from ..io import atomic_path, write_csv
+from .models import apply_thread_env, build_model, resolve_device
+
+log = logging.getLogger(__name__)
+
+LOG_COLUMNS = ["step", "tokens", "train_loss", "valid_loss", "lr", "seconds"]
+
+
+# --------------------------------------------------------------------------- settings
+def _train_settings(spec: dict, prefix: str) -> dict:
+    train = spec.get("train")
+    if not isinstance(train, dict):
+        raise ConfigError(f"{prefix}.train", "expected a mapping of training settings")
+    p = f"{prefix}.train"
+    known = {
+        "tokens",
+        "batch_size",
+        "lr",
+        "warmup",
+        "weight_decay",
+        "eval_every",
+        "eval_batches",
+        "bf16",
+        "grad_clip",
+        "min_lr_ratio",
+    }
+    unknown = sorted(set(train) - known)
+    if unknown:
+        raise ConfigError(f"{p}.{unknown[0]}", f"unknown key; expected {', '.join(sorted(known))}")
+
+    def need(key):
+        if key not in train:
+            raise ConfigError(f"{p}.{key}", "required")
+        return train[key]
+
+    def pos_int(key):
+        v = need(key)
+        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+            raise ConfigError(f"{p}.{key}", f"expected a positive integer, got {v!r}")
+        return v
+
+    def number(key, lo, hi, default=None, lo_open=False):
+        v = train.get(key, default) if default is not None else need(key)
+        ok = not isinstance(v, bool) and isinstance(v, int | float)
+        ok = ok and (v > lo if lo_open else v >= lo) and v <= hi
+        if not ok:
+            bracket = "(" if lo_open else "["
+            raise ConfigError(f"{p}.{key}", f"expected a number in {bracket}{lo}, {hi}], got {v!r}")
+        return float(v)
+
+    bf16 = train.get("bf16", "auto")
+    if bf16 not in ("auto", True, False):
+        raise ConfigError(f"{p}.bf16", f"expected auto, true or false, got {bf16!r}")
+    return {
+        "tokens": pos_int("tokens"),
+        "batch_size": pos_int("batch_size"),
+        "lr": number("lr", 0, 10.0, lo_open=True),
+        "warmup": number("warmup", 0, 1),
+        "weight_decay": number("weight_decay", 0, 10.0),
+        "eval_every": pos_int("eval_every"),
+        "eval_batches": pos_int("eval_batches"),
+        "bf16": bf16,
+        "grad_clip": number("grad_clip", 0, math.inf, default=1.0),
+        "min_lr_ratio": number("min_lr_ratio", 0, 1, default=0.0),
+    }
+
+
+def cpu_has_native_bf16() -> bool:
+    """True when the CPU computes bf16 natively (AVX512-BF16 or AMX tiles)."""
+    try:
+        return bool(torch.cpu._is_avx512_bf16_supported() or torch.cpu._is_amx_tile_supported())
+    except Exception:  # private helpers: absent in some builds
+        return False
+
+
+def use_bf16(setting, device: torch.device) -> bool:
+    if setting is True or setting is False:
+        return setting
+    if device.type == "cuda":
+        return bool(torch.cuda.is_bf16_supported())
+    return cpu_has_native_bf16()
+
+
+# --------------------------------------------------------------------------- data
+def doc_stream(docs: list[np.ndarray], eos_id: int, vocab_size: int, what: str) -> np.ndarray:
+    """Documents concatenated, each preceded by ``eos_id`` (int64)."""
+    parts = []
+    for i, d in enumerate(docs):
+        d = np.asarray(d)
+        if d.ndim != 1:
+            raise InputError(f"{what}[{i}]", "expected a 1-d array of token ids")
+        if d.size and (d.min() < 0 or d.max() >= vocab_size):
+            raise InputError(
+                f"{what}[{i}]",
+                f"token ids must lie in [0, {vocab_size}) (the tokenizer's vocabulary); "
+                f"found {int(d.min())}..{int(d.max())}",
+            )
+        parts.append(np.array([eos_id], dtype=np.int64))
+        parts.append(d.astype(np.int64))
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+
+
+def windows(stream: np.ndarray, n_ctx: int) -> np.ndarray:
+    """(n, n_ctx) windows of the stream, consecutive windows sharing one token."""
+    if stream.size < n_ctx:
+        return np.zeros((0, n_ctx), dtype=np.int64)
+    starts = np.arange(0, stream.size - n_ctx + 1, n_ctx - 1 if n_ctx > 1 else 1)
+    return np.lib.stride_tricks.sliding_window_view(stream, n_ctx)[starts].copy()
+
+
+def batch_order(n_windows: int, batch_size: int, steps: int, rng: np.random.Generator):
+    """Window indices for every step: seeded permutations, one epoch after another."""
+    need = steps * batch_size
+    parts, have = [], 0
+    while have < need:
+        parts.append(rng.permutation(n_windows))
+        have += n_windows
+    return np.concatenate(parts)[:need].reshape(steps, batch_size)
+
+
+def lr_factor(step: int, steps: int, warmup_steps: int, min_ratio: float) -> float:
+    """Linear warm-up to 1 over ``warmup_steps``, then cosine decay to ``min_ratio``."""
+    if step < warmup_steps:
+        return (step + 1) / warmup_steps
+    span = max(1, steps - warmup_steps)
+    progress = min(1.0, (step - warmup_steps + 1) / span)
+    return min_ratio + (1 - min_ratio) * 0.5 * (1 + math.cos(math.pi * progress))
+
+
+# --------------------------------------------------------------------------- training
+@contextlib.contextmanager
+def _deterministic():
+    """Deterministic torch algorithms for the block (skipped if this build refuses them)."""
+    before = torch.are_deterministic_algorithms_enabled()
+    before_warn = torch.is_deterministic_algorithms_warn_only_enabled()
+    try:
+        torch.use_deterministic_algorithms(True)
+    except Exception as exc:  # pragma: no cover - depends on the build
+        log.warning("deterministic algorithms unavailable: %s", exc)
+    try:
+        yield
+    finally:
+        torch.use_deterministic_algorithms(before, warn_only=before_warn)
+
+
+def _loss(model, batch: torch.Tensor) -> torch.Tensor:
+    logits = model(input_ids=batch, use_cache=False).logits
+    return torch.nn.functional.cross_entropy(
+        logits[:, :-1].reshape(-1, logits.shape[-1]).float(), batch[:, 1:].reshape(-1)
+    )
+
+
+def _evaluate(model, data: np.ndarray, batch_size: int, device, autocast) -> float:
+    if len(data) == 0:
+        return float("nan")
+    was_training = model.training
+    model.eval()
+    total, count = 0.0, 0
+    with torch.inference_mode():
+        for b in range(0, len(data), batch_size):
+            batch = torch.from_numpy(data[b : b + batch_size]).to(device)
+            with autocast():
+                loss = _loss(model, batch)
+            n = batch.shape[0] * (batch.shape[1] - 1)
+            total += float(loss) * n
+            count += n
+    model.train(was_training)
+    return total / count
+
+
+def _param_groups(model, weight_decay: float):
+    decay, no_decay, seen = [], [], set()
+    for _, p in model.named_parameters():
+        if not p.requires_grad or id(p) in seen:
+            continue
+        seen.add(id(p))
+        (decay if p.dim() >= 2 else no_decay).append(p)
+    return [
+        {"params": decay, "weight_decay": weight_decay},
+        {"params": no_decay, "weight_decay": 0.0},
+    ]
+
+
+def train_model(
+    spec: dict,
+    tokenizer_dir,
+    train_docs: list[np.ndarray],
+    valid_docs: list[np.ndarray],
+    out_dir,
+    *,
+    seed: int,
+    device="auto",
+    log_csv=None,
+    name: str | None = None,
+) -> dict:
+    """Train ``spec`` (a ``models.<name>`` entry) from scratch and save it to ``out_dir``.
+
+    Returns a summary: params, steps, tokens seen, epochs, final train/valid loss, seconds,
+    tokens/s, bf16, device, threads, seed. ``log_csv`` (optional) receives one row per
+    evaluation: step, tokens, train_loss (mean since the last row), valid_loss, lr, seconds.
+    ``name`` labels config keys in errors (``models.<name>...``).
+    """
+    from ..tokenize import load_hf_tokenizer
+
+    prefix = f"models.{name or spec.get('name') or '<name>'}"
+    settings = _train_settings(spec, prefix)
+    threads = apply_thread_env()
+    dev = resolve_device(device)
+    tokenizer = load_hf_tokenizer(tokenizer_dir)
+    eos_id = tokenizer.eos_token_id
+    if eos_id is None:
+        raise InputError(tokenizer_dir, "expected a tokenizer with an eos token")
+    vocab_size = len(tokenizer)
+
+    torch.manual_seed(seed)
+    model = build_model(spec, vocab_size, eos_id, name=name)
+    n_ctx = int(spec["n_ctx"])
+    if n_ctx < 2:
+        raise ConfigError(f"{prefix}.n_ctx", f"expected at least 2, got {n_ctx}")
+    train_w = windows(doc_stream(train_docs, eos_id, vocab_size, "train_docs"), n_ctx)
+    if len(train_w) == 0:
+        raise InputError("train_docs", f"expected at least n_ctx={n_ctx} tokens of training text")
+    valid_w = windows(doc_stream(valid_docs, eos_id, vocab_size, "valid_docs"), n_ctx)
+    bs = settings["batch_size"]
+    n_eval = min(len(valid_w), settings["eval_batches"] * bs)
+    if n_eval:
+        valid_w = valid_w[np.linspace(0, len(valid_w) - 1, n_eval).round().astype(np.int64)]
+    else:
+        log.warning("no validation window of %d tokens: valid_loss will be nan", n_ctx)
+
+    steps = math.ceil(settings["tokens"] / (bs * n_ctx))
+    warmup_steps = max(1, round(settings["warmup"] * steps)) if settings["warmup"] > 0 else 0
+    order = batch_order(len(train_w), bs, steps, np.random.default_rng(seed))
+    bf16 = use_bf16(settings["bf16"], dev)
+
+    def autocast():
+        if bf16:
+            return torch.autocast(device_type=dev.type, dtype=torch.bfloat16)
+        return contextlib.nullcontext()
+
+    model.to(dev)
+    model.train()
+    opt = torch.optim.AdamW(
+        _param_groups(model, settings["weight_decay"]), lr=settings["lr"], betas=(0.9, 0.95)
+    )
+    sched = torch.optim.lr_scheduler.LambdaLR(
+        opt, lambda s: lr_factor(s, steps, warmup_steps, settings["min_lr_ratio"])
+    )
+    n_params = sum(p.numel() for p in {id(p): p for p in model.parameters()}.values())
+    log.info(
+        "training %s: %d params, %d steps of %d×%d tokens, bf16=%s, device=%s, threads=%d",
+        prefix,
+        n_params,
+        steps,
+        bs,
+        n_ctx,
+        bf16,
+        dev,
+        threads,
+    )
+
+    from tqdm.auto import tqdm
+
+    rows: list[dict] = []
+    interval_loss, interval_n = 0.0, 0
+    train_loss = valid_loss = float("nan")
+    start = time.perf_counter()
+    with _deterministic():
+        bar = tqdm(
+            total=steps,
+            desc=f"train {name or spec.get('name') or spec['kind']}",
+            file=sys.stderr,
+            unit="step",
+            dynamic_ncols=True,
+        )
+        try:
+            for step in range(steps):
+                batch = torch.from_numpy(train_w[order[step]]).to(dev)
+                with autocast():
+                    loss = _loss(model, batch)
+                opt.zero_grad(set_to_none=True)
+                loss.backward()
+                if settings["grad_clip"] > 0:
+                    torch.nn.utils.clip_grad_norm_(model.parameters(), settings["grad_clip"])
+                lr = opt.param_groups[0]["lr"]
+                opt.step()
+                sched.step()
+                value = float(loss.detach())
+                if not math.isfinite(value):
+                    raise FloatingPointError(
+                        f"{prefix}: training loss became {value} at step {step + 1}; lower train.lr"
+                    )
+                interval_loss += value
+                interval_n += 1
+                bar.update(1)
+                bar.set_postfix(loss=f"{value:.3f}", refresh=False)
+                done = step + 1
+                if done % settings["eval_every"] == 0 or done == steps:
+                    train_loss = interval_loss / interval_n
+                    valid_loss = _evaluate(model, valid_w, bs, dev, autocast)
+                    rows.append(
+                        {
+                            "step": done,
+                            "tokens": done * bs * n_ctx,
+                            "train_loss": train_loss,
+                            "valid_loss": valid_loss,
+                            "lr": lr,
+                            "seconds": time.perf_counter() - start,
+                        }
+                    )
+                    interval_loss, interval_n = 0.0, 0
+                    if log_csv is not None:
+                        import pandas as pd
+
+                        write_csv(log_csv, pd.DataFrame(rows, columns=LOG_COLUMNS))
+        finally:
+            bar.close()
+    seconds = time.perf_counter() - start
+
+    summary = {
+        "params": int(n_params),
+        "steps": int(steps),
+        "tokens": int(steps * bs * n_ctx),
+        "train_tokens": int(train_w.size),
+        "epochs": steps * bs / len(train_w),
+        "final_train_loss": float(train_loss),
+        "final_valid_loss": float(valid_loss),
+        "seconds": seconds,
+        "tokens_per_s": steps * bs * n_ctx / seconds if seconds > 0 else float("nan"),
+        "bf16": bool(bf16),
+        "device": str(dev),
+        "threads": int(threads),
+        "seed": int(seed),
+        "vocab_size": int(vocab_size),
+        "eos_id": int(eos_id),
+    }
+    model.eval()
+    model.to("cpu")
+    with atomic_path(out_dir) as tmp:
+        model.save_pretrained(str(tmp))
+        tokenizer.save_pretrained(str(tmp))
+        info = {"spec": spec, "summary": summary}
+        (Path(tmp) / "train_summary.json").write_text(
+            json.dumps(info, indent=2, sort_keys=True, default=str) + "\n"
+        )
+    return summary

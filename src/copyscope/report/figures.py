@@ -1,0 +1,210 @@
+"""Figures of the model analyses (one consistent style, see :mod:`copyscope.plotting`)."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import pandas as pd
+
+from .. import plotting
+
+HUMAN = "human text"
+
+
+def _label(model: str, decoding: str) -> str:
+    return HUMAN if model == "human" else f"{model} ({decoding})" if decoding else model
+
+
+def _curve(ax, g: pd.DataFrame, label: str, **kw):
+    g = g.dropna(subset=["novelty"])
+    line = ax.plot(g["n"], g["novelty"], label=label, **kw)[0]
+    if "ci_low" in g:
+        ax.fill_between(g["n"], g["ci_low"], g["ci_high"], alpha=0.2, color=line.get_color())
+    return line
+
+
+def _novelty_axes(ax, unit="tokens"):
+    ax.set_xscale("log")
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_xlabel(f"n (n-gram size, {unit})")
+    ax.set_ylabel("n-gram novelty")
+
+
+def _human(curves, plen):
+    return curves[(curves["model"] == "human") & (curves["prompt_length"] == plen)]
+
+
+def novelty_by_model(curves: pd.DataFrame, plen: int, path) -> None:
+    """Merrill et al. Fig. 1 (left): novelty(n) of pure samples per model, human text, bound."""
+    plotting.setup()
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    sub = curves[(curves["prompt_length"] == plen) & (curves["decoding"] == "pure")]
+    for model, g in sub.groupby("model", sort=False):
+        _curve(ax, g, model)
+    h = _human(curves, plen)
+    _curve(ax, h, HUMAN, color="black")
+    ax.plot(h["n"], h["lower_bound"], "--", color="0.45", label="lower bound (no duplication)")
+    _novelty_axes(ax)
+    ax.set_title(f"Pure sampling vs. held-out human text (prompt {plen} tokens)")
+    ax.legend(fontsize=8, loc="lower right")
+    plotting.save(fig, path)
+
+
+def completion_loss(loss: pd.DataFrame, path, min_tokens: int = 20) -> None:
+    """Merrill et al. Fig. 1 (right): loss of the next token by the length of the n-gram it
+    would complete, for n-grams in training and not in training."""
+    plotting.setup()
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    sub = loss[loss["tokens"] >= min_tokens]
+    for i, (model, g) in enumerate(sub.groupby("model", sort=False)):
+        for curve, style in (("in training", "-"), ("not in training", ":")):
+            c = g[g["curve"] == curve]
+            ax.plot(
+                c["x"], c["loss"], style, marker="o", ms=3, color=f"C{i}", label=f"{model}, {curve}"
+            )
+    ax.set_xlabel("n = L_i + 1 (length of the n-gram token i+1 would complete)")
+    ax.set_ylabel("loss of token i+1 (nats)")
+    ax.set_title("Completion loss on held-out text")
+    ax.legend(fontsize=7, ncol=2)
+    plotting.save(fig, path)
+
+
+def novelty_by_decoding(curves: pd.DataFrame, model: str, plen: int, path) -> None:
+    """Merrill et al. Fig. 2: novelty(n) by decoding family for one model."""
+    plotting.setup()
+    sub = curves[(curves["model"] == model) & (curves["prompt_length"] == plen)]
+    families = [f for f in ("top-k", "top-p", "temperature", "beam") if f in set(sub["family"])]
+    fig, axes = plt.subplots(
+        1, len(families), figsize=(4.2 * len(families), 3.8), squeeze=False, sharey=True
+    )
+    pure = sub[sub["decoding"] == "pure"]
+    for ax, fam in zip(axes[0], families, strict=True):
+        fam_rows = sub[sub["family"].isin([fam, "greedy"] if fam == "beam" else [fam])]
+        for dec, g in fam_rows.groupby("decoding", sort=False):
+            _curve(ax, g, dec)
+        _curve(ax, pure, "pure sampling", color="0.5", ls="--")
+        _curve(ax, _human(curves, plen), HUMAN, color="black")
+        _novelty_axes(ax)
+        ax.set_title(fam)
+        ax.legend(fontsize=7, loc="lower right")
+    fig.suptitle(f"Decoding and novelty ({model}, prompt {plen} tokens)")
+    plotting.save(fig, path)
+
+
+def novelty_by_prompt_length(curves: pd.DataFrame, model: str, decodings: list[str], path) -> None:
+    """Merrill et al. Fig. 3: novelty(n) by prompt length (beam search and others)."""
+    plotting.setup()
+    fig, axes = plt.subplots(
+        1, len(decodings), figsize=(4.6 * len(decodings), 3.8), squeeze=False, sharey=True
+    )
+    for ax, dec in zip(axes[0], decodings, strict=True):
+        sub = curves[(curves["model"] == model) & (curves["decoding"] == dec)]
+        for i, (plen, g) in enumerate(sub.groupby("prompt_length")):
+            _curve(
+                ax,
+                g,
+                f"prompt {plen}",
+                color=plt.cm.viridis(i / max(1, sub["prompt_length"].nunique() - 1)),
+            )
+        _novelty_axes(ax)
+        ax.set_title(f"{model}, {dec}")
+        ax.legend(fontsize=7, loc="lower right")
+    plotting.save(fig, path)
+
+
+def raven_novelty(curves: pd.DataFrame, path) -> None:
+    """RAVEN Fig. 1: novelty(n) = 1 − dup(n) w.r.t. training ∪ context, models (pure) vs
+    human text, with an inset for small n."""
+    plotting.setup()
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    sub = curves[(curves["source"] == "union") & curves["decoding"].isin(["pure", "reference"])]
+    inset = ax.inset_axes([0.55, 0.12, 0.4, 0.4])
+    for model, g in sub.groupby("model", sort=False):
+        kw = {"color": "black"} if model == "human" else {}
+        label = HUMAN if model == "human" else model
+        ax.plot(g["n"], g["novelty"], label=label, **kw)
+        s = g[g["n"] <= 6]
+        inset.plot(s["n"], s["novelty"], marker="o", ms=3, **kw)
+    ax.set_xscale("log")
+    ax.set_xlabel("n (n-gram size, Moses words)")
+    ax.set_ylabel("novelty (not in training ∪ context)")
+    ax.set_ylim(-0.02, 1.02)
+    inset.set_xticks(range(1, 7))
+    inset.tick_params(labelsize=7)
+    inset.set_title("n ≤ 6", fontsize=8)
+    ax.legend(fontsize=8, loc="upper left")
+    ax.set_title("RAVEN: n-gram novelty, pure sampling vs. human text")
+    plotting.save(fig, path)
+
+
+def novelty_quality(raven: pd.DataFrame, path) -> None:
+    """RAVEN Fig. 2: truncated pointwise duplication score vs. evaluator perplexity, one
+    point per decoding method, human text as reference."""
+    plotting.setup()
+    fig, ax = plt.subplots(figsize=(6.8, 4.6))
+    sub = raven[raven["source"] == "union"]
+    markers = dict(zip(sorted(set(sub["family"])), "osD^vPX<", strict=False))
+    for i, (model, g) in enumerate(sub[sub["model"] != "human"].groupby("model", sort=False)):
+        for _, r in g.iterrows():
+            ax.scatter(
+                r["perplexity"],
+                r["truncated_score"],
+                color=f"C{i}",
+                marker=markers.get(r["family"], "o"),
+                s=28,
+            )
+            ax.annotate(
+                r["decoding"],
+                (r["perplexity"], r["truncated_score"]),
+                fontsize=6,
+                xytext=(3, 2),
+                textcoords="offset points",
+            )
+        ax.scatter([], [], color=f"C{i}", label=model)
+    h = sub[sub["model"] == "human"]
+    ax.scatter(h["perplexity"], h["truncated_score"], color="black", marker="*", s=120, label=HUMAN)
+    ax.set_xscale("log")
+    ax.set_xlabel("perplexity under the evaluator model")
+    ax.set_ylabel("truncated duplication score (mean min(s, 5))")
+    ax.set_title("Novelty–quality tradeoff (training ∪ context, words)")
+    ax.legend(fontsize=8)
+    plotting.save(fig, path)
+
+
+def planted(planted: pd.DataFrame, path) -> None:
+    """Reproduction of planted passages as a function of their duplication m."""
+    plotting.setup()
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
+    if len(planted):
+        per = (
+            planted.groupby(["model", "id", "copies"])
+            .agg(longest=("longest_copy", "max"), reproduced=("reproduced", "max"))
+            .reset_index()
+        )
+        for i, (model, g) in enumerate(per.groupby("model", sort=False)):
+            agg = g.groupby("copies").agg(rate=("reproduced", "mean"), longest=("longest", "mean"))
+            axes[0].plot(agg.index + 1, agg["rate"], marker="o", color=f"C{i}", label=model)
+            axes[1].plot(agg.index + 1, agg["longest"], marker="o", color=f"C{i}", label=model)
+    for ax in axes:
+        ax.set_xscale("log")
+        ax.set_xlabel("occurrences of the passage in training (m + 1)")
+    axes[0].set_ylabel("share of passages reproduced")
+    axes[0].set_ylim(-0.02, 1.02)
+    axes[1].set_ylabel("longest copy (tokens), mean over passages")
+    axes[0].legend(fontsize=8)
+    fig.suptitle("Planted duplicates: copying vs. duplication (any decoding)")
+    plotting.save(fig, path)
+
+
+def training(frame: pd.DataFrame, path) -> None:
+    """Validation loss during training, per model."""
+    plotting.setup()
+    fig, ax = plt.subplots(figsize=(6.4, 4))
+    if len(frame):
+        for model, g in frame.groupby("model", sort=False):
+            g = g.dropna(subset=["valid_loss"])
+            ax.plot(g["tokens"], g["valid_loss"], marker="o", ms=3, label=model)
+    ax.set_xlabel("training tokens")
+    ax.set_ylabel("validation loss (nats/token)")
+    ax.legend(fontsize=8)
+    ax.set_title("Training")
+    plotting.save(fig, path)

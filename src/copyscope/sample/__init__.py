@@ -1,0 +1,152 @@
+"""Sampling stage: prompts cut from held-out documents, and generations under a decoding grid.
+
+Prompts and the human baseline come from the same windows: a window is a prompt slot of
+``max(prompt_lengths)`` tokens followed by ``new_tokens`` continuation tokens.  For prompt length
+P the prompt is the last P tokens of the slot, so every prompt length shares the same true
+continuation (the human baseline), and prompt length 0 is unconditional generation.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["prompt_windows", "prompt_sets"]
+
+
+def prompt_windows(
+    docs: list[np.ndarray],
+    prompt_tokens: int,
+    continuation_tokens: int,
+    max_windows: int,
+    seed: int,
+) -> list[dict]:
+    """Non-overlapping (prompt, continuation) windows cut from held-out documents.
+
+    Each document is cut into consecutive windows of ``prompt_tokens + continuation_tokens``;
+    a seeded sample of at most ``max_windows`` of them is returned in document order.  The
+    continuation is the human baseline: the true text that follows the prompt.
+    """
+    width = prompt_tokens + continuation_tokens
+    cands = [(d, s) for d, doc in enumerate(docs) for s in range(0, len(doc) - width + 1, width)]
+    if len(cands) > max_windows:
+        rng = np.random.default_rng(seed)
+        pick = np.sort(rng.choice(len(cands), size=max_windows, replace=False))
+        cands = [cands[i] for i in pick]
+    return [
+        {
+            "doc": d,
+            "start": s,
+            "prompt": docs[d][s : s + prompt_tokens].tolist(),
+            "continuation": docs[d][s + prompt_tokens : s + width].tolist(),
+        }
+        for d, s in cands
+    ]
+
+
+def prompt_sets(
+    docs: list[np.ndarray], prompt_lengths: list[int], new_tokens: int, n: int, seed: int
+) -> list[dict]:
+    """One record per window: ``prompts[P]`` for every prompt length P, and the continuation.
+
+    See the module docstring: all prompt lengths share the window's true continuation.
+    """
+    slot = max(prompt_lengths)
+    rows = []
+    for i, w in enumerate(prompt_windows(docs, slot, new_tokens, n, seed)):
+        rows.append(
+            {
+                "window": i,
+                "doc": w["doc"],
+                "start": w["start"],
+                "prompts": {str(p): w["prompt"][slot - p :] for p in prompt_lengths},
+                "continuation": w["continuation"],
+            }
+        )
+    return rows
+
+
+def decoding_family(method: dict) -> str:
+    """The decoding family of a method (the papers' grouping): pure, top-k, top-p,
+    temperature, greedy or beam."""
+    kind = method.get("kind")
+    if kind in ("greedy", "beam"):
+        return kind
+    if method.get("top_k"):
+        return "top-k"
+    if method.get("top_p"):
+        return "top-p"
+    if float(method.get("temperature", 1.0)) != 1.0:
+        return "temperature"
+    return "pure"
+
+
+def setting_seed(seed: int, *parts) -> int:
+    """A stable 31-bit seed for one (model, decoding, prompt length) setting."""
+    import zlib
+
+    return (seed * 1_000_003 + zlib.crc32("/".join(map(str, parts)).encode())) % (2**31)
+
+
+def human_rows(windows: list[dict], prompt_lengths: list[int], decode) -> list[dict]:
+    """The human baseline as sample rows: the true continuation after each prompt."""
+    return [
+        {
+            "model": "human",
+            "decoding": "reference",
+            "window": w["window"],
+            "prompt_length": p,
+            "prompt": w["prompts"][str(p)],
+            "ids": w["continuation"],
+            "text": decode(w["continuation"]),
+            "logprobs": [],
+        }
+        for p in prompt_lengths
+        for w in windows
+    ]
+
+
+def generate_rows(
+    model,
+    tokenizer,
+    windows: list[dict],
+    model_name: str,
+    decoding: str,
+    method: dict,
+    prompt_lengths: list[int],
+    new_tokens: int,
+    seed: int,
+    batch_size: int,
+    device: str,
+) -> list[dict]:
+    """Generate ``new_tokens`` after every window's prompt, for each prompt length."""
+    from ..lm import generate
+
+    eos = tokenizer.eos_token_id
+    rows = []
+    for p in prompt_lengths:
+        prompts = [np.asarray(w["prompts"][str(p)], dtype=np.int64) for w in windows]
+        outs = generate(
+            model,
+            prompts,
+            method,
+            max_new_tokens=new_tokens,
+            eos_id=eos,
+            seed=setting_seed(seed, model_name, decoding, p),
+            batch_size=batch_size,
+            device=device,
+        )
+        for w, prompt, out in zip(windows, prompts, outs, strict=True):
+            ids = [int(x) for x in out["ids"]]
+            rows.append(
+                {
+                    "model": model_name,
+                    "decoding": decoding,
+                    "window": w["window"],
+                    "prompt_length": p,
+                    "prompt": prompt.tolist(),
+                    "ids": ids,
+                    "text": tokenizer.decode(ids),
+                    "logprobs": [round(float(x), 5) for x in out["logprobs"]],
+                }
+            )
+    return rows
