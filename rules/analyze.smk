@@ -18,6 +18,10 @@ rule analyze:
     conda:
         "../envs/models.yaml"
     threads: 1
+    resources:
+        mem_mb=index_query_mem_mb,
+        runtime=30,
+        slurm_extra=gpu_request,
     params:
         out=lambda w, output: os.path.dirname(output.tokens),
         index_dir=lambda w, input: os.path.dirname(input.index),
@@ -48,9 +52,15 @@ rule completion_loss:
         f"{R}/logs/completion_loss/{{model}}.log",
     benchmark:
         f"{R}/benchmarks/completion_loss/{{model}}.tsv"
+    wildcard_constraints:
+        model=_alternatives(MODELS),
     conda:
         "../envs/models.yaml"
     threads: 1
+    resources:
+        mem_mb=3000,
+        runtime=30,
+        slurm_extra=gpu_request,
     params:
         model_dir=lambda w, input: input.model,
         prompt_length=config["sampling"]["prompt_length"],

@@ -30,6 +30,9 @@ rule index_shard:
     conda:
         "../envs/index.yaml"
     threads: 2
+    resources:
+        mem_mb=shard_mem_mb,
+        runtime=shard_runtime,
     shell:
         "NUMBA_NUM_THREADS={threads} python -m copyscope index shard --tokens {input.tokens} "
         "--meta {input.meta} --plan {input.plan} --shard {wildcards.shard} "
@@ -71,6 +74,9 @@ rule index_joined:
     conda:
         "../envs/index.yaml"
     threads: 2
+    resources:
+        mem_mb=shard_mem_mb,
+        runtime=shard_runtime,
     params:
         out=lambda w, output: os.path.dirname(output[0]),
     shell:

@@ -12,11 +12,15 @@ rule train_model:
         f"{R}/logs/train_model/{{model}}.log",
     benchmark:
         f"{R}/benchmarks/train_model/{{model}}.tsv"
+    wildcard_constraints:
+        model=_alternatives(TRAINED),
     conda:
         "../envs/models.yaml"
     threads: 2
     resources:
         mem_mb=4000,
+        runtime=train_runtime,
+        slurm_extra=gpu_request,
     params:
         spec=lambda w: as_json(model_spec(w.model)),
         seed=config["models"]["seed"],

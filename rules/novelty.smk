@@ -15,6 +15,9 @@ rule novelty_valid:
     conda:
         "../envs/novelty.yaml"
     threads: 2
+    resources:
+        mem_mb=index_query_mem_mb,
+        runtime=30,
     params:
         novelty=as_json(config["novelty"]),
         index_dir=lambda w, input: os.path.dirname(input.index),

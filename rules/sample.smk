@@ -32,9 +32,15 @@ rule sample:
         f"{R}/logs/sample/{{model}}_{{decoding}}.log",
     benchmark:
         f"{R}/benchmarks/sample/{{model}}_{{decoding}}.tsv"
+    wildcard_constraints:
+        model=_alternatives(MODELS),
     conda:
         "../envs/models.yaml"
     threads: 1
+    resources:
+        mem_mb=3000,
+        runtime=60,
+        slurm_extra=gpu_request,
     params:
         method=lambda w: as_json(config["sampling"]["decodings"][w.decoding]),
         lengths=lambda w: " ".join(map(str, prompt_lengths_for(w.decoding))),

@@ -12,6 +12,18 @@ import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
+FIGURES = [
+    "novelty_valid.png",
+    "nnsl_hist_valid.png",
+    "novelty_by_model.png",
+    "completion_loss.png",
+    "novelty_by_decoding.png",
+    "novelty_by_prompt_length.png",
+    "raven_novelty.png",
+    "novelty_quality.png",
+    "planted.png",
+    "training.png",
+]
 
 
 def snakemake(*args, timeout=600):
@@ -62,6 +74,43 @@ def test_tiny_run_outputs(tiny_run):
         ).all()
     summary = pd.read_csv(out / "tables/nnsl_valid.csv")
     assert (summary["mean_nnsl"] > 1).all() and (summary["mean_nnsl"] < 10).all()
+    # the model analyses: every figure and table of the models issue
+    for f in FIGURES:
+        assert (out / "figures" / f).stat().st_size > 10_000, f
+    for f in (
+        "novelty_samples.csv",
+        "nnsl_samples.csv",
+        "completion_loss.csv",
+        "raven_summary.csv",
+        "raven_novelty.csv",
+        "supercopies.csv",
+        "planted.csv",
+        "runtime.csv",
+    ):
+        assert (out / "tables" / f).exists(), f
+    nnsl = pd.read_csv(out / "tables/nnsl_samples.csv")
+    cfg = yaml.safe_load((ROOT / "config/tiny.yaml").read_text())
+    models = set(cfg["models"]["zoo"])
+    assert set(nnsl["model"]) == models | {"human"}
+    grid = nnsl[nnsl["model"] != "human"]
+    assert len(grid.groupby(["model", "decoding"])) == len(models) * len(
+        cfg["sampling"]["decodings"]
+    )
+    beam = nnsl[(nnsl["decoding"] == "beam_2")]
+    assert set(beam["prompt_length"]) == {0, 8, 16}
+    raven = pd.read_csv(out / "tables/raven_summary.csv")
+    assert set(raven["source"]) == {"train", "context", "union"}
+    union = raven[raven["source"] == "union"].set_index(["model", "decoding"])
+    train = raven[raven["source"] == "train"].set_index(["model", "decoding"])
+    # the union of sources can only find more: never a lower duplication score
+    assert (union["truncated_score"] >= train["truncated_score"] - 1e-12).all()
+    assert (raven["perplexity"] > 1).all()
+    loss = pd.read_csv(out / "tables/completion_loss.csv")
+    assert set(loss["curve"]) == {"in training", "not in training"}
+    planted = pd.read_csv(out / "tables/planted.csv")
+    assert set(planted["copies"]) == {1, 6}
+    summary = (out / "summary.md").read_text()
+    assert "## RAVEN" in summary and "Planted duplicates" in summary
     # several index shards were built as separate jobs (tiny shard size)
     assert len(list((out / "index/bpe").glob("shard-*"))) > 1
     assert len(list((out / "benchmarks").rglob("*.tsv"))) >= 10
@@ -123,7 +172,8 @@ def test_report_contains_figures(tiny_run, tmp_path):
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     html = report.read_text(errors="replace")
-    assert "novelty_valid.png" in html and "nnsl_hist_valid.png" in html
+    for f in FIGURES:
+        assert f in html, f
 
 
 def _write_config(tmp_path, mutate):
@@ -147,3 +197,33 @@ def test_bad_config_is_reported(tmp_path, mutate, message):
     proc = snakemake("-n", "--configfile", str(_write_config(tmp_path, mutate)))
     assert proc.returncode != 0
     assert message in proc.stdout + proc.stderr
+
+
+def test_pretrained_model_is_paired_with_its_own_index(tmp_path):
+    """A local Hugging Face model brings its tokenizer; the DAG indexes the corpus with it."""
+    from copyscope.lm import build_model
+    from copyscope.tokenize import Encoder
+
+    path = tmp_path / "my-lm"
+    Encoder("t", {"kind": "bpe", "vocab_size": 300}, path).fit(["to be or not to be"] * 50)
+    build_model(
+        {"kind": "gpt2", "n_layer": 1, "n_embd": 16, "n_head": 2, "n_ctx": 64}, 300, 0
+    ).save_pretrained(path)
+
+    def mutate(c):
+        c["tokenizers"]["mine"] = {"kind": f"hf:{path}"}
+        c["models"]["zoo"]["mine"] = {"kind": "pretrained", "path": str(path), "tokenizer": "mine"}
+
+    proc = snakemake("-n", "--configfile", str(_write_config(tmp_path, mutate)))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    out = proc.stdout
+    assert "index/mine/index.json" in out and "samples/mine/pure.jsonl" in out
+    assert "models/mine" not in out.replace(str(path), "")  # never trained
+
+    def bad(c):
+        mutate(c)
+        c["models"]["zoo"]["mine"]["tokenizer"] = "bpe"
+
+    proc = snakemake("-n", "--configfile", str(_write_config(tmp_path, bad)))
+    assert proc.returncode != 0
+    assert "models.zoo.mine.tokenizer" in proc.stdout + proc.stderr

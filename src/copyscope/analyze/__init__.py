@@ -182,6 +182,23 @@ def planted_copies(
     )
 
 
+def check_pairing(index: Index, tokenizer, tokenizer_dir) -> None:
+    """The index must be built with the tokenizer of the model (same vocabulary)."""
+    from ..errors import InputError
+    from ..tokenize import load_hf_tokenizer
+
+    rel = index.manifest.get("tokenizer_dir")
+    if rel is None:
+        return
+    indexed = load_hf_tokenizer(index.path / rel)
+    if indexed.get_vocab() != tokenizer.get_vocab():
+        raise InputError(
+            index.path,
+            f"this index was built with the tokenizer {index.manifest.get('tokenizer')!r} "
+            f"({index.path / rel}), which differs from the model's tokenizer at {tokenizer_dir}",
+        )
+
+
 def analyze_setting(
     samples_path,
     out_dir,
@@ -199,8 +216,15 @@ def analyze_setting(
     device: str = "cpu",
 ) -> None:
     """Run every per-setting analysis on one sample file; see the module docstring."""
+    import time
+
     from ..lm import load_model
     from ..tokenize import Encoder, load_hf_tokenizer
+
+    t0 = time.perf_counter()
+
+    def done(what):
+        log.info("%s done (%.1f s)", what, time.perf_counter() - t0)
 
     out_dir = Path(out_dir)
     samples = load_samples(samples_path)
@@ -213,15 +237,20 @@ def analyze_setting(
         return tok.encode(text, add_special_tokens=False)
 
     index = Index(index_dir)
+    check_pairing(index, tok, model_tokenizer_dir)
     _write_parquet(out_dir / "tokens.parquet", token_matches(samples, index))
+    done("token matches")
     words = Encoder("words", {"kind": "moses"}, words_dir)
     word_index = Index(word_index_dir)
     wframe, word_gens = word_scores(samples, words, word_index, decode)
     _write_parquet(out_dir / "words.parquet", wframe)
+    done("word scores")
     train_len = [wframe.loc[wframe["text"] == i, "L_train"].to_numpy() for i in range(len(samples))]
     sc = supercopies(word_index, word_gens, train_len, min_len=supercopy_min)
     write_csv(out_dir / "supercopies.csv", sc)
     write_csv(out_dir / "planted.csv", planted_copies(samples, planted, encode, planted_min_copy))
+    done("supercopies and planted passages")
     evaluator, eval_tok = load_model(evaluator_dir, device)
     q = quality(samples, evaluator, eval_tok, evaluator_same_tokenizer, batch_size, device)
     write_csv(out_dir / "quality.csv", q)
+    done("evaluator perplexity")

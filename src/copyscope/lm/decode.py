@@ -132,6 +132,7 @@ class _HFAdapter:
         self.device = device
         params = inspect.signature(model.forward).parameters
         self.use_positions = "position_ids" in params
+        self.keep_last = "logits_to_keep" in params
 
     def _forward(self, ids, mask, positions, cache):
         kwargs = {"input_ids": ids, "attention_mask": mask, "use_cache": True}
@@ -139,6 +140,8 @@ class _HFAdapter:
             kwargs["past_key_values"] = cache
         if self.use_positions:
             kwargs["position_ids"] = positions
+        if self.keep_last:  # only the last position's logits are needed
+            kwargs["logits_to_keep"] = 1
         out = self.model(**kwargs)
         return out.logits[:, -1], out.past_key_values
 

@@ -57,7 +57,6 @@ class LSTMConfig(PreTrainedConfig):
     n_layer: int = 2
     dropout: float = 0.1
     n_ctx: int = 256
-    initializer_range: float = 0.02
     tie_word_embeddings: bool = True
     bos_token_id: int | None = 0
     eos_token_id: int | None = 0
@@ -97,12 +96,29 @@ class LSTMForCausalLM(PreTrainedModel):
 
     @torch.no_grad()
     def _init_weights(self, module):
-        super()._init_weights(module)
-        if isinstance(module, nn.LSTM):  # forget-gate bias 1 (gates are ordered i, f, g, o)
+        """Embedding N(0, 1/n_embd) (unit-norm rows), LSTM U(±1/sqrt(n_hidden)) with
+        forget-gate bias 1, projection N(0, 1/n_hidden); the output layer is the embedding."""
+        from transformers import initialization as init
+
+        cfg = self.config
+        if isinstance(module, nn.Embedding):
+            init.normal_(module.weight, mean=0.0, std=cfg.n_embd**-0.5)
+        elif isinstance(module, nn.LSTM):
+            bound = module.hidden_size**-0.5
             h = module.hidden_size
             for name, param in module.named_parameters():
-                if name.startswith("bias_ih"):
-                    param[h : 2 * h].fill_(1.0)
+                if name.startswith("weight"):
+                    init.uniform_(param, -bound, bound)
+                elif name.startswith("bias_ih"):  # gates are ordered i, f, g, o
+                    init.copy_(
+                        param, torch.cat([torch.zeros(h), torch.ones(h), torch.zeros(2 * h)])
+                    )
+                else:
+                    init.zeros_(param)
+        elif isinstance(module, nn.Linear) and module is not self.lm_head:
+            init.normal_(module.weight, mean=0.0, std=module.in_features**-0.5)
+            if module.bias is not None:
+                init.zeros_(module.bias)
 
     def get_input_embeddings(self):
         return self.embed
@@ -172,9 +188,13 @@ _OPTIONAL = {"gpt2": ("dropout",), "lstm": ("dropout",)}
 _PASSTHROUGH = ("kind", "train", "name", "tokenizer", "description")
 
 
-def _prefix(spec: dict, name: str | None) -> str:
-    name = name or spec.get("name")
-    return f"models.{name}" if name else "models.<name>"
+def config_prefix(spec: dict, name: str | None) -> str:
+    """Config key of a model spec in errors: ``models.<name>``, or ``name`` itself when it
+    already is a full key (starts with ``models.``, e.g. ``models.zoo.lstm``)."""
+    name = name or (spec.get("name") if isinstance(spec, dict) else None)
+    if not name:
+        return "models.<name>"
+    return name if name.startswith("models.") else f"models.{name}"
 
 
 def _positive_int(spec: dict, key: str, prefix: str) -> int:
@@ -187,10 +207,11 @@ def _positive_int(spec: dict, key: str, prefix: str) -> int:
 def build_model(spec: dict, vocab_size: int, eos_id: int, *, name: str | None = None):
     """A freshly initialised model for ``spec`` (see the module docstring for the kinds).
 
-    ``name`` (or ``spec["name"]``) only labels config keys in errors
-    (``models.<name>.<key>``). The caller seeds torch beforehand for a reproducible init.
+    ``name`` (or ``spec["name"]``) only labels config keys in errors (``models.<name>.<key>``;
+    a name starting with ``models.`` is used as the full key). The caller seeds torch
+    beforehand for a reproducible init.
     """
-    prefix = _prefix(spec, name)
+    prefix = config_prefix(spec, name)
     if not isinstance(spec, dict):
         raise ConfigError(prefix, f"expected a mapping with a kind, got {type(spec).__name__}")
     kind = spec.get("kind")

@@ -18,10 +18,12 @@ seeded random order, epoch after epoch, until the token budget is used.
   AMX; on CUDA when the GPU supports it), ``true`` or ``false``;
 * ``grad_clip`` — gradient-norm clip (default 1.0; 0 disables).
 
-Runs are seeded (model init, dropout, data order) and use deterministic algorithms, so the
-same seed on the same machine gives the same losses. The trained model and its tokenizer are
-saved with ``save_pretrained`` into ``out_dir`` atomically (temporary directory, then rename),
-together with ``train_summary.json`` (the spec and the returned summary).
+Runs are seeded (model init, dropout, data order) and use deterministic algorithms on the CPU
+(on CUDA when ``CUBLAS_WORKSPACE_CONFIG`` is set), so the same seed on the same machine gives
+the same losses. Threads: ``COPYSCOPE_TORCH_THREADS`` if set, else torch's default.
+The trained model and its tokenizer are saved with ``save_pretrained`` into ``out_dir``
+atomically (temporary directory, then rename), together with ``train_summary.json`` (the spec
+and the returned summary).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ import contextlib
 import json
 import logging
 import math
+import os
 import sys
 import time
 from pathlib import Path
@@ -39,7 +42,7 @@ import torch
 
 from ..errors import ConfigError, InputError
 from ..io import atomic_path, write_csv
-from .models import apply_thread_env, build_model, resolve_device
+from .models import apply_thread_env, build_model, config_prefix, resolve_device
 
 log = logging.getLogger(__name__)
 
@@ -169,14 +172,21 @@ def lr_factor(step: int, steps: int, warmup_steps: int, min_ratio: float) -> flo
 
 # --------------------------------------------------------------------------- training
 @contextlib.contextmanager
-def _deterministic():
-    """Deterministic torch algorithms for the block (skipped if this build refuses them)."""
+def _deterministic(device: torch.device):
+    """Deterministic torch algorithms for the block.
+
+    Always on the CPU; on CUDA only when ``CUBLAS_WORKSPACE_CONFIG`` is set (cuBLAS refuses
+    deterministic mode without it).
+    """
     before = torch.are_deterministic_algorithms_enabled()
     before_warn = torch.is_deterministic_algorithms_warn_only_enabled()
-    try:
-        torch.use_deterministic_algorithms(True)
-    except Exception as exc:  # pragma: no cover - depends on the build
-        log.warning("deterministic algorithms unavailable: %s", exc)
+    if device.type == "cpu" or os.environ.get("CUBLAS_WORKSPACE_CONFIG"):
+        try:
+            torch.use_deterministic_algorithms(True)
+        except Exception as exc:  # pragma: no cover - depends on the build
+            log.warning("deterministic algorithms unavailable: %s", exc)
+    else:
+        log.warning("CUDA training is not bitwise reproducible without CUBLAS_WORKSPACE_CONFIG")
     try:
         yield
     finally:
@@ -184,7 +194,8 @@ def _deterministic():
 
 
 def _loss(model, batch: torch.Tensor) -> torch.Tensor:
-    logits = model(input_ids=batch, use_cache=False).logits
+    mask = torch.ones_like(batch)  # no padding; an explicit mask avoids a padding warning
+    logits = model(input_ids=batch, attention_mask=mask, use_cache=False).logits
     return torch.nn.functional.cross_entropy(
         logits[:, :-1].reshape(-1, logits.shape[-1]).float(), batch[:, 1:].reshape(-1)
     )
@@ -242,7 +253,7 @@ def train_model(
     """
     from ..tokenize import load_hf_tokenizer
 
-    prefix = f"models.{name or spec.get('name') or '<name>'}"
+    prefix = config_prefix(spec, name)
     settings = _train_settings(spec, prefix)
     threads = apply_thread_env()
     dev = resolve_device(device)
@@ -305,7 +316,7 @@ def train_model(
     interval_loss, interval_n = 0.0, 0
     train_loss = valid_loss = float("nan")
     start = time.perf_counter()
-    with _deterministic():
+    with _deterministic(dev):
         bar = tqdm(
             total=steps,
             desc=f"train {name or spec.get('name') or spec['kind']}",

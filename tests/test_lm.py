@@ -1,0 +1,375 @@
+"""Language-model stage: models, training, scoring and decoding on tiny models."""
+
+from __future__ import annotations
+
+import itertools
+import logging
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+from copyscope.errors import ConfigError, InputError
+from copyscope.lm import (
+    LSTMForCausalLM,
+    build_model,
+    context_length,
+    generate,
+    load_model,
+    perplexity,
+    resolve_device,
+    token_logprobs,
+    train_model,
+)
+from copyscope.lm.decode import filter_logits
+
+VOCAB = 50
+N_CTX = 64
+EOS = 0
+SPECS = {
+    "gpt2": {"kind": "gpt2", "n_layer": 2, "n_embd": 32, "n_head": 4, "n_ctx": N_CTX},
+    "lstm": {"kind": "lstm", "n_embd": 16, "n_hidden": 32, "n_layer": 2, "n_ctx": N_CTX},
+}
+GREEDY = {"kind": "greedy"}
+PURE = {"kind": "sample", "temperature": 1.0, "top_k": None, "top_p": None}
+
+
+def make_tokenizer(path) -> None:
+    """A 50-word Hugging Face tokenizer whose id 0 is <|endoftext|> (eos/bos/pad)."""
+    from tokenizers import Tokenizer, models, pre_tokenizers
+    from transformers import PreTrainedTokenizerFast
+
+    eot = "<|endoftext|>"
+    vocab = {eot: 0, **{f"w{i}": i for i in range(1, VOCAB)}}
+    tok = Tokenizer(models.WordLevel(vocab=vocab, unk_token=eot))
+    tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    fast = PreTrainedTokenizerFast(
+        tokenizer_object=tok, eos_token=eot, bos_token=eot, unk_token=eot, pad_token=eot
+    )
+    fast.save_pretrained(str(path))
+
+
+def tiny_model(kind: str, seed: int = 0):
+    """A random tiny model with a peaked output distribution (embeddings of std 1)."""
+    torch.manual_seed(seed)
+    model = build_model(dict(SPECS[kind], dropout=0.0), VOCAB, EOS)
+    with torch.no_grad():
+        model.get_input_embeddings().weight.normal_(0.0, 1.0)
+    return model.eval()
+
+
+@pytest.fixture(scope="module")
+def tok_dir(tmp_path_factory):
+    path = tmp_path_factory.mktemp("tok") / "tokenizer"
+    make_tokenizer(path)
+    return path
+
+
+@pytest.fixture(params=["gpt2", "lstm"])
+def model(request):
+    return tiny_model(request.param)
+
+
+@pytest.fixture
+def prompts():
+    rng = np.random.default_rng(7)
+    return [rng.integers(1, VOCAB, size=n).astype(np.uint16) for n in (0, 5, 1, 12, 3)]
+
+
+def full_logits(model, ids) -> torch.Tensor:
+    with torch.no_grad():
+        return model(input_ids=torch.as_tensor([list(map(int, ids))])).logits[0].float()
+
+
+# --------------------------------------------------------------------------- models
+@pytest.mark.parametrize("kind", ["gpt2", "lstm"])
+def test_save_reload_identical_logits(kind, tok_dir, tmp_path):
+    from transformers import AutoTokenizer
+
+    model = tiny_model(kind)
+    out = tmp_path / kind
+    model.save_pretrained(str(out))
+    AutoTokenizer.from_pretrained(str(tok_dir), local_files_only=True).save_pretrained(str(out))
+    loaded, tokenizer = load_model(out, device="cpu")
+    assert type(loaded) is type(model)
+    assert tokenizer.eos_token_id == EOS
+    assert context_length(loaded) == N_CTX
+    x = torch.randint(0, VOCAB, (3, 20), generator=torch.Generator().manual_seed(1))
+    with torch.no_grad():
+        assert torch.equal(model(input_ids=x).logits, loaded(input_ids=x).logits)
+    if not torch.cuda.is_available():  # a GPU requested without one: the CPU, not an error
+        assert next(load_model(out, device="cuda")[0].parameters()).device.type == "cpu"
+    if kind == "lstm":
+        assert isinstance(loaded, LSTMForCausalLM)
+        assert loaded.lm_head.weight is loaded.get_input_embeddings().weight
+
+
+def test_lstm_state_continues_sequence():
+    model = tiny_model("lstm")
+    x = torch.randint(0, VOCAB, (2, 10), generator=torch.Generator().manual_seed(2))
+    with torch.no_grad():
+        whole = model(input_ids=x).logits
+        first = model(input_ids=x[:, :6], use_cache=True)
+        rest = model(input_ids=x[:, 6:], past_key_values=first.past_key_values).logits
+    torch.testing.assert_close(torch.cat([first.logits, rest], dim=1), whole)
+
+
+def test_build_model_errors():
+    with pytest.raises(ConfigError, match=r"models\.big\.kind"):
+        build_model({"kind": "mamba"}, VOCAB, EOS, name="big")
+    with pytest.raises(ConfigError, match=r"'models\.zoo\.big\.kind'"):
+        build_model({"kind": "mamba"}, VOCAB, EOS, name="models.zoo.big")
+    with pytest.raises(ConfigError, match=r"models\.<name>\.n_layer"):
+        build_model({"kind": "gpt2", "n_embd": 32, "n_head": 4, "n_ctx": 8}, VOCAB, EOS)
+    with pytest.raises(ConfigError, match=r"n_head"):
+        build_model(dict(SPECS["gpt2"], n_head=5), VOCAB, EOS)
+    with pytest.raises(ConfigError, match=r"models\.m\.n_heads"):
+        build_model(dict(SPECS["gpt2"], n_heads=4), VOCAB, EOS, name="m")
+
+
+def test_load_model_errors(tmp_path, tok_dir):
+    with pytest.raises(InputError, match="directory not found"):
+        load_model(tmp_path / "missing")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(InputError, match="no config.json"):
+        load_model(empty)
+    model = tiny_model("gpt2")
+    model.save_pretrained(str(tmp_path / "notok"))
+    with pytest.raises(InputError, match="no tokenizer files") as err:
+        load_model(tmp_path / "notok")
+    assert err.value.path == str(tmp_path / "notok")
+    (tmp_path / "noweights").mkdir()
+    (tmp_path / "noweights" / "config.json").write_text("{}")
+    with pytest.raises(InputError, match="no model weights"):
+        load_model(tmp_path / "noweights")
+
+
+def test_resolve_device(caplog):
+    assert resolve_device("cpu") == torch.device("cpu")
+    assert resolve_device("auto").type in ("cpu", "cuda")
+    with pytest.raises(ConfigError, match="device"):
+        resolve_device("tpu")
+    if torch.cuda.is_available():
+        pytest.skip("a GPU is present: the CPU fallback cannot be exercised")
+    with caplog.at_level(logging.WARNING, logger="copyscope.lm.models"):
+        assert resolve_device("cuda") == torch.device("cpu")
+    assert any("CUDA is not available" in r.getMessage() for r in caplog.records)
+
+
+# --------------------------------------------------------------------------- training
+def toy_corpus():
+    pattern = np.arange(1, 11, dtype=np.uint16)
+    return [np.tile(pattern, 25) for _ in range(8)], [np.tile(pattern, 12)]
+
+
+TRAIN = {
+    "tokens": 8 * N_CTX * 30,
+    "batch_size": 8,
+    "lr": 1e-2,
+    "warmup": 0.1,
+    "weight_decay": 0.01,
+    "eval_every": 10,
+    "eval_batches": 2,
+    "bf16": False,
+}
+# a 2-layer LSTM leaves the unigram plateau later than GPT-2: wider, more steps, higher lr
+RUNS = {
+    "gpt2": ({}, {}),
+    "lstm": ({"n_hidden": 64}, {"tokens": 8 * N_CTX * 100, "lr": 3e-2}),
+}
+
+
+@pytest.mark.parametrize("kind", ["gpt2", "lstm"])
+def test_training_deterministic_and_learns(kind, tok_dir, tmp_path):
+    train_docs, valid_docs = toy_corpus()
+    arch, train = RUNS[kind]
+    spec = dict(SPECS[kind], dropout=0.0, **arch, train=dict(TRAIN, **train))
+    steps = spec["train"]["tokens"] // (8 * N_CTX)
+    runs = []
+    for i in range(2):
+        summary = train_model(
+            spec,
+            tok_dir,
+            train_docs,
+            valid_docs,
+            tmp_path / f"m{i}",
+            seed=5,
+            device="cpu",
+            log_csv=tmp_path / f"log{i}.csv",
+            name="tiny",
+        )
+        runs.append((summary, pd.read_csv(tmp_path / f"log{i}.csv")))
+    (s0, log0), (s1, log1) = runs
+    assert list(log0.columns) == ["step", "tokens", "train_loss", "valid_loss", "lr", "seconds"]
+    assert log0["step"].tolist() == list(range(10, steps + 1, 10))
+    assert log0["tokens"].tolist() == [s * 8 * N_CTX for s in log0["step"]]
+    pd.testing.assert_frame_equal(log0.drop(columns="seconds"), log1.drop(columns="seconds"))
+    assert s0["final_valid_loss"] == s1["final_valid_loss"]
+    assert s0["steps"] == steps and s0["params"] > 0 and s0["tokens_per_s"] > 0
+    assert s0["final_valid_loss"] < 0.5 * np.log(VOCAB)
+    assert log0["valid_loss"].iloc[-1] < log0["valid_loss"].iloc[0]
+    # the saved model reloads with its tokenizer and continues the pattern
+    model, tokenizer = load_model(tmp_path / "m0", device="cpu")
+    assert tokenizer.eos_token_id == EOS
+    assert (tmp_path / "m0" / "train_summary.json").is_file()
+    assert not list(tmp_path.glob(".m0.*"))  # no temporary directory left behind
+    out = generate(model, [np.array([3, 4, 5])], GREEDY, max_new_tokens=8, eos_id=EOS, seed=0)
+    assert out[0]["ids"].tolist() == [6, 7, 8, 9, 10, 1, 2, 3]
+
+
+def test_training_config_errors(tok_dir, tmp_path):
+    train_docs, valid_docs = toy_corpus()
+    bad = dict(SPECS["gpt2"], train=dict(TRAIN, lr=-1))
+    with pytest.raises(ConfigError, match=r"models\.x\.train\.lr"):
+        train_model(bad, tok_dir, train_docs, valid_docs, tmp_path / "m", seed=0, name="x")
+    bad = dict(SPECS["gpt2"], train={k: v for k, v in TRAIN.items() if k != "tokens"})
+    with pytest.raises(ConfigError, match=r"train\.tokens"):
+        train_model(bad, tok_dir, train_docs, valid_docs, tmp_path / "m", seed=0)
+    big = [np.array([VOCAB + 3], dtype=np.uint16)]
+    with pytest.raises(InputError, match=r"train_docs\[0\]"):
+        train_model(
+            dict(SPECS["gpt2"], train=TRAIN), tok_dir, big, valid_docs, tmp_path / "m", seed=0
+        )
+    assert not (tmp_path / "m").exists()
+
+
+# --------------------------------------------------------------------------- scoring
+def test_token_logprobs_batched_matches_manual(model, prompts):
+    seqs = [p for p in prompts if p.size] + [np.array([EOS, 4, EOS], dtype=np.uint16)]
+    one = token_logprobs(model, seqs, eos_id=EOS, batch_size=1)
+    many = token_logprobs(model, seqs, eos_id=EOS, batch_size=3)
+    for seq, a, b in zip(seqs, one, many, strict=True):
+        assert a.shape == (seq.size,)
+        np.testing.assert_allclose(a, b, atol=1e-4)
+        ids = np.concatenate([[EOS], seq])
+        manual = torch.log_softmax(full_logits(model, ids), -1)[:-1]
+        expected = manual[torch.arange(seq.size), torch.as_tensor(ids[1:], dtype=torch.long)]
+        np.testing.assert_allclose(a, expected.numpy(), atol=1e-5)
+    pooled = np.concatenate(one)
+    assert perplexity(one) == pytest.approx(np.exp(-pooled.mean()))
+    assert np.isnan(perplexity([]))
+
+
+def test_token_logprobs_context(model, prompts):
+    ctx, seqs = prompts[1:4], [np.array([1, 2, 3]), np.array([4]), np.array([5, 6])]
+    got = token_logprobs(model, seqs, eos_id=EOS, context=ctx, batch_size=2)
+    for c, s, g in zip(ctx, seqs, got, strict=True):
+        whole = token_logprobs(model, [np.concatenate([c, s])], eos_id=EOS)[0]
+        np.testing.assert_allclose(g, whole[c.size :], atol=1e-5)
+    assert token_logprobs(model, [np.zeros(0, np.int64)], eos_id=EOS)[0].size == 0
+    with pytest.raises(InputError, match="context length"):
+        token_logprobs(model, [np.ones(N_CTX, dtype=np.int64)], eos_id=EOS)
+
+
+# --------------------------------------------------------------------------- decoding
+def test_greedy_equals_uncached_argmax(model, prompts):
+    out = generate(model, prompts, GREEDY, max_new_tokens=10, eos_id=EOS, seed=0, batch_size=3)
+    again = generate(model, prompts, GREEDY, max_new_tokens=10, eos_id=EOS, seed=9)
+    for p, o, a in zip(prompts, out, again, strict=True):
+        assert o["ids"].dtype == np.int64 and o["ids"].shape == (10,)
+        np.testing.assert_array_equal(o["ids"], a["ids"])
+        ids, lps = [EOS, *map(int, p)], []
+        for _ in range(10):
+            logp = torch.log_softmax(full_logits(model, ids)[-1], -1)
+            tok = int(logp.argmax())
+            ids.append(tok)
+            lps.append(float(logp[tok]))
+        assert o["ids"].tolist() == ids[1 + p.size :]
+        np.testing.assert_allclose(o["logprobs"], lps, atol=1e-4)
+
+
+def test_sampling_seeded(model, prompts):
+    with torch.no_grad():  # a flatter distribution, so different seeds give different samples
+        model.get_input_embeddings().weight.mul_(0.2)
+    kw = {"max_new_tokens": 12, "eos_id": EOS}
+    a = generate(model, prompts, PURE, seed=1, batch_size=5, **kw)
+    b = generate(model, prompts, PURE, seed=1, batch_size=2, **kw)
+    c = generate(model, prompts, PURE, seed=2, batch_size=5, **kw)
+    for x, y in zip(a, b, strict=True):
+        np.testing.assert_array_equal(x["ids"], y["ids"])
+    assert any((x["ids"] != z["ids"]).any() for x, z in zip(a, c, strict=True))
+    # logprobs are the untempered model log-probabilities of the generated tokens
+    hot = {"kind": "sample", "temperature": 2.0, "top_k": 5, "top_p": 0.9}
+    for p, o in zip(prompts, generate(model, prompts, hot, seed=3, **kw), strict=True):
+        scored = token_logprobs(model, [o["ids"]], eos_id=EOS, context=[p])[0]
+        np.testing.assert_allclose(o["logprobs"], scored, atol=1e-4)
+
+
+def test_top_k_1_and_beam_1_equal_greedy(model, prompts):
+    kw = {"max_new_tokens": 10, "eos_id": EOS, "seed": 4}
+    greedy = generate(model, prompts, GREEDY, **kw)
+    top1 = generate(model, prompts, {"kind": "sample", "temperature": 0.7, "top_k": 1}, **kw)
+    beam1 = generate(model, prompts, {"kind": "beam", "num_beams": 1}, **kw)
+    for g, t, b in zip(greedy, top1, beam1, strict=True):
+        np.testing.assert_array_equal(g["ids"], t["ids"])
+        np.testing.assert_array_equal(g["ids"], b["ids"])
+        np.testing.assert_allclose(g["logprobs"], b["logprobs"], atol=1e-5)
+
+
+def test_beam_beats_greedy_and_is_exact_when_wide(model, prompts):
+    kw = {"max_new_tokens": 6, "eos_id": EOS, "seed": 0}
+    greedy = generate(model, prompts, GREEDY, **kw)
+    beam = generate(model, prompts, {"kind": "beam", "num_beams": 3}, batch_size=2, **kw)
+    for p, g, b in zip(prompts, greedy, beam, strict=True):
+        assert b["logprobs"].sum() >= g["logprobs"].sum() - 1e-6
+        scored = token_logprobs(model, [b["ids"]], eos_id=EOS, context=[p])[0]
+        np.testing.assert_allclose(b["logprobs"], scored, atol=1e-4)
+    # with num_beams >= V^(T-1) nothing is pruned: beam search finds the best sequence
+    small = build_model(dict(SPECS["gpt2"], dropout=0.0), 5, EOS).eval()
+    prompt = [np.array([1, 2])]
+    best = generate(
+        small, prompt, {"kind": "beam", "num_beams": 25}, max_new_tokens=3, eos_id=EOS, seed=0
+    )[0]
+    cands = [np.array(c) for c in itertools.product(range(5), repeat=3)]
+    totals = [s.sum() for s in token_logprobs(small, cands, eos_id=EOS, context=prompt * 125)]
+    assert best["ids"].tolist() == cands[int(np.argmax(totals))].tolist()
+    assert best["logprobs"].sum() == pytest.approx(max(totals), abs=1e-4)
+
+
+def test_filter_logits():
+    logits = torch.log(torch.tensor([[0.5, 0.3, 0.15, 0.05]]))
+    kept = torch.isfinite(filter_logits(logits, 1.0, None, 0.75))
+    assert kept.tolist() == [[True, True, False, False]]
+    kept = torch.isfinite(filter_logits(logits, 1.0, 3, 0.95))
+    assert kept.tolist() == [[True, True, True, False]]
+    kept = torch.isfinite(filter_logits(logits, 1.0, None, 0.1))
+    assert kept.tolist() == [[True, False, False, False]]
+
+
+def test_generate_errors(model, prompts):
+    kw = {"max_new_tokens": 5, "eos_id": EOS, "seed": 0}
+    with pytest.raises(ConfigError, match=r"method\.kind"):
+        generate(model, prompts, {"kind": "nucleus"}, **kw)
+    with pytest.raises(ConfigError, match=r"method\.temperature"):
+        generate(model, prompts, {"kind": "sample", "temperature": 0}, **kw)
+    with pytest.raises(ConfigError, match=r"method\.top_p"):
+        generate(model, prompts, {"kind": "sample", "temperature": 1, "top_p": 1.5}, **kw)
+    with pytest.raises(ConfigError, match=r"method\.num_beams"):
+        generate(model, prompts, {"kind": "beam", "num_beams": 0}, **kw)
+    with pytest.raises(ConfigError, match=r"method\.top_k"):
+        generate(model, prompts, {"kind": "greedy", "top_k": 5}, **kw)
+    long = [np.ones(N_CTX - 10, dtype=np.int64)]
+    with pytest.raises(InputError, match=r"prompt length 54 \+ max_new_tokens 10 .* 64") as err:
+        generate(model, long, GREEDY, max_new_tokens=10, eos_id=EOS, seed=0)
+    assert err.value.path == "prompts[0]"
+    ok = generate(model, long, GREEDY, max_new_tokens=9, eos_id=EOS, seed=0)
+    assert ok[0]["ids"].shape == (9,)
+    with pytest.raises(InputError, match="vocabulary"):
+        generate(model, [np.array([VOCAB])], GREEDY, **kw)
+
+
+def test_unconditional_and_eos_kept(model):
+    out = generate(
+        model, [np.zeros(0, np.int64)] * 3, PURE, max_new_tokens=N_CTX - 1, eos_id=EOS, seed=0
+    )
+    assert all(o["ids"].shape == (N_CTX - 1,) for o in out)
+    assert all(np.all(o["logprobs"] <= 0) for o in out)
+    # make eos by far the most likely token: decoding still runs to max_new_tokens
+    with torch.no_grad():
+        bias = model.transformer.ln_f.bias if hasattr(model, "transformer") else model.proj.bias
+        bias.copy_(100 * model.get_input_embeddings().weight[EOS])
+    for method in (GREEDY, PURE, {"kind": "beam", "num_beams": 2}):
+        out = generate(model, [np.array([1, 2])], method, max_new_tokens=7, eos_id=EOS, seed=0)
+        assert out[0]["ids"].tolist() == [EOS] * 7
