@@ -11,7 +11,7 @@ CORES ?= all
 CONFIG ?= config/config.yaml
 STAMP := $(VENV)/.installed
 
-.PHONY: setup run report test lint bench clean
+.PHONY: setup run report test test-local lint bench figures clean
 
 setup: $(STAMP)
 
@@ -28,8 +28,16 @@ run: setup
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/snakemake --cores $(CORES) --configfile $(CONFIG)
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/snakemake --cores 1 --configfile $(CONFIG) --report results/report.html
 
+# the whole suite, including the slurm-marked tests on a real single-node SLURM that this
+# target starts (as root) and stops again
 test: setup
-	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python -m pytest -q
+	bash tests/slurm/start.sh </dev/null
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python -m pytest -q; rc=$$?; \
+	  bash tests/slurm/stop.sh || true; exit $$rc
+
+# everything but the SLURM tests (no cluster, no root needed)
+test-local: setup
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python -m pytest -q -m "not slurm"
 
 lint: setup
 	$(BIN)/ruff check src tests benchmarks
@@ -38,6 +46,13 @@ lint: setup
 
 bench: setup
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python benchmarks/index_bench.py --sizes 1e6 1e7
+
+# copy the figures of the last `make run` into docs/figures (shown in the README)
+figures:
+	mkdir -p docs/figures
+	cp results/figures/*.png docs/figures/
+	cp results/summary.md docs/summary.md
+	cp results/tables/runtime.csv docs/runtime.csv
 
 clean:
 	rm -rf results results-tiny .snakemake

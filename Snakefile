@@ -31,6 +31,14 @@ include: "rules/analyze.smk"
 include: "rules/report.smk"
 
 
+# tiny bookkeeping jobs run on the submitting machine, not as cluster jobs
+localrules:
+    all,
+    index_plan,
+    index,
+    runtime,
+
+
 rule all:
     default_target: True
     input:

@@ -64,6 +64,9 @@ def check_config():
     for d in config["sampling"]["prompt_length_decodings"]:
         if d not in DECODINGS:
             fail("sampling.prompt_length_decodings", f"unknown decoding {d!r}")
+    for m in config["sampling"].get("prompt_length_models") or []:
+        if m not in ZOO:
+            fail("sampling.prompt_length_models", f"unknown model {m!r}")
     longest = max(
         [config["sampling"]["prompt_length"], *config["sampling"]["prompt_lengths"]]
     )
@@ -171,10 +174,15 @@ def model_input(wildcards):
     return {"model": model_dir(wildcards.model)}
 
 
-def prompt_lengths_for(decoding):
+def prompt_lengths_for(model, decoding):
+    """The main prompt length, plus the prompt-length study's lengths for its decodings and
+    models (default: the evaluator) and for the human baseline."""
     s = config["sampling"]
     lengths = {s["prompt_length"]}
-    if decoding in s["prompt_length_decodings"] or decoding == "reference":
+    study_models = s.get("prompt_length_models") or [config["models"]["evaluator"]]
+    if decoding == "reference" or (
+        decoding in s["prompt_length_decodings"] and model in study_models
+    ):
         lengths |= set(s["prompt_lengths"])
     return sorted(lengths)
 

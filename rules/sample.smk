@@ -43,7 +43,7 @@ rule sample:
         slurm_extra=gpu_request,
     params:
         method=lambda w: as_json(config["sampling"]["decodings"][w.decoding]),
-        lengths=lambda w: " ".join(map(str, prompt_lengths_for(w.decoding))),
+        lengths=lambda w: " ".join(map(str, prompt_lengths_for(w.model, w.decoding))),
         model_dir=lambda w, input: input.model,
         new_tokens=config["sampling"]["new_tokens"],
         seed=config["sampling"]["seed"],

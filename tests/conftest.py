@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def stream_of(docs, dtype=np.uint16) -> np.ndarray:
@@ -54,3 +61,26 @@ def brute_matches(docs, query):
 @pytest.fixture
 def rng():
     return np.random.default_rng(12345)
+
+
+def snakemake(*args, timeout=600):
+    env = dict(os.environ)
+    env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
+    return subprocess.run(
+        [sys.executable, "-m", "snakemake", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+@pytest.fixture(scope="session")
+def tiny_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("tiny") / "results"
+    proc = snakemake(
+        "--cores", "2", "--configfile", "config/tiny.yaml", "--config", f"results={out}"
+    )
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    return out

@@ -5,13 +5,13 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pandas as pd
 import pytest
 import yaml
 
-ROOT = Path(__file__).resolve().parents[1]
+from conftest import ROOT, snakemake
+
 FIGURES = [
     "novelty_valid.png",
     "nnsl_hist_valid.png",
@@ -24,29 +24,6 @@ FIGURES = [
     "planted.png",
     "training.png",
 ]
-
-
-def snakemake(*args, timeout=600):
-    env = dict(os.environ)
-    env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
-    return subprocess.run(
-        [sys.executable, "-m", "snakemake", *args],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
-
-
-@pytest.fixture(scope="session")
-def tiny_run(tmp_path_factory):
-    out = tmp_path_factory.mktemp("tiny") / "results"
-    proc = snakemake(
-        "--cores", "2", "--configfile", "config/tiny.yaml", "--config", f"results={out}"
-    )
-    assert proc.returncode == 0, proc.stderr[-4000:]
-    return out
 
 
 @pytest.mark.e2e

@@ -131,13 +131,17 @@ def quality(
     )
 
 
+MIN_ATTRIBUTED = 4  # shorter matches with a planted passage are not attributed to it
+
+
 def planted_copies(
     samples: pd.DataFrame, planted: list[dict], encode, min_copy: int
 ) -> pd.DataFrame:
     """Longest copy of each planted passage in any generation (model tokens).
 
-    The passages are indexed on their own (one document each); every maximal span of a
-    generation that matches a passage is attributed to that passage.
+    The passages are indexed on their own (one document each); every maximal span of at least
+    ``MIN_ATTRIBUTED`` tokens of a generation that matches a passage is attributed to it
+    (``longest_copy`` is 0 when no such span exists).
     """
     cols = [
         "id",
@@ -163,7 +167,7 @@ def planted_copies(
         gens = [np.asarray(x, dtype=np.int64) for x in samples["ids"]]
         m = idx.longest_matches(gens)
         for i, L in enumerate(m.split_lengths()):
-            for s, e in maximal_spans(L, max(1, min_copy // 2)):
+            for s, e in maximal_spans(L, MIN_ATTRIBUTED):
                 for _, doc, _ in idx.locate(gens[i][s:e], limit=len(planted)):
                     best[doc] = max(best[doc], e - s)
                     if e - s >= min_copy:
