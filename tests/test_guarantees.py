@@ -121,23 +121,8 @@ def test_cuda_requested_without_gpu_falls_back_with_warning(tiny_run, tmp_path):
     assert out.exists()
 
 
-def test_missing_corpus_file_fails_cleanly(tmp_path):
-    cfg = yaml.safe_load((ROOT / "config/tiny.yaml").read_text())
-    cfg["corpus"].update(source="jsonl", path=str(tmp_path / "nowhere.jsonl"))
-    cfg["corpus"].pop("subset")
-    cfg["corpus"]["split"]["valid_ids"] = []
-    cfg["corpus"]["inject"] = {}
-    cfg["results"] = str(tmp_path / "results")
-    (tmp_path / "c.yaml").write_text(yaml.safe_dump(cfg))
-    proc = snakemake("--cores", "1", "--configfile", str(tmp_path / "c.yaml"))
-    assert proc.returncode != 0
-    assert "nowhere.jsonl" in proc.stdout + proc.stderr
-    assert not (tmp_path / "results" / "corpus" / "train.jsonl").exists()
-
-
-def test_corrupt_corpus_line_fails_with_location(tmp_path):
-    data = tmp_path / "docs.jsonl"
-    data.write_text('{"id": "a", "text": "one two"}\n{"id": "b", "text": broken}\n')
+def _jsonl_config(tmp_path, data) -> str:
+    """The tiny config reading the corpus from the .jsonl file ``data``."""
     cfg = yaml.safe_load((ROOT / "config/tiny.yaml").read_text())
     cfg["corpus"].update(source="jsonl", path=str(data))
     cfg["corpus"].pop("subset")
@@ -145,9 +130,25 @@ def test_corrupt_corpus_line_fails_with_location(tmp_path):
     cfg["corpus"]["inject"] = {}
     cfg["results"] = str(tmp_path / "results")
     (tmp_path / "c.yaml").write_text(yaml.safe_dump(cfg))
-    proc = snakemake("--cores", "1", "--configfile", str(tmp_path / "c.yaml"), "--show-failed-logs")
+    return str(tmp_path / "c.yaml")
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (None, "nowhere.jsonl"),  # the file does not exist
+        ('{"id": "a", "text": "one two"}\n{"id": "b", "text": broken}\n', "nowhere.jsonl:2"),
+    ],
+)
+def test_bad_corpus_file_fails_cleanly(tmp_path, content, message):
+    data = tmp_path / "nowhere.jsonl"
+    if content is not None:
+        data.write_text(content)
+    proc = snakemake(
+        "--cores", "1", "--configfile", _jsonl_config(tmp_path, data), "--show-failed-logs"
+    )
     assert proc.returncode != 0
-    assert "docs.jsonl:2" in proc.stdout + proc.stderr
+    assert message in proc.stdout + proc.stderr
     assert not (tmp_path / "results" / "corpus" / "train.jsonl").exists()
 
 
@@ -157,15 +158,18 @@ def test_many_shards_equal_one_shard(tiny_run, tmp_path):
     assert len(list((tiny_run / "index" / "bpe").glob("shard-*"))) > 2
     out = tmp_path / "one"
     targets = [f"{out}/tables/novelty_valid.csv", f"{out}/tables/nnsl_valid.csv"]
+    cfg = yaml.safe_load((ROOT / "config/tiny.yaml").read_text())
+    cfg["index"]["shard_tokens"] = 10**9
+    (tmp_path / "one.yaml").write_text(yaml.safe_dump(cfg))
+    # targets first: --config takes every argument after it
     proc = snakemake(
+        *targets,
         "--cores",
         "2",
         "--configfile",
-        "config/tiny.yaml",
+        str(tmp_path / "one.yaml"),
         "--config",
         f"results={out}",
-        "index={'shard_tokens': 1000000000}",
-        *targets,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert len(list((out / "index" / "bpe").glob("shard-*"))) == 1
