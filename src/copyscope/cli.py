@@ -409,27 +409,21 @@ def cmd_analyze(a):
 def cmd_completion_loss(a):
     import pandas as pd
 
-    from .analyze import load_samples
+    from .analyze import completion_losses, load_samples
     from .io import atomic_path
-    from .lm import load_model, token_logprobs
+    from .lm import load_model
 
     model, tok = load_model(a.model, a.device)
-    samples = load_samples(a.samples)
-    keep = (samples["prompt_length"] == a.prompt_length).to_numpy()
-    tokens = pd.read_parquet(a.tokens)
-    tokens = tokens[tokens["text"].isin(np.flatnonzero(keep))]
-    sub = samples[keep]
-    lps = token_logprobs(
+    out = completion_losses(
         model,
-        [np.asarray(x, np.int64) for x in sub["ids"]],
-        eos_id=tok.eos_token_id,
-        device=str(next(model.parameters()).device),
-        context=[np.asarray(x, np.int64) for x in sub["prompt"]],
+        tok.eos_token_id,
+        load_samples(a.samples),
+        pd.read_parquet(a.tokens),
+        a.prompt_length,
+        str(next(model.parameters()).device),
     )
-    tokens = tokens.copy()
-    tokens["loss"] = -np.concatenate(lps)
     with atomic_path(a.out, suffix=".parquet") as tmp:
-        tokens.to_parquet(tmp, index=False)
+        out.to_parquet(tmp, index=False)
 
 
 def cmd_report_summarize(a):

@@ -71,7 +71,7 @@ def token_matches(samples: pd.DataFrame, index: Index) -> pd.DataFrame:
 
 def word_scores(
     samples: pd.DataFrame, words, word_index: Index, decode
-) -> tuple[pd.DataFrame, list[np.ndarray]]:
+) -> tuple[pd.DataFrame, list[np.ndarray], list[np.ndarray]]:
     """RAVEN pointwise scores in Moses words; ``decode`` turns model ids into text.
 
     The prompt and the generation are detokenized and Moses-tokenized separately, so a word that
@@ -94,7 +94,7 @@ def word_scores(
             "s_union": scores["union"],
         },
     )
-    return frame, gens
+    return frame, gens, train_len
 
 
 def quality(
@@ -246,10 +246,9 @@ def analyze_setting(
     done("token matches")
     words = Encoder("words", {"kind": "moses"}, words_dir)
     word_index = Index(word_index_dir)
-    wframe, word_gens = word_scores(samples, words, word_index, decode)
+    wframe, word_gens, train_len = word_scores(samples, words, word_index, decode)
     _write_parquet(out_dir / "words.parquet", wframe)
     done("word scores")
-    train_len = [wframe.loc[wframe["text"] == i, "L_train"].to_numpy() for i in range(len(samples))]
     sc = supercopies(word_index, word_gens, train_len, min_len=supercopy_min)
     write_csv(out_dir / "supercopies.csv", sc)
     write_csv(out_dir / "planted.csv", planted_copies(samples, planted, encode, planted_min_copy))
@@ -258,3 +257,24 @@ def analyze_setting(
     q = quality(samples, evaluator, eval_tok, evaluator_same_tokenizer, batch_size, device)
     write_csv(out_dir / "quality.csv", q)
     done("evaluator perplexity")
+
+
+def completion_losses(
+    model, eos_id: int, samples: pd.DataFrame, tokens: pd.DataFrame, prompt_length: int, device: str
+) -> pd.DataFrame:
+    """Per-token loss (nats) of ``model`` on the human continuations at one prompt length,
+    joined to their L_t (``tokens``, from :func:`token_matches`) for the completion loss."""
+    from ..lm import token_logprobs
+
+    keep = (samples["prompt_length"] == prompt_length).to_numpy()
+    sub = samples[keep]
+    out = tokens[tokens["text"].isin(np.flatnonzero(keep))].copy()
+    lps = token_logprobs(
+        model,
+        [np.asarray(x, np.int64) for x in sub["ids"]],
+        eos_id=eos_id,
+        device=device,
+        context=[np.asarray(x, np.int64) for x in sub["prompt"]],
+    )
+    out["loss"] = -np.concatenate(lps)
+    return out

@@ -33,10 +33,8 @@ __all__ = [
 ]
 
 
-def match_table(
-    index: Index, texts: list[np.ndarray], keys: pd.DataFrame | None = None
-) -> pd.DataFrame:
-    """Per-token L_t and C_t of every text, as a tidy frame (text, t, token, L, C [+ keys])."""
+def match_table(index: Index, texts: list[np.ndarray]) -> pd.DataFrame:
+    """Per-token L_t and C_t of every text, as a tidy frame (text, t, token, L, C)."""
     m = index.longest_matches(texts)
     lens = np.diff(m.offsets)
     frame = pd.DataFrame(
