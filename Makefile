@@ -10,6 +10,8 @@ BIN := $(VENV)/bin
 CORES ?= all
 CONFIG ?= config/config.yaml
 STAMP := $(VENV)/.installed
+# the config's results folder (every output of a run, the report included, goes there)
+RESULTS = $(shell sed -n 's/^results:[[:space:]]*\([^[:space:]#]*\).*/\1/p' $(CONFIG))
 
 .PHONY: setup run report test test-local lint bench figures clean
 
@@ -26,7 +28,7 @@ $(STAMP): requirements.txt requirements-dev.txt pyproject.toml
 
 run: setup
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/snakemake --cores $(CORES) --configfile $(CONFIG)
-	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/snakemake --cores 1 --configfile $(CONFIG) --report results/report.html
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/snakemake --cores 1 --configfile $(CONFIG) --report $(or $(RESULTS),results)/report.html
 
 # the whole suite, including the slurm-marked tests on a real single-node SLURM that this
 # target starts (as root) and stops again
@@ -54,5 +56,6 @@ figures:
 	cp results/summary.md docs/summary.md
 	cp results/tables/runtime.csv docs/runtime.csv
 
+# generated outputs only (nothing here is tracked by git)
 clean:
 	rm -rf results results-tiny .snakemake
