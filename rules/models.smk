@@ -26,8 +26,8 @@ rule train_model:
         seed=config["models"]["seed"],
         device=config["models"]["device"],
     shell:
-        "OMP_NUM_THREADS={threads} python -m copyscope lm train --name {wildcards.model} "
-        "--spec-json {params.spec:q} --tokenizer {input.tokenizer} "
+        "OMP_NUM_THREADS={threads} python -m copyscope lm train --model-name {wildcards.model} "
+        "--params-json {params.spec:q} --tokenizer {input.tokenizer} "
         "--train-npy {input.train} --train-json {input.train_meta} "
         "--valid-npy {input.valid} --valid-json {input.valid_meta} "
         "--seed {params.seed} --device {params.device} --out {output.model} "

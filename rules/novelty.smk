@@ -23,7 +23,7 @@ rule novelty_valid:
         index_dir=lambda w, input: os.path.dirname(input.index),
     shell:
         "NUMBA_NUM_THREADS={threads} python -m copyscope novelty valid --index {params.index_dir} "
-        "--tokenizer {wildcards.tok} --valid-npy {input.npy} --valid-json {input.meta} "
+        "--tokenizer-name {wildcards.tok} --valid-npy {input.npy} --valid-json {input.meta} "
         "--params-json {params.novelty:q} --out-matches {output.matches} "
         "--out-curve {output.curve} --out-summary {output.summary} "
         "--out-hist {output.hist} > {log} 2>&1"

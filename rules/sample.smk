@@ -51,8 +51,8 @@ rule sample:
         device=config["models"]["device"],
     shell:
         "OMP_NUM_THREADS={threads} python -m copyscope sample generate "
-        "--model {params.model_dir} --name {wildcards.model} "
-        "--decoding {wildcards.decoding} --method-json {params.method:q} "
+        "--model {params.model_dir} --model-name {wildcards.model} "
+        "--decoding {wildcards.decoding} --params-json {params.method:q} "
         "--prompts {input.prompts} --prompt-tokenizer {input.prompt_tokenizer} "
         "--prompt-lengths {params.lengths} --new-tokens {params.new_tokens} "
         "--seed {params.seed} --batch-size {params.batch_size} "

@@ -12,8 +12,8 @@ rule tokenizer_fit:
     params:
         spec=lambda w: as_json(config["tokenizers"][w.tok]),
     shell:
-        "python -m copyscope tokenize fit --name {wildcards.tok} --spec-json {params.spec:q} "
-        "--train {input.train} --out {output} > {log} 2>&1"
+        "python -m copyscope tokenize fit --tokenizer-name {wildcards.tok} "
+        "--params-json {params.spec:q} --train {input.train} --out {output} > {log} 2>&1"
 
 
 rule tokenize:
@@ -30,8 +30,8 @@ rule tokenize:
     conda:
         "../envs/tokenize.yaml"
     params:
-        spec=lambda w: as_json(config["tokenizers"][w.tok]),
+        kind=lambda w: config["tokenizers"][w.tok]["kind"],
     shell:
-        "python -m copyscope tokenize encode --name {wildcards.tok} --spec-json {params.spec:q} "
-        "--model {input.model} --docs {input.docs} --out-npy {output.npy} "
-        "--out-json {output.meta} > {log} 2>&1"
+        "python -m copyscope tokenize encode --tokenizer-name {wildcards.tok} "
+        "--tokenizer-kind {params.kind:q} --tokenizer {input.model} --docs {input.docs} "
+        "--out-npy {output.npy} --out-json {output.meta} > {log} 2>&1"

