@@ -153,12 +153,8 @@ def _name_problems(error, config) -> list[Problem]:
         what = f"a key of kind {kind}" if kind is not None else "a known key"
         return [(key, f"expected {what} ({_listing(error.validator_value)}), found an unknown key")]
     if error.validator == "pattern":
-        return [
-            (
-                key,
-                f"expected a name matching {error.validator_value}, found a name with other characters",
-            )
-        ]
+        text = f"expected a name matching {error.validator_value}"
+        return [(key, f"{text}, found a name with other characters")]
     return [(key, f"expected a valid name, found {shown(error.instance)}")]
 
 
@@ -175,6 +171,23 @@ def _alternative_problems(error, config) -> list[Problem]:
             f"expected {_type_text(types)}, found {shown(error.instance)}",
         )
     ]
+
+
+def _expected(validator: str | None, value, schema: dict) -> str | None:
+    """What a value-level keyword (type, enum, bounds, …) expects, in words; None for others."""
+    if validator in _BOUNDS:
+        return f"{_subject(schema)} {_BOUNDS[validator]} {value}"
+    texts = {
+        "type": lambda: _type_text(value),
+        "enum": lambda: f"one of {_listing(value)}",
+        "const": lambda: shown(value),
+        "pattern": lambda: f"a string matching {value}",
+        "minLength": lambda: "a non-empty string" if value == 1 else f"at least {value} characters",
+        "minItems": lambda: f"a list of at least {value} item(s)",
+        "minProperties": lambda: f"a mapping of at least {value} entry(ies)",
+        "uniqueItems": lambda: "a list without repeated items",
+    }
+    return texts[validator]() if validator in texts else None
 
 
 def error_problems(error, config) -> list[Problem]:
@@ -196,19 +209,9 @@ def error_problems(error, config) -> list[Problem]:
         return [(key_of([*path, k]), "expected a value (required), found none") for k in missing]
     if v in ("oneOf", "anyOf"):
         return _alternative_problems(error, config)
-    expected = {
-        "type": lambda: _type_text(value),
-        "enum": lambda: f"one of {_listing(value)}",
-        "const": lambda: shown(value),
-        "pattern": lambda: f"a string matching {value}",
-        "minLength": lambda: "a non-empty string" if value == 1 else f"at least {value} characters",
-        "minItems": lambda: f"a list of at least {value} item(s)",
-        "minProperties": lambda: f"a mapping of at least {value} entry(ies)",
-        "uniqueItems": lambda: "a list without repeated items",
-        **{b: (lambda b=b: f"{_subject(schema)} {_BOUNDS[b]} {value}") for b in _BOUNDS},
-    }.get(v)
+    expected = _expected(v, value, schema)
     if expected is not None:
-        return [(key, f"expected {expected()}, found {shown(inst)}")]
+        return [(key, f"expected {expected}, found {shown(inst)}")]
     if v is None:  # a `false` schema
         return [(key, f"expected no such key, found {shown(inst)}")]
     return [(key, error.message if len(error.message) <= 120 else error.message[:117] + "...")]
@@ -388,14 +391,14 @@ CROSS_KEY_CHECKS = (
 
 
 # --------------------------------------------------------------------------- entry point
-def validate(config: dict, schema: dict | None = None) -> dict:
+def validate(config: dict) -> dict:
     """``config`` checked against the schema, with its defaults filled in (a new dict).
 
     Raises :class:`ConfigErrors` (a ``ConfigError``) listing every schema violation, or, when
     the schema is satisfied, every failed cross-key check.
     """
     cfg = copy.deepcopy(dict(config))
-    problems = schema_problems(cfg, load_schema() if schema is None else schema)
+    problems = schema_problems(cfg, load_schema())
     if not problems:
         problems = [p for check in CROSS_KEY_CHECKS for p in check(cfg)]
     if problems:
