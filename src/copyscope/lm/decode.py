@@ -239,7 +239,8 @@ def generate(
     length.
     """
     if method.get("kind") not in METHOD_KINDS:
-        raise ConfigError("method.kind", f"expected one of {', '.join(METHOD_KINDS)}")
+        kinds = ", ".join(METHOD_KINDS)
+        raise ConfigError("method.kind", f"expected one of {kinds}, found {method.get('kind')!r}")
     for key, value, low in (("max_new_tokens", max_new_tokens, 0), ("batch_size", batch_size, 1)):
         if isinstance(value, bool) or not isinstance(value, int) or value < low:
             raise ConfigError(key, f"expected an integer >= {low}, got {value!r}")
