@@ -3,10 +3,16 @@
 #       snakemake --cores 2 --configfile config/tiny.yaml
 
 
-from snakemake.utils import min_version, validate
+import os
+import sys
+
+from snakemake.utils import min_version
 
 min_version("9.0")
 
+# the workflow's own package (config validation), whatever environment snakemake runs in
+sys.path.insert(0, os.path.join(workflow.basedir, "src"))
+from copyscope.config import ConfigError, validate as validate_config
 
 # the embedded default, unless config files are given on the command line (they replace it)
 if not workflow.overwrite_configfiles:
@@ -14,7 +20,11 @@ if not workflow.overwrite_configfiles:
     configfile: "config/config.yaml"
 
 
-validate(config, "config/schema.yaml")
+# the one validation of the config (config/schema.yaml + cross-key checks), defaults filled in
+try:
+    config.update(validate_config(config))
+except ConfigError as exc:
+    sys.exit(f"copyscope: config error:\n{exc}")
 
 
 report: "report/workflow.rst"

@@ -34,64 +34,6 @@ wildcard_constraints:
     decoding=_alternatives(DECODINGS + ["reference"]),
 
 
-def check_config():
-    """Cross-key checks the JSON schema cannot express (each names the key at fault)."""
-
-    def fail(key, expected):
-        raise ValueError(f"config key '{key}': {expected}")
-
-    for name in config["novelty"]["tokenizers"]:
-        if name not in config["tokenizers"]:
-            fail(
-                "novelty.tokenizers",
-                f"unknown tokenizer {name!r} (defined: {TOKENIZERS})",
-            )
-    if MODEL_TOK not in config["tokenizers"]:
-        fail(
-            "models.tokenizer",
-            f"unknown tokenizer {MODEL_TOK!r} (defined: {TOKENIZERS})",
-        )
-    if config["tokenizers"].get(WORDS, {}).get("kind") != "moses":
-        fail(
-            "analysis.words",
-            f"expected the name of a tokenizer of kind moses, got {WORDS!r}",
-        )
-    if config["models"]["evaluator"] not in ZOO:
-        fail(
-            "models.evaluator",
-            f"unknown model {config['models']['evaluator']!r} (zoo: {MODELS})",
-        )
-    for d in config["sampling"]["prompt_length_decodings"]:
-        if d not in DECODINGS:
-            fail("sampling.prompt_length_decodings", f"unknown decoding {d!r}")
-    for m in config["sampling"].get("prompt_length_models") or []:
-        if m not in ZOO:
-            fail("sampling.prompt_length_models", f"unknown model {m!r}")
-    longest = max(
-        [config["sampling"]["prompt_length"], *config["sampling"]["prompt_lengths"]]
-    )
-    need = longest + config["sampling"]["new_tokens"] + 1
-    for m, spec in ZOO.items():
-        if spec["kind"] == "pretrained":
-            tok = spec.get("tokenizer")
-            if (
-                tok not in config["tokenizers"]
-                or config["tokenizers"][tok]["kind"] != f"hf:{spec['path']}"
-            ):
-                fail(
-                    f"models.zoo.{m}.tokenizer",
-                    f"expected a tokenizer entry of kind 'hf:{spec['path']}'",
-                )
-        elif spec["n_ctx"] < need:
-            fail(
-                f"models.zoo.{m}.n_ctx",
-                f"must be ≥ {need} (longest prompt + new tokens + 1)",
-            )
-
-
-check_config()
-
-
 def as_json(obj):
     return json.dumps(obj, sort_keys=True)
 

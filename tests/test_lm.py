@@ -9,7 +9,10 @@ import numpy as np
 import pandas as pd
 import pytest
 import torch
+import yaml
 
+from conftest import ROOT
+from copyscope.config import validate
 from copyscope.errors import ConfigError, InputError
 from copyscope.lm import (
     LSTMForCausalLM,
@@ -115,17 +118,35 @@ def test_lstm_state_continues_sequence():
     torch.testing.assert_close(torch.cat([first.logits, rest], dim=1), whole)
 
 
-def test_build_model_errors():
-    with pytest.raises(ConfigError, match=r"models\.big\.kind"):
-        build_model({"kind": "mamba"}, VOCAB, EOS, name="big")
-    with pytest.raises(ConfigError, match=r"'models\.zoo\.big\.kind'"):
-        build_model({"kind": "mamba"}, VOCAB, EOS, name="models.zoo.big")
-    with pytest.raises(ConfigError, match=r"models\.<name>\.n_layer"):
-        build_model({"kind": "gpt2", "n_embd": 32, "n_head": 4, "n_ctx": 8}, VOCAB, EOS)
-    with pytest.raises(ConfigError, match=r"n_head"):
-        build_model(dict(SPECS["gpt2"], n_head=5), VOCAB, EOS)
-    with pytest.raises(ConfigError, match=r"models\.m\.n_heads"):
-        build_model(dict(SPECS["gpt2"], n_heads=4), VOCAB, EOS, name="m")
+def zoo_config_error(name: str, spec: dict) -> str:
+    """The message of copyscope.config.validate for the tiny config with one more model."""
+    cfg = yaml.safe_load((ROOT / "config" / "tiny.yaml").read_text())
+    cfg["models"]["zoo"][name] = spec
+    with pytest.raises(ConfigError) as err:
+        validate(cfg)
+    return str(err.value)
+
+
+@pytest.mark.parametrize(
+    "spec, key, expected",
+    [
+        ({"kind": "mamba", "n_ctx": 64}, "models.zoo.big.kind", "one of gpt2, lstm, pretrained"),
+        (
+            {"kind": "gpt2", "n_embd": 32, "n_head": 4, "n_ctx": 64},
+            "models.zoo.big.n_layer",
+            "a value (required)",
+        ),
+        (dict(SPECS["gpt2"], n_head=5), "models.zoo.big.n_head", "a divisor of n_embd (32)"),
+        (dict(SPECS["gpt2"], n_heads=4), "models.zoo.big.n_heads", "a key of kind gpt2"),
+        (dict(SPECS["lstm"], n_layer=0), "models.zoo.big.n_layer", "an integer >= 1"),
+        (dict(SPECS["lstm"], dropout=1), "models.zoo.big.dropout", "a number < 1, found 1"),
+    ],
+)
+def test_model_spec_errors(spec, key, expected):
+    """A bad model spec fails validation naming its key (build_model trusts a valid spec)."""
+    message = zoo_config_error("big", spec)
+    assert f"config key '{key}': expected {expected}" in message
+    assert len(message.splitlines()) == 1
 
 
 def test_load_model_errors(tmp_path, tok_dir):
@@ -174,6 +195,8 @@ TRAIN = {
     "eval_every": 10,
     "eval_batches": 2,
     "bf16": False,
+    "grad_clip": 1.0,
+    "min_lr_ratio": 0.0,
 }
 # a 2-layer LSTM leaves the unigram plateau later than GPT-2: wider, more steps, higher lr
 RUNS = {
@@ -220,14 +243,25 @@ def test_training_deterministic_and_learns(kind, tok_dir, tmp_path):
     assert out[0]["ids"].tolist() == [6, 7, 8, 9, 10, 1, 2, 3]
 
 
-def test_training_config_errors(tok_dir, tmp_path):
+@pytest.mark.parametrize(
+    "train, key, expected",
+    [
+        ({"lr": -1}, "models.zoo.big.train.lr", "a number > 0, found -1"),
+        ({"tokens": "many"}, "models.zoo.big.train.tokens", "an integer, found 'many'"),
+        ({"grad_clip": -0.5}, "models.zoo.big.train.grad_clip", "a number >= 0"),
+        ({"min_lr_ratio": 2}, "models.zoo.big.train.min_lr_ratio", "a number <= 1"),
+        ({"bf16": "yes"}, "models.zoo.big.train.bf16", "one of auto, true, false"),
+        ({"lrate": 1}, "models.zoo.big.train.lrate", "one of batch_size, bf16"),
+    ],
+)
+def test_training_config_errors(train, key, expected):
+    """Bad training settings fail validation naming the key (train_model trusts them)."""
+    message = zoo_config_error("big", dict(SPECS["gpt2"], train=train))
+    assert f"config key '{key}': expected {expected}" in message
+
+
+def test_training_input_errors(tok_dir, tmp_path):
     train_docs, valid_docs = toy_corpus()
-    bad = dict(SPECS["gpt2"], train=dict(TRAIN, lr=-1))
-    with pytest.raises(ConfigError, match=r"models\.x\.train\.lr"):
-        train_model(bad, tok_dir, train_docs, valid_docs, tmp_path / "m", seed=0, name="x")
-    bad = dict(SPECS["gpt2"], train={k: v for k, v in TRAIN.items() if k != "tokens"})
-    with pytest.raises(ConfigError, match=r"train\.tokens"):
-        train_model(bad, tok_dir, train_docs, valid_docs, tmp_path / "m", seed=0)
     big = [np.array([VOCAB + 3], dtype=np.uint16)]
     with pytest.raises(InputError, match=r"train_docs\[0\]"):
         train_model(
@@ -339,18 +373,31 @@ def test_filter_logits():
     assert kept.tolist() == [[True, False, False, False]]
 
 
+@pytest.mark.parametrize(
+    "method, key, expected",
+    [
+        ({"kind": "nucleus"}, "kind", "one of sample, greedy, beam"),
+        ({"kind": "sample", "temperature": 0}, "temperature", "a number > 0, found 0"),
+        ({"kind": "sample"}, "temperature", "a value (required)"),
+        ({"kind": "sample", "temperature": 1, "top_p": 1.5}, "top_p", "a number <= 1"),
+        ({"kind": "sample", "temperature": 1, "top_k": 0}, "top_k", "an integer >= 1"),
+        ({"kind": "beam", "num_beams": 0}, "num_beams", "an integer >= 1"),
+        ({"kind": "greedy", "top_k": 5}, "top_k", "a key of kind greedy (kind)"),
+    ],
+)
+def test_decoding_config_errors(method, key, expected):
+    """A bad decoding method fails validation naming its key (generate trusts a valid one)."""
+    cfg = yaml.safe_load((ROOT / "config" / "tiny.yaml").read_text())
+    cfg["sampling"]["decodings"]["bad"] = method
+    with pytest.raises(ConfigError) as err:
+        validate(cfg)
+    assert f"config key 'sampling.decodings.bad.{key}': expected {expected}" in str(err.value)
+
+
 def test_generate_errors(model, prompts):
     kw = {"max_new_tokens": 5, "eos_id": EOS, "seed": 0}
     with pytest.raises(ConfigError, match=r"method\.kind"):
-        generate(model, prompts, {"kind": "nucleus"}, **kw)
-    with pytest.raises(ConfigError, match=r"method\.temperature"):
-        generate(model, prompts, {"kind": "sample", "temperature": 0}, **kw)
-    with pytest.raises(ConfigError, match=r"method\.top_p"):
-        generate(model, prompts, {"kind": "sample", "temperature": 1, "top_p": 1.5}, **kw)
-    with pytest.raises(ConfigError, match=r"method\.num_beams"):
-        generate(model, prompts, {"kind": "beam", "num_beams": 0}, **kw)
-    with pytest.raises(ConfigError, match=r"method\.top_k"):
-        generate(model, prompts, {"kind": "greedy", "top_k": 5}, **kw)
+        generate(model, prompts, {"kind": "nucleus", "temperature": 1.0}, **kw)
     long = [np.ones(N_CTX - 10, dtype=np.int64)]
     with pytest.raises(InputError, match=r"prompt length 54 \+ max_new_tokens 10 .* 64") as err:
         generate(model, long, GREEDY, max_new_tokens=10, eos_id=EOS, seed=0)

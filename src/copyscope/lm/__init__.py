@@ -15,7 +15,7 @@ The eos id (``<|endoftext|>``, id 0 for the project's BPE) marks document starts
 and precedes every scored sequence and every prompt.
 """
 
-from .decode import check_method, generate
+from .decode import generate
 from .models import (
     LSTMConfig,
     LSTMForCausalLM,
@@ -33,7 +33,6 @@ __all__ = [
     "LSTMForCausalLM",
     "apply_thread_env",
     "build_model",
-    "check_method",
     "context_length",
     "generate",
     "load_model",

@@ -6,7 +6,7 @@ that is generated is kept). For each prompt :func:`generate` returns
 ``{"ids": generated ids, "logprobs": log p(token)}``, where ``logprobs`` is always the
 model's untempered, unfiltered log-probability (log softmax of the raw logits) of the token.
 
-Methods (every setting passed explicitly):
+Methods (the keys of a ``sampling.decodings`` entry in config/schema.yaml):
 
 * ``{"kind": "sample", "temperature": t, "top_k": k | None, "top_p": p | None}`` — softmax of
   ``logits / t``, then only the ``k`` most likely tokens, then the smallest set of most likely
@@ -39,51 +39,7 @@ from ..errors import ConfigError, InputError
 from .models import LSTMForCausalLM, context_length
 from .score import as_ids, check_ids, eval_mode, vocab_size_of
 
-_METHOD_KEYS = {
-    "sample": {"temperature", "top_k", "top_p"},
-    "greedy": set(),
-    "beam": {"num_beams"},
-}
-
-
-# --------------------------------------------------------------------------- method checks
-def check_method(method: dict) -> dict:
-    """Validate a decoding method; return a normalised copy (ConfigError on any problem)."""
-    if not isinstance(method, dict):
-        raise ConfigError("method", f"expected a mapping with a kind, got {method!r}")
-    kind = method.get("kind")
-    if kind not in _METHOD_KEYS:
-        raise ConfigError("method.kind", f"expected sample, greedy or beam, got {kind!r}")
-    unknown = sorted(set(method) - _METHOD_KEYS[kind] - {"kind", "name"})
-    if unknown:
-        allowed = ", ".join(sorted(_METHOD_KEYS[kind])) or "no other keys"
-        raise ConfigError(
-            f"method.{unknown[0]}", f"unknown key for kind {kind}; expected {allowed}"
-        )
-    out: dict = {"kind": kind}
-    if kind == "sample":
-        if "temperature" not in method:
-            raise ConfigError("method.temperature", "required for sample (1.0 = pure sampling)")
-        t = method["temperature"]
-        if isinstance(t, bool) or not isinstance(t, int | float) or not (0 < t < math.inf):
-            raise ConfigError(
-                "method.temperature", f"expected a number > 0 (use greedy for 0), got {t!r}"
-            )
-        k = method.get("top_k")
-        if k is not None and (isinstance(k, bool) or not isinstance(k, int) or k < 1):
-            raise ConfigError("method.top_k", f"expected null or an integer >= 1, got {k!r}")
-        p = method.get("top_p")
-        if p is not None and (
-            isinstance(p, bool) or not isinstance(p, int | float) or not 0 < p <= 1
-        ):
-            raise ConfigError("method.top_p", f"expected null or a number in (0, 1], got {p!r}")
-        out.update(temperature=float(t), top_k=k, top_p=None if p is None else float(p))
-    elif kind == "beam":
-        b = method.get("num_beams")
-        if isinstance(b, bool) or not isinstance(b, int) or b < 1:
-            raise ConfigError("method.num_beams", f"expected an integer >= 1, got {b!r}")
-        out["num_beams"] = b
-    return out
+METHOD_KINDS = ("sample", "greedy", "beam")
 
 
 def filter_logits(logits: torch.Tensor, temperature: float, top_k, top_p) -> torch.Tensor:
@@ -225,7 +181,9 @@ def _decode_batch(adapter, inputs, method, max_new_tokens, uniforms):
         if method["kind"] == "greedy":
             tok = logits.argmax(dim=-1)
         else:
-            scores = filter_logits(logits, method["temperature"], method["top_k"], method["top_p"])
+            scores = filter_logits(
+                logits, method["temperature"], method.get("top_k"), method.get("top_p")
+            )
             tok = sample_from(scores, uniforms[:, t].to(scores.device))
         ids.append(tok)
         lps.append(logp.gather(-1, tok[:, None])[:, 0])
@@ -275,10 +233,14 @@ def generate(
     """Continue every prompt by exactly ``max_new_tokens`` tokens (see the module docstring).
 
     Returns one ``{"ids": int64 array, "logprobs": float64 array}`` per prompt, in order.
-    ConfigError for an unknown method or bad parameters; InputError for a prompt whose
-    ``len + max_new_tokens + 1`` exceeds the model's context length.
+    ``method`` is a ``sampling.decodings`` entry as :func:`copyscope.config.validate` checks
+    it (absent ``top_k`` / ``top_p`` mean no filter). ConfigError for an unknown method kind;
+    InputError for a prompt whose ``len + max_new_tokens + 1`` exceeds the model's context
+    length.
     """
-    method = check_method(method)
+    if method.get("kind") not in METHOD_KINDS:
+        kinds = ", ".join(METHOD_KINDS)
+        raise ConfigError("method.kind", f"expected one of {kinds}, found {method.get('kind')!r}")
     for key, value, low in (("max_new_tokens", max_new_tokens, 0), ("batch_size", batch_size, 1)):
         if isinstance(value, bool) or not isinstance(value, int) or value < low:
             raise ConfigError(key, f"expected an integer >= {low}, got {value!r}")

