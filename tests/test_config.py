@@ -8,7 +8,8 @@ import pytest
 import yaml
 
 from conftest import ROOT, snakemake
-from copyscope.config import TOKENIZER_KINDS, load_schema, needed_context, validate
+from copyscope.config import load_schema, needed_context, validate
+from copyscope.tokenize import kinds, register
 from copyscope.errors import ConfigError
 
 TINY = yaml.safe_load((ROOT / "config" / "tiny.yaml").read_text())
@@ -306,12 +307,12 @@ def test_one_line_per_problem_without_schema_dump():
     [
         (
             lambda c: c["tokenizers"]["bpe"].update(kind="sentencepiece"),
-            "config key 'tokenizers.bpe.kind': expected one of bpe, moses, hf:<dir>, "
+            "config key 'tokenizers.bpe.kind': expected one of bpe, hf:<dir>, moses, "
             "found 'sentencepiece'",
         ),
         (
             lambda c: c["tokenizers"]["bpe"].update(kind="hf:"),
-            "config key 'tokenizers.bpe.kind': expected one of bpe, moses, hf:<dir>, found 'hf:'",
+            "config key 'tokenizers.bpe.kind': expected one of bpe, hf:<dir>, moses, found 'hf:'",
         ),
         (
             lambda c: c["novelty"].update(tokenizers=["bpe", "nope"]),
@@ -385,7 +386,7 @@ def test_context_check_is_exact():
     assert len(lines) == 3  # every trained model of the tiny config has n_ctx 64
 
 
-@pytest.mark.parametrize("kind", [*TOKENIZER_KINDS["names"], "hf:/some/dir"])
+@pytest.mark.parametrize("kind", [k for k in kinds() if k != "hf"] + ["hf:/some/dir"])
 def test_every_tokenizer_kind_is_accepted(kind):
     cfg = copy.deepcopy(TINY)
     cfg["tokenizers"]["t"] = {"kind": kind}
@@ -398,3 +399,26 @@ def test_workflow_reports_an_unknown_key_briefly():
     assert proc.returncode != 0
     assert "config key 'foo'" in proc.stderr
     assert len((proc.stdout + proc.stderr).strip().splitlines()) < 15
+
+
+def test_tokenizer_kinds_come_from_the_registry():
+    """A kind registered in copyscope.tokenize is accepted without touching config.py."""
+    from copyscope.tokenize import Tokenizer, registry
+
+    cfg = copy.deepcopy(TINY)
+    cfg["tokenizers"]["t"] = {"kind": "testtags"}
+    with pytest.raises(ConfigError, match=r"tokenizers\.t\.kind.*found 'testtags'"):
+        validate(cfg)
+
+    @register("testtags")
+    class _Tags(Tokenizer):
+        save = load = encode = decode = vocab_size = None
+
+    try:
+        assert validate(cfg)["tokenizers"]["t"]["kind"] == "testtags"
+    finally:
+        registry._KINDS.pop("testtags")
+    for bad in ("hf", "bpe:/x", "nope"):
+        cfg["tokenizers"]["t"] = {"kind": bad}
+        with pytest.raises(ConfigError, match=r"tokenizers\.t\.kind"):
+            validate(cfg)

@@ -24,14 +24,9 @@ from jsonschema.exceptions import by_relevance
 
 from .errors import ConfigError
 
-__all__ = ["SCHEMA_PATH", "TOKENIZER_KINDS", "ConfigErrors", "load_schema", "validate"]
+__all__ = ["SCHEMA_PATH", "ConfigErrors", "load_schema", "validate"]
 
 SCHEMA_PATH = Path(__file__).resolve().parents[2] / "config" / "schema.yaml"
-
-# Tokenizer kinds a config may name: the exact names, and the prefixes that take an argument
-# (``hf:<local tokenizer dir>``). The tokenizer registry in copyscope.tokenize is meant to be
-# the source of these names; this constant is read only by check_tokenizer_kinds.
-TOKENIZER_KINDS = {"names": ("bpe", "moses"), "prefixes": ("hf:",)}
 
 Problem = tuple[str, str]
 
@@ -234,15 +229,17 @@ def _names(mapping) -> str:
 
 
 def check_tokenizer_kinds(cfg: dict) -> list[Problem]:
-    """Every tokenizer's ``kind`` is a known name or a known prefix followed by an argument."""
-    names, prefixes = TOKENIZER_KINDS["names"], TOKENIZER_KINDS["prefixes"]
-    allowed = ", ".join([*names, *(f"{p}<dir>" for p in prefixes)])
-    return [
-        (f"tokenizers.{name}.kind", f"expected one of {allowed}, found {spec['kind']!r}")
-        for name, spec in cfg["tokenizers"].items()
-        if spec["kind"] not in names
-        and not any(spec["kind"].startswith(p) and len(spec["kind"]) > len(p) for p in prefixes)
-    ]
+    """Every tokenizer's ``kind`` names a registered kind (:func:`copyscope.tokenize.kinds`),
+    with its argument when the kind takes one (``hf:<dir>``)."""
+    from .tokenize import kind_class
+
+    problems = []
+    for name, spec in cfg["tokenizers"].items():
+        try:
+            kind_class(spec["kind"], f"tokenizers.{name}.kind")
+        except ConfigError as exc:
+            problems.append((exc.key, exc.expected.replace(", got ", ", found ")))
+    return problems
 
 
 def check_novelty_tokenizers(cfg: dict) -> list[Problem]:
