@@ -9,8 +9,8 @@ import yaml
 
 from conftest import ROOT, snakemake
 from copyscope.config import load_schema, needed_context, validate
-from copyscope.tokenize import kinds, register
 from copyscope.errors import ConfigError
+from copyscope.tokenize import kinds, register
 
 TINY = yaml.safe_load((ROOT / "config" / "tiny.yaml").read_text())
 DEFAULT = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
