@@ -18,7 +18,9 @@ import sys
 
 import numpy as np
 
+from .analyze import cli as analyze_cli
 from .errors import CopyscopeError, InputError
+from .report import cli as report_cli
 
 log = logging.getLogger("copyscope")
 
@@ -386,59 +388,6 @@ def cmd_sample_generate(a):
     log.info("%s/%s: %d samples", a.name, a.decoding, len(rows))
 
 
-def cmd_analyze(a):
-    from .analyze import analyze_setting
-    from .io import read_json
-
-    analyze_setting(
-        a.samples,
-        a.out_dir,
-        index_dir=a.index,
-        words_dir=a.words,
-        word_index_dir=a.word_index,
-        model_tokenizer_dir=a.model_tokenizer,
-        evaluator_dir=a.evaluator,
-        evaluator_same_tokenizer=a.same_tokenizer,
-        planted=read_json(a.manifest)["injected"],
-        supercopy_min=a.supercopy_min,
-        planted_min_copy=a.planted_min,
-        device=a.device,
-    )
-
-
-def cmd_completion_loss(a):
-    import pandas as pd
-
-    from .analyze import completion_losses, load_samples
-    from .io import atomic_path
-    from .lm import load_model
-
-    model, tok = load_model(a.model, a.device)
-    out = completion_losses(
-        model,
-        tok.eos_token_id,
-        load_samples(a.samples),
-        pd.read_parquet(a.tokens),
-        a.prompt_length,
-        str(next(model.parameters()).device),
-    )
-    with atomic_path(a.out, suffix=".parquet") as tmp:
-        out.to_parquet(tmp, index=False)
-
-
-def cmd_report_summarize(a):
-    from .report import summarize
-
-    summarize(_json_arg(a.params_json))
-
-
-def cmd_report_runtime(a):
-    from .io import write_csv
-    from .report import runtime_table
-
-    write_csv(a.out, runtime_table(a.benchmarks))
-
-
 # --------------------------------------------------------------------------- parser
 def _group(sub, name: str, help_text: str):
     return sub.add_parser(name, help=help_text).add_subparsers(dest="sub", required=True)
@@ -580,16 +529,6 @@ def build_parser() -> argparse.ArgumentParser:
     )
     f.add_argument("--device", default="auto")
     f.add_argument("--stats")
-    f = _command(
-        g,
-        "completion-loss",
-        cmd_completion_loss,
-        ("--model", "--samples", "--tokens", "--out"),
-        "per-token loss on the human continuations",
-        prompt_length=...,
-    )
-    f.add_argument("--device", default="auto")
-
     g = _group(sub, "sample", "prompts and generations")
     _command(
         g,
@@ -617,27 +556,8 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("--prompt-lengths", type=int, nargs="+", required=True)
     f.add_argument("--device", default="auto")
 
-    f = sub.add_parser("analyze", help="all per-setting analyses of one sample file")
-    for arg in (
-        "--samples",
-        "--index",
-        "--words",
-        "--word-index",
-        "--model-tokenizer",
-        "--evaluator",
-        "--manifest",
-        "--out-dir",
-    ):
-        f.add_argument(arg, required=True)
-    f.add_argument("--same-tokenizer", action="store_true")
-    f.add_argument("--supercopy-min", type=int, default=100)
-    f.add_argument("--planted-min", type=int, default=20)
-    f.add_argument("--device", default="auto")
-    f.set_defaults(func=cmd_analyze)
-
-    g = _group(sub, "report", "tables, figures, summary")
-    _command(g, "summarize", cmd_report_summarize, ("--params-json", "--index"))
-    _command(g, "runtime", cmd_report_runtime, ("--benchmarks", "--out"))
+    analyze_cli.register(sub)
+    report_cli.register(sub)
     return p
 
 

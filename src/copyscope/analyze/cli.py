@@ -1,0 +1,73 @@
+"""``copyscope analyze``: the per-setting analyses and the per-model completion loss."""
+
+from __future__ import annotations
+
+import logging
+
+from ..clikit import add_command, add_device, add_group
+
+log = logging.getLogger(__name__)
+
+
+def _flag(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
+def cmd_setting(a) -> None:
+    from . import INPUTS, OUTPUTS, analyze_setting
+
+    analyze_setting(
+        {name: getattr(a, name) for name in INPUTS},
+        {name: getattr(a, f"out_{name}") for name in OUTPUTS},
+        evaluator_same_tokenizer=a.same_tokenizer,
+        supercopy_min=a.supercopy_min,
+        planted_min_copy=a.planted_min,
+        device=a.device,
+    )
+    log.info("%s: analysed", a.samples)
+
+
+def cmd_completion_loss(a) -> None:
+    from . import completion_loss_file
+
+    frame = completion_loss_file(a.model, a.samples, a.tokens, a.prompt_length, a.device, a.out)
+    log.info("%s: completion loss of %d tokens", a.model, len(frame))
+
+
+def register(sub) -> None:
+    """Add the ``analyze`` group: ``setting`` and ``completion-loss``."""
+    from . import INPUTS, OUTPUTS
+
+    group = add_group(sub, "analyze", "per-setting analyses of the samples")
+    f = add_command(group, "setting", cmd_setting, "every analysis of one sample file")
+    for name, what in INPUTS.items():
+        f.add_argument(_flag(name), required=True, help=what)
+    for name, what in OUTPUTS.items():
+        f.add_argument(_flag(f"out_{name}"), required=True, help=what)
+    f.add_argument(
+        "--same-tokenizer",
+        action="store_true",
+        help="the evaluator shares the model's tokenizer (score the sampled ids directly)",
+    )
+    f.add_argument(
+        "--supercopy-min", type=int, default=100, help="shortest supercopy (Moses words)"
+    )
+    f.add_argument(
+        "--planted-min", type=int, default=20, help="shortest copy of a planted passage (tokens)"
+    )
+    add_device(f)
+
+    f = add_command(
+        group,
+        "completion-loss",
+        cmd_completion_loss,
+        "per-token loss of a model on the human continuations",
+    )
+    f.add_argument("--model", required=True, help="model directory")
+    f.add_argument("--samples", required=True, help="human reference samples (.jsonl)")
+    f.add_argument("--tokens", required=True, help="their tokens.parquet (L_t per token)")
+    f.add_argument(
+        "--prompt-length", type=int, required=True, help="prompt length whose texts are scored"
+    )
+    add_device(f)
+    f.add_argument("--out", required=True, help="per-token losses (.parquet)")
