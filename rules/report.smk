@@ -37,9 +37,9 @@ rule report_novelty:
             category="n-gram novelty",
         ),
     log:
-        f"{R}/logs/report/novelty.log",
+        f"{R}/logs/report_novelty.log",
     benchmark:
-        f"{R}/benchmarks/report/novelty.tsv"
+        f"{R}/benchmarks/report_novelty.tsv"
     conda:
         "../envs/novelty.yaml"
     params:
@@ -75,9 +75,9 @@ rule report_completion_loss:
             category="n-gram novelty",
         ),
     log:
-        f"{R}/logs/report/completion_loss.log",
+        f"{R}/logs/report_completion_loss.log",
     benchmark:
-        f"{R}/benchmarks/report/completion_loss.tsv"
+        f"{R}/benchmarks/report_completion_loss.tsv"
     conda:
         "../envs/novelty.yaml"
     params:
@@ -109,9 +109,9 @@ rule report_raven:
             category="RAVEN",
         ),
     log:
-        f"{R}/logs/report/raven.log",
+        f"{R}/logs/report_raven.log",
     benchmark:
-        f"{R}/benchmarks/report/raven.tsv"
+        f"{R}/benchmarks/report_raven.tsv"
     conda:
         "../envs/novelty.yaml"
     params:
@@ -135,9 +135,9 @@ rule report_supercopies:
             category="RAVEN",
         ),
     log:
-        f"{R}/logs/report/supercopies.log",
+        f"{R}/logs/report_supercopies.log",
     benchmark:
-        f"{R}/benchmarks/report/supercopies.tsv"
+        f"{R}/benchmarks/report_supercopies.tsv"
     conda:
         "../envs/novelty.yaml"
     params:
@@ -162,9 +162,9 @@ rule report_planted:
             category="planted ground truth",
         ),
     log:
-        f"{R}/logs/report/planted.log",
+        f"{R}/logs/report_planted.log",
     benchmark:
-        f"{R}/benchmarks/report/planted.tsv"
+        f"{R}/benchmarks/report_planted.tsv"
     conda:
         "../envs/novelty.yaml"
     params:
@@ -184,9 +184,9 @@ rule report_training:
             category="models",
         ),
     log:
-        f"{R}/logs/report/training.log",
+        f"{R}/logs/report_training.log",
     benchmark:
-        f"{R}/benchmarks/report/training.tsv"
+        f"{R}/benchmarks/report_training.tsv"
     conda:
         "../envs/novelty.yaml"
     params:
