@@ -1,3 +1,7 @@
+# Per-setting analyses: one job per (model, decoding) and the human reference (see
+# copyscope.analyze.analyze_setting for why it is one job), and the completion loss per model.
+
+
 rule analyze:
     input:
         unpack(analysis_inputs),
@@ -23,7 +27,6 @@ rule analyze:
         runtime=30,
         slurm_extra=gpu_request,
     params:
-        out=lambda w, output: os.path.dirname(output.tokens),
         index_dir=lambda w, input: os.path.dirname(input.index),
         word_index_dir=lambda w, input: os.path.dirname(input.word_index),
         evaluator=lambda w, input: input.evaluator,
@@ -32,13 +35,15 @@ rule analyze:
         planted_min=config["analysis"]["planted_min_copy"],
         device=config["models"]["device"],
     shell:
-        "OMP_NUM_THREADS={threads} NUMBA_NUM_THREADS={threads} python -m copyscope analyze "
-        "--samples {input.samples} --index {params.index_dir} "
-        "--words {input.words} --word-index {params.word_index_dir} "
-        "--model-tokenizer {input.model_tokenizer} --evaluator {params.evaluator} "
-        "{params.same} --manifest {input.manifest} "
+        "OMP_NUM_THREADS={threads} NUMBA_NUM_THREADS={threads} "
+        "python -m copyscope analyze setting --samples {input.samples} "
+        "--tokenizer {input.model_tokenizer} --index {params.index_dir} "
+        "--word-tokenizer {input.words} --word-index {params.word_index_dir} "
+        "--evaluator {params.evaluator} {params.same} --manifest {input.manifest} "
         "--supercopy-min {params.supercopy_min} --planted-min {params.planted_min} "
-        "--device {params.device} --out-dir {params.out} > {log} 2>&1"
+        "--device {params.device} --out-tokens {output.tokens} --out-words {output.words} "
+        "--out-quality {output.quality} --out-supercopies {output.supercopies} "
+        "--out-planted {output.planted} > {log} 2>&1"
 
 
 rule completion_loss:
@@ -66,7 +71,7 @@ rule completion_loss:
         prompt_length=config["sampling"]["prompt_length"],
         device=config["models"]["device"],
     shell:
-        "OMP_NUM_THREADS={threads} python -m copyscope lm completion-loss "
+        "OMP_NUM_THREADS={threads} python -m copyscope analyze completion-loss "
         "--model {params.model_dir} --samples {input.samples} --tokens {input.tokens} "
         "--prompt-length {params.prompt_length} --device {params.device} "
         "--out {output} > {log} 2>&1"

@@ -156,7 +156,26 @@ def settings():
 
 
 def analysis_files(name):
+    """The per-setting file ``name`` of every setting, in the order of settings()."""
     return [f"{R}/analysis/{m}/{d}/{name}" for m, d in settings()]
+
+
+def labelled(flag, labels, paths):
+    """Labelled inputs on a command line: ``FLAG LABEL… PATH`` for each label and path, e.g.
+    labelled("--tokens", settings(), files) -> "--tokens human reference a --tokens …".
+    """
+    if len(labels) != len(paths):
+        raise ValueError(f"{flag}: {len(labels)} labels for {len(paths)} paths")
+    parts = []
+    for label, path in zip(labels, paths):
+        words = label if isinstance(label, (tuple, list)) else (label,)
+        parts.append(" ".join([flag, *words, str(path)]))
+    return " ".join(parts)
+
+
+def report_outputs():
+    """Every output of the report rules (rules named ``report_*``, one per analysis)."""
+    return [f for r in workflow.rules if r.name.startswith("report_") for f in r.output]
 
 
 def all_outputs():
@@ -165,6 +184,7 @@ def all_outputs():
         f"{R}/figures/nnsl_hist_valid.png",
         f"{R}/tables/novelty_valid.csv",
         f"{R}/tables/nnsl_valid.csv",
+        *report_outputs(),
         f"{R}/summary.md",
         f"{R}/tables/runtime.csv",
     ]

@@ -1,59 +1,17 @@
-rule summarize:
+# Report: one rule per analysis (named report_<analysis>, one module of copyscope.report each),
+# reading the per-setting files it needs and writing its own tables and figures; then
+# summary.md from the declared tables only, and the runtime table after every other job.
+# Labelled inputs go on the command line as "--flag MODEL [DECODING] PATH" (see labelled()).
+
+
+rule report_novelty:
     input:
         tokens=analysis_files("tokens.parquet"),
-        words=analysis_files("words.parquet"),
-        quality=analysis_files("quality.csv"),
-        supercopies=analysis_files("supercopies.csv"),
-        planted=analysis_files("planted.csv"),
-        completion=expand(
-            f"{R}/analysis/{{model}}/completion_loss.parquet",
-            model=COMPLETION_MODELS,
-        ),
-        training=expand(f"{R}/tables/training/{{model}}.csv", model=TRAINED),
-        index=f"{R}/index/{MODEL_TOK}/index.json",
-        valid=f"{R}/tables/novelty_valid.csv",
+        indexes=[
+            f"{R}/index/{model_tokenizer(m)}/index.json" for m in MODELS + ["human"]
+        ],
     output:
-        fig_models=report(
-            f"{R}/figures/novelty_by_model.png",
-            caption="../report/novelty_by_model.rst",
-            category="n-gram novelty",
-        ),
-        fig_loss=report(
-            f"{R}/figures/completion_loss.png",
-            caption="../report/completion_loss.rst",
-            category="n-gram novelty",
-        ),
-        fig_decoding=report(
-            f"{R}/figures/novelty_by_decoding.png",
-            caption="../report/novelty_by_decoding.rst",
-            category="n-gram novelty",
-        ),
-        fig_prompt=report(
-            f"{R}/figures/novelty_by_prompt_length.png",
-            caption="../report/novelty_by_prompt_length.rst",
-            category="n-gram novelty",
-        ),
-        fig_raven=report(
-            f"{R}/figures/raven_novelty.png",
-            caption="../report/raven_novelty.rst",
-            category="RAVEN",
-        ),
-        fig_quality=report(
-            f"{R}/figures/novelty_quality.png",
-            caption="../report/novelty_quality.rst",
-            category="RAVEN",
-        ),
-        fig_planted=report(
-            f"{R}/figures/planted.png",
-            caption="../report/planted.rst",
-            category="planted ground truth",
-        ),
-        fig_training=report(
-            f"{R}/figures/training.png",
-            caption="../report/training.rst",
-            category="models",
-        ),
-        novelty=report(
+        curves=report(
             f"{R}/tables/novelty_samples.csv",
             caption="../report/novelty_samples.rst",
             category="n-gram novelty",
@@ -63,56 +21,236 @@ rule summarize:
             caption="../report/nnsl_samples.rst",
             category="n-gram novelty",
         ),
-        loss=f"{R}/tables/completion_loss.csv",
-        raven=report(
+        fig_models=report(
+            f"{R}/figures/novelty_by_model.png",
+            caption="../report/novelty_by_model.rst",
+            category="n-gram novelty",
+        ),
+        fig_decoding=report(
+            f"{R}/figures/novelty_by_decoding.png",
+            caption="../report/novelty_by_decoding.rst",
+            category="n-gram novelty",
+        ),
+        fig_prompt_length=report(
+            f"{R}/figures/novelty_by_prompt_length.png",
+            caption="../report/novelty_by_prompt_length.rst",
+            category="n-gram novelty",
+        ),
+    log:
+        f"{R}/logs/report_novelty.log",
+    benchmark:
+        f"{R}/benchmarks/report_novelty.tsv"
+    conda:
+        "../envs/novelty.yaml"
+    params:
+        tokens=lambda w, input: labelled("--tokens", settings(), input.tokens),
+        indexes=lambda w, input: labelled(
+            "--index-manifest", MODELS + ["human"], input.indexes
+        ),
+        config=as_json(
+            {
+                "novelty": config["novelty"],
+                "sampling": config["sampling"],
+                "models": {"evaluator": config["models"]["evaluator"]},
+            }
+        ),
+    shell:
+        "python -m copyscope report novelty {params.tokens} {params.indexes} "
+        "--params-json {params.config:q} --out-curves {output.curves} "
+        "--out-nnsl {output.nnsl} --out-fig-models {output.fig_models} "
+        "--out-fig-decoding {output.fig_decoding} "
+        "--out-fig-prompt-length {output.fig_prompt_length} > {log} 2>&1"
+
+
+rule report_completion_loss:
+    input:
+        expand(
+            f"{R}/analysis/{{model}}/completion_loss.parquet", model=COMPLETION_MODELS
+        ),
+    output:
+        table=f"{R}/tables/completion_loss.csv",
+        fig=report(
+            f"{R}/figures/completion_loss.png",
+            caption="../report/completion_loss.rst",
+            category="n-gram novelty",
+        ),
+    log:
+        f"{R}/logs/report_completion_loss.log",
+    benchmark:
+        f"{R}/benchmarks/report_completion_loss.tsv"
+    conda:
+        "../envs/novelty.yaml"
+    params:
+        losses=lambda w, input: labelled("--losses", COMPLETION_MODELS, input),
+    shell:
+        "python -m copyscope report completion-loss {params.losses} "
+        "--out-table {output.table} --out-fig {output.fig} > {log} 2>&1"
+
+
+rule report_raven:
+    input:
+        words=analysis_files("words.parquet"),
+        quality=analysis_files("quality.csv"),
+    output:
+        summary=report(
             f"{R}/tables/raven_summary.csv",
             caption="../report/raven_summary.rst",
             category="RAVEN",
         ),
-        raven_curves=f"{R}/tables/raven_novelty.csv",
-        supercopies=report(
+        curves=f"{R}/tables/raven_novelty.csv",
+        fig_novelty=report(
+            f"{R}/figures/raven_novelty.png",
+            caption="../report/raven_novelty.rst",
+            category="RAVEN",
+        ),
+        fig_quality=report(
+            f"{R}/figures/novelty_quality.png",
+            caption="../report/novelty_quality.rst",
+            category="RAVEN",
+        ),
+    log:
+        f"{R}/logs/report_raven.log",
+    benchmark:
+        f"{R}/benchmarks/report_raven.tsv"
+    conda:
+        "../envs/novelty.yaml"
+    params:
+        words=lambda w, input: labelled("--words", settings(), input.words),
+        quality=lambda w, input: labelled("--quality", settings(), input.quality),
+        config=as_json({"novelty": config["novelty"], "sampling": config["sampling"]}),
+    shell:
+        "python -m copyscope report raven {params.words} {params.quality} "
+        "--params-json {params.config:q} --out-summary {output.summary} "
+        "--out-curves {output.curves} --out-fig-novelty {output.fig_novelty} "
+        "--out-fig-quality {output.fig_quality} > {log} 2>&1"
+
+
+rule report_supercopies:
+    input:
+        analysis_files("supercopies.csv"),
+    output:
+        table=report(
             f"{R}/tables/supercopies.csv",
             caption="../report/supercopies.rst",
             category="RAVEN",
         ),
-        planted=report(
+    log:
+        f"{R}/logs/report_supercopies.log",
+    benchmark:
+        f"{R}/benchmarks/report_supercopies.tsv"
+    conda:
+        "../envs/novelty.yaml"
+    params:
+        supercopies=lambda w, input: labelled("--supercopies", settings(), input),
+    shell:
+        "python -m copyscope report supercopies {params.supercopies} "
+        "--out-table {output.table} > {log} 2>&1"
+
+
+rule report_planted:
+    input:
+        analysis_files("planted.csv"),
+    output:
+        table=report(
             f"{R}/tables/planted.csv",
             caption="../report/planted_table.rst",
             category="planted ground truth",
         ),
-        summary=report(
-            f"{R}/summary.md", caption="../report/summary.rst", category="summary"
+        fig=report(
+            f"{R}/figures/planted.png",
+            caption="../report/planted.rst",
+            category="planted ground truth",
         ),
     log:
-        f"{R}/logs/summarize.log",
+        f"{R}/logs/report_planted.log",
     benchmark:
-        f"{R}/benchmarks/summarize.tsv"
+        f"{R}/benchmarks/report_planted.tsv"
     conda:
         "../envs/novelty.yaml"
     params:
+        planted=lambda w, input: labelled("--planted", settings(), input),
+    shell:
+        "python -m copyscope report planted {params.planted} "
+        "--out-table {output.table} --out-fig {output.fig} > {log} 2>&1"
+
+
+rule report_training:
+    input:
+        expand(f"{R}/tables/training/{{model}}.csv", model=TRAINED),
+    output:
+        fig=report(
+            f"{R}/figures/training.png",
+            caption="../report/training.rst",
+            category="models",
+        ),
+    log:
+        f"{R}/logs/report_training.log",
+    benchmark:
+        f"{R}/benchmarks/report_training.tsv"
+    conda:
+        "../envs/novelty.yaml"
+    params:
+        logs=lambda w, input: labelled("--log", TRAINED, input),
+    shell:
+        "python -m copyscope report training {params.logs} --out-fig {output.fig} "
+        "> {log} 2>&1"
+
+
+# the tables summary.md reads, under the names the summary sections use (SUMMARY_TABLES of
+# each copyscope.report module); each is an input of the summary rule under that name
+SUMMARY_TABLES = [
+    "novelty_samples",
+    "nnsl_samples",
+    "raven_summary",
+    "supercopies",
+    "planted",
+]
+
+
+rule summary:
+    input:
+        novelty_samples=rules.report_novelty.output.curves,
+        nnsl_samples=rules.report_novelty.output.nnsl,
+        raven_summary=rules.report_raven.output.summary,
+        supercopies=rules.report_supercopies.output.table,
+        planted=rules.report_planted.output.table,
+        training=expand(f"{R}/tables/training/{{model}}.csv", model=TRAINED),
+        index=f"{R}/index/{MODEL_TOK}/index.json",
+    output:
+        report(f"{R}/summary.md", caption="../report/summary.rst", category="summary"),
+    log:
+        f"{R}/logs/summary.log",
+    benchmark:
+        f"{R}/benchmarks/summary.tsv"
+    conda:
+        "../envs/novelty.yaml"
+    params:
+        tables=lambda w, input: labelled(
+            "--table",
+            SUMMARY_TABLES,
+            [input[name] for name in SUMMARY_TABLES],
+        ),
+        logs=lambda w, input: labelled("--training-log", TRAINED, input.training),
         config=as_json(
             {
-                "models": config["models"],
                 "sampling": config["sampling"],
                 "analysis": config["analysis"],
-                "novelty": config["novelty"],
-                "settings": settings(),
-                "results": R,
-                "model_tokenizers": {
-                    m: model_tokenizer(m) for m in MODELS + ["human"]
+                "models": {
+                    "tokenizer": MODEL_TOK,
+                    "evaluator": config["models"]["evaluator"],
                 },
-                "completion_models": COMPLETION_MODELS,
-                "trained": TRAINED,
             }
         ),
     shell:
-        "python -m copyscope report summarize --params-json {params.config:q} "
-        "--index {input.index} > {log} 2>&1"
+        "python -m copyscope report summary {params.tables} {params.logs} "
+        "--index-manifest {input.index} --params-json {params.config:q} "
+        "--out {output} > {log} 2>&1"
 
 
 rule runtime:
     input:
-        rules.summarize.output.summary,
+        summary=rules.summary.output,
+        reports=lambda w: report_outputs(),
     output:
         report(
             f"{R}/tables/runtime.csv",
@@ -126,7 +264,7 @@ rule runtime:
     conda:
         "../envs/novelty.yaml"
     params:
-        folder=lambda w, input: os.path.join(os.path.dirname(input[0]), "benchmarks"),
+        benchmarks=f"{R}/benchmarks",
     shell:
-        "python -m copyscope report runtime --benchmarks {params.folder} "
+        "python -m copyscope report runtime --benchmarks {params.benchmarks} "
         "--out {output} > {log} 2>&1"

@@ -78,10 +78,9 @@ def test_flags_follow_the_naming_convention(parser):
     """Retired flag names stay retired (see the table in copyscope.clikit)."""
     retired = {"--name", "--spec-json", "--config-json", "--method-json", "--out-dir",
                "--index-dir", "--tokenizer-dir"}  # fmt: skip
-    allowed = {("analyze",): {"--out-dir"}}  # rewritten with the analyze stage
     for path, p in _all_parsers(parser):
         flags = {f for a in p._actions for f in a.option_strings}
-        assert not (flags & retired) - allowed.get(path, set()), (path, flags & retired)
+        assert not flags & retired, (path, flags & retired)
         # --tokenizer is always a directory
         for a in p._actions:
             if "--tokenizer" in a.option_strings:

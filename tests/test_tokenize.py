@@ -13,7 +13,6 @@ from copyscope import tokenize
 from copyscope.errors import ConfigError, InputError
 from copyscope.tokenize import (
     NEWLINE,
-    Encoder,
     Tokenizer,
     WordVocab,
     encode_split,
@@ -195,12 +194,3 @@ def test_a_new_kind_plugs_in_by_registering_one_class(tmp_path, toy_kind):
     assert meta["kind"] == "chars" and meta["dtype"] == "uint16"
     with pytest.raises(ValueError, match="registered twice"):
         register("chars")(type("Other", (toy_kind,), {}))
-
-
-def test_encoder_compatibility_entry_point(tmp_path):
-    Encoder("words", {"kind": "moses"}, tmp_path / "w").fit(TEXTS)
-    enc = Encoder("words", {"kind": "moses"}, tmp_path / "w")
-    assert enc.kind == "moses" and enc.dtype == np.uint32
-    assert enc.encode("to be").tolist() == load("moses", tmp_path / "w").encode("to be").tolist()
-    with pytest.raises(ConfigError, match="tokenizers.x.kind"):
-        Encoder("x", {"kind": "sentencepiece"}, tmp_path / "x")

@@ -179,10 +179,10 @@ def test_bad_config_is_reported(tmp_path, mutate, message):
 def test_pretrained_model_is_paired_with_its_own_index(tmp_path):
     """A local Hugging Face model brings its tokenizer; the DAG indexes the corpus with it."""
     from copyscope.lm import build_model
-    from copyscope.tokenize import Encoder
+    from copyscope.tokenize import from_spec
 
     path = tmp_path / "my-lm"
-    Encoder("t", {"kind": "bpe", "vocab_size": 300}, path).fit(["to be or not to be"] * 50)
+    from_spec({"kind": "bpe", "vocab_size": 300}).fit(["to be or not to be"] * 50, path)
     build_model(
         {"kind": "gpt2", "n_layer": 1, "n_embd": 16, "n_head": 2, "n_ctx": 64}, 300, 0
     ).save_pretrained(path)

@@ -1,6 +1,8 @@
 """Analysis stage: everything measured on one (model, decoding) sample file.
 
-For the samples of one setting (or the human baseline) this writes, per text and token:
+For the samples of one setting (or the human baseline) this writes, per text and token, one
+file each (the caller names every path, see :func:`analyze_setting`; the workflow keeps them
+under ``analysis/<model>/<decoding>/``):
 
 * ``tokens.parquet`` — Rusty-DAWG units (the model's tokens): L_t and C_t of every generated
   token against the training index (the prompt is never queried);
@@ -13,14 +15,17 @@ For the samples of one setting (or the human baseline) this writes, per text and
 * ``planted.csv`` — for every planted passage (``corpus.inject.duplicates``), the longest copy
   of it in any generation.
 
-The metrics themselves live in :mod:`copyscope.novelty`, :mod:`copyscope.raven` and
-:mod:`copyscope.lm`; this module only wires them to the files.
+Per model (not per setting), :func:`completion_loss_file` writes the per-token loss of a model on
+the human continuations, joined to their L_t. The tables across settings are built by
+:mod:`copyscope.report`. The metrics themselves live in :mod:`copyscope.novelty`,
+:mod:`copyscope.raven` and :mod:`copyscope.lm`; this module only wires them to the files.
 """
 
 from __future__ import annotations
 
 import logging
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
@@ -203,36 +208,67 @@ def check_pairing(index: Index, tokenizer, tokenizer_dir) -> None:
         )
 
 
+INPUTS = {
+    "samples": "sample file of the setting (.jsonl, see copyscope.sample)",
+    "tokenizer": "the model's tokenizer directory",
+    "index": "index directory in the model's tokens",
+    "word_tokenizer": "Moses word tokenizer directory",
+    "word_index": "index directory in Moses words",
+    "evaluator": "the evaluator model's directory",
+    "manifest": "corpus manifest.json (its 'injected' list holds the planted passages)",
+}
+"""What :func:`analyze_setting` reads: name → what the path is."""
+
+OUTPUTS = {
+    "tokens": "per-token L_t and C_t of the generations (model tokens), .parquet",
+    "words": "per-word RAVEN scores (Moses words), .parquet",
+    "quality": "per-text evaluator NLL, .csv",
+    "supercopies": "copied training passages of at least supercopy_min words, .csv",
+    "planted": "longest copy of every planted passage, .csv",
+}
+"""What :func:`analyze_setting` writes: name → what the file holds (module docstring)."""
+
+
+def _require(given: Mapping, names, what: str) -> None:
+    from ..errors import InputError
+
+    missing = sorted(set(names) - set(given))
+    if missing:
+        raise InputError(what, f"a path for each of {missing}")
+
+
 def analyze_setting(
-    samples_path,
-    out_dir,
+    inputs: Mapping[str, str | Path],
+    out: Mapping[str, str | Path],
     *,
-    index_dir,
-    words_dir,
-    word_index_dir,
-    model_tokenizer_dir,
-    evaluator_dir,
     evaluator_same_tokenizer: bool,
-    planted: list[dict],
     supercopy_min: int,
     planted_min_copy: int,
     batch_size: int = 20,
     device: str = "cpu",
 ) -> None:
-    """Run every per-setting analysis on one sample file; see the module docstring."""
+    """Read ``inputs[name]`` for each name of :data:`INPUTS`, run every per-setting analysis on
+    the samples and write ``out[name]`` for each name of :data:`OUTPUTS`.
+
+    One job per setting on purpose: the steps share the samples, the model tokenizer and the
+    Moses index, and splitting the evaluator step into its own job would add one Python/torch
+    start-up (2-4 s on 2 cores) per setting, over the default run's 41 settings, for no gain.
+    """
     import time
 
+    from ..io import read_json
     from ..lm import load_model
-    from ..tokenize import Encoder, load_hf_tokenizer
+    from ..tokenize import load, load_hf_tokenizer
 
+    _require(inputs, INPUTS, "analyze_setting(inputs=…)")
+    _require(out, OUTPUTS, "analyze_setting(out=…)")
     t0 = time.perf_counter()
 
     def done(what):
         log.info("%s done (%.1f s)", what, time.perf_counter() - t0)
 
-    out_dir = Path(out_dir)
-    samples = load_samples(samples_path)
-    tok = load_hf_tokenizer(model_tokenizer_dir)
+    samples = load_samples(inputs["samples"])
+    tok = load_hf_tokenizer(inputs["tokenizer"])
 
     def decode(ids):
         return tok.decode([int(i) for i in ids])
@@ -240,22 +276,23 @@ def analyze_setting(
     def encode(text):
         return tok.encode(text, add_special_tokens=False)
 
-    index = Index(index_dir)
-    check_pairing(index, tok, model_tokenizer_dir)
-    _write_parquet(out_dir / "tokens.parquet", token_matches(samples, index))
+    index = Index(inputs["index"])
+    check_pairing(index, tok, inputs["tokenizer"])
+    _write_parquet(out["tokens"], token_matches(samples, index))
     done("token matches")
-    words = Encoder("words", {"kind": "moses"}, words_dir)
-    word_index = Index(word_index_dir)
+    words = load("moses", inputs["word_tokenizer"])
+    word_index = Index(inputs["word_index"])
     wframe, word_gens, train_len = word_scores(samples, words, word_index, decode)
-    _write_parquet(out_dir / "words.parquet", wframe)
+    _write_parquet(out["words"], wframe)
     done("word scores")
     sc = supercopies(word_index, word_gens, train_len, min_len=supercopy_min)
-    write_csv(out_dir / "supercopies.csv", sc)
-    write_csv(out_dir / "planted.csv", planted_copies(samples, planted, encode, planted_min_copy))
+    write_csv(out["supercopies"], sc)
+    planted = read_json(inputs["manifest"])["injected"]
+    write_csv(out["planted"], planted_copies(samples, planted, encode, planted_min_copy))
     done("supercopies and planted passages")
-    evaluator, eval_tok = load_model(evaluator_dir, device)
+    evaluator, eval_tok = load_model(inputs["evaluator"], device)
     q = quality(samples, evaluator, eval_tok, evaluator_same_tokenizer, batch_size, device)
-    write_csv(out_dir / "quality.csv", q)
+    write_csv(out["quality"], q)
     done("evaluator perplexity")
 
 
@@ -278,3 +315,22 @@ def completion_losses(
     )
     out["loss"] = -np.concatenate(lps)
     return out
+
+
+def completion_loss_file(model_dir, samples_path, tokens_path, prompt_length: int, device, out):
+    """:func:`completion_losses` of the model in ``model_dir`` on the human continuations
+    (``samples_path``) and their L_t (``tokens_path``, a ``tokens.parquet``), written to ``out``.
+    """
+    from ..lm import load_model
+
+    model, tok = load_model(model_dir, device)
+    frame = completion_losses(
+        model,
+        tok.eos_token_id,
+        load_samples(samples_path),
+        pd.read_parquet(tokens_path),
+        prompt_length,
+        str(next(model.parameters()).device),
+    )
+    _write_parquet(out, frame)
+    return frame

@@ -1,40 +1,73 @@
-"""``copyscope analyze``: every per-setting analysis of one sample file."""
+"""``copyscope analyze``: the per-setting analyses and the per-model completion loss."""
 
 from __future__ import annotations
 
-from ..clikit import add_device
+import logging
+
+from ..clikit import add_command, add_device, add_group
+
+log = logging.getLogger(__name__)
 
 
-def cmd_analyze(a):
-    from ..io import read_json
-    from . import analyze_setting
+def _flag(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
+def cmd_setting(a) -> None:
+    from . import INPUTS, OUTPUTS, analyze_setting
 
     analyze_setting(
-        a.samples, a.out_dir, index_dir=a.index, words_dir=a.words, word_index_dir=a.word_index,
-        model_tokenizer_dir=a.model_tokenizer, evaluator_dir=a.evaluator,
-        evaluator_same_tokenizer=a.same_tokenizer, planted=read_json(a.manifest)["injected"],
-        supercopy_min=a.supercopy_min, planted_min_copy=a.planted_min, device=a.device,
-    )  # fmt: skip
+        {name: getattr(a, name) for name in INPUTS},
+        {name: getattr(a, f"out_{name}") for name in OUTPUTS},
+        evaluator_same_tokenizer=a.same_tokenizer,
+        supercopy_min=a.supercopy_min,
+        planted_min_copy=a.planted_min,
+        device=a.device,
+    )
+    log.info("%s: analysed", a.samples)
+
+
+def cmd_completion_loss(a) -> None:
+    from . import completion_loss_file
+
+    frame = completion_loss_file(a.model, a.samples, a.tokens, a.prompt_length, a.device, a.out)
+    log.info("%s: completion loss of %d tokens", a.model, len(frame))
 
 
 def register(sub) -> None:
-    text = "all per-setting analyses of one sample file"
-    f = sub.add_parser("analyze", help=text, description=text)
-    f.set_defaults(func=cmd_analyze)
-    for flag, help_text in (
-        ("--samples", "samples of one setting (.jsonl)"),
-        ("--index", "index directory in the model's tokenizer"),
-        ("--words", "Moses word tokenizer directory"),
-        ("--word-index", "index directory of the word tokens"),
-        ("--model-tokenizer", "tokenizer directory of the model"),
-        ("--evaluator", "model directory of the evaluator"),
-        ("--manifest", "corpus manifest (.json, planted duplicates)"),
-        ("--out-dir", "folder for the analysis tables"),
-    ):
-        f.add_argument(flag, required=True, help=help_text)
+    """Add the ``analyze`` group: ``setting`` and ``completion-loss``."""
+    from . import INPUTS, OUTPUTS
+
+    group = add_group(sub, "analyze", "per-setting analyses of the samples")
+    f = add_command(group, "setting", cmd_setting, "every analysis of one sample file")
+    for name, what in INPUTS.items():
+        f.add_argument(_flag(name), required=True, help=what)
+    for name, what in OUTPUTS.items():
+        f.add_argument(_flag(f"out_{name}"), required=True, help=what)
     f.add_argument(
-        "--same-tokenizer", action="store_true", help="the evaluator shares the model's tokenizer"
+        "--same-tokenizer",
+        action="store_true",
+        help="the evaluator shares the model's tokenizer (score the sampled ids directly)",
     )
-    f.add_argument("--supercopy-min", type=int, default=100, help="shortest supercopy, in words")
-    f.add_argument("--planted-min", type=int, default=20, help="shortest planted-passage copy")
+    f.add_argument(
+        "--supercopy-min", type=int, default=100, help="shortest supercopy (Moses words)"
+    )
+    f.add_argument(
+        "--planted-min", type=int, default=20, help="shortest copy of a planted passage (tokens)"
+    )
     add_device(f)
+
+    f = add_command(
+        group,
+        "completion-loss",
+        cmd_completion_loss,
+        "per-token loss of a model on the human continuations",
+    )
+    f.add_argument("--model", required=True, help="model directory")
+    f.add_argument("--samples", required=True, help="human reference samples (.jsonl)")
+    f.add_argument("--tokens", required=True, help="their tokens.parquet (L_t per token)")
+    f.add_argument(
+        "--prompt-length", type=int, required=True, help="prompt length whose texts are scored"
+    )
+    add_device(f)
+    f.add_argument("--out", required=True, help="per-token losses (.parquet)")

@@ -22,7 +22,8 @@ score* mean(min(score, 5)); dup(n) = #{tokens with score ≥ n + 1} / Σ_gen max
 and novelty(n) = 1 − dup(n); *supercopying* = tokens with score ≥ 101 (a copied n-gram of ≥ 100
 words), reported as maximal training passages with their training counts.
 
-Differences from the authors' code (see ``methods.md`` §2):
+Differences from RAVEN's public code (the authors' repository, github.com/tommccoy1/raven)
+and paper (McCoy et al. 2023, TACL):
 
 * with an empty prompt the first generated token gets context score 1 here; RAVEN's code gives
   it 2 (a duplicated unigram with nothing before it) — a bug copyscope does not copy;

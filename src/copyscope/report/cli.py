@@ -1,30 +1,105 @@
-"""``copyscope report …``: summary tables and figures; runtime table."""
+"""``copyscope report``: one command per analysis of :data:`copyscope.report.ANALYSES`, plus
+``summary`` (summary.md from the tables) and ``runtime`` (from the benchmark files).
+
+An analysis command is built from its module's ``INPUTS``/``OUTPUTS``/``PARAMS`` (see
+:mod:`copyscope.report`): labelled repeatable input flags, one ``--out-<name>`` per output.
+"""
 
 from __future__ import annotations
 
+import logging
+
 from ..clikit import add_command, add_group, json_arg
 
-
-def cmd_summarize(a):
-    from . import summarize
-
-    summarize(a.params_json)
+log = logging.getLogger(__name__)
 
 
-def cmd_runtime(a):
-    from ..io import write_csv
-    from . import runtime_table
+def _flag(name: str) -> str:
+    return "--" + name.replace("_", "-")
 
-    write_csv(a.out, runtime_table(a.benchmarks))
+
+def _analysis_command(module):
+    """The command function of an analysis module: labelled inputs, outputs, params → run."""
+
+    def command(a) -> None:
+        inputs = {name: [tuple(v) for v in getattr(a, name)] for name in module.INPUTS}
+        out = {name: getattr(a, f"out_{name}") for name in module.OUTPUTS}
+        module.run(inputs, out, a.params_json if module.PARAMS else {})
+        log.info("%s: wrote %s", module.NAME, ", ".join(map(str, out.values())))
+
+    return command
+
+
+def cmd_summary(a) -> None:
+    from .summary import write_summary
+
+    write_summary(a.table, a.training_log, a.index_manifest, a.params_json, a.out)
+    log.info("wrote %s from %d tables", a.out, len(a.table))
+
+
+def cmd_runtime(a) -> None:
+    from .runtime import write_runtime
+
+    table = write_runtime(a.benchmarks, a.out)
+    log.info("wrote %s (%d rules)", a.out, len(table))
+
+
+def _add_analysis(group, module) -> None:
+    f = add_command(group, module.NAME, _analysis_command(module), module.HELP)
+    for name, (labels, what) in module.INPUTS.items():
+        f.add_argument(
+            _flag(name),
+            nargs=len(labels) + 1,
+            action="append",
+            default=[],
+            metavar=(*labels, "PATH"),
+            help=f"{what}; once per {' and '.join(labels).lower()}",
+        )
+    for name, what in module.OUTPUTS.items():
+        f.add_argument(_flag(f"out_{name}"), required=True, metavar="PATH", help=what)
+    if module.PARAMS:
+        f.add_argument("--params-json", type=json_arg, required=True, help=module.PARAMS)
 
 
 def register(sub) -> None:
-    g = add_group(sub, "report", "report stage: tables, figures, summary")
-    f = add_command(g, "summarize", cmd_summarize, "every summary table, figure and summary.md")
+    """Add the ``report`` group: the analyses, ``summary`` and ``runtime``."""
+    from . import analyses
+
+    group = add_group(sub, "report", "tables, figures and summary across settings")
+    for module in analyses():
+        _add_analysis(group, module)
+
+    f = add_command(group, "summary", cmd_summary, "summary.md from the analyses' tables")
     f.add_argument(
-        "--params-json", required=True, type=json_arg, help="the config and settings, as JSON"
+        "--table",
+        nargs=2,
+        action="append",
+        default=[],
+        metavar=("NAME", "PATH"),
+        help="a table (.csv) under the name the summary sections read, e.g. nnsl_samples",
     )
-    f.add_argument("--index", required=True, help="an index manifest the summary depends on")
-    f = add_command(g, "runtime", cmd_runtime, "runtime table from the benchmark files")
-    f.add_argument("--benchmarks", required=True, help="folder of the benchmark .tsv files")
-    f.add_argument("--out", required=True, help="runtime table to write (.csv)")
+    f.add_argument(
+        "--training-log",
+        nargs=2,
+        action="append",
+        default=[],
+        metavar=("MODEL", "PATH"),
+        help="training log (.csv) of a trained model; once per model",
+    )
+    f.add_argument(
+        "--index-manifest",
+        required=True,
+        metavar="PATH",
+        help="index.json of the models' tokenizer (the corpus size in the header)",
+    )
+    f.add_argument(
+        "--params-json",
+        type=json_arg,
+        required=True,
+        help="the config blocks sampling, analysis and models (tokenizer, evaluator)",
+    )
+    f.add_argument("--out", required=True, metavar="PATH", help="summary.md")
+
+    f = add_command(group, "runtime", cmd_runtime, "runtime and memory per rule")
+    f.add_argument("--benchmarks", required=True, metavar="DIR", help="benchmark folder")
+    f.add_argument("--out", required=True, metavar="PATH", help="runtime table (.csv)")

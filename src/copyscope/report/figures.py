@@ -1,4 +1,7 @@
-"""Figures of the model analyses (one consistent style, see :mod:`copyscope.plotting`)."""
+"""Figures of the model analyses (one consistent style, see :mod:`copyscope.plotting`).
+
+One function per figure: it takes the analysis' table(s) and the output path, and draws only
+what those tables hold (every number shown is in a table of the run)."""
 
 from __future__ import annotations
 
@@ -8,10 +11,6 @@ import pandas as pd
 from .. import plotting
 
 HUMAN = "human text"
-
-
-def _label(model: str, decoding: str) -> str:
-    return HUMAN if model == "human" else f"{model} ({decoding})" if decoding else model
 
 
 def _curve(ax, g: pd.DataFrame, label: str, **kw):

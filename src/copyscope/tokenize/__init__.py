@@ -51,7 +51,6 @@ __all__ = [
     "BPE",
     "EOT",
     "NEWLINE",
-    "Encoder",
     "HFTokenizer",
     "LocalHF",
     "MosesWords",
@@ -115,27 +114,3 @@ def read_split(npy, meta_json) -> tuple[np.ndarray, dict, list[np.ndarray]]:
         np.asarray(stream[a : b - 1]) for a, b in zip(starts.tolist(), ends.tolist(), strict=True)
     ]
     return stream, meta, docs
-
-
-class Encoder:
-    """Compatibility entry point for callers written before the registry (``analyze``): the
-    tokenizer of config entry ``name`` (block ``spec``) stored in ``directory``.
-    ``fit(texts)`` writes it there; every other attribute is the loaded :class:`Tokenizer`'s."""
-
-    def __init__(self, name: str, spec: dict, directory):
-        self.name = name
-        self.spec = dict(spec)
-        self.directory = Path(directory)
-        self.kind = str(self.spec.get("kind", ""))
-        kind_class(self.kind, f"tokenizers.{name}.kind")  # an unknown kind fails here
-        self._loaded: Tokenizer | None = None
-
-    def fit(self, texts) -> None:
-        self._loaded = from_spec(self.spec, self.name).fit(texts, self.directory)
-
-    def __getattr__(self, attr):
-        if attr.startswith("_"):
-            raise AttributeError(attr)
-        if self._loaded is None:
-            self._loaded = load(self.kind, self.directory)
-        return getattr(self._loaded, attr)

@@ -1,0 +1,226 @@
+"""The report stage: summary registry, labelled inputs, one command per analysis."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from copyscope.cli import main
+from copyscope.errors import InputError
+from copyscope.report import ANALYSES, analyses
+from copyscope.report import rusty_dawg as rd
+from copyscope.report.summary import markdown, sections, write_summary
+
+PARAMS = {
+    "sampling": {"prompts": 8, "prompt_length": 8, "new_tokens": 24},
+    "models": {"tokenizer": "bpe", "evaluator": "gpt2"},
+    "analysis": {"supercopy_min": 6, "planted_min_copy": 4},
+}
+
+
+def synthetic_tables() -> dict[str, pd.DataFrame]:
+    """Small tables with the columns the summary sections read (values chosen by hand)."""
+    nnsl = pd.DataFrame(
+        {
+            "model": ["human", "gpt2", "gpt2", "gpt2", "lstm"],
+            "decoding": ["reference", "pure", "greedy", "pure", "pure"],
+            "prompt_length": [8, 8, 8, 16, 8],
+            "mean_nnsl": [2.5, 3.25, 7.125, 3.0, 2.0],
+            "ci_low": [2.25, 3.0, 6.5, 2.5, 1.75],
+            "ci_high": [2.75, 3.5, 7.75, 3.5, np.nan],
+        }
+    )
+    rows = []
+    for m, d, p, base in [
+        ("human", "reference", 8, 0.5),
+        ("gpt2", "pure", 8, 0.25),
+        ("gpt2", "greedy", 8, 0.125),
+        ("gpt2", "pure", 16, 0.75),
+        ("lstm", "pure", 8, 0.375),
+    ]:
+        for n in (1, 2, 4, 8):
+            rows.append(
+                {"model": m, "decoding": d, "prompt_length": p, "n": n, "novelty": base * n / 4}
+            )
+    curves = pd.DataFrame(rows)
+    curves["novelty"] = curves["novelty"].clip(upper=1.0)
+    curves.loc[(curves["model"] == "lstm") & (curves["n"] == 8), "novelty"] = np.nan
+    raven = pd.DataFrame(
+        {
+            "model": ["human", "human", "gpt2", "gpt2", "gpt2"],
+            "decoding": ["reference", "reference", "pure", "pure", "greedy"],
+            "source": ["union", "train", "union", "train", "union"],
+            "truncated_score": [2.0, 1.5, 2.25, 1.75, 4.5],
+            "novelty_1": [0.0625, 0.125, 0.03125, 0.5, 0.0],
+            "novelty_4": [0.875, 0.9, 0.8125, 0.9, 0.1],
+            "perplexity": [123.456, 123.456, 98.7654, 98.7654, 3.21],
+        }
+    )
+    supercopies = pd.DataFrame(
+        {"model": ["gpt2"] * 3, "decoding": ["greedy"] * 3, "text": [0, 1, 1], "length": [7, 9, 6]}
+    )
+    planted = pd.DataFrame(
+        {
+            "model": ["gpt2"] * 4,
+            "decoding": ["pure"] * 4,
+            "id": ["a", "b", "c", "d"],
+            "copies": [1, 1, 6, 6],
+            "longest_copy": [0, 5, 12, 30],
+            "reproduced": [False, True, True, True],
+        }
+    )
+    training = pd.DataFrame(
+        {
+            "step": [10, 20, 30, 10, 20],
+            "tokens": [100, 200, 300, 100, 200],
+            "valid_loss": [5.0, 4.5, 4.25, 6.0, 5.5],
+            "model": ["gpt2", "gpt2", "gpt2", "lstm", "lstm"],
+        }
+    )
+    return {
+        "nnsl_samples": nnsl,
+        "novelty_samples": curves,
+        "raven_summary": raven,
+        "supercopies": supercopies,
+        "planted": planted,
+        "training": training,
+    }
+
+
+# summary.md of synthetic_tables() as the pre-registry summary code wrote it (commit 3e79588)
+EXPECTED = """\
+# copyscope summary
+
+Training corpus: 123,456 tokens (bpe); 8 prompts of 8 tokens, 24 new tokens per sample.
+
+## n-gram novelty (Merrill et al.), pure sampling vs. human text
+
+| model | mean L_t | novelty(4) | novelty(8) |
+|---|---|---|---|
+| human | 2.5 [2.25, 2.75] | 0.5 | 1 |
+| gpt2 | 3.25 [3, 3.5] | 0.25 | 0.5 |
+| lstm | 2 [1.75, n/a] | 0.375 | n/a |
+
+Decoding (gpt2): mean L_t ranges from 3.25 (pure) to 7.12 (greedy).
+
+## RAVEN (McCoy et al.), Moses words, training ∪ context
+
+| model | decoding | truncated score | novelty(1) | novelty(4) | perplexity |
+|---|---|---|---|---|---|
+| human | reference | 2 | 0.0625 | 0.875 | 123 |
+| gpt2 | pure | 2.25 | 0.0312 | 0.812 | 98.8 |
+
+Supercopies (≥ 6 words copied from training): 3 passages over all settings.
+
+## Planted duplicates (passages copied m more times into training)
+
+m = 1: 50% reproduced, mean longest copy 2.5 tokens; m = 6: 1e+02% reproduced, mean longest \
+copy 21 tokens (a copy counts from 4 tokens; all models and decodings pooled).
+
+## Models
+
+lstm: validation loss 5.5 nats/token; gpt2: validation loss 4.25 nats/token.
+"""
+
+
+def test_registry_sections_reproduce_the_summary():
+    assert list(sections()) == ["novelty", "raven", "supercopies", "planted", "training"]
+    assert markdown(synthetic_tables(), 123456, PARAMS) == EXPECTED
+
+
+def test_sections_without_planted_passages_or_trained_models_are_left_out():
+    tables = synthetic_tables()
+    tables["planted"] = tables["planted"].iloc[:0]
+    tables["training"] = pd.DataFrame()
+    text = markdown(tables, 10, PARAMS)
+    assert text == EXPECTED[: EXPECTED.index("\n## Planted")].replace("123,456", "10")
+
+
+def test_summary_reads_only_its_tables_through_the_command(tmp_path):
+    tables = synthetic_tables()
+    args = []
+    for name, frame in tables.items():
+        path = tmp_path / f"{name}.csv"
+        if name == "training":  # one log per model, labelled on the command line
+            for model, g in frame.groupby("model", sort=False):
+                g.drop(columns="model").to_csv(tmp_path / f"{model}.csv", index=False)
+                args += ["--training-log", model, str(tmp_path / f"{model}.csv")]
+        else:
+            frame.to_csv(path, index=False)
+            args += ["--table", name, str(path)]
+    (tmp_path / "index.json").write_text('{"n_tokens": 123456}')
+    out = tmp_path / "summary.md"
+    params = '{"sampling": {"prompts": 8, "prompt_length": 8, "new_tokens": 24}, '
+    params += '"models": {"tokenizer": "bpe", "evaluator": "gpt2"}, '
+    params += '"analysis": {"supercopy_min": 6, "planted_min_copy": 4}}'
+    argv = ["report", "summary", *args, "--index-manifest", str(tmp_path / "index.json")]
+    assert main([*argv, "--params-json", params, "--out", str(out)]) == 0
+    assert out.read_text() == EXPECTED
+
+
+def test_summary_names_a_missing_table(tmp_path):
+    path = tmp_path / "x.csv"
+    synthetic_tables()["planted"].to_csv(path, index=False)
+    (tmp_path / "index.json").write_text('{"n_tokens": 5}')
+    with pytest.raises(InputError, match="nnsl_samples"):
+        write_summary([("planted", path)], [], tmp_path / "index.json", PARAMS, tmp_path / "s.md")
+
+
+def test_every_analysis_module_declares_its_command():
+    assert [m.__name__.rsplit(".", 1)[1] for m in analyses()] == list(ANALYSES)
+    for m in analyses():
+        assert m.NAME and m.HELP and m.INPUTS and m.OUTPUTS and callable(m.run)
+        for labels, what in m.INPUTS.values():
+            assert labels and what
+        assert hasattr(m, "summary_section") == hasattr(m, "SUMMARY_TABLES")
+
+
+def test_labelled_inputs_keep_their_order_and_labels(tmp_path):
+    """``report supercopies`` concatenates per-setting tables in command-line order."""
+    argv = ["report", "supercopies"]
+    for model, decoding, n in (("human", "reference", 1), ("gpt2", "pure", 2), ("gpt2", "beam", 0)):
+        path = tmp_path / f"{model}_{decoding}.csv"
+        pd.DataFrame({"text": range(n), "length": [7] * n}).to_csv(path, index=False)
+        argv += ["--supercopies", model, decoding, str(path)]
+    out = tmp_path / "supercopies.csv"
+    assert main([*argv, "--out-table", str(out)]) == 0
+    table = pd.read_csv(out)
+    assert list(table.columns) == ["model", "decoding", "text", "length"]
+    assert table[["model", "decoding"]].values.tolist() == [
+        ["human", "reference"],
+        ["gpt2", "pure"],
+        ["gpt2", "pure"],
+    ]
+
+
+def test_novelty_tables_label_each_setting_and_prompt_length():
+    tokens = pd.DataFrame(
+        {"text": [0, 0, 0, 1, 1, 2], "prompt_length": [0, 0, 0, 0, 0, 4], "L": [1, 2, 0, 1, 1, 3]}
+    )
+    novelty = {
+        "n_max": 3,
+        "bootstrap": 10,
+        "seed": 0,
+        "lower_bound": {"p": 0.9, "bits_per_token": 1.8},
+    }
+    decodings = {"pure": {"kind": "sample", "temperature": 1.0}, "greedy": {"kind": "greedy"}}
+    curves, nnsl = rd.build(
+        [("human", "reference", tokens), ("m", "greedy", tokens)],
+        {"human": 10, "m": 20},
+        novelty,
+        decodings,
+    )
+    assert nnsl[["model", "decoding", "family", "prompt_length"]].values.tolist() == [
+        ["human", "reference", "human", 0],
+        ["human", "reference", "human", 4],
+        ["m", "greedy", "greedy", 0],
+        ["m", "greedy", "greedy", 4],
+    ]
+    # mean L_t over the tokens of the prompt-length-0 texts: (1 + 2 + 0 + 1 + 1) / 5
+    assert nnsl["mean_nnsl"].iloc[0] == pytest.approx(1.0)
+    assert nnsl["corpus_tokens"].tolist() == [10, 10, 20, 20]
+    # novelty(1) at prompt length 0: one of five tokens has L_t < 1
+    first = curves[(curves["model"] == "human") & (curves["prompt_length"] == 0)]
+    assert first.set_index("n")["novelty"][1] == pytest.approx(0.2)
+    assert len(curves) == 4 * novelty["n_max"]
