@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import logging
+import re
 
 import numpy as np
 import pandas as pd
@@ -222,12 +223,13 @@ RUNS = {
 
 
 @pytest.mark.parametrize("kind", ["gpt2", "lstm"])
-def test_training_deterministic_and_learns(kind, tok_dir, tmp_path):
+def test_training_deterministic_and_learns(kind, tok_dir, tmp_path, caplog):
     train_docs, valid_docs = toy_corpus()
     arch, train = RUNS[kind]
     spec = dict(SPECS[kind], dropout=0.0, **arch, train=dict(TRAIN, **train))
     steps = spec["train"]["tokens"] // (8 * N_CTX)
     runs = []
+    caplog.set_level(logging.INFO, logger="copyscope.lm.train")
     for i in range(2):
         summary = train_model(
             spec,
@@ -245,6 +247,16 @@ def test_training_deterministic_and_learns(kind, tok_dir, tmp_path):
     assert list(log0.columns) == ["step", "tokens", "train_loss", "valid_loss", "lr", "seconds"]
     assert log0["step"].tolist() == list(range(10, steps + 1, 10))
     assert log0["tokens"].tolist() == [s * 8 * N_CTX for s in log0["step"]]
+    # every evaluation is also logged as it happens (the resume test waits for this line)
+    logged = [
+        re.fullmatch(r"models\.tiny: step (\d+)/(\d+), train_loss \S+, valid_loss \S+, lr \S+", m)
+        for m in (r.getMessage() for r in caplog.records)
+        if ": step " in m
+    ]
+    assert all(logged) and len(logged) == 2 * len(log0)
+    assert [(int(m[1]), int(m[2])) for m in logged[: len(log0)]] == [
+        (s, steps) for s in log0["step"]
+    ]
     pd.testing.assert_frame_equal(log0.drop(columns="seconds"), log1.drop(columns="seconds"))
     assert s0["final_valid_loss"] == s1["final_valid_loss"]
     assert s0["steps"] == steps and s0["params"] > 0 and s0["tokens_per_s"] > 0
