@@ -22,16 +22,17 @@ def _tables(results):
 
 
 # one line per evaluation, logged by copyscope.lm.train while a model trains
-TRAINING_STEP = re.compile(r"models\.(?P<model>\S+): step (?P<done>\d+)/(?P<steps>\d+), ")
+TRAINING_STEP = re.compile(r": step (?P<done>\d+)/(?P<steps>\d+), train_loss ")
 
 
 def _first_training_step(logs, proc, deadline):
-    """(model, step, steps) of the first evaluation logged under ``logs`` while ``proc`` runs."""
+    """(model, step, steps) of the first evaluation logged while ``proc`` runs, read from the
+    training logs ``logs/<model>.log``."""
     while time.time() < deadline and proc.poll() is None:
         for log in sorted(logs.glob("*.log")) if logs.exists() else []:
             m = TRAINING_STEP.search(log.read_text(errors="replace"))
             if m:
-                return m["model"], int(m["done"]), int(m["steps"])
+                return log.stem, int(m["done"]), int(m["steps"])
         time.sleep(0.05)
     return None
 
@@ -61,6 +62,7 @@ def test_sigkill_during_training_then_resume_is_deterministic(tiny_run, tmp_path
         proc.wait()
     assert first is not None, "no training step was logged"
     model, done, steps = first
+    assert model in yaml.safe_load((ROOT / "config/tiny.yaml").read_text())["models"]["zoo"]
     assert running and done < steps, "training had finished before the kill"
     # cut off mid-training: that model was never saved, the run never reached the report
     assert not (out / "models" / model).exists()
