@@ -69,9 +69,11 @@ def pretrained_config(tmp_path, model_dir) -> dict:
     cfg["tokenizers"]["mine"] = {"kind": f"hf:{model_dir}"}
     cfg["novelty"]["tokenizers"] = ["bpe"]
     models = cfg["models"]
-    models["train"]["tokens"] = 5120  # 10 steps: the evaluator only needs to exist
+    models["train"]["tokens"] = 6144  # 3 steps: the evaluator only needs to exist
     models["zoo"] = {
-        "gpt2-a": models["zoo"]["gpt2-a"],
+        # the evaluator scores the generations re-tokenized into bpe: a random model's 24
+        # byte-level tokens can take more than 64 bpe tokens, so a longer context
+        "gpt2-a": dict(models["zoo"]["gpt2-a"], n_ctx=256),
         "mine": {"kind": "pretrained", "path": str(model_dir), "tokenizer": "mine"},
     }
     models["evaluator"] = "gpt2-a"
