@@ -78,7 +78,8 @@ def pretrained_config(tmp_path, model_dir) -> dict:
     }
     models["evaluator"] = "gpt2-a"
     s = cfg["sampling"]
-    s["decodings"] = {k: s["decodings"][k] for k in ("pure", "greedy")}
+    # the report's decoding figure needs a family besides pure and greedy (here top-k)
+    s["decodings"] = {k: s["decodings"][k] for k in ("pure", "greedy", "top_k_10")}
     s["prompt_lengths"] = [0, 8]
     s["prompt_length_decodings"] = ["greedy"]
     s["prompt_length_models"] = ["mine"]
