@@ -138,12 +138,7 @@ def local_run(cluster, request, tmp_path_factory) -> Path:
         pass
     out = tmp_path_factory.mktemp("local") / "results"
     proc = _snakemake(
-        "--cores",
-        "2",
-        "--configfile",
-        "config/tiny.yaml",
-        "--config",
-        f"results={out}",
+        "--cores", "2", "--configfile", "config/tiny.yaml", "--config", f"results={out}",
         timeout=900,
     )
     assert proc.returncode == 0, "local run failed\n" + _tail(proc)
@@ -154,12 +149,8 @@ def test_tiny_pipeline_on_slurm_matches_local_run(cluster, local_run, tmp_path):
     """config/tiny.yaml through SLURM gives the very same tables as a local run."""
     local, slurm = local_run, tmp_path / "slurm"
     proc = _slurm_snakemake(
-        "--configfile",
-        "config/tiny.yaml",
-        "--config",
-        f"results={slurm}",
-        logdir=tmp_path / "slurm-logs",
-        timeout=1500,
+        "--configfile", "config/tiny.yaml", "--config", f"results={slurm}",
+        logdir=tmp_path / "slurm-logs", timeout=1500,
     )
     assert proc.returncode == 0, "run through SLURM failed\n" + _tail(proc)
     log = proc.stdout + proc.stderr
