@@ -63,7 +63,7 @@ def rng():
     return np.random.default_rng(12345)
 
 
-def snakemake(*args, timeout=600):
+def snakemake(*args, timeout=1800):
     env = dict(os.environ)
     env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
     return subprocess.run(

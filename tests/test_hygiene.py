@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+import argparse
+import ast
+import contextlib
+import io
+import itertools
 import re
+import shlex
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -23,11 +29,117 @@ def test_every_rule_has_log_and_benchmark():
         assert "\n    benchmark:\n" in body, f"{smk}: rule {name} has no benchmark:"
 
 
-def test_rules_are_thin_and_call_the_package():
+# one copyscope command per rule: [ENV=value ...] python -m copyscope <argv> > {log} 2>&1
+SHELL_FORM = re.compile(
+    r"^(?P<env>(?:[A-Z][A-Z0-9_]*=\S+ )*)python -m copyscope (?P<argv>.+?) > \{log\} 2>&1$"
+)
+# placeholders a thin rule may use: its own files, params, wildcards, threads; ":q" quotes
+PLACEHOLDER = re.compile(r"^(?:(?:input|output|params|wildcards)(?:\.\w+)?|threads|log)(?::q)?$")
+
+
+def _directive(body: str, name: str) -> str | None:
+    """The source text of a rule directive (``shell:`` …): its line and the deeper-indented
+    continuation lines; None when the rule has no such directive."""
+    lines = body.splitlines()
+    for i, line in enumerate(lines):
+        m = re.match(rf"^    {name}:(.*)$", line)
+        if m:
+            parts = [m.group(1)]
+            for nxt in lines[i + 1 :]:
+                if nxt.strip() and not nxt.startswith(" " * 8):
+                    break
+                parts.append(nxt)
+            return "\n".join(parts)
+    return None
+
+
+def _shell_commands():
+    """(file, rule, command) for every rule with ``shell:``; the command is the Python string
+    the directive evaluates to (implicitly concatenated literals)."""
     for smk, name, body in _rules():
-        assert "\n    run:\n" not in body, f"{smk}: rule {name} holds logic in run:"
-        if "\n    shell:\n" in body:
-            assert "python -m copyscope" in body, f"{smk}: rule {name} runs something else"
+        src = _directive(body, "shell")
+        if src is not None:
+            yield smk, name, ast.literal_eval("(" + src.strip() + "\n)")
+
+
+def _argv_variants(argv_template: str) -> list[list[str]]:
+    """Command lines with every placeholder replaced by a dummy value.
+
+    A placeholder after a ``--flag`` is its value: ``1`` (a valid int, float, path and name).
+    ``{x:q}`` (a quoted JSON config block) becomes ``{}``.  A bare placeholder elsewhere is a
+    positional argument or an optional flag computed in ``params`` (``--same-tokenizer`` or
+    nothing): both ``1`` and the empty string are tried.
+    """
+    tokens = shlex.split(argv_template)
+    choices = []
+    for i, tok in enumerate(tokens):
+        bare = re.fullmatch(r"\{([^{}]+)\}", tok)
+        if bare and bare.group(1).endswith(":q"):
+            choices.append(["{}"])
+        elif bare and not (i > 0 and tokens[i - 1].startswith("--")):
+            choices.append(["1", ""])
+        else:
+            choices.append([re.sub(r"\{[^{}]+\}", "1", tok)])
+    return [[t for t in combo if t != ""] for combo in itertools.product(*choices)]
+
+
+def _strict(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """``parser`` and all its sub-parsers without prefix matching (``--out`` must not pass
+    for ``--out-dir``)."""
+    parser.allow_abbrev = False
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                _strict(sub)
+    return parser
+
+
+def _parses(argv: list[str]) -> str | None:
+    """None if the copyscope CLI accepts ``argv`` (flags spelt in full), else argparse's
+    message."""
+    from copyscope.cli import build_parser
+
+    err = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(err):
+            _strict(build_parser()).parse_args(argv)
+    except SystemExit:
+        return err.getvalue().strip().splitlines()[-1] if err.getvalue() else "SystemExit"
+    return None
+
+
+def test_rules_are_thin_and_run_one_copyscope_command():
+    commands = list(_shell_commands())
+    assert len(commands) >= 15
+    with_output = {(smk, name) for smk, name, body in _rules() if "\n    output:" in body}
+    assert with_output <= {(smk, name) for smk, name, _ in commands}, "output without shell:"
+    for smk, name, body in _rules():
+        for directive in ("run", "script", "notebook", "wrapper"):
+            assert _directive(body, directive) is None, f"{smk}: rule {name} uses {directive}:"
+    for smk, name, cmd in commands:
+        where = f"{smk}: rule {name}: {cmd!r}"
+        m = SHELL_FORM.match(cmd)
+        assert m, f"{where} is not '[ENV=…] python -m copyscope … > {{log}} 2>&1'"
+        for field in re.findall(r"\{([^{}]*)\}", cmd):
+            assert PLACEHOLDER.match(field), f"{where}: placeholder {{{field}}}"
+        assert not re.search(r"[;|&<>`$]", m.group("argv")), f"{where}: shell logic"
+        problems = [_parses(argv) for argv in _argv_variants(m.group("argv"))]
+        assert None in problems, f"{where}: the CLI rejects it: {problems[0]}"
+
+
+def test_rule_check_catches_a_flag_the_cli_does_not_accept():
+    """The parse check is not vacuous: in every rule's command, a misspelt or shortened flag
+    and an unknown command are rejected."""
+    for smk, name, cmd in _shell_commands():
+        argv = SHELL_FORM.match(cmd).group("argv")
+        flag = re.search(r"(?<= )--[\w-]+", argv)
+        if flag:
+            for wrong in (flag.group() + "x", flag.group()[:-1]):
+                bad = argv.replace(flag.group(), wrong, 1)
+                assert all(_parses(a) for a in _argv_variants(bad)), f"{smk}: {name}: {bad}"
+        words = argv.split()
+        bad = " ".join([words[0], words[1] + "x", *words[2:]])
+        assert all(_parses(a) for a in _argv_variants(bad)), f"{smk}: {name}: {bad}"
 
 
 def test_report_captions_exist():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import logging
+import re
 
 import numpy as np
 import pandas as pd
@@ -101,8 +102,6 @@ def test_save_reload_identical_logits(kind, tok_dir, tmp_path):
     x = torch.randint(0, VOCAB, (3, 20), generator=torch.Generator().manual_seed(1))
     with torch.no_grad():
         assert torch.equal(model(input_ids=x).logits, loaded(input_ids=x).logits)
-    if not torch.cuda.is_available():  # a GPU requested without one: the CPU, not an error
-        assert next(load_model(out, device="cuda")[0].parameters()).device.type == "cpu"
     if kind == "lstm":
         assert isinstance(loaded, LSTMForCausalLM)
         assert loaded.lm_head.weight is loaded.get_input_embeddings().weight
@@ -167,17 +166,58 @@ def test_load_model_errors(tmp_path, tok_dir):
         load_model(tmp_path / "noweights")
 
 
-def test_resolve_device(caplog, monkeypatch):
+def test_resolve_device_fixed_choices():
     assert resolve_device("cpu") == torch.device("cpu")
-    assert resolve_device("auto").type in ("cpu", "cuda")
-    with pytest.raises(ConfigError, match="device"):
-        resolve_device("tpu")
-    # the fallback is what a machine without a GPU sees (also exercised on one with a GPU)
+    assert resolve_device(torch.device("cpu")) == torch.device("cpu")
+    for bad in ("tpu", "mps", 3):
+        with pytest.raises(ConfigError, match="device"):
+            resolve_device(bad)
+
+
+def test_resolve_device_without_gpu_falls_back_with_warning(caplog, monkeypatch):
+    """What a machine without CUDA sees (simulated on a GPU host too)."""
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
-    assert resolve_device("auto") == torch.device("cpu")
     with caplog.at_level(logging.WARNING, logger="copyscope.lm.models"):
-        assert resolve_device("cuda") == torch.device("cpu")
-    assert any("CUDA is not available" in r.getMessage() for r in caplog.records)
+        assert resolve_device("auto") == torch.device("cpu")
+        assert not caplog.records  # auto never warns
+        for requested in ("cuda", "cuda:1", torch.device("cuda:0")):
+            assert resolve_device(requested) == torch.device("cpu")
+    warnings = [r.getMessage() for r in caplog.records]
+    assert len(warnings) == 3
+    assert all("CUDA is not available" in w and "CPU" in w for w in warnings)
+
+
+def test_resolve_device_with_gpu_uses_it(caplog, monkeypatch):
+    """What a machine with CUDA sees (simulated on a CPU-only host too): no fallback."""
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    with caplog.at_level(logging.WARNING, logger="copyscope.lm.models"):
+        assert resolve_device("auto") == torch.device("cuda")
+        assert resolve_device("cuda") == torch.device("cuda")
+        assert resolve_device("cuda:1") == torch.device("cuda:1")
+        assert resolve_device("cpu") == torch.device("cpu")
+    assert not caplog.records
+
+
+def test_generate_on_requested_cuda_device(caplog, tok_dir, tmp_path):
+    """``device="cuda"`` end to end through load_model and generate on this machine: on a GPU
+    host the model runs on CUDA; without one, a warning and the CPU, with the CPU's output."""
+    tiny_model("gpt2").save_pretrained(str(tmp_path / "m"))
+    from transformers import AutoTokenizer
+
+    AutoTokenizer.from_pretrained(str(tok_dir)).save_pretrained(str(tmp_path / "m"))
+    prompts = [np.array([1, 2, 3]), np.array([4])]
+    with caplog.at_level(logging.WARNING, logger="copyscope.lm.models"):
+        model, _ = load_model(tmp_path / "m", device="cuda")
+        out = generate(model, prompts, GREEDY, max_new_tokens=5, eos_id=EOS, seed=0, device="cuda")
+    fallback = [r for r in caplog.records if "CUDA is not available" in r.getMessage()]
+    device = next(model.parameters()).device.type
+    if torch.cuda.is_available():
+        assert device == "cuda" and not fallback
+    else:
+        assert device == "cpu" and len(fallback) == 2  # load_model and generate each warn
+    on_cpu = generate(tiny_model("gpt2"), prompts, GREEDY, max_new_tokens=5, eos_id=EOS, seed=0)
+    for a, b in zip(out, on_cpu, strict=True):
+        np.testing.assert_array_equal(a["ids"], b["ids"])
 
 
 # --------------------------------------------------------------------------- training
@@ -206,12 +246,13 @@ RUNS = {
 
 
 @pytest.mark.parametrize("kind", ["gpt2", "lstm"])
-def test_training_deterministic_and_learns(kind, tok_dir, tmp_path):
+def test_training_deterministic_and_learns(kind, tok_dir, tmp_path, caplog):
     train_docs, valid_docs = toy_corpus()
     arch, train = RUNS[kind]
     spec = dict(SPECS[kind], dropout=0.0, **arch, train=dict(TRAIN, **train))
     steps = spec["train"]["tokens"] // (8 * N_CTX)
     runs = []
+    caplog.set_level(logging.INFO, logger="copyscope.lm.train")
     for i in range(2):
         summary = train_model(
             spec,
@@ -229,6 +270,16 @@ def test_training_deterministic_and_learns(kind, tok_dir, tmp_path):
     assert list(log0.columns) == ["step", "tokens", "train_loss", "valid_loss", "lr", "seconds"]
     assert log0["step"].tolist() == list(range(10, steps + 1, 10))
     assert log0["tokens"].tolist() == [s * 8 * N_CTX for s in log0["step"]]
+    # every evaluation is also logged as it happens (the resume test waits for this line)
+    logged = [
+        re.fullmatch(r"models\.tiny: step (\d+)/(\d+), train_loss \S+, valid_loss \S+, lr \S+", m)
+        for m in (r.getMessage() for r in caplog.records)
+        if ": step " in m
+    ]
+    assert all(logged) and len(logged) == 2 * len(log0)
+    assert [(int(m[1]), int(m[2])) for m in logged[: len(log0)]] == [
+        (s, steps) for s in log0["step"]
+    ]
     pd.testing.assert_frame_equal(log0.drop(columns="seconds"), log1.drop(columns="seconds"))
     assert s0["final_valid_loss"] == s1["final_valid_loss"]
     assert s0["steps"] == steps and s0["params"] > 0 and s0["tokens_per_s"] > 0

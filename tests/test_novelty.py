@@ -46,12 +46,27 @@ def test_pooling_is_over_token_occurrences():
     assert novel.sum(0).tolist() == [2, 1] and total.sum(0).tolist() == [8, 6]
 
 
-def test_lower_bound_formula():
-    n = np.array([1, 11, 20])
-    lb = lower_bound(n, corpus_size=10**6, p=0.9, bits_per_token=1.8)
-    expect = np.maximum(0, 1 - 1e6 * 2.0 ** (n * (np.log2(0.9) - 1.8)))
-    assert lb.tolist() == pytest.approx(expect.tolist())
-    assert lb[0] == 0 and 0 < lb[1] < 1 and lb[2] > 0.99
+def test_lower_bound_by_hand():
+    # LB(n) = max(0, 1 − |C| · 2^(n·(log2 p − ℓ))).
+    # |C| = 1000, p = 0.5, ℓ = 1: log2 0.5 − 1 = −2, so |C| · 2^(−2n) = 1000 / 4^n:
+    #   n = 1: 1 − 1000/4    = −249      → clipped to 0
+    #   n = 4: 1 − 1000/256  = −2.90625  → clipped to 0
+    #   n = 5: 1 − 1000/1024 = 24/1024   = 0.0234375
+    #   n = 6: 1 − 1000/4096 = 3096/4096 = 0.755859375
+    #   n = 10: 1 − 1000/1048576 = 1047576/1048576 = 0.99904632568359375
+    # (powers of two: every value is exact in floating point)
+    lb = lower_bound(np.array([1, 4, 5, 6, 10]), corpus_size=1000, p=0.5, bits_per_token=1.0)
+    assert lb.tolist() == [0.0, 0.0, 0.0234375, 0.755859375, 0.99904632568359375]
+    # |C| = 3, p = 1 (every token deterministic), ℓ = 2: 1 − 3/4^n → n = 1: 0.25, n = 2: 0.8125
+    assert lower_bound(np.array([1, 2]), corpus_size=3, p=1.0, bits_per_token=2.0).tolist() == [
+        0.25,
+        0.8125,
+    ]
+    # the paper's setting, |C| = 10^6, p = 0.9, ℓ = 1.8, n = 11:
+    #   log2 0.9 = −0.1520031; 11 · (−0.1520031 − 1.8) = −21.472034;
+    #   2^−21.472034 = 2^−21 · 2^−0.472034 = 4.768372e-7 · 0.720941 = 3.437745e-7;
+    #   LB = 1 − 10^6 · 3.437745e-7 = 1 − 0.3437745 = 0.6562255
+    assert lower_bound(np.array([11]), 10**6, 0.9, 1.8)[0] == pytest.approx(0.6562255, abs=1e-7)
 
 
 def test_bootstrap_brackets_point_and_is_seeded():

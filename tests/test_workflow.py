@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 
+import numpy as np
 import pandas as pd
 import pytest
 import yaml
@@ -26,68 +27,144 @@ FIGURES = [
 ]
 
 
-@pytest.mark.e2e
-def test_tiny_run_outputs(tiny_run):
-    out = tiny_run
-    for f in (
-        "figures/novelty_valid.png",
-        "figures/nnsl_hist_valid.png",
-        "tables/novelty_valid.csv",
-        "tables/nnsl_valid.csv",
-        "corpus/manifest.json",
-        "index/bpe/index.json",
-        "index/words/index.json",
-    ):
-        assert (out / f).stat().st_size > 0, f
-    curve = pd.read_csv(out / "tables/novelty_valid.csv")
-    assert set(curve["tokenizer"]) == {"bpe", "words"}
-    for _, g in curve.groupby("tokenizer"):
-        g = g.dropna(subset=["novelty"])
-        assert g["novelty"].between(0, 1).all()
-        assert g["novelty"].is_monotonic_increasing  # longer n-grams are never less novel
-        assert g["novelty"].iloc[-1] > 0.9  # held-out Shakespeare is novel at long n
-        assert (g["ci_low"] <= g["novelty"] + 1e-9).all() and (
-            g["novelty"] <= g["ci_high"] + 1e-9
-        ).all()
-    summary = pd.read_csv(out / "tables/nnsl_valid.csv")
-    assert (summary["mean_nnsl"] > 1).all() and (summary["mean_nnsl"] < 10).all()
-    # the model analyses: every figure and table of the models issue
-    for f in FIGURES:
-        assert (out / "figures" / f).stat().st_size > 10_000, f
-    for f in (
-        "novelty_samples.csv",
-        "nnsl_samples.csv",
-        "completion_loss.csv",
-        "raven_summary.csv",
-        "raven_novelty.csv",
-        "supercopies.csv",
-        "planted.csv",
-        "runtime.csv",
-    ):
-        assert (out / "tables" / f).exists(), f
+TINY = yaml.safe_load((ROOT / "config/tiny.yaml").read_text())
+
+
+def _brackets(frame: pd.DataFrame, value: str, low: str, high: str) -> bool:
+    """low ≤ value ≤ high on every row where the value is defined (float tolerance)."""
+    f = frame.dropna(subset=[value])
+    return bool(((f[low] <= f[value] + 1e-9) & (f[value] <= f[high] + 1e-9)).all())
+
+
+def _expected_settings(cfg: dict) -> set[tuple[str, str, int]]:
+    """(model, decoding, prompt length) of every sample set the config asks for: every model ×
+    decoding at the main prompt length, the prompt-length study's lengths for its decodings
+    and models (default: the evaluator), and the human reference at every length."""
+    s = cfg["sampling"]
+    study = s.get("prompt_length_models") or [cfg["models"]["evaluator"]]
+    out = {("human", "reference", n) for n in {s["prompt_length"], *s["prompt_lengths"]}}
+    for m in cfg["models"]["zoo"]:
+        for d in s["decodings"]:
+            lengths = {s["prompt_length"]}
+            if d in s["prompt_length_decodings"] and m in study:
+                lengths |= set(s["prompt_lengths"])
+            out |= {(m, d, n) for n in lengths}
+    return out
+
+
+def check_novelty_curves(curves: pd.DataFrame, by: list[str], texts=None, length=None) -> None:
+    """What the definition of novelty(n) guarantees for every curve in ``curves``.
+
+    novelty(n) = novel(n) / total(n) with novel(n) = #{t ≥ n−1: L_t < n}, total(n) =
+    #{t ≥ n−1}, pooled over texts. A position not novel at n + 1 (L_t ≥ n + 1) is not novel
+    at n, so the count of non-novel positions, total − novel, never increases with n.
+
+    The ratio itself is non-decreasing for texts of one length T: L_{t+1} ≤ L_t + 1, so each
+    run of non-novel positions at n starts with an L_t = n that is novel at n + 1, hence
+    N(n+1) ≤ N(n) − 1 ≤ N(n)·(T − n)/(T − n + 1) per text, with the same factor for every
+    text. Pooled over texts of different lengths it can decrease (a long copied text and a
+    short novel one), so it is asserted only when ``texts`` (per group, indexed by ``by``) all
+    have ``length`` tokens, which the totals must then show: total(n) = texts·(length − n + 1).
+    """
+    assert curves["novelty"].dropna().between(0, 1).all()
+    defined = curves["total"] > 0
+    assert curves["novelty"].isna().eq(~defined).all()
+    ratio = curves["novel"][defined] / curves["total"][defined]
+    assert (ratio - curves["novelty"][defined]).abs().max() < 1e-5
+    assert (curves["novel"] <= curves["total"]).all()
+    assert curves["lower_bound"].between(0, 1).all()
+    assert _brackets(curves, "novelty", "ci_low", "ci_high")
+    for key, g in curves.groupby(by):
+        g = g.sort_values("n")
+        assert g["n"].tolist() == list(range(1, len(g) + 1)), key
+        assert (g["total"] - g["novel"]).is_monotonic_decreasing, key
+        if texts is not None:
+            count = texts.loc[key]
+            assert (g["total"] == count * (length - g["n"] + 1).clip(lower=0)).all(), key
+            assert g["novelty"].dropna().is_monotonic_increasing, key
+
+
+def check_tables(out, cfg: dict) -> None:
+    """The contents of a finished run's tables, checked against the config ``cfg``."""
+    models, decodings = list(cfg["models"]["zoo"]), list(cfg["sampling"]["decodings"])
+    settings = _expected_settings(cfg)
+    key = ["model", "decoding", "prompt_length"]
+    new_tokens = cfg["sampling"]["new_tokens"]
+
     nnsl = pd.read_csv(out / "tables/nnsl_samples.csv")
-    cfg = yaml.safe_load((ROOT / "config/tiny.yaml").read_text())
-    models = set(cfg["models"]["zoo"])
-    assert set(nnsl["model"]) == models | {"human"}
-    grid = nnsl[nnsl["model"] != "human"]
-    assert len(grid.groupby(["model", "decoding"])) == len(models) * len(
-        cfg["sampling"]["decodings"]
-    )
-    beam = nnsl[(nnsl["decoding"] == "beam_2")]
-    assert set(beam["prompt_length"]) == {0, 8, 16}
+    assert set(nnsl[key].itertuples(index=False, name=None)) == settings
+    assert len(nnsl) == len(settings) and (nnsl["texts"] > 0).all()
+    # decoding never stops early: every text (human ones too) has new_tokens tokens
+    assert (nnsl["tokens"] == nnsl["texts"] * new_tokens).all()
+    assert (nnsl["mean_nnsl"] >= 0).all() and (nnsl["median_nnsl"] >= 0).all()
+
+    curves = pd.read_csv(out / "tables/novelty_samples.csv")
+    assert set(curves[key].itertuples(index=False, name=None)) == settings
+    assert (curves.groupby(key)["n"].max() == cfg["novelty"]["n_max"]).all()
+    check_novelty_curves(curves, key, nnsl.set_index(key)["texts"], new_tokens)
+    assert _brackets(nnsl, "mean_nnsl", "ci_low", "ci_high")
+
     raven = pd.read_csv(out / "tables/raven_summary.csv")
-    assert set(raven["source"]) == {"train", "context", "union"}
+    pairs = {("human", "reference")} | {(m, d) for m in models for d in decodings}
+    sources = {"train", "context", "union"}
+    got = set(raven[["model", "decoding", "source"]].itertuples(index=False, name=None))
+    assert got == {(m, d, s) for m, d in pairs for s in sources}
+    assert (raven["prompt_length"] == cfg["sampling"]["prompt_length"]).all()
+    assert raven["truncated_score"].between(1, 5).all()
+    assert _brackets(raven, "truncated_score", "truncated_ci_low", "truncated_ci_high")
+    for k in range(1, 11):
+        col = f"novelty_{k}"
+        assert raven[col].between(0, 1).all(), col
+        assert _brackets(raven, col, f"{col}_ci_low", f"{col}_ci_high"), col
     union = raven[raven["source"] == "union"].set_index(["model", "decoding"])
     train = raven[raven["source"] == "train"].set_index(["model", "decoding"])
     # the union of sources can only find more: never a lower duplication score
     assert (union["truncated_score"] >= train["truncated_score"] - 1e-12).all()
-    assert (raven["perplexity"] > 1).all()
+    assert np.isfinite(raven["perplexity"]).all() and (raven["perplexity"] > 1).all()
+
+    trained = [m for m, spec in cfg["models"]["zoo"].items() if spec["kind"] != "pretrained"]
+    for m in trained:
+        log = pd.read_csv(out / "tables/training" / f"{m}.csv")
+        assert len(log) > 0 and np.isfinite(log[["train_loss", "valid_loss"]]).all().all(), m
+
+    summary = (out / "summary.md").read_text()
+    for m in models:
+        assert f"| {m} |" in summary, m
+    assert "## RAVEN" in summary and "Planted duplicates" in summary
+
+
+@pytest.mark.e2e
+def test_tiny_run_tables(tiny_run):
+    """Table contents: every configured setting present, values in range, CIs bracketing the
+    estimates, novelty monotone where its definition makes it so."""
+    check_tables(tiny_run, TINY)
+    valid = pd.read_csv(tiny_run / "tables/novelty_valid.csv")
+    assert set(valid["tokenizer"]) == set(TINY["novelty"]["tokenizers"])
+    check_novelty_curves(valid, ["tokenizer"])
+    for _, g in valid.groupby("tokenizer"):
+        assert g.dropna(subset=["novelty"])["novelty"].iloc[-1] > 0.9  # held-out text is novel
+    summary = pd.read_csv(tiny_run / "tables/nnsl_valid.csv")
+    assert (summary["mean_nnsl"] > 1).all() and (summary["mean_nnsl"] < 10).all()
+
+
+@pytest.mark.e2e
+def test_tiny_run_outputs(tiny_run):
+    out = tiny_run
+    for f in (
+        "corpus/manifest.json",
+        "index/bpe/index.json",
+        "index/words/index.json",
+        "tables/runtime.csv",
+        "tables/supercopies.csv",
+    ):
+        assert (out / f).stat().st_size > 0, f
+    for f in FIGURES:
+        assert (out / "figures" / f).stat().st_size > 10_000, f
     loss = pd.read_csv(out / "tables/completion_loss.csv")
     assert set(loss["curve"]) == {"in training", "not in training"}
+    assert np.isfinite(loss["loss"]).all() and (loss["loss"] > 0).all()
     planted = pd.read_csv(out / "tables/planted.csv")
-    assert set(planted["copies"]) == {1, 6}
-    summary = (out / "summary.md").read_text()
-    assert "## RAVEN" in summary and "Planted duplicates" in summary
+    assert set(planted["copies"]) == {d["m"] for d in TINY["corpus"]["inject"]["duplicates"]}
     # several index shards were built as separate jobs (tiny shard size)
     assert len(list((out / "index/bpe").glob("shard-*"))) > 1
     assert len(list((out / "benchmarks").rglob("*.tsv"))) >= 10

@@ -14,7 +14,8 @@ seeded random order, epoch after epoch, until the token budget is used.
 * ``warmup`` — fraction of steps of linear warm-up, followed by cosine decay to
   ``min_lr_ratio * lr``;
 * ``eval_every`` (steps), ``eval_batches`` — validation loss on a fixed, evenly spaced subset
-  of ``eval_batches * batch_size`` validation windows, every ``eval_every`` steps and at the end;
+  of ``eval_batches * batch_size`` validation windows, every ``eval_every`` steps and at the end
+  (each evaluation is logged: ``<prefix>: step <done>/<steps>, train_loss …``);
 * ``bf16`` — ``auto`` (bf16 autocast when the CPU has native bf16, i.e. AVX512-BF16 or
   AMX; on CUDA when the GPU supports it), ``true`` or ``false``;
 * ``grad_clip`` — gradient-norm clip (0 disables).
@@ -314,6 +315,15 @@ def train_model(
                         }
                     )
                     interval_loss, interval_n = 0.0, 0
+                    log.info(
+                        "%s: step %d/%d, train_loss %.4f, valid_loss %.4f, lr %.3g",
+                        prefix,
+                        done,
+                        steps,
+                        train_loss,
+                        valid_loss,
+                        lr,
+                    )
                     if log_csv is not None:
                         import pandas as pd
 
