@@ -105,17 +105,27 @@ def word_scores(
 def quality(
     samples: pd.DataFrame, evaluator, eval_tok, same_tokenizer: bool, batch_size: int, device: str
 ) -> pd.DataFrame:
-    """Mean NLL (nats/token) of each generation under the evaluator, given its prompt."""
-    from ..lm import token_logprobs
+    """Mean NLL (nats/token) of each generation under the evaluator, given its prompt.
+
+    With another tokenizer the generation text is re-encoded in the evaluator's tokens and
+    scored without its prompt; a re-encoding longer than the evaluator's context is cut to
+    its first ``context − 1`` tokens (``tokens`` records how many were scored).
+    """
+    from ..lm import context_length, token_logprobs
 
     if same_tokenizer:
         gens = [np.asarray(x, dtype=np.int64) for x in samples["ids"]]
         ctx = [np.asarray(x, dtype=np.int64) for x in samples["prompt"]]
     else:
+        limit = context_length(evaluator)
         gens = [
             np.asarray(eval_tok.encode(t, add_special_tokens=False), np.int64)
             for t in samples["text"]
         ]
+        cut = sum(limit is not None and len(g) > limit - 1 for g in gens)
+        if cut:
+            log.info("%d re-encoded generations cut to the evaluator's context of %d", cut, limit)
+            gens = [g[: limit - 1] for g in gens]
         ctx = None
     lps = token_logprobs(
         evaluator,

@@ -72,12 +72,16 @@ def novelty_by_decoding(curves: pd.DataFrame, model: str, plen: int, path) -> No
     plotting.setup()
     sub = curves[(curves["model"] == model) & (curves["prompt_length"] == plen)]
     families = [f for f in ("top-k", "top-p", "temperature", "beam") if f in set(sub["family"])]
+    families = families or ["all decodings"]  # only pure sampling / greedy configured
     fig, axes = plt.subplots(
         1, len(families), figsize=(4.2 * len(families), 3.8), squeeze=False, sharey=True
     )
     pure = sub[sub["decoding"] == "pure"]
     for ax, fam in zip(axes[0], families, strict=True):
-        fam_rows = sub[sub["family"].isin([fam, "greedy"] if fam == "beam" else [fam])]
+        if fam == "all decodings":
+            fam_rows = sub[sub["decoding"] != "pure"]
+        else:
+            fam_rows = sub[sub["family"].isin([fam, "greedy"] if fam == "beam" else [fam])]
         for dec, g in fam_rows.groupby("decoding", sort=False):
             _curve(ax, g, dec)
         _curve(ax, pure, "pure sampling", color="0.5", ls="--")
