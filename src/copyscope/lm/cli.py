@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import logging
 
-from ..clikit import add_command, add_device, add_group, json_arg
+from ..clikit import add_command, add_device, add_group, add_params
 
 log = logging.getLogger("copyscope")
 
@@ -26,12 +26,7 @@ def register(sub) -> None:
     g = add_group(sub, "lm", "language models: training")
     f = add_command(g, "train", cmd_train, "train a model of the zoo on the training split")
     f.add_argument("--model-name", required=True, help="the model's name under models.zoo")
-    f.add_argument(
-        "--params-json",
-        required=True,
-        type=json_arg,
-        help="its spec (models.zoo.<name> with models.train merged under train), as JSON",
-    )
+    add_params(f, "the model's spec (models.zoo.<name> with models.train merged under train)")
     f.add_argument("--tokenizer", required=True, metavar="DIR", help="tokenizer directory")
     f.add_argument("--train-npy", required=True, help="token stream of the training split")
     f.add_argument("--train-json", required=True, help="its metadata (.json)")

@@ -53,16 +53,15 @@ def match_table(index: Index, texts: list[np.ndarray]) -> pd.DataFrame:
 
 
 def novelty_tables(
-    docs: list[np.ndarray],
-    corpus_size: int,
-    n_max: int,
-    n_boot: int,
-    seed: int,
-    lb_p: float,
-    lb_bits: float,
-    label: dict,
+    docs: list[np.ndarray], corpus_size: int, params: dict, label: dict
 ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """(novelty curve with CI and lower bound, nnsl summary, L_t histogram) for one text set."""
+    """(novelty curve with CI and lower bound, nnsl summary, L_t histogram) for one text set.
+
+    ``params`` is the ``novelty:`` config block (``n_max``, ``bootstrap``, ``seed``,
+    ``lower_bound: {p, bits_per_token}``).
+    """
+    n_max, n_boot, seed = params["n_max"], params["bootstrap"], params["seed"]
+    lb_p, lb_bits = params["lower_bound"]["p"], params["lower_bound"]["bits_per_token"]
     novel, total = count_matrix(docs, n_max)
     n = np.arange(1, n_max + 1)
     with np.errstate(invalid="ignore"):
@@ -131,16 +130,7 @@ def validation_novelty(
     frame = match_table(index, conts)
     frame.insert(1, "doc_id", [doc_ids[windows[i]["doc"]] for i in frame["text"]])
     lengths = np.split(frame["L"].to_numpy(), np.cumsum([len(c) for c in conts])[:-1])
-    curve, summary, hist = novelty_tables(
-        lengths,
-        index.n_tokens,
-        p["n_max"],
-        p["bootstrap"],
-        p["seed"],
-        p["lower_bound"]["p"],
-        p["lower_bound"]["bits_per_token"],
-        label,
-    )
+    curve, summary, hist = novelty_tables(lengths, index.n_tokens, p, label)
     curve["corpus_tokens"] = index.n_tokens
     return frame, curve, summary, hist
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 
-from ..clikit import add_command, add_group, json_arg
+from ..clikit import add_command, add_group, add_params
 
 log = logging.getLogger("copyscope")
 
@@ -42,9 +42,7 @@ def register(sub) -> None:
     )
     f.add_argument("--valid-npy", required=True, help="token stream of the validation split")
     f.add_argument("--valid-json", required=True, help="its metadata (.json)")
-    f.add_argument(
-        "--params-json", required=True, type=json_arg, help="the novelty: config block, as JSON"
-    )
+    add_params(f, "the config block novelty")
     f.add_argument("--out-matches", required=True, help="per-token L_t and C_t (.parquet)")
     f.add_argument("--out-curve", required=True, help="novelty curve by n (.csv)")
     f.add_argument("--out-summary", required=True, help="mean/median NNSL summary (.csv)")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 
-from ..clikit import add_command, add_group, json_arg
+from ..clikit import add_command, add_group, add_params
 
 log = logging.getLogger(__name__)
 
@@ -58,7 +58,7 @@ def _add_analysis(group, module) -> None:
     for name, what in module.OUTPUTS.items():
         f.add_argument(_flag(f"out_{name}"), required=True, metavar="PATH", help=what)
     if module.PARAMS:
-        f.add_argument("--params-json", type=json_arg, required=True, help=module.PARAMS)
+        add_params(f, module.PARAMS)
 
 
 def register(sub) -> None:
@@ -92,12 +92,7 @@ def register(sub) -> None:
         metavar="PATH",
         help="index.json of the models' tokenizer (the corpus size in the header)",
     )
-    f.add_argument(
-        "--params-json",
-        type=json_arg,
-        required=True,
-        help="the config blocks sampling, analysis and models (tokenizer, evaluator)",
-    )
+    add_params(f, "the config blocks sampling, analysis and models (tokenizer, evaluator)")
     f.add_argument("--out", required=True, metavar="PATH", help="summary.md")
 
     f = add_command(group, "runtime", cmd_runtime, "runtime and memory per rule")

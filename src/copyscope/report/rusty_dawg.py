@@ -59,16 +59,7 @@ def build(
                 "family": family(decoding, decodings),
                 "prompt_length": int(plen),
             }
-            curve, summary, _ = novelty_tables(
-                per_text(g, "L"),
-                sizes[model],
-                novelty["n_max"],
-                novelty["bootstrap"],
-                novelty["seed"],
-                novelty["lower_bound"]["p"],
-                novelty["lower_bound"]["bits_per_token"],
-                label,
-            )
+            curve, summary, _ = novelty_tables(per_text(g, "L"), sizes[model], novelty, label)
             curves.append(curve)
             summaries.append(summary)
     return pd.concat(curves, ignore_index=True), pd.concat(summaries, ignore_index=True)

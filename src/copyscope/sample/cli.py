@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 
-from ..clikit import add_command, add_device, add_group, json_arg
+from ..clikit import add_command, add_device, add_group, add_params
 
 log = logging.getLogger("copyscope")
 
@@ -37,21 +37,14 @@ def register(sub) -> None:
     f.add_argument(
         "--tokenizer", required=True, metavar="DIR", help="tokenizer directory of the split"
     )
-    f.add_argument(
-        "--params-json", required=True, type=json_arg, help="the sampling: config block, as JSON"
-    )
+    add_params(f, "the config block sampling")
     f.add_argument("--out", required=True, help="prompt windows to write (.jsonl)")
     f.add_argument("--out-human", required=True, help="human baseline samples to write (.jsonl)")
     f = add_command(g, "generate", cmd_generate, "generate continuations of every prompt")
     f.add_argument("--model", required=True, metavar="DIR", help="model directory")
     f.add_argument("--model-name", required=True, help="the model's name under models.zoo")
     f.add_argument("--decoding", required=True, help="the decoding's name under sampling.decodings")
-    f.add_argument(
-        "--params-json",
-        required=True,
-        type=json_arg,
-        help="the decoding's config block (sampling.decodings.<name>), as JSON",
-    )
+    add_params(f, "the decoding's config block (sampling.decodings.<name>)")
     f.add_argument("--prompts", required=True, help="prompt windows (.jsonl, from sample prompts)")
     f.add_argument(
         "--prompt-tokenizer",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 
-from ..clikit import add_command, add_group, json_arg
+from ..clikit import add_command, add_group, add_params
 
 log = logging.getLogger("copyscope")
 
@@ -37,12 +37,7 @@ def register(sub) -> None:
     g = add_group(sub, "tokenize", "tokenization stage: fit tokenizers, encode splits")
     f = add_command(g, "fit", cmd_fit, "fit a tokenizer on the training split and save it")
     _add_name(f)
-    f.add_argument(
-        "--params-json",
-        required=True,
-        type=json_arg,
-        help="its config block (tokenizers.<name>, with kind), as JSON",
-    )
+    add_params(f, "its config block (tokenizers.<name>, with kind)")
     f.add_argument("--train", required=True, help="training documents (.jsonl)")
     f.add_argument("--out", required=True, metavar="DIR", help="tokenizer directory to write")
     f = add_command(g, "encode", cmd_encode, "encode a split into one token stream")
