@@ -54,6 +54,7 @@ figures:
 	mkdir -p docs/figures
 	cp results/figures/*.png docs/figures/
 	cp results/summary.md docs/summary.md
+	cp results/findings.md docs/findings.md
 	cp results/tables/runtime.csv docs/runtime.csv
 
 # generated outputs only (nothing here is tracked by git)

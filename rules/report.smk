@@ -196,6 +196,56 @@ rule report_training:
         "> {log} 2>&1"
 
 
+# the tables the findings scorecard reads (copyscope.report.findings.TABLES), by name;
+# a claim whose table is not listed here is reported as inconclusive, "not measured"
+FINDINGS_TABLES = {
+    "novelty_samples": rules.report_novelty.output.curves,
+    "nnsl_samples": rules.report_novelty.output.nnsl,
+    "raven_summary": rules.report_raven.output.summary,
+    "completion_loss": rules.report_completion_loss.output.table,
+}
+
+
+rule report_findings:
+    input:
+        **FINDINGS_TABLES,
+    output:
+        csv=report(
+            f"{R}/findings.csv",
+            caption="../report/findings.rst",
+            category="findings",
+        ),
+        md=report(
+            f"{R}/findings.md",
+            caption="../report/findings.rst",
+            category="findings",
+        ),
+    log:
+        f"{R}/logs/report_findings.log",
+    benchmark:
+        f"{R}/benchmarks/report_findings.tsv"
+    conda:
+        "../envs/novelty.yaml"
+    params:
+        tables=lambda w, input: labelled(
+            "--table", list(FINDINGS_TABLES), [input[n] for n in FINDINGS_TABLES]
+        ),
+        config=as_json(
+            {
+                "findings": config["findings"],
+                "sampling": config["sampling"],
+                "models": {
+                    "zoo": config["models"]["zoo"],
+                    "evaluator": config["models"]["evaluator"],
+                },
+            }
+        ),
+    shell:
+        "python -m copyscope report findings {params.tables} "
+        "--params-json {params.config:q} --out-csv {output.csv} --out-md {output.md} "
+        "> {log} 2>&1"
+
+
 # the tables summary.md reads, under the names the summary sections use (SUMMARY_TABLES of
 # each copyscope.report module); each is an input of the summary rule under that name
 SUMMARY_TABLES = [

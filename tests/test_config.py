@@ -422,3 +422,36 @@ def test_tokenizer_kinds_come_from_the_registry():
         cfg["tokenizers"]["t"] = {"kind": bad}
         with pytest.raises(ConfigError, match=r"tokenizers\.t\.kind"):
             validate(cfg)
+
+
+# --------------------------------------------------------------------------- findings block
+def test_findings_defaults_and_unknown_key():
+    assert validate(copy.deepcopy(TINY))["findings"] == {
+        "n_large": 5,
+        "n_large_max": 10,
+        "n_small": 2,
+        "alpha": 0.05,
+        "rho_min": 0.8,
+        "min_tokens": 20,
+    }
+    lines = problems(lambda c: c.update(findings={"fooo": 1}))
+    assert len(lines) == 1 and lines[0].startswith("config key 'findings.fooo': expected ")
+
+
+@pytest.mark.parametrize(
+    "findings, expected",
+    [
+        ({"n_small": 5}, "config key 'findings.n_small': expected less than findings.n_large "),
+        ({"n_large": 8, "n_large_max": 6}, "config key 'findings.n_large_max': expected at least "),
+        ({"n_large_max": 101}, "config key 'findings.n_large_max': expected at most novelty.n_max"),
+    ],
+)
+def test_findings_ranges_are_checked(findings, expected):
+    lines = problems(lambda c: c.update(findings=findings))
+    assert len(lines) == 1 and lines[0].startswith(expected), lines
+
+
+def test_findings_ranges_within_bounds_pass():
+    cfg = copy.deepcopy(TINY)
+    cfg["findings"] = {"n_small": 4, "n_large": 5, "n_large_max": 5}
+    assert validate(cfg)["findings"]["n_large_max"] == 5

@@ -373,6 +373,35 @@ def check_valid_ids_in_subset(cfg: dict) -> list[Problem]:
     ]
 
 
+def check_findings_ranges(cfg: dict) -> list[Problem]:
+    """``findings``: n_small < n_large ≤ n_large_max ≤ novelty.n_max (the novelty curves end
+    at n_max)."""
+    f, n_max = cfg["findings"], cfg["novelty"]["n_max"]
+    out = []
+    if f["n_small"] >= f["n_large"]:
+        out.append(
+            (
+                "findings.n_small",
+                f"expected less than findings.n_large ({f['n_large']}), found {f['n_small']}",
+            )
+        )
+    if f["n_large_max"] < f["n_large"]:
+        out.append(
+            (
+                "findings.n_large_max",
+                f"expected at least findings.n_large ({f['n_large']}), found {f['n_large_max']}",
+            )
+        )
+    if f["n_large_max"] > n_max:
+        out.append(
+            (
+                "findings.n_large_max",
+                f"expected at most novelty.n_max ({n_max}), found {f['n_large_max']}",
+            )
+        )
+    return out
+
+
 CROSS_KEY_CHECKS = (
     check_tokenizer_kinds,
     check_novelty_tokenizers,
@@ -384,6 +413,7 @@ CROSS_KEY_CHECKS = (
     check_attention_heads,
     check_pretrained_tokenizers,
     check_valid_ids_in_subset,
+    check_findings_ranges,
 )
 
 
