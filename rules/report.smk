@@ -197,7 +197,10 @@ rule report_training:
 
 
 # the tables the findings scorecard reads (copyscope.report.findings.TABLES), by name;
-# a claim whose table is not listed here is reported as inconclusive, "not measured"
+# a claim whose table is not listed here is reported as inconclusive, "not measured";
+# the claims also read "memorization" (tables/memorization.csv) and
+# "completion_loss_frequency" (tables/completion_loss_frequency.csv): add them here once the
+# rules writing them exist
 FINDINGS_TABLES = {
     "novelty_samples": rules.report_novelty.output.curves,
     "nnsl_samples": rules.report_novelty.output.nnsl,
