@@ -36,7 +36,15 @@ import pandas as pd
 from ..errors import InputError
 from ..sample import decoding_family
 
-ANALYSES = ("rusty_dawg", "completion_loss", "raven", "supercopies", "planted", "training")
+ANALYSES = (
+    "rusty_dawg",
+    "completion_loss",
+    "raven",
+    "supercopies",
+    "planted",
+    "memorization",
+    "training",
+)
 """The analysis modules, in the order of their commands and of their ``summary.md`` sections."""
 
 
