@@ -221,7 +221,7 @@ def memorization(table: pd.DataFrame, path, suffix_tokens: int) -> None:
     import numpy as np
 
     plotting.setup()
-    fig, ax = plt.subplots(figsize=(7, 4.2))
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
     planted = table[table["copies"] > 0]
     controls = table[table["copies"] == 0]
     rungs = sorted(planted["copies"].unique())
@@ -229,13 +229,21 @@ def memorization(table: pd.DataFrame, path, suffix_tokens: int) -> None:
     if len(controls):
         low = np.nanmin(controls[["ci_low", "extraction_rate"]].to_numpy())
         high = np.nanmax(controls[["ci_high", "extraction_rate"]].to_numpy())
-        ax.axhspan(low, max(high, low + 0.004), color="0.6", alpha=0.3, lw=0)
+        ax.axhspan(
+            low,
+            max(high, low + 0.004),
+            color="0.6",
+            alpha=0.3,
+            lw=0,
+            label="controls: 95% CIs, all models",
+        )
+        floor = controls["extraction_rate"].mean()
         ax.axhline(
-            controls["extraction_rate"].mean(),
+            floor,
             color="0.35",
             ls="--",
             lw=1.2,
-            label=f"controls, never planted ({int(controls['n'].iloc[0])} passages)",
+            label=f"controls, never planted: {floor:.2f} ({int(controls['n'].iloc[0])} passages)",
         )
     for i, model in enumerate(models):
         g = planted[planted["model"] == model]
@@ -267,5 +275,5 @@ def memorization(table: pd.DataFrame, path, suffix_tokens: int) -> None:
     ax.set_ylabel(f"extraction rate (all {suffix_tokens} tokens)")
     ax.set_title("Memorization ladder: greedy extraction vs. duplication")
     if models or len(controls):
-        ax.legend(fontsize=8, loc="upper left", frameon=True)
+        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False)
     plotting.save(fig, path)
