@@ -38,6 +38,7 @@ include: "rules/novelty.smk"
 include: "rules/models.smk"
 include: "rules/sample.smk"
 include: "rules/analyze.smk"
+include: "rules/memorize.smk"
 include: "rules/report.smk"
 
 

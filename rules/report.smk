@@ -174,6 +174,37 @@ rule report_planted:
         "--out-table {output.table} --out-fig {output.fig} > {log} 2>&1"
 
 
+rule report_memorization:
+    input:
+        expand(f"{R}/memorization/{{model}}.csv", model=MODELS if LADDER else []),
+    output:
+        table=report(
+            f"{R}/tables/memorization.csv",
+            caption="../report/memorization_table.rst",
+            category="planted ground truth",
+        ),
+        fig=report(
+            f"{R}/figures/memorization.png",
+            caption="../report/memorization.rst",
+            category="planted ground truth",
+        ),
+    log:
+        f"{R}/logs/report_memorization.log",
+    benchmark:
+        f"{R}/benchmarks/report_memorization.tsv"
+    conda:
+        "../envs/novelty.yaml"
+    params:
+        extraction=lambda w, input: labelled(
+            "--extraction", MODELS if LADDER else [], input
+        ),
+        config=as_json(MEMORIZATION),
+    shell:
+        "python -m copyscope report memorization {params.extraction} "
+        "--params-json {params.config:q} --out-table {output.table} "
+        "--out-fig {output.fig} > {log} 2>&1"
+
+
 rule report_training:
     input:
         expand(f"{R}/tables/training/{{model}}.csv", model=TRAINED),
@@ -198,14 +229,14 @@ rule report_training:
 
 # the tables the findings scorecard reads (copyscope.report.findings.TABLES), by name;
 # a claim whose table is not listed here is reported as inconclusive, "not measured";
-# the claims also read "memorization" (tables/memorization.csv) and
-# "completion_loss_frequency" (tables/completion_loss_frequency.csv): add them here once the
-# rules writing them exist
+# the claim on completion loss vs frequency also reads "completion_loss_frequency"
+# (tables/completion_loss_frequency.csv): add it here once a rule writes it
 FINDINGS_TABLES = {
     "novelty_samples": rules.report_novelty.output.curves,
     "nnsl_samples": rules.report_novelty.output.nnsl,
     "raven_summary": rules.report_raven.output.summary,
     "completion_loss": rules.report_completion_loss.output.table,
+    "memorization": rules.report_memorization.output.table,
 }
 
 
@@ -257,6 +288,7 @@ SUMMARY_TABLES = [
     "raven_summary",
     "supercopies",
     "planted",
+    "memorization",
 ]
 
 
@@ -267,6 +299,7 @@ rule summary:
         raven_summary=rules.report_raven.output.summary,
         supercopies=rules.report_supercopies.output.table,
         planted=rules.report_planted.output.table,
+        memorization=rules.report_memorization.output.table,
         training=expand(f"{R}/tables/training/{{model}}.csv", model=TRAINED),
         index=f"{R}/index/{MODEL_TOK}/index.json",
     output:

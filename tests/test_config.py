@@ -111,6 +111,9 @@ def test_defaults_are_filled():
     del cfg["novelty"]["prompt_tokens"], cfg["novelty"]["lower_bound"]
     del cfg["models"]["zoo"]["lstm"]["dropout"]
     cfg["corpus"]["inject"]["duplicates"] = {"k": 2, "m": 3}
+    cfg["corpus"]["inject"]["ladder"] = {"copies": [1, 4]}  # its words (64) fit the defaults …
+    for spec in cfg["models"]["zoo"].values():
+        spec["n_ctx"] = 65  # … and P + S + 1 = 65 the context
     out = validate(cfg)
     assert out["results"] == "results"
     assert out["models"]["train"] == {
@@ -130,6 +133,20 @@ def test_defaults_are_filled():
         "raven_boundaries": "documents",
         "supercopy_min": 100,
         "planted_min_copy": 20,
+        "memorization": {
+            "prompt_tokens": 32,
+            "suffix_tokens": 32,
+            "batch_size": 64,
+            "bootstrap": 1000,
+            "seed": 0,
+        },
+    }
+    assert out["corpus"]["inject"]["ladder"] == {
+        "copies": [1, 4],
+        "per_rung": 10,
+        "controls": 10,
+        "words": 64,
+        "seed": 0,
     }
     assert out["corpus"]["split"] == {"valid_ids": [], "valid_fraction": 0.1, "seed": 0}
     assert out["corpus"]["inject"]["duplicates"] == {"k": 2, "m": 3, "words": 50, "seed": 0}
@@ -455,3 +472,56 @@ def test_findings_ranges_within_bounds_pass():
     cfg = copy.deepcopy(TINY)
     cfg["findings"] = {"n_small": 4, "n_large": 5, "n_large_max": 5}
     assert validate(cfg)["findings"]["n_large_max"] == 5
+
+
+# --------------------------------------------------------------------------- memorization ladder
+def _memorization(**kw):
+    return lambda c: c["analysis"]["memorization"].update(kw)
+
+
+@pytest.mark.parametrize(
+    "mutate, line",
+    [
+        (
+            _memorization(prompt_tokens=40, suffix_tokens=24),
+            "config key 'analysis.memorization.suffix_tokens': expected prompt_tokens + "
+            "suffix_tokens + 1 (eos) <= n_ctx of every trained model, found 40 + 24 + 1 = 65 "
+            "> n_ctx (gpt2-a: 64, gpt2-b: 64, lstm: 64)",
+        ),
+        (
+            lambda c: c["corpus"]["inject"]["ladder"].update(words=15),
+            "config key 'corpus.inject.ladder.words': expected an integer >= "
+            "analysis.memorization.prompt_tokens + suffix_tokens (16), found 15",
+        ),
+        (
+            lambda c: c["corpus"]["split"].update(valid_ids=[], valid_fraction=0),
+            "config key 'corpus.inject.ladder': expected held-out documents to cut the passages "
+            "from (corpus.split.valid_ids or valid_fraction > 0), found valid_fraction 0",
+        ),
+        (
+            lambda c: c["corpus"]["inject"]["ladder"].update(copies=[0, 8]),
+            "config key 'corpus.inject.ladder.copies[0]': expected an integer >= 1, found 0",
+        ),
+        (
+            lambda c: c["corpus"]["inject"]["ladder"].update(copies=[8, 8]),
+            "config key 'corpus.inject.ladder.copies': expected a list without repeated items, "
+            "found a list of 2",
+        ),
+        (
+            lambda c: c["corpus"]["inject"]["ladder"].update(controls=0),
+            "config key 'corpus.inject.ladder.controls': expected an integer >= 1, found 0",
+        ),
+    ],
+)
+def test_ladder_checks_name_the_key(mutate, line):
+    assert line in problems(mutate)
+
+
+def test_ladder_checks_are_exact_and_only_with_a_ladder():
+    cfg = copy.deepcopy(TINY)
+    cfg["analysis"]["memorization"].update(prompt_tokens=40, suffix_tokens=23)  # 64 = n_ctx
+    cfg["corpus"]["inject"]["ladder"]["words"] = 63
+    validate(cfg)
+    cfg["analysis"]["memorization"]["suffix_tokens"] = 24
+    del cfg["corpus"]["inject"]["ladder"]  # no ladder: nothing to extract, nothing to check
+    validate(cfg)

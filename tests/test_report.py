@@ -15,7 +15,11 @@ from copyscope.report.summary import markdown, sections, write_summary
 PARAMS = {
     "sampling": {"prompts": 8, "prompt_length": 8, "new_tokens": 24},
     "models": {"tokenizer": "bpe", "evaluator": "gpt2"},
-    "analysis": {"supercopy_min": 6, "planted_min_copy": 4},
+    "analysis": {
+        "supercopy_min": 6,
+        "planted_min_copy": 4,
+        "memorization": {"prompt_tokens": 8, "suffix_tokens": 8},
+    },
 }
 
 
@@ -70,6 +74,15 @@ def synthetic_tables() -> dict[str, pd.DataFrame]:
             "reproduced": [False, True, True, True],
         }
     )
+    memorization = pd.DataFrame(
+        {
+            "model": ["gpt2", "gpt2"],
+            "copies": [0, 4],
+            "extraction_rate": [0.0, 0.5],
+            "ci_low": [0.0, 0.25],
+            "ci_high": [0.0, 0.75],
+        }
+    )
     training = pd.DataFrame(
         {
             "step": [10, 20, 30, 10, 20],
@@ -84,6 +97,7 @@ def synthetic_tables() -> dict[str, pd.DataFrame]:
         "raven_summary": raven,
         "supercopies": supercopies,
         "planted": planted,
+        "memorization": memorization,
         "training": training,
     }
 
@@ -118,6 +132,14 @@ Supercopies (≥ 6 words copied from training): 3 passages over all settings.
 m = 1: 50% reproduced, mean longest copy 2.5 tokens; m = 6: 1e+02% reproduced, mean longest \
 copy 21 tokens (a copy counts from 4 tokens; all models and decodings pooled).
 
+## Memorization ladder (extraction test, Carlini et al. 2023)
+
+Share of passages whose greedy continuation of their first 8 tokens equals their next 8 \
+tokens, by the number of copies in training (95% bootstrap CI over passages; controls were \
+never planted):
+
+- gpt2: controls 0 [0, 0]; 4× 0.5 [0.25, 0.75]
+
 ## Models
 
 lstm: validation loss 5.5 nats/token; gpt2: validation loss 4.25 nats/token.
@@ -125,13 +147,21 @@ lstm: validation loss 5.5 nats/token; gpt2: validation loss 4.25 nats/token.
 
 
 def test_registry_sections_reproduce_the_summary():
-    assert list(sections()) == ["novelty", "raven", "supercopies", "planted", "training"]
+    assert list(sections()) == [
+        "novelty",
+        "raven",
+        "supercopies",
+        "planted",
+        "memorization",
+        "training",
+    ]
     assert markdown(synthetic_tables(), 123456, PARAMS) == EXPECTED
 
 
 def test_sections_without_planted_passages_or_trained_models_are_left_out():
     tables = synthetic_tables()
     tables["planted"] = tables["planted"].iloc[:0]
+    tables["memorization"] = tables["memorization"].iloc[:0]
     tables["training"] = pd.DataFrame()
     text = markdown(tables, 10, PARAMS)
     assert text == EXPECTED[: EXPECTED.index("\n## Planted")].replace("123,456", "10")
@@ -153,7 +183,8 @@ def test_summary_reads_only_its_tables_through_the_command(tmp_path):
     out = tmp_path / "summary.md"
     params = '{"sampling": {"prompts": 8, "prompt_length": 8, "new_tokens": 24}, '
     params += '"models": {"tokenizer": "bpe", "evaluator": "gpt2"}, '
-    params += '"analysis": {"supercopy_min": 6, "planted_min_copy": 4}}'
+    params += '"analysis": {"supercopy_min": 6, "planted_min_copy": 4, '
+    params += '"memorization": {"prompt_tokens": 8, "suffix_tokens": 8}}}'
     argv = ["report", "summary", *args, "--index-manifest", str(tmp_path / "index.json")]
     assert main([*argv, "--params-json", params, "--out", str(out)]) == 0
     assert out.read_text() == EXPECTED

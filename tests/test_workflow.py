@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -23,6 +24,7 @@ FIGURES = [
     "raven_novelty.png",
     "novelty_quality.png",
     "planted.png",
+    "memorization.png",
     "training.png",
 ]
 
@@ -147,6 +149,30 @@ def test_tiny_run_tables(tiny_run):
     assert (summary["mean_nnsl"] > 1).all() and (summary["mean_nnsl"] < 10).all()
 
 
+def check_memorization(out, cfg: dict) -> None:
+    """The ladder of a finished run: every passage occurs in the models' training index
+    exactly ``copies`` times (0 for controls), and the table has every model × rung."""
+    from copyscope.index import Index
+    from copyscope.tokenize import load_hf_tokenizer
+
+    ladder = cfg["corpus"]["inject"]["ladder"]
+    passages = json.loads((out / "corpus/manifest.json").read_text())["ladder"]["passages"]
+    tok_name = cfg["models"]["tokenizer"]
+    tok = load_hf_tokenizer(out / "tokenizers" / tok_name)
+    index = Index(out / "index" / tok_name)
+    for p in passages:
+        assert index.count(tok.encode(p["text"], add_special_tokens=False)) == p["copies"], p["id"]
+    table = pd.read_csv(out / "tables/memorization.csv")
+    rungs = [0, *sorted(ladder["copies"])]
+    assert table[["model", "copies"]].values.tolist() == [
+        [m, c] for m in cfg["models"]["zoo"] for c in rungs
+    ]
+    n = [ladder["controls"], *[ladder["per_rung"]] * len(ladder["copies"])]
+    assert table["n"].tolist() == n * len(cfg["models"]["zoo"])
+    assert _brackets(table, "extraction_rate", "ci_low", "ci_high")
+    assert table["lcp"].between(0, cfg["analysis"]["memorization"]["suffix_tokens"]).all()
+
+
 @pytest.mark.e2e
 def test_tiny_run_outputs(tiny_run):
     out = tiny_run
@@ -165,6 +191,7 @@ def test_tiny_run_outputs(tiny_run):
     assert np.isfinite(loss["loss"]).all() and (loss["loss"] > 0).all()
     planted = pd.read_csv(out / "tables/planted.csv")
     assert set(planted["copies"]) == {d["m"] for d in TINY["corpus"]["inject"]["duplicates"]}
+    check_memorization(out, TINY)
     # several index shards were built as separate jobs (tiny shard size)
     assert len(list((out / "index/bpe").glob("shard-*"))) > 1
     assert len(list((out / "benchmarks").rglob("*.tsv"))) >= 10

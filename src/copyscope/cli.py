@@ -21,7 +21,17 @@ import sys
 from .errors import CopyscopeError
 
 # the stage packages with a cli.py, in pipeline order
-STAGES = ("corpus", "tokenize", "index", "novelty", "lm", "sample", "analyze", "report")
+STAGES = (
+    "corpus",
+    "tokenize",
+    "index",
+    "novelty",
+    "lm",
+    "sample",
+    "analyze",
+    "memorize",
+    "report",
+)
 # top-level user commands and the stage whose cli.py registers them (``register_tools``)
 TOOLS = {"query": "index", "trace": "index", "count": "index"}
 

@@ -402,6 +402,59 @@ def check_findings_ranges(cfg: dict) -> list[Problem]:
     return out
 
 
+def check_memorization_context(cfg: dict) -> list[Problem]:
+    """With a memorization ladder, P + S + 1 (the leading eos) fits every trained model's
+    ``n_ctx`` (P, S = ``analysis.memorization.prompt_tokens`` / ``suffix_tokens``)."""
+    if not cfg["corpus"].get("inject", {}).get("ladder"):
+        return []
+    m = cfg["analysis"]["memorization"]
+    need = m["prompt_tokens"] + m["suffix_tokens"] + 1
+    short = {
+        name: spec["n_ctx"]
+        for name, spec in cfg["models"]["zoo"].items()
+        if spec["kind"] != "pretrained" and spec["n_ctx"] < need
+    }
+    if not short:
+        return []
+    found = ", ".join(f"{k}: {v}" for k, v in short.items())
+    return [
+        (
+            "analysis.memorization.suffix_tokens",
+            f"expected prompt_tokens + suffix_tokens + 1 (eos) <= n_ctx of every trained model, "
+            f"found {m['prompt_tokens']} + {m['suffix_tokens']} + 1 = {need} > n_ctx ({found})",
+        )
+    ]
+
+
+def check_ladder(cfg: dict) -> list[Problem]:
+    """The ladder's passages hold P + S tokens (``words`` >= P + S: a word is at least one
+    token) and there is held-out text to cut them from (``valid_ids`` or ``valid_fraction`` >
+    0); whether the held-out documents are long enough is checked when they are cut."""
+    ladder = cfg["corpus"].get("inject", {}).get("ladder")
+    if not ladder:
+        return []
+    m, split = cfg["analysis"]["memorization"], cfg["corpus"]["split"]
+    out = []
+    need = m["prompt_tokens"] + m["suffix_tokens"]
+    if ladder["words"] < need:
+        out.append(
+            (
+                "corpus.inject.ladder.words",
+                f"expected an integer >= analysis.memorization.prompt_tokens + suffix_tokens "
+                f"({need}), found {ladder['words']}",
+            )
+        )
+    if not split["valid_ids"] and split["valid_fraction"] == 0:
+        out.append(
+            (
+                "corpus.inject.ladder",
+                "expected held-out documents to cut the passages from (corpus.split.valid_ids "
+                "or valid_fraction > 0), found valid_fraction 0",
+            )
+        )
+    return out
+
+
 CROSS_KEY_CHECKS = (
     check_tokenizer_kinds,
     check_novelty_tokenizers,
@@ -414,6 +467,8 @@ CROSS_KEY_CHECKS = (
     check_pretrained_tokenizers,
     check_valid_ids_in_subset,
     check_findings_ranges,
+    check_memorization_context,
+    check_ladder,
 )
 
 

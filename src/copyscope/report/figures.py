@@ -211,3 +211,69 @@ def training(frame: pd.DataFrame, path) -> None:
     ax.legend(fontsize=8)
     ax.set_title("Training")
     plotting.save(fig, path)
+
+
+def memorization(table: pd.DataFrame, path, suffix_tokens: int) -> None:
+    """The memorization ladder: extraction rate (95% CI bars) against the copies in training
+    (log x, one tick per rung), one line per model; the controls' rate (never planted) as the
+    floor: a grey line at their mean over models and a band from the lowest CI bound to the
+    highest over models."""
+    import numpy as np
+
+    plotting.setup()
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    planted = table[table["copies"] > 0]
+    controls = table[table["copies"] == 0]
+    rungs = sorted(planted["copies"].unique())
+    models = list(planted["model"].drop_duplicates())
+    if len(controls):
+        low = np.nanmin(controls[["ci_low", "extraction_rate"]].to_numpy())
+        high = np.nanmax(controls[["ci_high", "extraction_rate"]].to_numpy())
+        ax.axhspan(
+            low,
+            max(high, low + 0.004),
+            color="0.6",
+            alpha=0.3,
+            lw=0,
+            label="controls: 95% CIs, all models",
+        )
+        floor = controls["extraction_rate"].mean()
+        ax.axhline(
+            floor,
+            color="0.35",
+            ls="--",
+            lw=1.2,
+            label=f"controls, never planted: {floor:.2f} ({int(controls['n'].iloc[0])} passages)",
+        )
+    for i, model in enumerate(models):
+        g = planted[planted["model"] == model]
+        # spread the models a little along x so that equal rates stay visible
+        shift = 1.06 ** (i - (len(models) - 1) / 2)
+        x = g["copies"].to_numpy() * shift
+        y = g["extraction_rate"].to_numpy()
+        err = np.vstack([y - g["ci_low"].to_numpy(), g["ci_high"].to_numpy() - y])
+        ax.errorbar(
+            x,
+            y,
+            yerr=None if np.isnan(err).all() else np.clip(err, 0, None),
+            marker="o",
+            ms=5,
+            capsize=3,
+            color=f"C{i}",
+            label=model,
+        )
+    ax.set_xscale("log")
+    if rungs:
+        ax.set_xticks(rungs)
+        ax.set_xticklabels([str(r) for r in rungs])
+        ax.minorticks_off()
+        ax.set_xlim(min(rungs) / 1.5, max(rungs) * 1.5)
+    else:
+        ax.text(0.5, 0.5, "no memorization ladder configured", ha="center", transform=ax.transAxes)
+    ax.set_ylim(-0.03, 1.03)
+    ax.set_xlabel("copies of the passage in the training data")
+    ax.set_ylabel(f"extraction rate (all {suffix_tokens} tokens)")
+    ax.set_title("Memorization ladder: greedy extraction vs. duplication")
+    if models or len(controls):
+        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False)
+    plotting.save(fig, path)

@@ -1,0 +1,118 @@
+"""The memorization ladder: extraction rate against the number of copies in training, per model
+(Carlini et al. 2023, "Quantifying Memorization Across Neural Language Models"; the per-passage
+measures are those of :mod:`copyscope.memorize`)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+
+from ..io import write_csv
+from . import figures as fig
+from . import fmt
+
+NAME = "memorization"
+HELP = "extraction rate vs. copies in training (the memorization ladder)"
+INPUTS = {"extraction": (("MODEL",), "per-passage extraction (.csv) of a model")}
+OUTPUTS = {
+    "table": "extraction rate, match fraction and LCP per model and copies (.csv)",
+    "fig": "figure: extraction rate vs. copies (.png)",
+}
+PARAMS = "the config block analysis.memorization (bootstrap, seed, prompt/suffix tokens)"
+SUMMARY_TABLES = ("memorization",)  # read by summary_section
+
+MEASURES = {"exact": "extraction_rate", "match_fraction": "match_fraction", "lcp": "lcp"}
+COLUMNS = [
+    "model",
+    "kind",
+    "copies",
+    "n",
+    "extraction_rate",
+    "ci_low",
+    "ci_high",
+    "match_fraction",
+    "match_fraction_ci_low",
+    "match_fraction_ci_high",
+    "lcp",
+    "lcp_ci_low",
+    "lcp_ci_high",
+]
+
+
+def bootstrap_means(values: np.ndarray, n_boot: int, seed: int, level: float = 0.95):
+    """Column means of ``values`` (passages × measures) and their percentile bootstrap CI,
+    resampling passages (rows) with replacement; NaN bounds when ``n_boot`` is 0."""
+    values = np.asarray(values, dtype=float)
+    point = values.mean(axis=0)
+    if n_boot <= 0 or not len(values):
+        nan = np.full(values.shape[1], np.nan)
+        return point, nan, nan
+    rng = np.random.default_rng(seed)
+    rows = rng.integers(0, len(values), size=(n_boot, len(values)))
+    boot = values[rows].mean(axis=1)  # n_boot × measures
+    alpha = (1 - level) / 2
+    return point, np.quantile(boot, alpha, axis=0), np.quantile(boot, 1 - alpha, axis=0)
+
+
+def memorization_table(frame: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFrame:
+    """One row per model (in input order) and copies (controls, copies 0, first): the number
+    of passages ``n``, the extraction rate (share of exact extractions), the mean match
+    fraction and the mean LCP (tokens), each with a 95% bootstrap CI over the passages."""
+    rows = []
+    for model in frame["model"].drop_duplicates():
+        g = frame[frame["model"] == model]
+        for copies, h in g.groupby("copies", sort=True):
+            point, low, high = bootstrap_means(h[list(MEASURES)].to_numpy(), n_boot, seed)
+            row = {
+                "model": model,
+                "kind": "control" if copies == 0 else "planted",
+                "copies": int(copies),
+                "n": len(h),
+            }
+            for j, name in enumerate(MEASURES.values()):
+                low_name, high_name = (
+                    ("ci_low", "ci_high")
+                    if name == "extraction_rate"
+                    else (f"{name}_ci_low", f"{name}_ci_high")
+                )
+                row |= {name: point[j], low_name: low[j], high_name: high[j]}
+            rows.append(row)
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
+    """Pool the models' per-passage extractions into :func:`memorization_table`; draw the
+    extraction rate against the copies (:func:`copyscope.report.figures.memorization`)."""
+    parts = [pd.read_csv(path) for _, path in inputs["extraction"]]
+    frame = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=["model"])
+    table = memorization_table(frame, params["bootstrap"], params["seed"])
+    write_csv(out["table"], table)
+    fig.memorization(table, out["fig"], params["suffix_tokens"])
+
+
+def summary_section(tables: Mapping[str, pd.DataFrame], params: Mapping) -> list[str]:
+    """Per model: the extraction rate (95% CI) at every rung and of the controls; nothing
+    without a ladder."""
+    table = tables["memorization"]
+    if not len(table):
+        return []
+    m = params["analysis"]["memorization"]
+    lines = [
+        "",
+        "## Memorization ladder (extraction test, Carlini et al. 2023)",
+        "",
+        f"Share of passages whose greedy continuation of their first {m['prompt_tokens']} "
+        f"tokens equals their next {m['suffix_tokens']} tokens, by the number of copies in "
+        "training (95% bootstrap CI over passages; controls were never planted):",
+        "",
+    ]
+    for model, g in table.groupby("model", sort=False):
+        parts = [
+            f"{'controls' if r.copies == 0 else f'{r.copies}×'} {fmt(r.extraction_rate, 2)} "
+            f"[{fmt(r.ci_low, 2)}, {fmt(r.ci_high, 2)}]"
+            for r in g.itertuples()
+        ]
+        lines.append(f"- {model}: " + "; ".join(parts))
+    return lines
