@@ -74,6 +74,12 @@ rule report_completion_loss:
             caption="../report/completion_loss.rst",
             category="n-gram novelty",
         ),
+        frequency=f"{R}/tables/completion_loss_frequency.csv",
+        fig_frequency=report(
+            f"{R}/figures/completion_loss_frequency.png",
+            caption="../report/completion_loss_frequency.rst",
+            category="n-gram novelty",
+        ),
     log:
         f"{R}/logs/report_completion_loss.log",
     benchmark:
@@ -82,9 +88,12 @@ rule report_completion_loss:
         "../envs/novelty.yaml"
     params:
         losses=lambda w, input: labelled("--losses", COMPLETION_MODELS, input),
+        config=as_json({"novelty": config["novelty"]}),
     shell:
         "python -m copyscope report completion-loss {params.losses} "
-        "--out-table {output.table} --out-fig {output.fig} > {log} 2>&1"
+        "--params-json {params.config:q} --out-table {output.table} "
+        "--out-fig {output.fig} --out-frequency {output.frequency} "
+        "--out-fig-frequency {output.fig_frequency} > {log} 2>&1"
 
 
 rule report_raven:
@@ -201,6 +210,7 @@ rule report_training:
 SUMMARY_TABLES = [
     "novelty_samples",
     "nnsl_samples",
+    "completion_loss_frequency",
     "raven_summary",
     "supercopies",
     "planted",
@@ -211,6 +221,7 @@ rule summary:
     input:
         novelty_samples=rules.report_novelty.output.curves,
         nnsl_samples=rules.report_novelty.output.nnsl,
+        completion_loss_frequency=rules.report_completion_loss.output.frequency,
         raven_summary=rules.report_raven.output.summary,
         supercopies=rules.report_supercopies.output.table,
         planted=rules.report_planted.output.table,

@@ -209,7 +209,13 @@ def test_raven_code_differs_on_the_opening_run_only():
     # a b a b a: only the first token differs (its run has length 1)
     gen = np.array([a, b, a, b, a])
     assert raven_code_context(empty, gen) == [2, 1, 2, 3, 4]
-    assert pointwise_scores(np.zeros(5, np.int64), empty, gen)["context"].tolist() == [1, 1, 2, 3, 4]
+    assert pointwise_scores(np.zeros(5, np.int64), empty, gen)["context"].tolist() == [
+        1,
+        1,
+        2,
+        3,
+        4,
+    ]
     rng = np.random.default_rng(5)
     for _ in range(300):
         p = rng.integers(0, 3, size=int(rng.integers(0, 4)))

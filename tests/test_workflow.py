@@ -18,6 +18,7 @@ FIGURES = [
     "nnsl_hist_valid.png",
     "novelty_by_model.png",
     "completion_loss.png",
+    "completion_loss_frequency.png",
     "novelty_by_decoding.png",
     "novelty_by_prompt_length.png",
     "raven_novelty.png",
@@ -161,8 +162,11 @@ def test_tiny_run_outputs(tiny_run):
     for f in FIGURES:
         assert (out / "figures" / f).stat().st_size > 10_000, f
     loss = pd.read_csv(out / "tables/completion_loss.csv")
-    assert set(loss["curve"]) == {"in training", "not in training"}
+    assert set(loss["curve"]) == {"in training", "not in training", "in training, extended match"}
     assert np.isfinite(loss["loss"]).all() and (loss["loss"] > 0).all()
+    freq = pd.read_csv(out / "tables/completion_loss_frequency.csv")
+    assert set(freq["n"]) <= {4, 8, 16, 32, 64, 128} and (freq["log10_count"] >= 0).all()
+    assert "Completion loss vs training count" in (out / "summary.md").read_text()
     planted = pd.read_csv(out / "tables/planted.csv")
     assert set(planted["copies"]) == {d["m"] for d in TINY["corpus"]["inject"]["duplicates"]}
     # several index shards were built as separate jobs (tiny shard size)
