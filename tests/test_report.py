@@ -158,6 +158,16 @@ def test_sections_without_planted_passages_or_trained_models_are_left_out():
     assert text == EXPECTED[: EXPECTED.index("\n## Planted")].replace("123,456", "10")
 
 
+def test_completion_loss_summary_without_large_buckets():
+    tables = synthetic_tables()
+    tables["completion_loss_frequency"] = tables["completion_loss_frequency"].assign(tokens=9)
+    text = markdown(tables, 10, PARAMS)
+    assert (
+        "\nCompletion loss vs training count (held-out text, tokens t ≥ 1 with L_t = n): no bucket "
+        "of n ∈ {4, 8, 16, 32, 64, 128} has ≥ 10 tokens.\n" in text
+    )
+
+
 def test_summary_reads_only_its_tables_through_the_command(tmp_path):
     tables = synthetic_tables()
     args = []

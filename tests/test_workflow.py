@@ -110,7 +110,8 @@ def check_tables(out, cfg: dict) -> None:
     full = nnsl[nnsl["tokens"] == nnsl["texts"] * new_tokens].set_index(key)["texts"]
     whole = curves.set_index(key).index.isin(full.index)
     check_novelty_curves(curves[whole], key, full, new_tokens)
-    check_novelty_curves(curves[~whole], key)  # settings with generations cut at eos
+    if (~whole).any():  # settings with generations cut at eos
+        check_novelty_curves(curves[~whole], key)
     assert _brackets(nnsl, "mean_nnsl", "ci_low", "ci_high")
 
     raven = pd.read_csv(out / "tables/raven_summary.csv")

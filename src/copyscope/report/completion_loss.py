@@ -20,6 +20,7 @@ import pandas as pd
 
 from ..io import write_csv
 from ..novelty import completion_loss_frequency, completion_loss_table
+from ..novelty.metrics import FREQUENCY_LENGTHS
 from . import figures as fig
 from . import fmt, per_text, require
 
@@ -85,11 +86,13 @@ SUMMARY_MIN_TOKENS = 10  # buckets with fewer tokens are left out of summary.md 
 def summary_section(tables: Mapping[str, pd.DataFrame], params: Mapping) -> list[str]:
     """Per model and n, the mean completion loss in the lowest and the highest training-count
     bucket with at least :data:`SUMMARY_MIN_TOKENS` tokens (the frequency effect Merrill et al.
-    report); nothing if no such bucket exists."""
+    report), or the statement that no bucket is that large."""
     freq = tables["completion_loss_frequency"]
+    head = "Completion loss vs training count (held-out text, tokens t ≥ 1 with L_t = n"
     freq = freq[freq["tokens"] >= SUMMARY_MIN_TOKENS]
     if not len(freq):
-        return []
+        sizes = ", ".join(map(str, FREQUENCY_LENGTHS))
+        return ["", f"{head}): no bucket of n ∈ {{{sizes}}} has ≥ {SUMMARY_MIN_TOKENS} tokens."]
     parts = []
     for (model, n), g in freq.groupby(["model", "n"], sort=False):
         g = g.sort_values("log10_count")
@@ -103,8 +106,4 @@ def summary_section(tables: Mapping[str, pd.DataFrame], params: Mapping) -> list
             f"{model}, {n}-grams: {fmt(lo['loss'])} nats at ~10^{int(lo['log10_count'])} "
             f"occurrences → {fmt(hi['loss'])} at ~10^{int(hi['log10_count'])}"
         )
-    return [
-        "",
-        "Completion loss vs training count (held-out text, tokens t ≥ 1 with L_t = n, buckets "
-        f"of ≥ {SUMMARY_MIN_TOKENS} tokens): " + "; ".join(parts) + ".",
-    ]
+    return ["", f"{head}, buckets of ≥ {SUMMARY_MIN_TOKENS} tokens): " + "; ".join(parts) + "."]

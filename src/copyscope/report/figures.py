@@ -119,6 +119,8 @@ def completion_loss_frequency(freq: pd.DataFrame, path, min_tokens: int = 10) ->
         if buckets:
             ax.set_xticks(buckets, [f"$10^{{{b}}}$" for b in buckets])
         else:
+            ax.set_xticks([])
+            ax.set_yticks([])
             ax.text(0.5, 0.5, f"no bucket with ≥ {min_tokens} tokens", ha="center",
                     transform=ax.transAxes)  # fmt: skip
         ax.set_xlabel("training count of the n-gram (rounded)")
