@@ -74,6 +74,12 @@ rule report_completion_loss:
             caption="../report/completion_loss.rst",
             category="n-gram novelty",
         ),
+        frequency=f"{R}/tables/completion_loss_frequency.csv",
+        fig_frequency=report(
+            f"{R}/figures/completion_loss_frequency.png",
+            caption="../report/completion_loss_frequency.rst",
+            category="n-gram novelty",
+        ),
     log:
         f"{R}/logs/report_completion_loss.log",
     benchmark:
@@ -82,9 +88,12 @@ rule report_completion_loss:
         "../envs/novelty.yaml"
     params:
         losses=lambda w, input: labelled("--losses", COMPLETION_MODELS, input),
+        config=as_json({"novelty": config["novelty"]}),
     shell:
         "python -m copyscope report completion-loss {params.losses} "
-        "--out-table {output.table} --out-fig {output.fig} > {log} 2>&1"
+        "--params-json {params.config:q} --out-table {output.table} "
+        "--out-fig {output.fig} --out-frequency {output.frequency} "
+        "--out-fig-frequency {output.fig_frequency} > {log} 2>&1"
 
 
 rule report_raven:
@@ -229,14 +238,13 @@ rule report_training:
 
 # the tables the findings scorecard reads (copyscope.report.findings.TABLES), by name;
 # a claim whose table is not listed here is reported as inconclusive, "not measured";
-# the claim on completion loss vs frequency also reads "completion_loss_frequency"
-# (tables/completion_loss_frequency.csv): add it here once a rule writes it
 FINDINGS_TABLES = {
     "novelty_samples": rules.report_novelty.output.curves,
     "nnsl_samples": rules.report_novelty.output.nnsl,
     "raven_summary": rules.report_raven.output.summary,
     "completion_loss": rules.report_completion_loss.output.table,
     "memorization": rules.report_memorization.output.table,
+    "completion_loss_frequency": rules.report_completion_loss.output.frequency,
 }
 
 
@@ -285,6 +293,7 @@ rule report_findings:
 SUMMARY_TABLES = [
     "novelty_samples",
     "nnsl_samples",
+    "completion_loss_frequency",
     "raven_summary",
     "supercopies",
     "planted",
@@ -296,6 +305,7 @@ rule summary:
     input:
         novelty_samples=rules.report_novelty.output.curves,
         nnsl_samples=rules.report_novelty.output.nnsl,
+        completion_loss_frequency=rules.report_completion_loss.output.frequency,
         raven_summary=rules.report_raven.output.summary,
         supercopies=rules.report_supercopies.output.table,
         planted=rules.report_planted.output.table,

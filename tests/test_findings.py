@@ -322,10 +322,10 @@ def test_extraction_without_the_memorization_table_is_not_measured():
 )
 def test_completion_loss_frequency(loss, verdict):
     rows = [
-        {"model": "m", "L": 4, "log10_count": c, "loss": v, "n": 100}
+        {"model": "m", "n": 4, "log10_count": c, "loss": v, "tokens": 100}
         for c, v in zip(range(5), loss, strict=True)
     ]
-    rows.append({"model": "m", "L": 4, "log10_count": 9, "loss": 99.0, "n": 2})  # too rare
+    rows.append({"model": "m", "n": 4, "log10_count": 9, "loss": 99.0, "tokens": 2})  # too rare
     f = decide("completion-loss-frequency", completion_loss_frequency=pd.DataFrame(rows))
     assert f.verdict == verdict, f.measured
     assert "m L=4: " in f.measured and "5 buckets" in f.measured
@@ -400,5 +400,5 @@ COLUMNS = {
     "raven_summary": ["model", "decoding", "source", "prompt_length", "truncated_score"],
     "completion_loss": ["model", "curve", "x", "loss", "tokens"],
     "memorization": ["model", "copies", "extraction_rate", "ci_low", "ci_high"],
-    "completion_loss_frequency": ["model", "L", "log10_count", "loss", "n"],
+    "completion_loss_frequency": ["model", "n", "log10_count", "loss", "tokens"],
 }

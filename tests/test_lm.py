@@ -354,15 +354,18 @@ def test_greedy_equals_uncached_argmax(model, prompts):
     out = generate(model, prompts, GREEDY, max_new_tokens=10, eos_id=EOS, seed=0, batch_size=3)
     again = generate(model, prompts, GREEDY, max_new_tokens=10, eos_id=EOS, seed=9)
     for p, o, a in zip(prompts, out, again, strict=True):
-        assert o["ids"].dtype == np.int64 and o["ids"].shape == (10,)
+        assert o["ids"].dtype == np.int64
         np.testing.assert_array_equal(o["ids"], a["ids"])
-        ids, lps = [EOS, *map(int, p)], []
-        for _ in range(10):
+        ids, lps, stopped = [EOS, *map(int, p)], [], False
+        for _ in range(10):  # the reference: argmax of the full forward pass, until eos
             logp = torch.log_softmax(full_logits(model, ids)[-1], -1)
             tok = int(logp.argmax())
+            if tok == EOS:
+                stopped = True
+                break
             ids.append(tok)
             lps.append(float(logp[tok]))
-        assert o["ids"].tolist() == ids[1 + p.size :]
+        assert o["ids"].tolist() == ids[1 + p.size :] and o["stopped_at_eos"] == stopped
         np.testing.assert_allclose(o["logprobs"], lps, atol=1e-4)
 
 
@@ -375,7 +378,8 @@ def test_sampling_seeded(model, prompts):
     c = generate(model, prompts, PURE, seed=2, batch_size=5, **kw)
     for x, y in zip(a, b, strict=True):
         np.testing.assert_array_equal(x["ids"], y["ids"])
-    assert any((x["ids"] != z["ids"]).any() for x, z in zip(a, c, strict=True))
+        assert x["stopped_at_eos"] == y["stopped_at_eos"]
+    assert any(x["ids"].tolist() != z["ids"].tolist() for x, z in zip(a, c, strict=True))
     # logprobs are the untempered model log-probabilities of the generated tokens
     hot = {"kind": "sample", "temperature": 2.0, "top_k": 5, "top_p": 0.9}
     for p, o in zip(prompts, generate(model, prompts, hot, seed=3, **kw), strict=True):
@@ -395,7 +399,7 @@ def test_top_k_1_and_beam_1_equal_greedy(model, prompts):
 
 
 def test_beam_beats_greedy_and_is_exact_when_wide(model, prompts):
-    kw = {"max_new_tokens": 6, "eos_id": EOS, "seed": 0}
+    kw = {"max_new_tokens": 6, "eos_id": EOS, "seed": 0, "stop_at_eos": False}
     greedy = generate(model, prompts, GREEDY, **kw)
     beam = generate(model, prompts, {"kind": "beam", "num_beams": 3}, batch_size=2, **kw)
     for p, g, b in zip(prompts, greedy, beam, strict=True):
@@ -406,12 +410,45 @@ def test_beam_beats_greedy_and_is_exact_when_wide(model, prompts):
     small = build_model(dict(SPECS["gpt2"], dropout=0.0), 5, EOS).eval()
     prompt = [np.array([1, 2])]
     best = generate(
-        small, prompt, {"kind": "beam", "num_beams": 25}, max_new_tokens=3, eos_id=EOS, seed=0
-    )[0]
+        small, prompt, {"kind": "beam", "num_beams": 25}, max_new_tokens=3, eos_id=EOS, seed=0,
+        stop_at_eos=False,
+    )[0]  # fmt: skip
     cands = [np.array(c) for c in itertools.product(range(5), repeat=3)]
     totals = [s.sum() for s in token_logprobs(small, cands, eos_id=EOS, context=prompt * 125)]
     assert best["ids"].tolist() == cands[int(np.argmax(totals))].tolist()
     assert best["logprobs"].sum() == pytest.approx(max(totals), abs=1e-4)
+
+
+@pytest.mark.parametrize("mix, ends", [(0.9, False), (1.0, True)])
+def test_beam_with_eos_is_exact_when_wide(mix, ends):
+    """With eos and enough beams that nothing is pruned, beam search returns the most likely
+    of all complete outputs: k < T non-eos tokens then eos (scored with the eos), or T tokens
+    whose first T − 1 are not eos. The eos embedding is moved towards the prompt's last token
+    (``mix``) so that eos competes: the best output runs to the end (0.9) or is eos (1.0)."""
+    torch.manual_seed(0)
+    small = build_model(dict(SPECS["gpt2"], dropout=0.0), 5, EOS).eval()
+    with torch.no_grad():
+        w = small.get_input_embeddings().weight
+        w.normal_(0.0, 1.0)
+        w[EOS] = mix * w[2] + 0.3 * w[EOS]
+    prompt = np.array([1, 2])
+    outputs = []  # (ids, score, stopped)
+    for k in range(3):
+        for c in itertools.product(range(1, 5), repeat=k):
+            lp = token_logprobs(small, [np.array([*c, EOS])], eos_id=EOS, context=[prompt])[0]
+            outputs.append((list(c), lp.sum(), True))
+    for c in itertools.product(range(1, 5), range(1, 5), range(5)):
+        lp = token_logprobs(small, [np.array(c)], eos_id=EOS, context=[prompt])[0]
+        outputs.append((list(c), lp.sum(), c[-1] == EOS))
+    ids, score, stopped = max(outputs, key=lambda o: o[1])
+    best = generate(
+        small, [prompt], {"kind": "beam", "num_beams": 125}, max_new_tokens=3, eos_id=EOS, seed=0
+    )[0]
+    assert best["ids"].tolist() == [i for i in ids if i != EOS]
+    assert best["stopped_at_eos"] == stopped == ends
+    before = [np.concatenate([prompt, best["ids"]])]
+    eos_lp = token_logprobs(small, [np.array([EOS])], eos_id=EOS, context=before)[0][0]
+    assert best["logprobs"].sum() + (eos_lp if stopped else 0.0) == pytest.approx(score, abs=1e-4)
 
 
 def test_filter_logits():
@@ -459,16 +496,26 @@ def test_generate_errors(model, prompts):
         generate(model, [np.array([VOCAB])], GREEDY, **kw)
 
 
-def test_unconditional_and_eos_kept(model):
-    out = generate(
-        model, [np.zeros(0, np.int64)] * 3, PURE, max_new_tokens=N_CTX - 1, eos_id=EOS, seed=0
-    )
+def test_unconditional_and_stop_at_eos(model):
+    kw = {"max_new_tokens": N_CTX - 1, "eos_id": EOS, "seed": 0}
+    out = generate(model, [np.zeros(0, np.int64)] * 3, PURE, stop_at_eos=False, **kw)
     assert all(o["ids"].shape == (N_CTX - 1,) for o in out)
     assert all(np.all(o["logprobs"] <= 0) for o in out)
-    # make eos by far the most likely token: decoding still runs to max_new_tokens
+    stopped = generate(model, [np.zeros(0, np.int64)] * 3, PURE, **kw)
+    for full, cut in zip(out, stopped, strict=True):  # the same draws, cut at the first eos
+        ids = full["ids"].tolist()
+        end = ids.index(EOS) if EOS in ids else len(ids)
+        assert cut["ids"].tolist() == ids[:end] and cut["stopped_at_eos"] == (EOS in ids)
+        np.testing.assert_allclose(cut["logprobs"], full["logprobs"][:end])
+    # make eos by far the most likely token: every method ends at once (nothing recorded);
+    # without stopping, decoding runs to max_new_tokens with eos kept
     with torch.no_grad():
         bias = model.transformer.ln_f.bias if hasattr(model, "transformer") else model.proj.bias
         bias.copy_(100 * model.get_input_embeddings().weight[EOS])
     for method in (GREEDY, PURE, {"kind": "beam", "num_beams": 2}):
-        out = generate(model, [np.array([1, 2])], method, max_new_tokens=7, eos_id=EOS, seed=0)
-        assert out[0]["ids"].tolist() == [EOS] * 7
+        kw = {"max_new_tokens": 7, "eos_id": EOS, "seed": 0}
+        out = generate(model, [np.array([1, 2])], method, **kw)
+        assert out[0]["ids"].tolist() == [] and out[0]["logprobs"].size == 0
+        assert out[0]["stopped_at_eos"]
+        out = generate(model, [np.array([1, 2])], method, stop_at_eos=False, **kw)
+        assert out[0]["ids"].tolist() == [EOS] * 7 and not out[0]["stopped_at_eos"]

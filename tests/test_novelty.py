@@ -11,6 +11,8 @@ from copyscope.index import Index, build_index
 from copyscope.novelty import (
     bootstrap_mean,
     bootstrap_novelty,
+    completion_loss_frequency,
+    completion_loss_table,
     count_matrix,
     lower_bound,
     novelty_counts,
@@ -167,3 +169,80 @@ def test_novelty_valid_command_writes_the_tables(tmp_path, kind, unit):
     assert summary[["tokenizer", "unit", "texts", "tokens"]].values.tolist() == [["t", unit, 1, 3]]
     assert pd.read_parquet(out["matches"])["L"].tolist() == [1, 2, 0]
     assert pd.read_csv(out["curve"])["n"].tolist() == [1, 2, 3, 4]
+
+
+# ----------------------------------------------------------------------------- completion loss
+def _curve(table, curve):
+    g = table[table["curve"] == curve]
+    return dict(zip(g["x"].tolist(), g["loss"].tolist(), strict=True))
+
+
+def test_completion_loss_by_hand():
+    """L = [2, 3, 1], losses l0, l1, l2. Authors' "in training" (every token t ≥ 1 at its own
+    L_t): {3: l1, 1: l2}. "Not in training" (L_i + 1 ≠ L_{i+1}, x = L_i + 1, loss of i+1):
+    i = 0 has L_1 = L_0 + 1, i = 1 has L_2 = 1 ≠ 4 → {4: l2}. Extended match (the earlier
+    variant): i = 0 → {3: l1}."""
+    l0, l1, l2 = 0.5, 1.25, 2.0
+    table = completion_loss_table([np.array([2, 3, 1])], [np.array([l0, l1, l2])], "m")
+    assert _curve(table, "in training") == {3: l1, 1: l2}
+    assert _curve(table, "not in training") == {4: l2}
+    assert _curve(table, "in training, extended match") == {3: l1}
+    assert table["curve"].tolist() == [
+        "in training",
+        "in training",
+        "not in training",
+        "in training, extended match",
+    ]
+    assert (table["model"] == "m").all() and table["tokens"].tolist() == [1, 1, 1, 1]
+
+
+def test_completion_loss_pools_tokens_and_drops_unseen_unigrams():
+    """Two texts: L = [0, 1, 2, 0] and [1, 1]; losses 1..4 and 5, 6. In training (t ≥ 1,
+    L_t ≥ 1): x=1 {2, 6}, x=2 {3}; the t = 3 token with L = 0 is on no in-training point.
+    Not in training: text 1 i = 2 (L 2 → 0) → x = 3: 4; text 2 i = 0 (1 → 1) → x = 2: 6.
+    Extended: text 1 i = 0, 1 → x = 1: 2, x = 2: 3."""
+    table = completion_loss_table(
+        [np.array([0, 1, 2, 0]), np.array([1, 1])],
+        [np.array([1.0, 2.0, 3.0, 4.0]), np.array([5.0, 6.0])],
+        "m",
+    )
+    assert _curve(table, "in training") == {1: 4.0, 2: 3.0}
+    assert table[(table["curve"] == "in training") & (table["x"] == 1)]["tokens"].item() == 2
+    assert _curve(table, "not in training") == {2: 6.0, 3: 4.0}
+    assert _curve(table, "in training, extended match") == {1: 2.0, 2: 3.0}
+    capped = completion_loss_table([np.array([2, 3, 1])], [np.array([0.0, 1.0, 2.0])], "m", 3)
+    assert capped["x"].max() == 3
+    with pytest.raises(ValueError):
+        completion_loss_table([np.array([1, 2])], [np.array([1.0])], "m")
+
+
+def test_completion_loss_frequency_by_hand():
+    """Tokens t ≥ 1 with L_t ∈ {4, 8}, bucketed by round(log10 C_t): text 0 has
+    (L 4, C 9 → 1, loss 1), (L 4, C 11 → 1, loss 3), (L 8, C 2 → 0, loss 5), (L 5: no such n);
+    text 1 has (L 4, C 120 → 2, loss 2) and at t = 0 (L 4, C 10, loss 9), which is left out."""
+    L = [np.array([0, 4, 4, 8, 5]), np.array([4, 4])]
+    C = [np.array([1e6, 9, 11, 2, 3]), np.array([10, 120])]
+    y = [np.array([7.0, 1.0, 3.0, 5.0, 6.0]), np.array([9.0, 2.0])]
+    f = completion_loss_frequency(L, C, y, "m", ns=(4, 8, 16), n_boot=0)
+    got = {(r.n, r.log10_count): (r.loss, r.tokens, r.texts) for r in f.itertuples()}
+    assert got == {(4, 1): (2.0, 2, 1), (4, 2): (2.0, 1, 1), (8, 0): (5.0, 1, 1)}
+    assert f["ci_low"].isna().all() and (f["model"] == "m").all()
+    boot = completion_loss_frequency(L, C, y, "m", ns=(4, 8), n_boot=200, seed=1)
+    assert boot[["n", "log10_count", "loss"]].equals(f[["n", "log10_count", "loss"]])
+    # one text per bucket: every resample gives the same mean or none → degenerate interval
+    assert (boot["ci_low"] == boot["loss"]).all() and (boot["ci_high"] == boot["loss"]).all()
+    assert completion_loss_frequency(L, C, y, "m", ns=(64,), n_boot=10).empty
+
+
+def test_completion_loss_frequency_interval_over_texts():
+    """A bucket spread over texts with different losses gets a proper, seeded interval."""
+    rng = np.random.default_rng(0)
+    L = [np.array([0, 4, 4]) for _ in range(30)]
+    C = [np.array([1, 100, 100]) for _ in range(30)]
+    y = [np.array([0.0, v, v]) for v in rng.normal(3.0, 1.0, size=30)]
+    a = completion_loss_frequency(L, C, y, "m", n_boot=300, seed=2)
+    b = completion_loss_frequency(L, C, y, "m", n_boot=300, seed=2)
+    assert a.equals(b) and len(a) == 1
+    r = a.iloc[0]
+    assert r["tokens"] == 60 and r["texts"] == 30
+    assert r["ci_low"] < r["loss"] < r["ci_high"] and r["ci_high"] - r["ci_low"] < 1.5

@@ -169,7 +169,7 @@ def test_context_clipping_and_empty_prompt():
     # empty prompt, gen a b a b a: ℓ = 0 0 1 2 3 → 1 1 2 3 4 (RAVEN's code would give 2 first)
     sc = pointwise_scores(np.zeros(5, np.int64), np.array([], np.int64), np.array([1, 2, 1, 2, 1]))
     assert sc["context"].tolist() == [1, 1, 2, 3, 4]
-    # empty prompt, a a a: ℓ = 0 1 2 → 1 2 3 (clip 2 3 4 does not bind)
+    # empty prompt, a a a: ℓ = 0 1 2 → 1 2 3 (clip 2 3 4 does not bind; RAVEN's code: 2 3 4)
     sc = pointwise_scores(np.zeros(3, np.int64), np.array([], np.int64), np.array([4, 4, 4]))
     assert sc["context"].tolist() == [1, 2, 3]
     # whole generated prefix found in the context: prompt 4 4 4, gen 4 4: S = 4 4 4 4 4,
@@ -178,6 +178,55 @@ def test_context_clipping_and_empty_prompt():
     assert sc["context"].tolist() == [2, 3]
     with pytest.raises(ValueError):
         pointwise_scores(np.zeros(3, np.int64), np.array([1]), np.array([4, 4]))
+
+
+def raven_code_context(prompt, generation) -> list[int]:
+    """The context scores of the generated tokens as RAVEN's code computes them
+    (src/analysis/pointwise_annotation_context.py, re-implemented on token lists), then clipped
+    at j + 2 as in its analyses: at position i of S = prompt + generation, the n-grams ending at
+    i are tried for n = 1..i against S[:i] (token-aligned); the first one not found gives the
+    score n, and if all are found (always at i = 0) the score is i + 2."""
+    S = [int(x) for x in (*prompt, *generation)]
+
+    def found(gram, ctx):
+        return any(ctx[e : e + len(gram)] == gram for e in range(len(ctx) - len(gram) + 1))
+
+    out = []
+    for i in range(len(prompt), len(S)):
+        score = next((n for n in range(1, i + 1) if not found(S[i - n + 1 : i + 1], S[:i])), i + 2)
+        out.append(min(score, i - len(prompt) + 2))
+    return out
+
+
+def test_raven_code_differs_on_the_opening_run_only():
+    """The documented difference (module docstring, README): with an empty prompt RAVEN's code
+    scores the opening run of the generation one higher; nowhere else do the two differ."""
+    a, b = 4, 7
+    empty = np.array([], np.int64)
+    gen = np.array([a, a, a, b])
+    assert raven_code_context(empty, gen) == [2, 3, 4, 1]
+    assert pointwise_scores(np.zeros(4, np.int64), empty, gen)["context"].tolist() == [1, 2, 3, 1]
+    # a b a b a: only the first token differs (its run has length 1)
+    gen = np.array([a, b, a, b, a])
+    assert raven_code_context(empty, gen) == [2, 1, 2, 3, 4]
+    assert pointwise_scores(np.zeros(5, np.int64), empty, gen)["context"].tolist() == [
+        1,
+        1,
+        2,
+        3,
+        4,
+    ]
+    rng = np.random.default_rng(5)
+    for _ in range(300):
+        p = rng.integers(0, 3, size=int(rng.integers(0, 4)))
+        g = rng.integers(0, 3, size=int(rng.integers(1, 12)))
+        ours = pointwise_scores(np.zeros(len(g), np.int64), p, g)["context"]
+        diff = np.array(raven_code_context(p, g)) - ours
+        run = len(g) if (g == g[0]).all() else int(np.argmax(g != g[0]))
+        expect = np.zeros(len(g), np.int64)
+        if len(p) == 0:
+            expect[:run] = 1
+        assert diff.tolist() == expect.tolist(), (p, g)
 
 
 def test_pointwise_scores_vs_brute_force(tmp_path):

@@ -91,9 +91,19 @@ def synthetic_tables() -> dict[str, pd.DataFrame]:
             "model": ["gpt2", "gpt2", "gpt2", "lstm", "lstm"],
         }
     )
+    completion = pd.DataFrame(
+        {
+            "model": ["gpt2", "gpt2", "gpt2", "gpt2", "lstm"],
+            "n": [4, 4, 4, 8, 4],
+            "log10_count": [2, 0, 3, 1, 1],
+            "loss": [1.5, 4.25, 0.5, 2.0, 3.0],
+            "tokens": [10, 40, 9, 12, 30],  # the 10^3 bucket is too small for the summary
+        }
+    )
     return {
         "nnsl_samples": nnsl,
         "novelty_samples": curves,
+        "completion_loss_frequency": completion,
         "raven_summary": raven,
         "supercopies": supercopies,
         "planted": planted,
@@ -117,6 +127,10 @@ Training corpus: 123,456 tokens (bpe); 8 prompts of 8 tokens, 24 new tokens per 
 | lstm | 2 [1.75, n/a] | 0.375 | n/a |
 
 Decoding (gpt2): mean L_t ranges from 3.25 (pure) to 7.12 (greedy).
+
+Completion loss vs training count (held-out text, tokens t ≥ 1 with L_t = n, buckets of ≥ 10 \
+tokens): gpt2, 4-grams: 4.25 nats at ~10^0 occurrences → 1.5 at ~10^2; gpt2, 8-grams: 2 nats \
+(all at ~10^1); lstm, 4-grams: 3 nats (all at ~10^1).
 
 ## RAVEN (McCoy et al.), Moses words, training ∪ context
 
@@ -149,6 +163,7 @@ lstm: validation loss 5.5 nats/token; gpt2: validation loss 4.25 nats/token.
 def test_registry_sections_reproduce_the_summary():
     assert list(sections()) == [
         "novelty",
+        "completion-loss",
         "raven",
         "supercopies",
         "planted",
@@ -165,6 +180,16 @@ def test_sections_without_planted_passages_or_trained_models_are_left_out():
     tables["training"] = pd.DataFrame()
     text = markdown(tables, 10, PARAMS)
     assert text == EXPECTED[: EXPECTED.index("\n## Planted")].replace("123,456", "10")
+
+
+def test_completion_loss_summary_without_large_buckets():
+    tables = synthetic_tables()
+    tables["completion_loss_frequency"] = tables["completion_loss_frequency"].assign(tokens=9)
+    text = markdown(tables, 10, PARAMS)
+    assert (
+        "\nCompletion loss vs training count (held-out text, tokens t ≥ 1 with L_t = n): no bucket "
+        "of n ∈ {4, 8, 16, 32, 64, 128} has ≥ 10 tokens.\n" in text
+    )
 
 
 def test_summary_reads_only_its_tables_through_the_command(tmp_path):
@@ -255,3 +280,44 @@ def test_novelty_tables_label_each_setting_and_prompt_length():
     first = curves[(curves["model"] == "human") & (curves["prompt_length"] == 0)]
     assert first.set_index("n")["novelty"][1] == pytest.approx(0.2)
     assert len(curves) == 4 * novelty["n_max"]
+
+
+def test_completion_loss_command_on_hand_made_frames(tmp_path):
+    """``report completion-loss`` on two models' per-token frames (text, L, C, loss): the
+    curves table, the loss-vs-frequency table and both figures."""
+    rng = np.random.default_rng(0)
+    argv = ["report", "completion-loss"]
+    for model, shift in (("big", 0.0), ("small", 1.0)):
+        rows = []
+        for text in range(40):
+            L = np.array([0, 1, 2, 3, 4, 4, 8, 1])
+            C = np.array([10**6, 5000, 300, 30, 20, 400, 3, 9000])
+            loss = 5.0 - 0.5 * np.log10(C) + shift + rng.normal(0, 0.1, size=8)
+            rows.append(pd.DataFrame({"text": text, "t": range(8), "L": L, "C": C, "loss": loss}))
+        path = tmp_path / f"{model}.parquet"
+        pd.concat(rows).to_parquet(path)
+        argv += ["--losses", model, str(path)]
+    out = {k: tmp_path / f"{k}.{'png' if 'fig' in k else 'csv'}" for k in ("t", "fig", "f", "ff")}
+    params = '{"novelty": {"bootstrap": 50, "seed": 0}}'
+    argv += ["--params-json", params, "--out-table", str(out["t"]), "--out-fig", str(out["fig"])]
+    assert (
+        main([*argv, "--out-frequency", str(out["f"]), "--out-fig-frequency", str(out["ff"])]) == 0
+    )
+    curves = pd.read_csv(out["t"])
+    assert list(dict.fromkeys(curves["model"])) == ["big", "small"]
+    big = curves[(curves["model"] == "big") & (curves["curve"] == "in training")]
+    assert big.set_index("x")["tokens"].to_dict() == {1: 80, 2: 40, 3: 40, 4: 80, 8: 40}
+    freq = pd.read_csv(out["f"])
+    # L = 4 at C 20 (→ 1) and 400 (→ 3), L = 8 at C 3 (→ 0); L = 1, 2, 3 are not fixed sizes
+    assert freq[freq["model"] == "big"][
+        ["n", "log10_count", "tokens", "texts"]
+    ].values.tolist() == [
+        [4, 1, 40, 40],
+        [4, 3, 40, 40],
+        [8, 0, 40, 40],
+    ]
+    small = freq[freq["model"] == "small"].set_index(["n", "log10_count"])["loss"]
+    assert small[(4, 1)] > small[(4, 3)]  # the planted frequency effect
+    assert ((freq["ci_low"] <= freq["loss"]) & (freq["loss"] <= freq["ci_high"])).all()
+    for k in ("fig", "ff"):
+        assert out[k].stat().st_size > 10_000

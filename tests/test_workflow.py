@@ -13,12 +13,14 @@ import pytest
 import yaml
 
 from conftest import ROOT, snakemake
+from copyscope.tokenize import load_hf_tokenizer
 
 FIGURES = [
     "novelty_valid.png",
     "nnsl_hist_valid.png",
     "novelty_by_model.png",
     "completion_loss.png",
+    "completion_loss_frequency.png",
     "novelty_by_decoding.png",
     "novelty_by_prompt_length.png",
     "raven_novelty.png",
@@ -96,14 +98,21 @@ def check_tables(out, cfg: dict) -> None:
     nnsl = pd.read_csv(out / "tables/nnsl_samples.csv")
     assert set(nnsl[key].itertuples(index=False, name=None)) == settings
     assert len(nnsl) == len(settings) and (nnsl["texts"] > 0).all()
-    # decoding never stops early: every text (human ones too) has new_tokens tokens
-    assert (nnsl["tokens"] == nnsl["texts"] * new_tokens).all()
+    # a generation ends at its first eos, so a setting has at most new_tokens tokens per text;
+    # human texts never contain eos and have exactly new_tokens
+    assert (nnsl["tokens"] <= nnsl["texts"] * new_tokens).all()
+    human = nnsl[nnsl["model"] == "human"]
+    assert len(human) and (human["tokens"] == human["texts"] * new_tokens).all()
     assert (nnsl["mean_nnsl"] >= 0).all() and (nnsl["median_nnsl"] >= 0).all()
 
     curves = pd.read_csv(out / "tables/novelty_samples.csv")
     assert set(curves[key].itertuples(index=False, name=None)) == settings
     assert (curves.groupby(key)["n"].max() == cfg["novelty"]["n_max"]).all()
-    check_novelty_curves(curves, key, nnsl.set_index(key)["texts"], new_tokens)
+    full = nnsl[nnsl["tokens"] == nnsl["texts"] * new_tokens].set_index(key)["texts"]
+    whole = curves.set_index(key).index.isin(full.index)
+    check_novelty_curves(curves[whole], key, full, new_tokens)
+    if (~whole).any():  # settings with generations cut at eos
+        check_novelty_curves(curves[~whole], key)
     assert _brackets(nnsl, "mean_nnsl", "ci_low", "ci_high")
 
     raven = pd.read_csv(out / "tables/raven_summary.csv")
@@ -187,8 +196,19 @@ def test_tiny_run_outputs(tiny_run):
     for f in FIGURES:
         assert (out / "figures" / f).stat().st_size > 10_000, f
     loss = pd.read_csv(out / "tables/completion_loss.csv")
-    assert set(loss["curve"]) == {"in training", "not in training"}
+    assert set(loss["curve"]) == {"in training", "not in training", "in training, extended match"}
     assert np.isfinite(loss["loss"]).all() and (loss["loss"] > 0).all()
+    freq = pd.read_csv(out / "tables/completion_loss_frequency.csv")
+    assert set(freq["n"]) <= {4, 8, 16, 32, 64, 128} and (freq["log10_count"] >= 0).all()
+    assert "Completion loss vs training count" in (out / "summary.md").read_text()
+    # generations end at eos and never record it; human continuations never contain it
+    eos_id = load_hf_tokenizer(out / "tokenizers/bpe").eos_token_id
+    for path in (out / "samples").rglob("*.jsonl"):
+        for line in path.read_text().splitlines():
+            row = json.loads(line)
+            assert eos_id not in row["ids"] and len(row["logprobs"]) in (0, len(row["ids"]))
+            assert row["stopped_at_eos"] or len(row["ids"]) == TINY["sampling"]["new_tokens"]
+            assert not (row["model"] == "human" and row["stopped_at_eos"])
     planted = pd.read_csv(out / "tables/planted.csv")
     assert set(planted["copies"]) == {d["m"] for d in TINY["corpus"]["inject"]["duplicates"]}
     check_memorization(out, TINY)

@@ -1,10 +1,13 @@
 """Batched decoding (sampling, greedy, beam search) with cached model state.
 
-Every prompt is preceded by the eos token (a length-0 prompt is unconditional generation)
-and exactly ``max_new_tokens`` tokens are generated: decoding does not stop at eos (an eos
-that is generated is kept). For each prompt :func:`generate` returns
-``{"ids": generated ids, "logprobs": log p(token)}``, where ``logprobs`` is always the
-model's untempered, unfiltered log-probability (log softmax of the raw logits) of the token.
+Every prompt is preceded by the eos token (a length-0 prompt is unconditional generation) and
+at most ``max_new_tokens`` tokens are generated. A sequence ends at its first eos, as the
+papers' generations do (Hugging Face ``generate`` with ``eos_token_id`` set): the rest of the
+batch keeps decoding, and the ids recorded for that sequence stop before the eos (the eos
+itself is not recorded). For each prompt :func:`generate` returns ``{"ids": generated ids,
+"logprobs": log p(token), "stopped_at_eos": bool}``, where ``logprobs`` is always the model's
+untempered, unfiltered log-probability (log softmax of the raw logits) of the token, one per
+recorded id. ``stop_at_eos=False`` generates exactly ``max_new_tokens`` tokens, eos included.
 
 Methods (the keys of a ``sampling.decodings`` entry in config/schema.yaml):
 
@@ -14,7 +17,10 @@ Methods (the keys of a ``sampling.decodings`` entry in config/schema.yaml):
   is ``temperature 1`` with neither filter.
 * ``{"kind": "greedy"}`` — the most likely token at every step.
 * ``{"kind": "beam", "num_beams": b}`` — beam search on the raw log-probabilities (temperature
-  0), no length normalisation (all hypotheses have the same length), returns the best beam.
+  0) without length normalisation, as ``generate(num_beams=b, length_penalty=0,
+  early_stopping=False)``: hypotheses that end in eos are finished (scored with the eos
+  log-probability), the best b that do not stay live, and the best finished hypothesis is
+  returned (see :func:`_beam_batch`).
 
 Sampling draws one uniform number per prompt and step from a ``torch.Generator`` seeded from
 ``(seed, prompt index)`` and inverts the cumulative distribution, so a prompt's sample depends
@@ -169,13 +175,30 @@ def _adapter(model, device):
 
 
 # --------------------------------------------------------------------------- decoding loops
-def _decode_batch(adapter, inputs, method, max_new_tokens, uniforms):
-    """ids (B, T) and logprobs (B, T) tensors for one batch of eos-prefixed prompts."""
+Decoded = tuple[np.ndarray, np.ndarray, bool]
+"""One decoded sequence: ids (int64), their log-probabilities (float64), stopped at eos."""
+
+
+def _cut_at_eos(ids: torch.Tensor, lps: torch.Tensor, eos) -> list[Decoded]:
+    """Each row of ``ids``/``lps`` up to (excluding) its first ``eos``; ``eos=None``: whole."""
+    ids_np = ids.cpu().numpy().astype(np.int64)
+    lps_np = lps.double().cpu().numpy()
+    out = []
+    for row, lp in zip(ids_np, lps_np, strict=True):
+        hits = np.flatnonzero(row == eos) if eos is not None else np.zeros(0, np.int64)
+        end = int(hits[0]) if hits.size else row.size
+        out.append((row[:end].copy(), lp[:end].copy(), bool(hits.size)))
+    return out
+
+
+def _decode_batch(adapter, inputs, method, max_new_tokens, uniforms, eos) -> list[Decoded]:
+    """The decoded sequences of one batch of eos-prefixed prompts; ``eos=None``: no stop."""
     n = len(inputs)
     logits, state = adapter.prefill(inputs)
     if method["kind"] == "beam":
-        return _beam_batch(adapter, logits, state, n, method["num_beams"], max_new_tokens)
+        return _beam_batch(adapter, logits, state, n, method["num_beams"], max_new_tokens, eos)
     ids, lps = [], []
+    done = torch.zeros(n, dtype=torch.bool, device=logits.device)
     for t in range(max_new_tokens):
         logp = torch.log_softmax(logits.float(), dim=-1)
         if method["kind"] == "greedy":
@@ -187,13 +210,29 @@ def _decode_batch(adapter, inputs, method, max_new_tokens, uniforms):
             tok = sample_from(scores, uniforms[:, t].to(scores.device))
         ids.append(tok)
         lps.append(logp.gather(-1, tok[:, None])[:, 0])
+        if eos is not None:
+            done |= tok == eos
+            if bool(done.all()):  # every sequence has ended: the rest would be cut anyway
+                break
         if t + 1 < max_new_tokens:
             logits, state = adapter.step(state, tok)
-    return torch.stack(ids, dim=1), torch.stack(lps, dim=1)
+    return _cut_at_eos(torch.stack(ids, dim=1), torch.stack(lps, dim=1), eos)
 
 
-def _beam_batch(adapter, logits, state, n, beams, max_new_tokens):
-    """Beam search without length normalisation; the best of ``beams`` hypotheses per prompt."""
+def _beam_batch(adapter, logits, state, n, beams, max_new_tokens, eos) -> list[Decoded]:
+    """Beam search without length normalisation; the best hypothesis per prompt.
+
+    The semantics of transformers' ``generate(num_beams=beams, length_penalty=0,
+    early_stopping=False)`` (tests/test_decode.py compares the two): at every step the
+    ``2 * beams`` best one-token continuations of the live hypotheses are ranked by their total
+    log-probability; those among the first ``beams`` that end in ``eos`` become finished
+    hypotheses (their score includes the eos log-probability; the eos is not recorded), and the
+    ``beams`` best that do not end in eos stay live. After ``max_new_tokens`` steps the first
+    ``beams`` continuations are finished as they are. Of the finished hypotheses the ``beams``
+    best are kept, and the best is returned. A prompt stops collecting once it holds ``beams``
+    finished hypotheses and no live one scores higher than the worst of them (scores only
+    fall); the batch stops when every prompt has. ``eos=None``: nothing ends early.
+    """
     dev = logits.device
     vocab = logits.shape[-1]
     expand = torch.arange(n, device=dev).repeat_interleave(beams)
@@ -204,19 +243,42 @@ def _beam_batch(adapter, logits, state, n, beams, max_new_tokens):
     ids = torch.zeros(n * beams, 0, dtype=torch.long, device=dev)
     lps = torch.zeros(n * beams, 0, dtype=torch.float64, device=dev)
     base = torch.arange(n, device=dev)[:, None] * beams
+    width = min(2 * beams, beams * vocab)
+    finished: list[list[tuple[float, np.ndarray, np.ndarray, bool]]] = [[] for _ in range(n)]
+    open_ = [True] * n
     for t in range(max_new_tokens):
         logp = torch.log_softmax(logits.float(), dim=-1).double()  # (n*beams, V)
         cand = (scores.reshape(-1, 1) + logp).reshape(n, beams * vocab)
-        scores, flat = torch.topk(cand, beams, dim=-1)  # sorted, best first
-        src = (base + flat // vocab).reshape(-1)
-        tok = (flat % vocab).reshape(-1)
-        ids = torch.cat([ids[src], tok[:, None]], dim=1)
-        lps = torch.cat([lps[src], logp[src, tok][:, None]], dim=1)
-        if t + 1 < max_new_tokens:
-            state = adapter.select(state, src)
-            logits, state = adapter.step(state, tok)
-    best = base[:, 0]
-    return ids[best], lps[best]
+        top, flat = torch.topk(cand, width, dim=-1)  # sorted, best first
+        src = base + flat // vocab
+        tok = flat % vocab
+        ends = tok == eos if eos is not None else torch.zeros_like(tok, dtype=torch.bool)
+        last = t + 1 == max_new_tokens
+        closing = (ends[:, :beams] | last).nonzero().tolist()
+        for i, j in closing:
+            if not open_[i] or not math.isfinite(float(top[i, j])):
+                continue
+            row, stop = int(src[i, j]), bool(ends[i, j])
+            seq, seq_lp = ids[row].cpu().numpy(), lps[row].cpu().numpy()
+            if not stop:
+                seq = np.append(seq, int(tok[i, j]))
+                seq_lp = np.append(seq_lp, float(logp[row, tok[i, j]]))
+            finished[i].append((float(top[i, j]), seq.astype(np.int64), seq_lp, stop))
+            finished[i] = sorted(finished[i], key=lambda h: -h[0])[:beams]
+        live = top.masked_fill(ends, -math.inf)
+        scores, pick = torch.topk(live, beams, dim=-1)  # the best non-eos continuations
+        sel_src = src.gather(1, pick).reshape(-1)
+        sel_tok = tok.gather(1, pick).reshape(-1)
+        ids = torch.cat([ids[sel_src], sel_tok[:, None]], dim=1)
+        lps = torch.cat([lps[sel_src], logp[sel_src, sel_tok][:, None]], dim=1)
+        for i in range(n):  # no live hypothesis can still enter the finished ones
+            if open_[i] and len(finished[i]) == beams:
+                open_[i] = float(scores[i, 0]) > finished[i][-1][0]
+        if last or not any(open_):
+            break
+        state = adapter.select(state, sel_src)
+        logits, state = adapter.step(state, sel_tok)
+    return [(h[0][1], h[0][2], h[0][3]) for h in finished]
 
 
 def generate(
@@ -229,10 +291,14 @@ def generate(
     seed: int,
     batch_size: int = 50,
     device="cpu",
+    stop_at_eos: bool = True,
 ) -> list[dict]:
-    """Continue every prompt by exactly ``max_new_tokens`` tokens (see the module docstring).
+    """Continue every prompt by at most ``max_new_tokens`` tokens, each sequence ending at its
+    first ``eos_id`` (exactly ``max_new_tokens``, eos included, with ``stop_at_eos=False``;
+    see the module docstring).
 
-    Returns one ``{"ids": int64 array, "logprobs": float64 array}`` per prompt, in order.
+    Returns one ``{"ids": int64 array, "logprobs": float64 array, "stopped_at_eos": bool}``
+    per prompt, in order.
     ``method`` is a ``sampling.decodings`` entry as :func:`copyscope.config.validate` checks
     it (absent ``top_k`` / ``top_p`` mean no filter). ConfigError for an unknown method kind;
     InputError for a prompt whose ``len + max_new_tokens + 1`` exceeds the model's context
@@ -259,9 +325,12 @@ def generate(
                 f"{p.size + max_new_tokens + 1} exceeds the model's context length {limit}",
             )
         inputs.append(np.concatenate([[eos_id], p]).astype(np.int64))
-    empty = {"ids": np.zeros(0, np.int64), "logprobs": np.zeros(0, np.float64)}
     if max_new_tokens == 0:
-        return [{k: v.copy() for k, v in empty.items()} for _ in inputs]
+        return [
+            {"ids": np.zeros(0, np.int64), "logprobs": np.zeros(0), "stopped_at_eos": False}
+            for _ in inputs
+        ]
+    eos = int(eos_id) if stop_at_eos else None
 
     uniforms = None
     if method["kind"] == "sample":
@@ -283,9 +352,8 @@ def generate(
         for b in range(0, len(order), batch_size):
             idx = order[b : b + batch_size]
             u = uniforms[idx] if uniforms is not None else None
-            ids, lps = _decode_batch(adapter, [inputs[i] for i in idx], method, max_new_tokens, u)
-            ids = ids.cpu().numpy().astype(np.int64)
-            lps = lps.double().cpu().numpy()
-            for r, i in enumerate(idx):
-                results[i] = {"ids": ids[r].copy(), "logprobs": lps[r].copy()}
+            batch = [inputs[i] for i in idx]
+            decoded = _decode_batch(adapter, batch, method, max_new_tokens, u, eos)
+            for i, (ids, lps, stopped) in zip(idx, decoded, strict=True):
+                results[i] = {"ids": ids, "logprobs": lps, "stopped_at_eos": stopped}
     return results

@@ -97,6 +97,7 @@ def extract(
         {"kind": "greedy"},
         max_new_tokens=S,
         eos_id=tokenizer.eos_token_id,
+        stop_at_eos=False,  # always S tokens: an end-of-text token is simply a mismatch
         seed=0,
         batch_size=batch_size,
         device=device,

@@ -11,6 +11,7 @@ from ..sample import prompt_windows
 from .metrics import (
     bootstrap_mean,
     bootstrap_novelty,
+    completion_loss_frequency,
     completion_loss_table,
     count_matrix,
     length_histogram,
@@ -22,6 +23,7 @@ from .metrics import (
 __all__ = [
     "bootstrap_mean",
     "bootstrap_novelty",
+    "completion_loss_frequency",
     "completion_loss_table",
     "count_matrix",
     "length_histogram",

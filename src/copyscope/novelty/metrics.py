@@ -5,6 +5,8 @@ lengths) for the queried (generated / continuation) tokens only.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 
@@ -100,41 +102,145 @@ def length_histogram(docs: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     return values, counts
 
 
+COMPLETION_CURVES = ("in training", "not in training", "in training, extended match")
+"""The curves of :func:`completion_loss_table`, in the order of its rows."""
+
+
+def completion_points(L: np.ndarray, loss: np.ndarray) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """The (x, loss) points of one text for each curve of :data:`COMPLETION_CURVES`.
+
+    From the text's L_0..L_{T-1} and per-token losses (Merrill et al. 2024, Fig. 1 right, as
+    their code, ngram-copying ``CompletionLossPlots``, computes it):
+
+    * ``in training`` (``get_completed_lengths_stats``): every token t ≥ 1 at x = L_t, the size
+      of the n-gram it completes, which occurs in training; y = its loss. Tokens with L_t = 0
+      (a unigram not in training) have no such n-gram and are left out (the authors group them
+      at x = 0, which never occurs on the Pile);
+    * ``not in training`` (``get_uncompleted_lengths_stats``): every position i with
+      L_i + 1 ≠ L_{i+1}, at x = L_i + 1, the size of the n-gram token i+1 would complete, which
+      does not occur in training; y = the loss of token i+1;
+    * ``in training, extended match`` (copyscope's earlier definition, kept as a variant): the
+      complement of ``not in training`` — positions with L_{i+1} = L_i + 1, at x = L_i + 1.
+
+    Token 0 is never a y value (as in the authors' code). Example: L = [2, 3, 1] → in training
+    {3: loss_1, 1: loss_2}; not in training {4: loss_2}; extended match {3: loss_1}.
+    """
+    L = np.asarray(L, dtype=np.int64)
+    loss = np.asarray(loss, dtype=float)
+    if L.shape != loss.shape:
+        raise ValueError(
+            f"lengths and losses must have the same shape, got {L.shape}, {loss.shape}"
+        )
+    own = L[1:] >= 1
+    extended = L[1:] == L[:-1] + 1
+    return {
+        "in training": (L[1:][own], loss[1:][own]),
+        "not in training": (L[:-1][~extended] + 1, loss[1:][~extended]),
+        "in training, extended match": (L[:-1][extended] + 1, loss[1:][extended]),
+    }
+
+
 def completion_loss_table(
     lengths: list[np.ndarray], losses: list[np.ndarray], model: str, x_max: int = 30
 ):
-    """Completion loss (Merrill et al. 2024, Fig. 1 right): the model's per-token loss (nats) on
-    held-out text, by the length x = L_i + 1 of the n-gram that token i+1 would complete.
-
-    Position i+1 "completes an n-gram seen in training" when L_{i+1} = L_i + 1 (curve
-    ``in training``), otherwise the (L_i + 1)-gram is not in training (curve ``not in
-    training``); y is the loss of token i+1.  Returns a tidy frame (model, curve, x, loss,
-    tokens), x capped at ``x_max``.
+    """Completion loss (Merrill et al. 2024, Fig. 1 right): the mean per-token loss (nats) of a
+    model on held-out text by n-gram size x, for each curve of :func:`completion_points`
+    (pooled over tokens of all texts). Returns a tidy frame (model, curve, x, loss, tokens),
+    curves in the order of :data:`COMPLETION_CURVES`, x ascending and capped at ``x_max``.
     """
     import pandas as pd
 
-    xs, ins, ys = [], [], []
+    parts = []
     for L, loss in zip(lengths, losses, strict=True):
-        L = np.asarray(L, dtype=np.int64)
-        loss = np.asarray(loss, dtype=float)
-        if L.shape != loss.shape:
-            raise ValueError("lengths and losses must have the same shape per text")
-        xs.append(L[:-1] + 1)
-        ins.append(L[1:] == L[:-1] + 1)
-        ys.append(loss[1:])
-    frame = pd.DataFrame(
-        {
-            "x": np.concatenate(xs) if xs else [],
-            "in_training": np.concatenate(ins) if ins else [],
-            "loss": np.concatenate(ys) if ys else [],
-        }
-    )
+        for curve, (x, y) in completion_points(L, loss).items():
+            parts.append(pd.DataFrame({"curve": curve, "x": x, "loss": y}))
+    cols = ["model", "curve", "x", "loss", "tokens"]
+    if not parts:
+        return pd.DataFrame(columns=cols)
+    frame = pd.concat(parts, ignore_index=True)
     frame = frame[frame["x"] <= x_max]
+    frame["curve"] = pd.Categorical(frame["curve"], COMPLETION_CURVES, ordered=True)
     out = (
-        frame.groupby(["in_training", "x"])
+        frame.groupby(["curve", "x"], observed=True)
         .agg(loss=("loss", "mean"), tokens=("loss", "size"))
         .reset_index()
     )
-    out["curve"] = np.where(out["in_training"], "in training", "not in training")
+    out["curve"] = out["curve"].astype(str)
     out.insert(0, "model", model)
-    return out[["model", "curve", "x", "loss", "tokens"]]
+    return out[cols]
+
+
+FREQUENCY_LENGTHS = (4, 8, 16, 32, 64, 128)
+"""The fixed n-gram sizes of :func:`completion_loss_frequency` (Merrill et al.'s)."""
+
+
+def completion_loss_frequency(
+    lengths: list[np.ndarray],
+    counts: list[np.ndarray],
+    losses: list[np.ndarray],
+    model: str,
+    ns=FREQUENCY_LENGTHS,
+    n_boot: int = 1000,
+    seed: int = 0,
+    level: float = 0.95,
+):
+    """Completion loss vs n-gram frequency (Merrill et al. 2024: n-grams seen more often in
+    training are completed with lower loss; their code: ngram-copying ``CompletionLossPlots
+    .plot_by_freq``): for each fixed n of ``ns``, the tokens t ≥ 1 with L_t = n, bucketed by
+    b = round(log10 C_t), C_t the training count of the n-gram the token completes.
+
+    Returns a tidy frame (model, n, log10_count, loss, ci_low, ci_high, tokens, texts): the
+    mean loss of the bucket pooled over its tokens, its percentile bootstrap interval
+    (``n_boot`` resamples of the texts, all texts drawn, seeded; NaN when ``n_boot`` is 0),
+    the number of tokens and of texts contributing. Only the (n, b) that occur are listed,
+    sorted by n and b.
+    """
+    import pandas as pd
+
+    cols = ["model", "n", "log10_count", "loss", "ci_low", "ci_high", "tokens", "texts"]
+    rows = []
+    for d, (L, C, y) in enumerate(zip(lengths, counts, losses, strict=True)):
+        L, C, y = np.asarray(L)[1:], np.asarray(C, dtype=float)[1:], np.asarray(y, float)[1:]
+        if not (L.shape == C.shape == y.shape):
+            raise ValueError(f"text {d}: lengths, counts and losses differ in length")
+        keep = np.isin(L, ns)
+        rows.append(
+            pd.DataFrame(
+                {
+                    "text": d,
+                    "n": L[keep],
+                    "log10_count": np.round(np.log10(C[keep])),
+                    "loss": y[keep],
+                }
+            )
+        )
+    frame = pd.concat(rows, ignore_index=True) if rows else pd.DataFrame()
+    if frame.empty:
+        return pd.DataFrame(columns=cols)
+    frame["log10_count"] = frame["log10_count"].astype(np.int64)
+    per_text = (
+        frame.groupby(["n", "log10_count", "text"])["loss"].agg(["sum", "size"]).reset_index()
+    )
+    groups = per_text.groupby(["n", "log10_count"], sort=True)
+    out = groups.agg(
+        loss_sum=("sum", "sum"), tokens=("size", "sum"), texts=("text", "nunique")
+    ).reset_index()
+    out["loss"] = out["loss_sum"] / out["tokens"]
+    out["ci_low"] = out["ci_high"] = np.nan
+    if n_boot > 0:
+        D = len(lengths)
+        key = groups.ngroup().to_numpy()
+        sums = np.zeros((len(out), D))
+        num = np.zeros((len(out), D))
+        np.add.at(sums, (key, per_text["text"].to_numpy()), per_text["sum"].to_numpy())
+        np.add.at(num, (key, per_text["text"].to_numpy()), per_text["size"].to_numpy())
+        rng = np.random.default_rng(seed)
+        w = rng.multinomial(D, np.full(D, 1.0 / D), size=n_boot).astype(float)
+        boot = _ratio(w @ sums.T, w @ num.T)  # (n_boot, groups)
+        alpha = (1 - level) / 2
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN column: a rare bucket
+            out["ci_low"] = np.nanquantile(boot, alpha, axis=0)
+            out["ci_high"] = np.nanquantile(boot, 1 - alpha, axis=0)
+    out.insert(0, "model", model)
+    return out[cols]

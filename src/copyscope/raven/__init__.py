@@ -25,8 +25,14 @@ words), reported as maximal training passages with their training counts.
 Differences from RAVEN's public code (the authors' repository, github.com/tommccoy1/raven)
 and paper (McCoy et al. 2023, TACL):
 
-* with an empty prompt the first generated token gets context score 1 here; RAVEN's code gives
-  it 2 (a duplicated unigram with nothing before it) — a bug copyscope does not copy;
+* with an empty prompt, RAVEN's code scores every token of the *opening run* of the
+  generation (the first word and each repetition of it that directly follows, e.g. the three
+  ``a`` of ``a a a b``) one higher than copyscope: its loop tries the n-grams ending at position
+  i only up to size i and, finding all of them in the context, gives i + 2 ("whole prefix
+  found"), although the (i + 1)-gram — the whole text so far — cannot occur in the i tokens
+  before it. ``a a a b`` → RAVEN 2, 3, 4, 1, copyscope 1, 2, 3, 1. After the opening run, and
+  everywhere when the prompt is not empty, the two agree (after the j + 2 clipping). A bug
+  copyscope does not copy;
 * RAVEN streams the training lines as one sequence, so its training n-grams can cross document
   boundaries; copyscope's index separates documents (like Rusty-DAWG), so passages spanning two
   training documents do not count as found.  Indexing the corpus as a single document gives
@@ -143,8 +149,10 @@ def pointwise_scores(
       prompt included), then clipped;
     * ``"union"`` — max(train, context), the paper's headline source.
 
-    With an empty prompt the first generated token has context score 1 (nothing precedes it);
-    RAVEN's code gives 2, a bug copyscope does not copy.
+    With an empty prompt the opening run of the generation (its first token and the copies of
+    it that directly follow) has context scores 1, 2, 3, …; RAVEN's code gives 2, 3, 4, … there
+    (``a a a b`` → RAVEN 2, 3, 4, 1, here 1, 2, 3, 1; see the module docstring), a bug copyscope
+    does not copy.
     """
     p = _as_ids(prompt, "prompt")
     g = _as_ids(generation, "generation")

@@ -1,9 +1,15 @@
-"""Completion loss (Merrill et al. 2024, Fig. 1 right) of each model on held-out text.
+"""Completion loss (Merrill et al. 2024, Fig. 1 right, and loss vs frequency) of each model on
+held-out text.
 
 From each model's per-token losses on the human continuations (see
-:func:`copyscope.analyze.completion_loss_file`): the mean loss of token i+1 by the length
-n = L_i + 1 of the n-gram it completes, for n-grams in training and not in training (see
-:func:`copyscope.novelty.completion_loss_table`).
+:func:`copyscope.analyze.completion_loss_file`, which also carries each token's L_t and C_t):
+
+* ``completion_loss.csv`` — the mean loss by n-gram size for n-grams in training (every token
+  at its own L_t, as the authors' code groups them), not in training, and copyscope's earlier
+  "extended match" variant (:func:`copyscope.novelty.completion_loss_table`);
+* ``completion_loss_frequency.csv`` — for fixed n ∈ {4, 8, …, 128}, the mean loss of tokens
+  with L_t = n by round(log10 C_t), with bootstrap intervals over texts
+  (:func:`copyscope.novelty.completion_loss_frequency`).
 """
 
 from __future__ import annotations
@@ -13,15 +19,24 @@ from collections.abc import Iterable, Mapping
 import pandas as pd
 
 from ..io import write_csv
-from ..novelty import completion_loss_table
+from ..novelty import completion_loss_frequency, completion_loss_table
+from ..novelty.metrics import FREQUENCY_LENGTHS
 from . import figures as fig
-from . import per_text, require
+from . import fmt, per_text, require
 
 NAME = "completion-loss"
-HELP = "completion loss of each model on held-out text, by n-gram length"
-INPUTS = {"losses": (("MODEL",), "completion_loss.parquet of a model (per-token L_t and loss)")}
-OUTPUTS = {"table": "completion loss per model, curve and n (.csv)", "fig": "figure (.png)"}
-PARAMS = None
+HELP = "completion loss of each model on held-out text, by n-gram length and frequency"
+INPUTS = {
+    "losses": (("MODEL",), "completion_loss.parquet of a model (per-token L_t, C_t and loss)")
+}
+OUTPUTS = {
+    "table": "completion loss per model, curve and n (.csv)",
+    "fig": "figure (.png)",
+    "frequency": "completion loss per model, n and log10 training count (.csv)",
+    "fig_frequency": "figure: completion loss vs. training count (.png)",
+}
+PARAMS = "the config block novelty (bootstrap, seed)"
+SUMMARY_TABLES = ("completion_loss_frequency",)  # read by summary_section
 
 
 def build(models: Iterable[tuple[str, pd.DataFrame]]) -> pd.DataFrame:
@@ -33,9 +48,62 @@ def build(models: Iterable[tuple[str, pd.DataFrame]]) -> pd.DataFrame:
     )
 
 
+def build_frequency(models: Iterable[tuple[str, pd.DataFrame]], novelty: Mapping) -> pd.DataFrame:
+    """Completion loss vs training count of every (model, per-token frame with ``text``,
+    ``L``, ``C``, ``loss``), in the given order; ``novelty`` is the config block (its
+    ``bootstrap`` and ``seed``)."""
+    return pd.concat(
+        [
+            completion_loss_frequency(
+                per_text(f, "L"),
+                per_text(f, "C"),
+                per_text(f, "loss"),
+                m,
+                n_boot=novelty["bootstrap"],
+                seed=novelty["seed"],
+            )
+            for m, f in models
+        ],
+        ignore_index=True,
+    )
+
+
 def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
-    """Read each model's per-token losses, write the table and the figure."""
+    """Read each model's per-token losses, write the two tables and their figures."""
     require(inputs["losses"], "--losses", "model")
-    loss = build((m, pd.read_parquet(path)) for m, path in inputs["losses"])
+    frames = [(m, pd.read_parquet(path)) for m, path in inputs["losses"]]
+    loss = build(frames)
     write_csv(out["table"], loss)
     fig.completion_loss(loss, out["fig"])
+    freq = build_frequency(frames, params["novelty"])
+    write_csv(out["frequency"], freq)
+    fig.completion_loss_frequency(freq, out["fig_frequency"], min_tokens=SUMMARY_MIN_TOKENS)
+
+
+SUMMARY_MIN_TOKENS = 10  # buckets with fewer tokens are left out of summary.md (and the figure)
+
+
+def summary_section(tables: Mapping[str, pd.DataFrame], params: Mapping) -> list[str]:
+    """Per model and n, the mean completion loss in the lowest and the highest training-count
+    bucket with at least :data:`SUMMARY_MIN_TOKENS` tokens (the frequency effect Merrill et al.
+    report), or the statement that no bucket is that large."""
+    freq = tables["completion_loss_frequency"]
+    head = "Completion loss vs training count (held-out text, tokens t ≥ 1 with L_t = n"
+    freq = freq[freq["tokens"] >= SUMMARY_MIN_TOKENS]
+    if not len(freq):
+        sizes = ", ".join(map(str, FREQUENCY_LENGTHS))
+        return ["", f"{head}): no bucket of n ∈ {{{sizes}}} has ≥ {SUMMARY_MIN_TOKENS} tokens."]
+    parts = []
+    for (model, n), g in freq.groupby(["model", "n"], sort=False):
+        g = g.sort_values("log10_count")
+        lo, hi = g.iloc[0], g.iloc[-1]
+        if len(g) == 1:
+            parts.append(
+                f"{model}, {n}-grams: {fmt(lo['loss'])} nats (all at ~10^{int(lo['log10_count'])})"
+            )
+            continue
+        parts.append(
+            f"{model}, {n}-grams: {fmt(lo['loss'])} nats at ~10^{int(lo['log10_count'])} "
+            f"occurrences → {fmt(hi['loss'])} at ~10^{int(hi['log10_count'])}"
+        )
+    return ["", f"{head}, buckets of ≥ {SUMMARY_MIN_TOKENS} tokens): " + "; ".join(parts) + "."]

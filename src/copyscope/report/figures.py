@@ -49,21 +49,86 @@ def novelty_by_model(curves: pd.DataFrame, plen: int, path) -> None:
 
 
 def completion_loss(loss: pd.DataFrame, path, min_tokens: int = 20) -> None:
-    """Merrill et al. Fig. 1 (right): loss of the next token by the length of the n-gram it
-    would complete, for n-grams in training and not in training."""
+    """Merrill et al. Fig. 1 (right): mean loss of a token by the size n of the n-gram it
+    completes (``in training``, solid) or would complete (``not in training``, dashed), one
+    colour per model; points with fewer than ``min_tokens`` tokens are hidden. The table's
+    ``extended match`` variant is not drawn."""
+    from matplotlib.lines import Line2D
+    from matplotlib.ticker import MaxNLocator
+
     plotting.setup()
-    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    fig, ax = plt.subplots(figsize=(7.2, 4.4))
     sub = loss[loss["tokens"] >= min_tokens]
-    for i, (model, g) in enumerate(sub.groupby("model", sort=False)):
-        for curve, style in (("in training", "-"), ("not in training", ":")):
-            c = g[g["curve"] == curve]
-            ax.plot(
-                c["x"], c["loss"], style, marker="o", ms=3, color=f"C{i}", label=f"{model}, {curve}"
-            )
-    ax.set_xlabel("n = L_i + 1 (length of the n-gram token i+1 would complete)")
-    ax.set_ylabel("loss of token i+1 (nats)")
+    styles = {"in training": "-", "not in training": "--"}
+    models = list(dict.fromkeys(loss["model"]))
+    for i, model in enumerate(models):
+        g = sub[sub["model"] == model]
+        for curve, style in styles.items():
+            c = g[g["curve"] == curve].sort_values("x")
+            ax.plot(c["x"], c["loss"], style, marker="o", ms=3.5, lw=1.6, color=f"C{i}")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_xlabel("n (size of the n-gram the token completes)")
+    ax.set_ylabel("mean loss of the token (nats)")
     ax.set_title("Completion loss on held-out text")
-    ax.legend(fontsize=7, ncol=2)
+    colours = [Line2D([], [], color=f"C{i}", lw=2, label=m) for i, m in enumerate(models)]
+    kinds = [
+        Line2D([], [], color="0.3", ls=style, marker="o", ms=3.5, label=f"n-gram {curve}")
+        for curve, style in styles.items()
+    ]
+    ax.legend(
+        handles=[*colours, *kinds],
+        fontsize=8,
+        loc="upper left",
+        bbox_to_anchor=(1.02, 1),
+        borderaxespad=0,
+    )
+    plotting.save(fig, path)
+
+
+def completion_loss_frequency(freq: pd.DataFrame, path, min_tokens: int = 10) -> None:
+    """Merrill et al.'s completion loss vs frequency: one panel per model, one line per n-gram
+    size n, mean loss (with its bootstrap interval) by the training count bucket
+    round(log10 C_t); buckets with fewer than ``min_tokens`` tokens are hidden."""
+    plotting.setup()
+    models = list(dict.fromkeys(freq["model"])) or ["(no model)"]
+    fig, axes = plt.subplots(
+        1, len(models), figsize=(4.4 * len(models) + 0.6, 3.9), squeeze=False, sharey=True
+    )
+    sub = freq[freq["tokens"] >= min_tokens]
+    ns = sorted(set(freq["n"]))
+    cmap = plt.get_cmap("viridis")
+    colour = {n: cmap(k / max(1, len(ns) - 1) * 0.9) for k, n in enumerate(ns)}
+    buckets = sorted(set(sub["log10_count"]))
+    for ax, model in zip(axes[0], models, strict=True):
+        g = sub[sub["model"] == model]
+        for n, c in g.groupby("n", sort=True):
+            c = c.sort_values("log10_count")
+            ax.errorbar(
+                c["log10_count"],
+                c["loss"],
+                yerr=[
+                    (c["loss"] - c["ci_low"]).clip(lower=0).fillna(0),
+                    (c["ci_high"] - c["loss"]).clip(lower=0).fillna(0),
+                ],
+                marker="o",
+                ms=4,
+                capsize=2,
+                color=colour[n],
+                label=f"n = {n}",
+            )
+        if buckets:
+            ax.set_xticks(buckets, [f"$10^{{{b}}}$" for b in buckets])
+        else:
+            ax.set_xticks([])
+            ax.set_yticks([])
+            ax.text(0.5, 0.5, f"no bucket with ≥ {min_tokens} tokens", ha="center",
+                    transform=ax.transAxes)  # fmt: skip
+        ax.set_xlabel("training count of the n-gram (rounded)")
+        ax.set_title(model)
+        if len(g):
+            ax.legend(fontsize=8, title="L_t = n", title_fontsize=8)
+    axes[0][0].set_ylabel("mean loss of the token (nats)")
+    fig.suptitle("Completion loss vs. n-gram frequency (held-out text)")
     plotting.save(fig, path)
 
 

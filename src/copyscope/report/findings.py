@@ -574,10 +574,10 @@ def completion_loss_frequency(tables: Tables, params: Mapping):
     """Merrill et al. (loss vs. frequency): for a fixed length L, the model completes training
     n-grams that occur more often with lower loss."""
     f, freq = params["findings"], tables["completion_loss_frequency"]
-    count = "n" if "n" in freq.columns else "tokens"
-    freq = freq[freq[count] >= f["min_tokens"]]
+    # columns of tables/completion_loss_frequency.csv: n = the n-gram length L, tokens = count
+    freq = freq[freq["tokens"] >= f["min_tokens"]]
     parts, verdicts = [], []
-    for (model, L), rows in freq.groupby(["model", "L"], sort=False):
+    for (model, L), rows in freq.groupby(["model", "n"], sort=False):
         rho, p = rank_test(rows["log10_count"], rows["loss"])
         verdict = p_verdict(rho, p, -1, f["alpha"])
         parts.append(f"{model} L={L}: ρ = {g(rho)} (p = {g(p)}, {len(rows)} buckets) → {verdict}")

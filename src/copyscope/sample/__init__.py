@@ -105,6 +105,7 @@ def human_rows(windows: list[dict], prompt_lengths: list[int], decode) -> list[d
             "ids": w["continuation"],
             "text": decode(w["continuation"]),
             "logprobs": [],
+            "stopped_at_eos": False,
         }
         for p in prompt_lengths
         for w in windows
@@ -124,7 +125,11 @@ def generate_rows(
     batch_size: int,
     device: str,
 ) -> list[dict]:
-    """Generate ``new_tokens`` after every window's prompt, for each prompt length."""
+    """Generate at most ``new_tokens`` after every window's prompt, for each prompt length.
+
+    A generation ends at the model's first eos (see :func:`copyscope.lm.generate`): its row
+    holds the ids before the eos (fewer than ``new_tokens``, possibly none), their text and
+    log-probabilities, and ``stopped_at_eos: true``; no row contains the eos id."""
     from ..lm import generate
 
     eos = tokenizer.eos_token_id
@@ -153,6 +158,7 @@ def generate_rows(
                     "ids": ids,
                     "text": tokenizer.decode(ids),
                     "logprobs": [round(float(x), 5) for x in out["logprobs"]],
+                    "stopped_at_eos": bool(out["stopped_at_eos"]),
                 }
             )
     return rows
@@ -216,10 +222,11 @@ def generate_file(
     seed: int,
     batch_size: int,
     device: str = "auto",
-) -> int:
+) -> tuple[int, int]:
     """Generate with the model in ``model_dir`` after the prompts of ``prompts_jsonl`` (cut in
     the tokenizer of ``prompt_tokenizer_dir``; see :func:`retokenize_prompts`) for decoding
-    ``method`` (:func:`generate_rows`); write the rows to ``out`` (jsonl), return their number."""
+    ``method`` (:func:`generate_rows`); write the rows to ``out`` (jsonl). Returns the number
+    of rows and how many of them stopped at eos before ``new_tokens``."""
     from ..io import read_jsonl, write_jsonl
     from ..lm import load_model
     from ..tokenize import load_hf_tokenizer
@@ -242,4 +249,4 @@ def generate_file(
         str(next(model.parameters()).device),
     )
     write_jsonl(out, rows)
-    return len(rows)
+    return len(rows), sum(r["stopped_at_eos"] for r in rows)

@@ -21,12 +21,12 @@ def cmd_prompts(a):
 def cmd_generate(a):
     from . import generate_file
 
-    n = generate_file(
+    n, stopped = generate_file(
         a.model, a.model_name, a.decoding, a.params_json, a.prompts, a.prompt_tokenizer, a.out,
         prompt_lengths=a.prompt_lengths, new_tokens=a.new_tokens, seed=a.seed,
         batch_size=a.batch_size, device=a.device,
     )  # fmt: skip
-    log.info("%s/%s: %d samples", a.model_name, a.decoding, n)
+    log.info("%s/%s: %d samples, %d stopped at eos", a.model_name, a.decoding, n, stopped)
 
 
 def register(sub) -> None:
