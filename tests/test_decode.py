@@ -27,12 +27,9 @@ EOS = 0
 NEW = 12
 
 
-@pytest.fixture(scope="module")
-def gpt2():
-    """A seeded random 2-layer GPT-2 (n_embd 32, vocab 64); embeddings of std 0.1 make the
-    next-token distribution flat enough that beam search and greedy disagree."""
-    torch.manual_seed(0)
-    config = GPT2Config(
+def _config(**extra) -> GPT2Config:
+    """The small GPT-2 of these tests: 2 layers, n_embd 32, vocabulary VOCAB, no dropout."""
+    return GPT2Config(
         vocab_size=VOCAB,
         n_positions=64,
         n_embd=32,
@@ -43,7 +40,16 @@ def gpt2():
         resid_pdrop=0.0,
         embd_pdrop=0.0,
         attn_pdrop=0.0,
+        **extra,
     )
+
+
+@pytest.fixture(scope="module")
+def gpt2():
+    """A seeded random 2-layer GPT-2 (n_embd 32, vocab 64); embeddings of std 0.1 make the
+    next-token distribution flat enough that beam search and greedy disagree."""
+    torch.manual_seed(0)
+    config = _config()
     model = GPT2LMHeadModel(config)
     with torch.no_grad():
         model.get_input_embeddings().weight.normal_(0.0, 0.1)
@@ -56,19 +62,7 @@ def gpt2_eos():
     is likely enough that greedy and beam search end sequences at many different points (and
     some sequences run to the end)."""
     torch.manual_seed(0)
-    config = GPT2Config(
-        vocab_size=VOCAB,
-        n_positions=64,
-        n_embd=32,
-        n_layer=2,
-        n_head=4,
-        bos_token_id=EOS,
-        eos_token_id=EOS,
-        resid_pdrop=0.0,
-        embd_pdrop=0.0,
-        attn_pdrop=0.0,
-        tie_word_embeddings=False,
-    )
+    config = _config(tie_word_embeddings=False)
     model = GPT2LMHeadModel(config)
     with torch.no_grad():
         model.get_input_embeddings().weight.normal_(0.0, 0.1)

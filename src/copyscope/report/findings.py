@@ -91,6 +91,14 @@ def combine(verdicts: Sequence[str]) -> str:
     return UNCLEAR
 
 
+def decided(parts: list[str], verdicts: list[str], reason: str) -> tuple[str, str]:
+    """A claim's ``(measured, verdict)`` from its per-model (or per-group) parts and verdicts
+    (:func:`combine`); NotMeasured with ``reason`` when no group could be decided."""
+    if not verdicts:
+        raise NotMeasured(reason)
+    return "; ".join(parts), combine(verdicts)
+
+
 def signs_verdict(signs: Sequence[int], want: int) -> str:
     """Verdict from interval comparisons (:func:`compare`) that should all be ``want``:
     ``holds`` if at least one is ``want`` and none is ``-want``, ``does not hold`` in the
@@ -421,9 +429,7 @@ def prompt_length(tables: Tables, params: Mapping):
             f"vs {ci(_ci(hi))} at {hi['prompt_length']} tokens → {verdict}"
         )
         verdicts.append(verdict)
-    if not verdicts:
-        raise NotMeasured("no model and decoding sampled at two or more prompt lengths")
-    return "; ".join(parts), combine(verdicts)
+    return decided(parts, verdicts, "no model and decoding sampled at two or more prompt lengths")
 
 
 def _curves(table: pd.DataFrame, min_tokens: int) -> dict[str, pd.DataFrame]:
@@ -463,9 +469,9 @@ def completion_loss_in_training(tables: Tables, params: Mapping):
             f"{model}: lower at {k} of {m} lengths (p = {g(p)}), mean gap {g(gap)} nats → {verdict}"
         )
         verdicts.append(verdict)
-    if not verdicts:
-        raise NotMeasured(f"no model has both curves with ≥ {f['min_tokens']} tokens per point")
-    return "; ".join(parts), combine(verdicts)
+    return decided(
+        parts, verdicts, f"no model has both curves with ≥ {f['min_tokens']} tokens per point"
+    )
 
 
 @claim(
@@ -497,9 +503,7 @@ def completion_loss_length(tables: Tables, params: Mapping):
             else f"{model}: no length with enough tokens → {verdict}"
         )
         verdicts.append(verdict)
-    if not verdicts:
-        raise NotMeasured("no in-training completion-loss curve")
-    return "; ".join(parts), combine(verdicts)
+    return decided(parts, verdicts, "no in-training completion-loss curve")
 
 
 @claim(
@@ -523,9 +527,7 @@ def novelty_quality(tables: Tables, params: Mapping):
         verdict = p_verdict(rho, p, -1, params["findings"]["alpha"])
         parts.append(f"{model}: ρ = {g(rho)} (p = {g(p)}, {len(rows)} decodings) → {verdict}")
         verdicts.append(verdict)
-    if not verdicts:
-        raise NotMeasured("no model's samples in the RAVEN summary")
-    return "; ".join(parts), combine(verdicts)
+    return decided(parts, verdicts, "no model's samples in the RAVEN summary")
 
 
 @claim(
@@ -555,9 +557,7 @@ def extraction_duplication(tables: Tables, params: Mapping):
         steps = ", ".join(f"{int(r['copies'])}: {ci(_ci(r))}" for _, r in rungs.iterrows())
         parts.append(f"{model}: control {ci(_ci(control.iloc[0]))}; {steps} → {verdict}")
         verdicts.append(verdict)
-    if not verdicts:
-        raise NotMeasured("no model with both control and planted passages")
-    return "; ".join(parts), combine(verdicts)
+    return decided(parts, verdicts, "no model with both control and planted passages")
 
 
 @claim(
@@ -582,9 +582,7 @@ def completion_loss_frequency(tables: Tables, params: Mapping):
         verdict = p_verdict(rho, p, -1, f["alpha"])
         parts.append(f"{model} L={L}: ρ = {g(rho)} (p = {g(p)}, {len(rows)} buckets) → {verdict}")
         verdicts.append(verdict)
-    if not verdicts:
-        raise NotMeasured(f"no frequency bucket with ≥ {f['min_tokens']} tokens")
-    return "; ".join(parts), combine(verdicts)
+    return decided(parts, verdicts, f"no frequency bucket with ≥ {f['min_tokens']} tokens")
 
 
 # --------------------------------------------------------------------------- outputs
