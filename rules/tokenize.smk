@@ -1,6 +1,6 @@
 rule tokenizer_fit:
     input:
-        train=f"{R}/corpus/train.jsonl",
+        train=lambda w: tokenizer_docs(w.tok, "train"),
     output:
         directory(f"{R}/tokenizers/{{tok}}"),
     log:
@@ -19,7 +19,7 @@ rule tokenizer_fit:
 rule tokenize:
     input:
         model=f"{R}/tokenizers/{{tok}}",
-        docs=f"{R}/corpus/{{split}}.jsonl",
+        docs=lambda w: tokenizer_docs(w.tok, w.split),
     output:
         npy=f"{R}/tokens/{{tok}}/{{split}}.npy",
         meta=f"{R}/tokens/{{tok}}/{{split}}.json",

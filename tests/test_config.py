@@ -324,21 +324,22 @@ def test_one_line_per_problem_without_schema_dump():
     [
         (
             lambda c: c["tokenizers"]["bpe"].update(kind="sentencepiece"),
-            "config key 'tokenizers.bpe.kind': expected one of bpe, hf:<dir>, moses, "
+            "config key 'tokenizers.bpe.kind': expected one of bpe, hf:<dir>, moses, pos, "
             "found 'sentencepiece'",
         ),
         (
             lambda c: c["tokenizers"]["bpe"].update(kind="hf:"),
-            "config key 'tokenizers.bpe.kind': expected one of bpe, hf:<dir>, moses, found 'hf:'",
+            "config key 'tokenizers.bpe.kind': expected one of bpe, hf:<dir>, moses, pos, "
+            "found 'hf:'",
         ),
         (
             lambda c: c["novelty"].update(tokenizers=["bpe", "nope"]),
-            "config key 'novelty.tokenizers': expected names under tokenizers (bpe, words), "
+            "config key 'novelty.tokenizers': expected names under tokenizers (bpe, words, pos), "
             "found 'nope'",
         ),
         (
             lambda c: c["models"].update(tokenizer="nope"),
-            "config key 'models.tokenizer': expected a name under tokenizers (bpe, words), "
+            "config key 'models.tokenizer': expected a name under tokenizers (bpe, words, pos), "
             "found 'nope'",
         ),
         (

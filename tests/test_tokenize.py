@@ -141,7 +141,7 @@ def test_unknown_or_malformed_kind_names_the_key(kind):
 
 
 def test_kinds_lists_the_registered_names():
-    assert kinds() == ["bpe", "hf", "moses"]
+    assert kinds() == ["bpe", "hf", "moses", "pos"]
 
 
 @pytest.fixture

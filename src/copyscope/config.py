@@ -455,6 +455,14 @@ def check_ladder(cfg: dict) -> list[Problem]:
     return out
 
 
+def check_syntax_backend(cfg: dict) -> list[Problem]:
+    """``syntax.backend: stanza`` names its local model directory ``syntax.stanza_dir``."""
+    syntax = cfg.get("syntax", {})
+    if syntax.get("backend") != "stanza" or syntax.get("stanza_dir"):
+        return []
+    return [("syntax.stanza_dir", "expected a local stanza model directory with backend stanza")]
+
+
 CROSS_KEY_CHECKS = (
     check_tokenizer_kinds,
     check_novelty_tokenizers,
@@ -469,6 +477,7 @@ CROSS_KEY_CHECKS = (
     check_findings_ranges,
     check_memorization_context,
     check_ladder,
+    check_syntax_backend,
 )
 
 

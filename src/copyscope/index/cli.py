@@ -4,6 +4,7 @@ copyscope index build TOKENS.npy OUT_DIR [--shard-tokens N]
 copyscope query INDEX --text "..."      # per-token L_t and C_t
 copyscope trace INDEX --text "..."      # maximal copied spans and where they come from
 copyscope count INDEX --text "..."      # occurrences of the whole text as one n-gram
+copyscope count results/index/pos --tags "DT JJ NN"   # a POS n-gram in a POS-tag index
 """
 
 from __future__ import annotations
@@ -58,7 +59,7 @@ def cmd_query(a):
     from .query import format_query_table, open_index, query_ids, query_rows
 
     index, tok = open_index(a.index, a.tokenizer, a.tokenizer_kind)
-    rows = query_rows(index, tok, query_ids(tok, a.text, a.ids, a.index))
+    rows = query_rows(index, tok, query_ids(tok, a.text, a.ids, a.index, a.tags))
     print(json.dumps(rows) if a.json else format_query_table(rows))
 
 
@@ -66,14 +67,14 @@ def cmd_count(a):
     from .query import open_index, query_ids
 
     index, tok = open_index(a.index, a.tokenizer, a.tokenizer_kind)
-    print(index.count(query_ids(tok, a.text, a.ids, a.index)))
+    print(index.count(query_ids(tok, a.text, a.ids, a.index, a.tags)))
 
 
 def cmd_trace(a):
     from .query import open_index, print_trace, query_ids, trace
 
     index, tok = open_index(a.index, a.tokenizer, a.tokenizer_kind)
-    result = trace(index, tok, query_ids(tok, a.text, a.ids, a.index), a.min_len, a.limit)
+    result = trace(index, tok, query_ids(tok, a.text, a.ids, a.index, a.tags), a.min_len, a.limit)
     print_trace(result, a.min_len, a.plain)
 
 
@@ -82,6 +83,9 @@ def _add_query_args(parser) -> None:
     one = parser.add_mutually_exclusive_group(required=True)
     one.add_argument("--text", help="the query text (encoded with the index's tokenizer)")
     one.add_argument("--ids", help="the query as token ids, comma or space separated")
+    one.add_argument(
+        "--tags", help='the query as POS tags, e.g. "DT JJ NN" (an index of tokenizer kind pos)'
+    )
     parser.add_argument(
         "--tokenizer", metavar="DIR", help="tokenizer directory (default: the one in index.json)"
     )

@@ -26,15 +26,26 @@ def open_index(index_dir, tokenizer_dir=None, tokenizer_kind: str | None = None)
     return index, load(tokenizer_kind or index.manifest.get("tokenizer_kind", "bpe"), directory)
 
 
-def query_ids(tokenizer, text: str | None, ids: str | None, index_dir) -> np.ndarray:
-    """The query's token ids: ``ids`` (comma or space separated) if given, else ``text``
-    encoded with ``tokenizer`` (an error naming ``index_dir`` when there is none)."""
+def query_ids(
+    tokenizer, text: str | None, ids: str | None, index_dir, tags: str | None = None
+) -> np.ndarray:
+    """The query's token ids: ``ids`` (comma or space separated) if given, else ``tags`` (POS
+    tags separated by spaces, for an index of tokenizer kind ``pos``), else ``text`` encoded
+    with ``tokenizer`` (an error naming ``index_dir`` when there is none or, for ``tags``, when
+    it is not a POS-tag tokenizer)."""
     if ids is not None:
         return np.array([int(x) for x in ids.replace(",", " ").split()], dtype=np.int64)
     if tokenizer is None:
         raise InputError(
             index_dir, "no tokenizer recorded in index.json: pass --tokenizer or --ids"
         )
+    if tags is not None:
+        if tokenizer.name != "pos":
+            raise InputError(
+                index_dir,
+                f"a POS-tag index (tokenizer kind pos) for --tags, found {tokenizer.kind!r}",
+            )
+        return tokenizer.encode(tags)
     return tokenizer.encode(text)
 
 

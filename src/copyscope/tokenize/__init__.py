@@ -7,13 +7,16 @@ registered :class:`Tokenizer` classes (:func:`kinds`):
   (``vocab_size``), saved as a Hugging Face tokenizer directory (models load it later);
 * ``hf:<local dir>`` — any local Hugging Face tokenizer, loaded with ``local_files_only``;
 * ``moses`` — Moses word tokens (RAVEN's escaping, line breaks as ``<nl>``) mapped to a word
-  vocabulary built from the training split; unseen words get hashed ids above it.
+  vocabulary built from the training split; unseen words get hashed ids above it;
+* ``pos`` — Penn Treebank tags of the syntax stage's parses (one document per sentence, see
+  :mod:`copyscope.tokenize.pos`), so the index answers POS n-gram counts.
 
 Output per split: ``{split}.npy`` (the token stream; every document followed by the
 separator, the dtype's largest value) and ``{split}.json`` (dtype, separator, document ids,
 document lengths).
 
-Adding a kind (e.g. a POS-tag stream) is one class in a module imported below::
+Adding a kind is one class in a module imported below (the ``pos`` kind of ``pos.py`` is
+this one)::
 
     @register("pos")                       # config: tokenizers.<name>.kind: pos
     class PosTags(Tokenizer):
@@ -45,6 +48,7 @@ from ..errors import InputError
 from ..io import read_jsonl, sha256_array, write_json, write_npy
 from .hf import BPE, EOT, HFTokenizer, LocalHF, load_hf_tokenizer, train_bpe
 from .moses import NEWLINE, MosesWords, WordVocab, moses_detokenize, moses_words
+from .pos import PTB_TAGS, PosTags
 from .registry import Tokenizer, from_spec, kind_class, kinds, load, register
 
 __all__ = [
@@ -54,6 +58,8 @@ __all__ = [
     "HFTokenizer",
     "LocalHF",
     "MosesWords",
+    "PTB_TAGS",
+    "PosTags",
     "Tokenizer",
     "WordVocab",
     "encode_split",
