@@ -188,12 +188,57 @@ def test_stanza_adapter_on_a_hand_built_document():
     assert second.tags == ("NNS", "VBP", "RB", ".")
 
 
+def test_stanza_multi_word_token_words_take_the_token_span():
+    from stanza.models.common.doc import Document
+
+    doc = Document(
+        [
+            [
+                {"id": (1, 2), "text": "Don't", "start_char": 0, "end_char": 5},
+                {"id": 1, "text": "Do", "upos": "AUX", "xpos": "VBP", "head": 3, "deprel": "aux"},
+                {
+                    "id": 2,
+                    "text": "n't",
+                    "upos": "PART",
+                    "xpos": "RB",
+                    "head": 3,
+                    "deprel": "advmod",
+                },
+                {
+                    "id": 3,
+                    "text": "go",
+                    "upos": "VERB",
+                    "xpos": None,
+                    "head": 0,
+                    "deprel": "root",
+                    "start_char": 6,
+                    "end_char": 8,
+                },
+            ]
+        ],  # fmt: skip
+        text="Don't go",
+    )
+    [s] = stanza_sentences(doc, boundary=3)  # the boundary falls inside "Don't"
+    assert [(w.text, w.tag, w.head, w.generated) for w in s.words] == [
+        ("Do", "VBP", 3, True), ("n't", "RB", 3, True), ("go", "VERB", 0, True)
+    ]  # fmt: skip
+    [s] = stanza_sentences(doc, boundary=5)
+    assert [w.generated for w in s.words] == [False, False, True]
+
+
 def test_stanza_tree_survives_the_parse_cache(tmp_path):
     doc, text, bracket = _stanza_doc()
     p = Passage("human/reference", 0, tuple(stanza_sentences(doc, len(text))))
     write_parses([p], tmp_path / "s.parquet")
     assert read_parses(tmp_path / "s.parquet") == [p]
     assert read_parses(tmp_path / "s.parquet")[0].sentences[0].tree == bracket
+
+
+def test_stanza_backend_without_models_names_the_directory(tmp_path):
+    (tmp_path / "en").mkdir()
+    with pytest.raises(ConfigError, match="syntax.stanza_dir") as err:
+        StanzaBackend(str(tmp_path))
+    assert f"in {str(tmp_path)!r}" in str(err.value)
 
 
 @pytest.mark.parametrize("make_dir", [False, True])

@@ -146,8 +146,9 @@ def split_long(sentence: Sentence, max_words: int) -> list[Sentence]:
 
 def spacy_sentences(doc, boundary: int, offset: int = 0) -> list[Sentence]:
     """The sentences of a spaCy ``Doc`` (whose text starts at character ``offset`` of the
-    whole text): PTB tags, 1-based heads within the sentence (0 = root), lowercased labels,
-    whitespace tokens dropped (:mod:`module notes <copyscope.syntax.parse>`)."""
+    whole text): PTB tags, 1-based heads within the sentence (0 = root), lowercased labels.
+    Whitespace tokens are dropped; a word attached to one is attached to the nearest
+    non-whitespace ancestor (a root when there is none)."""
     out = []
     for sent in doc.sents:
         keep = [t for t in sent if not t.is_space]
@@ -251,13 +252,19 @@ class StanzaBackend:
             )
         import stanza
 
-        self.nlp = stanza.Pipeline(
-            lang="en",
-            dir=str(directory),
-            processors=STANZA_PROCESSORS,
-            download_method=None,
-            logging_level="WARN",
-        )
+        try:
+            self.nlp = stanza.Pipeline(
+                lang="en",
+                dir=str(directory),
+                processors=STANZA_PROCESSORS,
+                download_method=None,
+                logging_level="WARN",
+            )
+        except Exception as exc:  # stanza raises its own error types for missing resources
+            raise ConfigError(
+                "syntax.stanza_dir",
+                f"stanza's English models ({STANZA_PROCESSORS}) in {str(directory)!r}: {exc}",
+            ) from exc
         self.batch_size = batch_size
 
     def parse(self, pieces: Sequence[tuple[str, int]]) -> list[list[Sentence]]:
