@@ -5,6 +5,7 @@ User-facing commands::
     copyscope query INDEX --text "..."      # per-token L_t and C_t
     copyscope trace INDEX --text "..."      # maximal copied spans and where they come from
     copyscope count INDEX --text "..."      # occurrences of the whole text as one n-gram
+    copyscope count INDEX --tags "DT JJ NN" # a POS n-gram in a POS-tag index (kind pos)
     copyscope index build TOKENS.npy OUT_DIR [--shard-tokens N]
 
 Every stage package ``copyscope/<stage>/`` registers its commands in ``<stage>/cli.py``
