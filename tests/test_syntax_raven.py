@@ -310,3 +310,29 @@ def test_syntactic_novelty_streams_training_once_per_call():
     assert rows.loc[("human", "unlabeled_arc"), "novelty"] == 0.5
     assert rows.loc[("human", "unlabeled_path_1"), "novelty"] == 0.0
     assert set(table["set"]) == {"m/pure", "human"}
+
+
+# --- bad input ---------------------------------------------------------------------------------
+
+
+def test_empty_passages_and_sentences_count_nothing():
+    empty = Sentence(())
+    gen = [passage(index=0), passage(empty, Sentence((), None), index=1)]
+    table = syntactic_novelty({"g": gen}, iter([passage(empty, name="train")]), n_boot=10)
+    assert (table["total"] == 0).all() and table["novelty"].isna().all()
+
+
+def test_very_long_and_deep_sentences_do_not_hit_the_recursion_limit():
+    words = " ".join(f"w{i}" for i in range(3000))
+    long = chain(words, True)  # a 3000-node chain: the deepest possible dependency tree
+    deep = sent([("x", "NN", 0, "ROOT")], True, "(S " * 3000 + "(NN x)" + ")" * 3000)
+    p = passage(chain("q", True), long, deep, chain("z", True))
+    parsed = extract_set("g", [p], max_path_words=10)
+    units_of_long = parsed.passages[0][1][1]
+    assert (
+        len(units_of_long["labeled_path_10"]) == 3000 - 8
+    )  # the last 8 words are within 9 of ROOT
+    assert units_of_long["dependency_structure"][0].count("(") == 3000
+    units_of_deep = parsed.passages[0][2][1]
+    assert units_of_deep["constituency_structure"][0].startswith("(S (S (S")
+    assert len(units_of_deep["cfg_rule"]) == 3000

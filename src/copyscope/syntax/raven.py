@@ -273,15 +273,11 @@ def _walk(kids: list[list[int]]):
         stack.extend(kids[i])
 
 
-def _head_text(sentence: Sentence, i: int) -> str:
-    h = sentence.words[i].head
-    return ROOT if h == 0 else sentence.words[h - 1].text
-
-
 def labeled_arcs(sentence: Sentence) -> list[Hashable]:
     """``(rel, dependent word, head word)`` per word."""
     _check_heads(sentence)
-    return [(w.deprel, w.text, _head_text(sentence, i)) for i, w in enumerate(sentence.words)]
+    words = sentence.words
+    return [(w.deprel, w.text, ROOT if w.head == 0 else words[w.head - 1].text) for w in words]
 
 
 def unlabeled_arcs(sentence: Sentence) -> list[Hashable]:
@@ -292,8 +288,12 @@ def unlabeled_arcs(sentence: Sentence) -> list[Hashable]:
 def dependency_roles(sentence: Sentence) -> list[Hashable]:
     """``(dependent, "_" + rel)`` and ``(head, rel + "_")`` per arc (the root has no head role);
     the training-vocabulary filter is applied when counting (:func:`eligible`)."""
+    return _roles(labeled_arcs(sentence))
+
+
+def _roles(arcs: list) -> list[Hashable]:
     out: list[Hashable] = []
-    for rel, dep, head in labeled_arcs(sentence):
+    for rel, dep, head in arcs:
         out.append((dep, "_" + rel))
         if head != ROOT:
             out.append((head, rel + "_"))
@@ -328,29 +328,29 @@ def argument_structures(sentence: Sentence, labels: str = "clearnlp") -> list[Ha
 def dependency_paths(
     sentence: Sentence, max_path_words: int = MAX_PATH_WORDS
 ) -> dict[str, list[Hashable]]:
-    """Labeled and unlabeled upward-path prefixes of k = 1..max_path_words nodes, per word."""
+    """Labeled and unlabeled upward-path prefixes of k = 1..max_path_words nodes, per word (a
+    word's prefixes stop at ``ROOT``, or at the cap; the cap also bounds a malformed cycle)."""
     _check_heads(sentence)
-    out: dict[str, list[Hashable]] = {
-        path_unit(lab, k): [] for lab in (True, False) for k in range(1, max_path_words + 1)
-    }
+    labeled: list[list[Hashable]] = [[] for _ in range(max_path_words)]
+    unlabeled: list[list[Hashable]] = [[] for _ in range(max_path_words)]
     words = sentence.words
-    for i in range(1, len(words) + 1):
-        nodes, rels, j = [words[i - 1].text], [], i
-        while len(nodes) < max_path_words and j != 0:
+    for i, start in enumerate(words, start=1):
+        lab = unl = (start.text,)
+        labeled[0].append(lab)
+        unlabeled[0].append(unl)
+        j = i
+        for k in range(1, max_path_words):
+            if j == 0:
+                break
             w = words[j - 1]
-            rels.append(w.deprel)
             j = w.head
-            nodes.append(ROOT if j == 0 else words[j - 1].text)
-            if len(nodes) > len(words) + 1:
-                raise InputError(
-                    "parsed sentence", "dependency heads forming a tree, found a cycle"
-                )
-        for k in range(1, len(nodes) + 1):
-            labeled = [nodes[0]]
-            for r, node in zip(rels[: k - 1], nodes[1:k], strict=True):
-                labeled += [r, node]
-            out[path_unit(True, k)].append(tuple(labeled))
-            out[path_unit(False, k)].append(tuple(nodes[:k]))
+            node = ROOT if j == 0 else words[j - 1].text
+            lab = (*lab, w.deprel, node)
+            unl = (*unl, node)
+            labeled[k].append(lab)
+            unlabeled[k].append(unl)
+    out = {path_unit(True, k + 1): items for k, items in enumerate(labeled)}
+    out.update({path_unit(False, k + 1): items for k, items in enumerate(unlabeled)})
     return out
 
 
@@ -360,14 +360,15 @@ def sentence_units(
     """Every unit's items of one sentence (occurrences, in order), keyed by :func:`units`."""
     if not sentence.words:
         return {u: [] for u in units(max_path_words)}
+    arcs = labeled_arcs(sentence)
     out = {
         "pos_sequence": pos_sequence(sentence),
         "constituency_structure": constituency_structure(sentence),
         "dependency_structure": dependency_structure(sentence),
         "cfg_rule": cfg_rules(sentence),
-        "labeled_arc": labeled_arcs(sentence),
-        "unlabeled_arc": unlabeled_arcs(sentence),
-        "dependency_role": dependency_roles(sentence),
+        "labeled_arc": arcs,
+        "unlabeled_arc": [(dep, head) for _, dep, head in arcs],
+        "dependency_role": _roles(arcs),
         "argument_structure": argument_structures(sentence, labels),
     }
     out.update(dependency_paths(sentence, max_path_words))
@@ -467,7 +468,7 @@ def training_hits(
             for unit, its in sentence_units(s, labels, max_path_words).items():
                 q = query.get(unit)
                 if q:
-                    found[unit].update(i for i in its if i in q)
+                    found[unit].update(q.intersection(its))
     return TrainingHits({u: frozenset(v) for u, v in found.items()}, frozenset(vocab))
 
 
