@@ -126,10 +126,12 @@ def test_roles_both_sides_and_no_role_for_the_root_pseudo_word():
     assert ("sat", "_ROOT") in roles
     assert not [r for r in roles if r[0] == "ROOT"]
     assert len(roles) == 2 * 7 - 1
+    assert dependency_roles(sent(CAT), vocabulary={"cat"}) == [("cat", "det_"), ("cat", "_nsubj")]
 
 
 def test_argument_structure_with_prepositional_object():
     assert argument_structures(sent(CAT), "clearnlp") == [("sat", "nsubj,pobj")]
+    assert argument_structures(sent(CAT), "clearnlp", vocabulary={"cat"}) == []
 
 
 def test_argument_structure_pp_needs_another_argument_and_an_object():

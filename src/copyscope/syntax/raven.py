@@ -61,7 +61,7 @@ from __future__ import annotations
 
 import re
 import warnings
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass
 
 import numpy as np
@@ -285,10 +285,12 @@ def unlabeled_arcs(sentence: Sentence) -> list[Hashable]:
     return [(dep, head) for _, dep, head in labeled_arcs(sentence)]
 
 
-def dependency_roles(sentence: Sentence) -> list[Hashable]:
-    """``(dependent, "_" + rel)`` and ``(head, rel + "_")`` per arc (the root has no head role);
-    the training-vocabulary filter is applied when counting (:func:`eligible`)."""
-    return _roles(labeled_arcs(sentence))
+def dependency_roles(sentence: Sentence, vocabulary: Set[str] | None = None) -> list[Hashable]:
+    """``(dependent, "_" + rel)`` and ``(head, rel + "_")`` per arc (the root has no head role),
+    only for words of the training ``vocabulary`` when one is given (when counting, the filter
+    is :func:`eligible`)."""
+    roles = _roles(labeled_arcs(sentence))
+    return roles if vocabulary is None else [r for r in roles if r[0] in vocabulary]
 
 
 def _roles(arcs: list) -> list[Hashable]:
@@ -300,9 +302,12 @@ def _roles(arcs: list) -> list[Hashable]:
     return out
 
 
-def argument_structures(sentence: Sentence, labels: str = "clearnlp") -> list[Hashable]:
+def argument_structures(
+    sentence: Sentence, labels: str = "clearnlp", vocabulary: Set[str] | None = None
+) -> list[Hashable]:
     """``(head word, "rel,rel,…")`` per head with a core argument, relations sorted (see the
-    module docstring); heads in sentence order."""
+    module docstring); heads in sentence order; only heads of the training ``vocabulary`` when
+    one is given (when counting, the filter is :func:`eligible`)."""
     if labels not in ARGUMENT_LABELS:
         raise InputError("dependency labels", f"one of {sorted(ARGUMENT_LABELS)}, found {labels!r}")
     spec = ARGUMENT_LABELS[labels]
@@ -322,7 +327,8 @@ def argument_structures(sentence: Sentence, labels: str = "clearnlp") -> list[Ha
         )
         if pp:
             args[w.head].append("pobj")
-    return [(words[h - 1].text, ",".join(sorted(args[h]))) for h in sorted(args)]
+    out = [(words[h - 1].text, ",".join(sorted(args[h]))) for h in sorted(args)]
+    return out if vocabulary is None else [a for a in out if a[0] in vocabulary]
 
 
 def dependency_paths(
@@ -395,7 +401,7 @@ def sentence_roles(passage: Passage) -> tuple[str, ...]:
     return tuple(roles)
 
 
-def eligible(unit: str, item, vocabulary: frozenset[str] | set[str]) -> bool:
+def eligible(unit: str, item, vocabulary: Set[str]) -> bool:
     """Whether an item counts at all: roles and argument structures only for a word (head)
     seen in training; every other item always."""
     if unit in ("dependency_role", "argument_structure"):
