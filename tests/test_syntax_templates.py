@@ -27,10 +27,12 @@ from copyscope.syntax.templates import (
     template_occurrences,
     template_rate,
     template_summary,
+    templates_in_training,
     templates_per_token,
     text_words,
     top_templates,
     training_comparison,
+    training_ngram_counts,
     training_rank_of,
 )
 
@@ -207,3 +209,17 @@ def test_scaled_cut():
     assert scaled_cut(10_000_000_000) == 50_000
     assert scaled_cut(1_000_000_000) == 5_000
     assert scaled_cut(1_000_000) == 100  # the minimum
+
+
+def test_templates_in_training_lists_ranks_and_counts():
+    training = [["DT", "JJ", "NN", "VBD"], ["DT", "JJ", "NN"], ["PRP", "VBD", "."]]
+    counts = training_ngram_counts(training, 3)
+    rank_of, distinct = training_rank_of(training, 3)
+    table, summary = templates_in_training(
+        TEXTS, 3, rank_of, distinct, cut=1, top_k=2, count_of=counts.get
+    )
+    assert list(table["template"]) == ["DT JJ NN", "JJ NN VBD"]
+    assert list(table["training_rank"]) == [1, 2] and list(table["training_count"]) == [2, 1]
+    assert list(table["in_cut"]) == [True, False]
+    assert summary["templates"] == 2 and summary["non_templates"] == 2
+    assert summary["coverage_templates"] == 0.5 and summary["found_templates"] == 1.0

@@ -43,6 +43,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
+import pandas as pd
 from scipy.stats import mannwhitneyu
 
 TaggedSentence = Sequence[tuple[str, str]]
@@ -181,15 +182,20 @@ def ngram_ranks(counts: Counter) -> dict[Ngram, int]:
     return {g: r for r, (g, _) in enumerate(ordered, start=1)}
 
 
+def training_ngram_counts(training_tags: Iterable[Sequence[str]], n: int) -> Counter:
+    """Counts of the POS n-grams of the training sentences (each a tag sequence)."""
+    counts: Counter = Counter()
+    for tags in training_tags:
+        counts.update(sentence_ngrams(list(tags), n))
+    return counts
+
+
 def training_rank_of(
     training_tags: Iterable[Sequence[str]], n: int
 ) -> tuple[Callable[[Ngram], int | None], int]:
     """``rank_of(ngram) → rank or None`` over the POS n-grams of the training sentences (each a
     tag sequence), and the number of distinct training n-grams."""
-    counts: Counter = Counter()
-    for tags in training_tags:
-        counts.update(sentence_ngrams(list(tags), n))
-    ranks = ngram_ranks(counts)
+    ranks = ngram_ranks(training_ngram_counts(training_tags, n))
     return ranks.get, len(ranks)
 
 
@@ -262,3 +268,38 @@ def scaled_cut(
     """The paper's cut (top 50K POS 6-grams of a 10B-token sample) scaled linearly to a training
     set of ``training_tokens``, at least ``minimum``."""
     return max(minimum, round(paper_cut * training_tokens / paper_tokens))
+
+
+def templates_in_training(
+    texts: Sequence[TaggedText],
+    n: int,
+    rank_of: Callable[[Ngram], int | None],
+    distinct: int,
+    cut: int,
+    top_k: int = TOP_K,
+    count_of: Callable[[Ngram], int | None] | None = None,
+    seed: int = 0,
+) -> tuple[pd.DataFrame, dict]:
+    """Shaib §6 for one text set: its templates (top ``top_k`` POS n-grams) with their count in
+    the texts, training rank and (given ``count_of``) training count; and
+    :func:`training_comparison` against as many random non-template n-grams of the same texts
+    (:func:`non_template_ngrams`, ``seed``)."""
+    templates = top_templates(texts, n, top_k)
+    tags = [t for t, _ in templates]
+    others = non_template_ngrams(texts, n, tags, len(tags), seed)
+    rows = []
+    for t, count in templates:
+        rank = rank_of(t)
+        rows.append(
+            {
+                "template": " ".join(t),
+                "count": count,
+                "training_rank": rank,
+                "training_count": (count_of(t) or 0) if count_of is not None else None,
+                "in_cut": rank is not None and rank <= cut,
+            }
+        )
+    table = pd.DataFrame(
+        rows, columns=["template", "count", "training_rank", "training_count", "in_cut"]
+    )
+    return table, training_comparison(tags, others, rank_of, distinct, cut)
