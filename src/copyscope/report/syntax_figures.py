@@ -1,0 +1,71 @@
+"""Figures of the syntactic analyses (the style of :mod:`copyscope.plotting`): each function takes
+a table of :mod:`copyscope.report.syntax_tables` and an output path, and draws only what the
+table holds."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from .. import plotting
+
+FAMILIES = (("labeled_path", "labeled paths"), ("unlabeled_path", "unlabeled paths"))
+
+
+def path_novelty(curves: pd.DataFrame, path, human: str | None = None) -> None:
+    """RAVEN Fig. 5: novelty of dependency paths by length k (nodes), labeled and unlabeled,
+    one line per text set with its bootstrap band; ``human`` (a set name) is drawn in black."""
+    from matplotlib.ticker import MaxNLocator
+
+    plotting.setup()
+    fig, axes = plt.subplots(1, 2, figsize=(9.6, 3.8), sharey=True)
+    for ax, (family, title) in zip(axes, FAMILIES, strict=True):
+        sub = curves[curves["family"] == family]
+        for name, g in sub.groupby("set", sort=False):
+            kw = {"color": "black"} if name == human else {}
+            line = ax.plot(g["k"], g["novelty"], marker="o", ms=3, label=name, **kw)[0]
+            ax.fill_between(g["k"], g["ci_low"], g["ci_high"], alpha=0.2, color=line.get_color())
+        ax.set_title(title)
+        ax.set_xlabel("k (nodes on the path: words, ROOT counts as one)")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_ylim(-0.02, 1.02)
+    axes[0].set_ylabel("novel share of generated paths")
+    axes[1].legend(fontsize=8, loc="lower right")
+    plotting.save(fig, path)
+
+
+MEASURES = (
+    ("template_rate", "template rate"),
+    ("templates_per_token", "templates per token"),
+    ("cr_pos", "CR-POS"),
+)
+
+
+def template_measures(table: pd.DataFrame, n: int, path) -> None:
+    """Template rate, templates-per-token and CR-POS per text set at one n (Shaib et al.)."""
+    plotting.setup()
+    sub = table[table["n"] == n]
+    fig, axes = plt.subplots(1, len(MEASURES), figsize=(3.4 * len(MEASURES), 3.6))
+    x = np.arange(len(sub))
+    for ax, (col, title) in zip(axes, MEASURES, strict=True):
+        ax.bar(x, sub[col].to_numpy(), color="0.55")
+        ax.set_xticks(x, sub["set"], rotation=45, ha="right", fontsize=8)
+        ax.set_title(f"{title} (n = {n})")
+    plotting.save(fig, path)
+
+
+def template_coverage(frame: pd.DataFrame, path) -> None:
+    """Share of templates vs random non-template POS n-grams among the most frequent training
+    n-grams, per text set (``set``, ``coverage_templates``, ``coverage_non_templates``, ``cut``)."""
+    plotting.setup()
+    fig, ax = plt.subplots(figsize=(6.4, 3.8))
+    x = np.arange(len(frame))
+    ax.bar(x - 0.2, frame["coverage_templates"], 0.4, label="templates")
+    ax.bar(x + 0.2, frame["coverage_non_templates"], 0.4, label="random non-template n-grams")
+    ax.set_xticks(x, frame["set"], rotation=45, ha="right", fontsize=8)
+    ax.set_ylim(0, 1.02)
+    cuts = sorted(set(frame["cut"]))
+    ax.set_ylabel(f"share in training's top {', '.join(map(str, cuts))} POS n-grams")
+    ax.legend(fontsize=8)
+    plotting.save(fig, path)

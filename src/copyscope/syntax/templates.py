@@ -1,0 +1,305 @@
+"""Syntactic templates (Shaib et al. 2024, "Detection and Measurement of Syntactic Templates in
+Generated Text"), with the semantics of their ``diversity`` package, version 0.3.1.
+
+A *tagged text* is a list of sentences, each a list of ``(word, tag)`` pairs with Penn Treebank
+fine tags (from the syntax stage's parses, so no tagger runs here).
+
+* Templates of a text set (``extract_patterns``): the ``top_k`` (100) most frequent POS n-grams,
+  counted within sentences over all texts of the set, most frequent first, ties in order of
+  first occurrence (the package's stable sort of an insertion-ordered ``FreqDist``); no
+  frequency threshold. One n per call (the paper sweeps n = 4..8, headline n = 6).
+* Matched text (``pos_patterns``): for each template, the set of word spans (within a sentence)
+  whose tags equal it.
+* Template rate (``template_rate``): the share of texts containing at least one matched span.
+* Templates-per-token (``templates_per_token``): per text, the number of positions where some
+  matched span starts, divided by the text's word count; reported as the mean over texts.
+* Compression ratio CR (``compression_ratio``): bytes of the space-joined texts / bytes of their
+  gzip; CR-POS: the same over the space-joined tag strings of the texts.
+
+Deliberate differences from the package (each tested in ``tests/test_syntax_templates.py``):
+
+* Sentences are the parser's, given with the tags; the package joins all texts with spaces and
+  re-splits them with NLTK's ``sent_tokenize``, so its sentences can run across two texts.
+* A span occurs in a text where the text's *words* equal the span's words. The package searches
+  the space-joined span as a *substring* of the raw text, so it also counts a span inside longer
+  words ("a cat" inside "Santa cat") and misses a span whose tokenization differs from the raw
+  text (a span "dog ." in the raw "dog."). Word counts are the parser's words, not
+  ``len(text.split())``. On texts given as space-joined words, with spans aligned to words, the
+  two agree exactly.
+* Single gzip: the package writes ``gzip.compress(data)`` into a ``GzipFile``, compressing twice
+  (two headers and one futile pass) and rounds to 3 decimals; the difference is a few dozen bytes,
+  so it matters only for tiny inputs.
+
+Templates in training (Shaib §6): their frequency ranks among the training's POS n-grams
+(:func:`ngram_ranks`; the syntax stage's POS-tag index can provide ``rank_of`` instead), the
+coverage within a cut of the most frequent training n-grams, the same for random non-template
+POS n-grams of the same texts, and a Mann–Whitney U test on the ranks (scipy).
+"""
+
+from __future__ import annotations
+
+import gzip
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+from scipy.stats import mannwhitneyu
+
+TaggedSentence = Sequence[tuple[str, str]]
+TaggedText = Sequence[TaggedSentence]
+Ngram = tuple[str, ...]
+
+TOP_K = 100
+"""Templates per text set and n (the package's ``top_n``)."""
+
+
+def sentence_ngrams(seq: Sequence[str], n: int) -> list[Ngram]:
+    """Every n-gram of one sentence, left to right."""
+    return [tuple(seq[i : i + n]) for i in range(len(seq) - n + 1)]
+
+
+def pos_ngram_counts(texts: Iterable[TaggedText], n: int) -> Counter:
+    """Counts of the POS n-grams within sentences of all texts, keys in order of first occurrence."""
+    counts: Counter = Counter()
+    for text in texts:
+        for sentence in text:
+            counts.update(sentence_ngrams([t for _, t in sentence], n))
+    return counts
+
+
+def top_templates(
+    texts: Sequence[TaggedText], n: int, top_k: int = TOP_K
+) -> list[tuple[Ngram, int]]:
+    """The ``top_k`` most frequent POS n-grams with their counts, most frequent first, ties in
+    order of first occurrence."""
+    counts = pos_ngram_counts(texts, n)
+    return sorted(counts.items(), key=lambda kv: kv[1], reverse=True)[:top_k]
+
+
+def matched_spans(
+    texts: Iterable[TaggedText], templates: Iterable[Ngram]
+) -> dict[Ngram, frozenset[Ngram]]:
+    """For each template, the distinct word spans (within a sentence) whose tags equal it."""
+    wanted = {tuple(t) for t in templates}
+    spans: dict[Ngram, set[Ngram]] = {t: set() for t in wanted}
+    lengths = sorted({len(t) for t in wanted})
+    for text in texts:
+        for sentence in text:
+            words = [w for w, _ in sentence]
+            tags = [t for _, t in sentence]
+            for n in lengths:
+                for i in range(len(tags) - n + 1):
+                    key = tuple(tags[i : i + n])
+                    if key in wanted:
+                        spans[key].add(tuple(words[i : i + n]))
+    return {t: frozenset(spans[t]) for t in [tuple(t) for t in templates]}
+
+
+def text_words(text: TaggedText) -> list[str]:
+    """A text's words, sentences concatenated."""
+    return [w for sentence in text for w, _ in sentence]
+
+
+def template_occurrences(words: Sequence[str], spans: dict[Ngram, frozenset[Ngram]]) -> int:
+    """Positions of ``words`` where at least one matched span starts (overlaps allowed, one count
+    per position, as the package's look-ahead regex counts)."""
+    by_len: dict[int, set[Ngram]] = {}
+    for group in spans.values():
+        for s in group:
+            by_len.setdefault(len(s), set()).add(s)
+    return sum(
+        1
+        for i in range(len(words))
+        if any(tuple(words[i : i + n]) in group for n, group in by_len.items())
+    )
+
+
+def template_rate(texts: Sequence[TaggedText], spans: dict[Ngram, frozenset[Ngram]]) -> float:
+    """Share of texts with at least one matched span (0 for no texts or no spans)."""
+    if not texts or not any(spans.values()):
+        return 0.0
+    return sum(1 for t in texts if template_occurrences(text_words(t), spans) > 0) / len(texts)
+
+
+def templates_per_token(
+    texts: Sequence[TaggedText], spans: dict[Ngram, frozenset[Ngram]]
+) -> list[float]:
+    """Per text: template occurrences / word count (0 for an empty text)."""
+    out = []
+    for t in texts:
+        words = text_words(t)
+        out.append(template_occurrences(words, spans) / len(words) if words else 0.0)
+    return out
+
+
+def compression_ratio(strings: Sequence[str]) -> float:
+    """Bytes of the space-joined strings (UTF-8) / bytes of their single gzip (level 9); NaN for
+    no text at all."""
+    data = " ".join(strings).encode("utf-8")
+    if not data:
+        return float("nan")
+    return len(data) / len(gzip.compress(data, compresslevel=9, mtime=0))
+
+
+def cr(texts: Sequence[TaggedText]) -> float:
+    """CR of the texts, each written as its space-joined words."""
+    return compression_ratio([" ".join(text_words(t)) for t in texts])
+
+
+def cr_pos(texts: Sequence[TaggedText]) -> float:
+    """CR-POS: CR of the texts' space-joined tag strings."""
+    return compression_ratio([" ".join(tag for s in t for _, tag in s) for t in texts])
+
+
+def template_summary(texts: Sequence[TaggedText], n: int, top_k: int = TOP_K) -> dict:
+    """One text set's template measures for one n: ``templates`` (list of (tags, count)),
+    ``spans`` (tags → matched word spans), ``template_rate``, ``templates_per_token`` (mean over
+    texts), ``cr``, ``cr_pos``, ``texts``, ``words``."""
+    templates = top_templates(texts, n, top_k)
+    spans = matched_spans(texts, [t for t, _ in templates])
+    tpt = templates_per_token(texts, spans)
+    return {
+        "n": n,
+        "templates": templates,
+        "spans": spans,
+        "template_rate": template_rate(texts, spans),
+        "templates_per_token": float(np.mean(tpt)) if tpt else float("nan"),
+        "cr": cr(texts),
+        "cr_pos": cr_pos(texts),
+        "texts": len(texts),
+        "words": sum(len(text_words(t)) for t in texts),
+    }
+
+
+# --- templates in the training data ------------------------------------------------------------
+
+
+def ngram_ranks(counts: Counter) -> dict[Ngram, int]:
+    """Frequency rank of every n-gram of ``counts`` (1 = most frequent; ties in the counter's
+    key order, i.e. first occurrence for :func:`pos_ngram_counts`)."""
+    ordered = sorted(counts.items(), key=lambda kv: kv[1], reverse=True)
+    return {g: r for r, (g, _) in enumerate(ordered, start=1)}
+
+
+def training_ngram_counts(training_tags: Iterable[Sequence[str]], n: int) -> Counter:
+    """Counts of the POS n-grams of the training sentences (each a tag sequence)."""
+    counts: Counter = Counter()
+    for tags in training_tags:
+        counts.update(sentence_ngrams(list(tags), n))
+    return counts
+
+
+def training_rank_of(
+    training_tags: Iterable[Sequence[str]], n: int
+) -> tuple[Callable[[Ngram], int | None], int]:
+    """``rank_of(ngram) → rank or None`` over the POS n-grams of the training sentences (each a
+    tag sequence), and the number of distinct training n-grams."""
+    ranks = ngram_ranks(training_ngram_counts(training_tags, n))
+    return ranks.get, len(ranks)
+
+
+def non_template_ngrams(
+    texts: Sequence[TaggedText], n: int, templates: Iterable[Ngram], size: int, seed: int = 0
+) -> list[Ngram]:
+    """``size`` distinct POS n-grams of the same texts that are not templates, drawn uniformly
+    without replacement (all of them if fewer exist), in order of first occurrence."""
+    excluded = {tuple(t) for t in templates}
+    pool = [g for g in pos_ngram_counts(texts, n) if g not in excluded]
+    if len(pool) <= size:
+        return pool
+    picked = np.sort(np.random.default_rng(seed).choice(len(pool), size=size, replace=False))
+    return [pool[i] for i in picked]
+
+
+def coverage(
+    ngrams: Sequence[Ngram], rank_of: Callable[[Ngram], int | None], cut: int | None
+) -> float:
+    """Share of ``ngrams`` found among the ``cut`` most frequent training n-grams (anywhere in
+    training for ``cut=None``); NaN for no n-grams."""
+    if not ngrams:
+        return float("nan")
+    ranks = [rank_of(tuple(g)) for g in ngrams]
+    return sum(1 for r in ranks if r is not None and (cut is None or r <= cut)) / len(ngrams)
+
+
+def training_comparison(
+    templates: Sequence[Ngram],
+    others: Sequence[Ngram],
+    rank_of: Callable[[Ngram], int | None],
+    distinct: int,
+    cut: int,
+) -> dict:
+    """Shaib §6: coverage of templates vs of non-template n-grams within the top ``cut`` training
+    n-grams (and anywhere in training), and a two-sided Mann–Whitney U test on their training
+    ranks. An n-gram absent from training gets rank ``distinct + 1`` (behind every training
+    n-gram), so absences weigh as the least frequent."""
+
+    def ranks(gs):
+        return [r if (r := rank_of(tuple(g))) is not None else distinct + 1 for g in gs]
+
+    rt, ro = ranks(templates), ranks(others)
+    if rt and ro:
+        test = mannwhitneyu(rt, ro, alternative="two-sided")
+        u, p = float(test.statistic), float(test.pvalue)
+    else:
+        u = p = float("nan")
+    return {
+        "cut": cut,
+        "templates": len(templates),
+        "non_templates": len(others),
+        "coverage_templates": coverage(templates, rank_of, cut),
+        "coverage_non_templates": coverage(others, rank_of, cut),
+        "found_templates": coverage(templates, rank_of, None),
+        "found_non_templates": coverage(others, rank_of, None),
+        "median_rank_templates": float(np.median(rt)) if rt else float("nan"),
+        "median_rank_non_templates": float(np.median(ro)) if ro else float("nan"),
+        "mannwhitney_u": u,
+        "p_value": p,
+    }
+
+
+def scaled_cut(
+    training_tokens: int,
+    paper_cut: int = 50_000,
+    paper_tokens: int = 10_000_000_000,
+    minimum: int = 100,
+) -> int:
+    """The paper's cut (top 50K POS 6-grams of a 10B-token sample) scaled linearly to a training
+    set of ``training_tokens``, at least ``minimum``."""
+    return max(minimum, round(paper_cut * training_tokens / paper_tokens))
+
+
+def templates_in_training(
+    texts: Sequence[TaggedText],
+    n: int,
+    rank_of: Callable[[Ngram], int | None],
+    distinct: int,
+    cut: int,
+    top_k: int = TOP_K,
+    count_of: Callable[[Ngram], int | None] | None = None,
+    seed: int = 0,
+) -> tuple[pd.DataFrame, dict]:
+    """Shaib §6 for one text set: its templates (top ``top_k`` POS n-grams) with their count in
+    the texts, training rank and (given ``count_of``) training count; and
+    :func:`training_comparison` against as many random non-template n-grams of the same texts
+    (:func:`non_template_ngrams`, ``seed``)."""
+    templates = top_templates(texts, n, top_k)
+    tags = [t for t, _ in templates]
+    others = non_template_ngrams(texts, n, tags, len(tags), seed)
+    rows = []
+    for t, count in templates:
+        rank = rank_of(t)
+        rows.append(
+            {
+                "template": " ".join(t),
+                "count": count,
+                "training_rank": rank,
+                "training_count": (count_of(t) or 0) if count_of is not None else None,
+                "in_cut": rank is not None and rank <= cut,
+            }
+        )
+    table = pd.DataFrame(
+        rows, columns=["template", "count", "training_rank", "training_count", "in_cut"]
+    )
+    return table, training_comparison(tags, others, rank_of, distinct, cut)
