@@ -175,6 +175,11 @@ def analysis_files(name):
     return [f"{R}/analysis/{m}/{d}/{name}" for m, d in settings()]
 
 
+def parse_files():
+    """The parse file of every setting (syntax stage), in the order of settings()."""
+    return [f"{R}/syntax/{m}/{d}.parquet" for m, d in settings()]
+
+
 def labelled(flag, labels, paths):
     """Labelled inputs on a command line: ``FLAG LABEL… PATH`` for each label and path, e.g.
     labelled("--tokens", settings(), files) -> "--tokens human reference a --tokens …".

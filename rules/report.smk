@@ -236,6 +236,113 @@ rule report_training:
         "> {log} 2>&1"
 
 
+SYNTAX_ANALYSIS = as_json(
+    {
+        "syntax": {"backend": config["syntax"]["backend"]},
+        "analysis": {"syntax": config["analysis"]["syntax"]},
+        "sampling": {"decodings": config["sampling"]["decodings"]},
+    }
+)
+
+
+rule report_syntax_novelty:
+    input:
+        parses=parse_files(),
+        training=f"{R}/syntax/train.parquet",
+    output:
+        table=report(
+            f"{R}/tables/syntax_novelty.csv",
+            caption="../report/syntax_novelty.rst",
+            category="syntax",
+        ),
+        table1=report(
+            f"{R}/tables/syntax_table1.csv",
+            caption="../report/syntax_table1.rst",
+            category="syntax",
+        ),
+        fig=report(
+            f"{R}/figures/syntax_paths.png",
+            caption="../report/syntax_paths.rst",
+            category="syntax",
+        ),
+    log:
+        f"{R}/logs/report_syntax_novelty.log",
+    benchmark:
+        f"{R}/benchmarks/report_syntax_novelty.tsv"
+    conda:
+        "../envs/novelty.yaml"
+    params:
+        parses=lambda w, input: labelled("--parses", settings(), input.parses),
+        config=SYNTAX_ANALYSIS,
+    shell:
+        "python -m copyscope report syntax-novelty {params.parses} "
+        "--training train {input.training} --params-json {params.config:q} "
+        "--out-table {output.table} --out-table1 {output.table1} --out-fig {output.fig} "
+        "> {log} 2>&1"
+
+
+rule report_templates:
+    input:
+        parse_files(),
+    output:
+        table=report(
+            f"{R}/tables/templates.csv",
+            caption="../report/templates_table.rst",
+            category="syntax",
+        ),
+        listing=f"{R}/tables/template_listing.csv",
+        fig=report(
+            f"{R}/figures/templates.png",
+            caption="../report/templates.rst",
+            category="syntax",
+        ),
+    log:
+        f"{R}/logs/report_templates.log",
+    benchmark:
+        f"{R}/benchmarks/report_templates.tsv"
+    conda:
+        "../envs/novelty.yaml"
+    params:
+        parses=lambda w, input: labelled("--parses", settings(), input),
+        config=SYNTAX_ANALYSIS,
+    shell:
+        "python -m copyscope report templates {params.parses} "
+        "--params-json {params.config:q} --out-table {output.table} "
+        "--out-listing {output.listing} --out-fig {output.fig} > {log} 2>&1"
+
+
+rule report_template_coverage:
+    input:
+        parses=parse_files(),
+        training_tags=f"{R}/syntax/train-tags.jsonl",
+    output:
+        table=report(
+            f"{R}/tables/template_coverage.csv",
+            caption="../report/template_coverage_table.rst",
+            category="syntax",
+        ),
+        training=f"{R}/tables/template_training.csv",
+        fig=report(
+            f"{R}/figures/template_coverage.png",
+            caption="../report/template_coverage.rst",
+            category="syntax",
+        ),
+    log:
+        f"{R}/logs/report_template_coverage.log",
+    benchmark:
+        f"{R}/benchmarks/report_template_coverage.tsv"
+    conda:
+        "../envs/novelty.yaml"
+    params:
+        parses=lambda w, input: labelled("--parses", settings(), input.parses),
+        config=SYNTAX_ANALYSIS,
+    shell:
+        "python -m copyscope report template-coverage {params.parses} "
+        "--training-tags train {input.training_tags} --params-json {params.config:q} "
+        "--out-table {output.table} --out-training {output.training} "
+        "--out-fig {output.fig} > {log} 2>&1"
+
+
 # the tables the findings scorecard reads (copyscope.report.findings.TABLES), by name;
 # a claim whose table is not listed here is reported as inconclusive, "not measured";
 FINDINGS_TABLES = {
@@ -245,6 +352,9 @@ FINDINGS_TABLES = {
     "completion_loss": rules.report_completion_loss.output.table,
     "memorization": rules.report_memorization.output.table,
     "completion_loss_frequency": rules.report_completion_loss.output.frequency,
+    "syntax_novelty": rules.report_syntax_novelty.output.table,
+    "templates": rules.report_templates.output.table,
+    "template_coverage": rules.report_template_coverage.output.table,
 }
 
 
@@ -275,6 +385,7 @@ rule report_findings:
         config=as_json(
             {
                 "findings": config["findings"],
+                "analysis": {"syntax": config["analysis"]["syntax"]},
                 "sampling": config["sampling"],
                 "models": {
                     "zoo": config["models"]["zoo"],
@@ -298,6 +409,9 @@ SUMMARY_TABLES = [
     "supercopies",
     "planted",
     "memorization",
+    "syntax_novelty",
+    "templates",
+    "template_coverage",
 ]
 
 
@@ -310,6 +424,9 @@ rule summary:
         supercopies=rules.report_supercopies.output.table,
         planted=rules.report_planted.output.table,
         memorization=rules.report_memorization.output.table,
+        syntax_novelty=rules.report_syntax_novelty.output.table,
+        templates=rules.report_templates.output.table,
+        template_coverage=rules.report_template_coverage.output.table,
         training=expand(f"{R}/tables/training/{{model}}.csv", model=TRAINED),
         index=f"{R}/index/{MODEL_TOK}/index.json",
     output:

@@ -140,6 +140,14 @@ def test_defaults_are_filled():
             "bootstrap": 1000,
             "seed": 0,
         },
+        "syntax": {
+            "max_path_words": 10,
+            "bootstrap": 1000,
+            "seed": 0,
+            "template_n": [4, 5, 6, 7, 8],
+            "template_headline_n": 6,
+            "top_k": 100,
+        },
     }
     assert out["corpus"]["inject"]["ladder"] == {
         "copies": [1, 4],
@@ -388,6 +396,11 @@ def test_one_line_per_problem_without_schema_dump():
         (
             lambda c: c["corpus"]["split"].update(valid_ids=["hamlet"]),
             "config key 'corpus.split.valid_ids': expected ids in corpus.subset, found 'hamlet'",
+        ),
+        (
+            lambda c: c["analysis"].update(syntax={"template_n": [4, 5], "template_headline_n": 6}),
+            "config key 'analysis.syntax.template_headline_n': expected one of "
+            "analysis.syntax.template_n (4, 5), found 6",
         ),
     ],
 )

@@ -43,6 +43,7 @@ PARAMS = {
         },
     },
 }
+PARAMS["analysis"] = {"syntax": {"template_headline_n": 6}}
 FAMILY = {"pure": "pure", "cold": "temperature", "k10": "top-k", "greedy": "greedy"}
 
 
@@ -331,6 +332,118 @@ def test_completion_loss_frequency(loss, verdict):
     assert "m L=4: " in f.measured and "5 buckets" in f.measured
 
 
+# --------------------------------------------------------------------------- syntax claims
+def syntax_novelty(model: dict[str, float], human: dict[str, float], half=0.02) -> pd.DataFrame:
+    """Syntactic-novelty rows (unit → novelty) of the human reference and of model m's pure
+    sampling, each with a ±half interval; a beam decoding of m that the claim must ignore."""
+    rows = []
+    for name, dec, fam, values in (
+        ("human", "reference", "human", human),
+        ("m", "pure", "pure", model),
+        ("m", "greedy", "greedy", dict.fromkeys(model, 0.0)),
+    ):
+        for unit, v in values.items():
+            rows.append(
+                {"model": name, "decoding": dec, "decoding_family": fam, "unit": unit}
+                | {"novelty": v, "ci_low": v - half, "ci_high": v + half, "total": 50}
+            )
+    return pd.DataFrame(rows)
+
+
+LOCAL = {"labeled_arc": 0.3, "dependency_role": 0.1, "labeled_path_3": 0.4, "labeled_path_5": 0.9}
+WHOLE = {"pos_sequence": 0.9, "dependency_structure": 0.95}
+
+
+@pytest.mark.parametrize(
+    "model, verdict",
+    [
+        # local below human (path of 5 nodes is not local: above does not count), whole equal
+        ({"labeled_arc": 0.2, "dependency_role": 0.1, "labeled_path_3": 0.3}
+         | {"labeled_path_5": 0.99, "pos_sequence": 0.9, "dependency_structure": 0.97}, HOLDS),
+        # local below but whole-sentence structure below too
+        ({"labeled_arc": 0.2, "dependency_role": 0.05, "labeled_path_3": 0.3}
+         | {"pos_sequence": 0.7, "dependency_structure": 0.95}, FAILS),
+        # local above human, whole equal
+        ({"labeled_arc": 0.4, "dependency_role": 0.1, "labeled_path_3": 0.4} | WHOLE, FAILS),
+        # local all overlapping
+        ({"labeled_arc": 0.31, "dependency_role": 0.1, "labeled_path_3": 0.4} | WHOLE, UNCLEAR),
+    ],
+)  # fmt: skip
+def test_syntax_local_less_novel(model, verdict):
+    f = decide("syntax-local-less-novel", syntax_novelty=syntax_novelty(model, LOCAL | WHOLE))
+    assert f.verdict == verdict, f.measured
+    assert f.measured.startswith("m: local below human at {")
+
+
+def test_syntax_units_without_occurrences_are_not_compared():
+    """A unit with total 0 (no generated sentence) counts neither way; with no whole-sentence
+    unit measured the model is left out and the claim is not measured."""
+    table = syntax_novelty({"labeled_arc": 0.1, "pos_sequence": 0.1}, LOCAL | WHOLE)
+    table.loc[table["unit"] == "pos_sequence", "total"] = 0
+    f = decide("syntax-local-less-novel", syntax_novelty=table)
+    assert (f.verdict, f.measured.startswith("not measured")) == (UNCLEAR, True)
+
+
+def templates(model: dict[str, float], human: dict[str, float]) -> pd.DataFrame:
+    """Template measures at n = 6 (and other values at n = 4, ignored) of human and m/pure."""
+    rows = []
+    for name, dec, fam, values in (
+        ("human", "reference", "human", human),
+        ("m", "pure", "pure", model),
+    ):
+        rows.append({"model": name, "decoding": dec, "decoding_family": fam, "n": 6} | values)
+        rows.append({"model": name, "decoding": dec, "decoding_family": fam, "n": 4}
+                    | dict.fromkeys(values, 0.0 if name == "m" else 1.0))  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+TPL_HUMAN = {"template_rate": 0.5, "templates_per_token": 0.1, "cr_pos": 3.0}
+
+
+@pytest.mark.parametrize(
+    "model, verdict",
+    [
+        ({"template_rate": 0.9, "templates_per_token": 0.2, "cr_pos": 3.5}, HOLDS),
+        ({"template_rate": 0.2, "templates_per_token": 0.05, "cr_pos": 2.5}, FAILS),
+        ({"template_rate": 0.9, "templates_per_token": 0.05, "cr_pos": 3.5}, UNCLEAR),
+    ],
+)
+def test_more_templates(model, verdict):
+    f = decide("more-templates", templates=templates(model, TPL_HUMAN))
+    assert f.verdict == verdict, f.measured
+    assert f.measured.startswith("m n=6: template_rate ")
+
+
+def coverage(cov_t, cov_o, rank_t, rank_o, p) -> pd.DataFrame:
+    row = {"cut": 100, "coverage_templates": cov_t, "coverage_non_templates": cov_o}
+    row |= {"median_rank_templates": rank_t, "median_rank_non_templates": rank_o, "p_value": p}
+    return pd.DataFrame(
+        [
+            {"model": "m", "decoding": "pure", "decoding_family": "pure"} | row,
+            # the human baseline's templates are not part of the claim
+            {"model": "human", "decoding": "reference", "decoding_family": "human"}
+            | row
+            | {"coverage_templates": 0.0, "p_value": 0.0},
+        ]
+    )
+
+
+@pytest.mark.parametrize(
+    "row, verdict",
+    [
+        ((0.76, 0.35, 20, 900, 0.001), HOLDS),
+        ((0.2, 0.6, 900, 20, 0.001), FAILS),
+        ((0.76, 0.35, 20, 900, 0.2), UNCLEAR),  # not significant
+        ((0.76, 0.35, 900, 20, 0.001), UNCLEAR),  # coverage and ranks disagree
+        ((0.76, math.nan, 20, math.nan, math.nan), UNCLEAR),  # no non-template n-grams
+    ],
+)
+def test_templates_in_training(row, verdict):
+    f = decide("templates-in-training", template_coverage=coverage(*row))
+    assert f.verdict == verdict, f.measured
+    assert f.measured.startswith("m: coverage ") and "(top 100)" in f.measured
+
+
 # --------------------------------------------------------------------------- outputs
 def test_markdown_of_a_scorecard():
     card = pd.DataFrame(
@@ -401,4 +514,7 @@ COLUMNS = {
     "completion_loss": ["model", "curve", "x", "loss", "tokens"],
     "memorization": ["model", "copies", "extraction_rate", "ci_low", "ci_high"],
     "completion_loss_frequency": ["model", "n", "log10_count", "loss", "tokens"],
+    "syntax_novelty": ["model", "decoding", "decoding_family", "unit", "novelty", "total"],
+    "templates": ["model", "decoding", "decoding_family", "n", "template_rate", "cr_pos"],
+    "template_coverage": ["model", "decoding", "decoding_family", "coverage_templates"],
 }

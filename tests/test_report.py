@@ -19,6 +19,7 @@ PARAMS = {
         "supercopy_min": 6,
         "planted_min_copy": 4,
         "memorization": {"prompt_tokens": 8, "suffix_tokens": 8},
+        "syntax": {"template_headline_n": 6},
     },
 }
 
@@ -100,7 +101,52 @@ def synthetic_tables() -> dict[str, pd.DataFrame]:
             "tokens": [10, 40, 9, 12, 30],  # the 10^3 bucket is too small for the summary
         }
     )
+    novelty_rows = []
+    for m, d, fam, base in [
+        ("human", "reference", "human", 0.5),
+        ("gpt2", "pure", "pure", 0.25),
+        ("gpt2", "greedy", "greedy", 0.0),  # not pure sampling: left out
+    ]:
+        for unit, scale, total in [
+            ("pos_sequence", 1.0, 10),
+            ("constituency_structure", 0.0, 0),  # no constituency parser: left out
+            ("dependency_structure", 1.5, 10),
+            ("labeled_arc", 0.5, 40),
+            ("labeled_path_3", 1.0, 40 if m != "gpt2" else 0),  # n/a for gpt2
+        ]:
+            v = base * scale if total else np.nan
+            novelty_rows.append(
+                {"model": m, "decoding": d, "decoding_family": fam, "unit": unit, "total": total}
+                | {"novelty": v, "ci_low": v - 0.125, "ci_high": v + 0.125}
+            )
+    templates = pd.DataFrame(
+        {
+            "model": ["human", "human", "gpt2", "gpt2"],
+            "decoding": ["reference", "reference", "pure", "greedy"],
+            "decoding_family": ["human", "human", "pure", "greedy"],
+            "n": [4, 6, 6, 6],
+            "template_rate": [0.75, 0.5, 0.875, 1.0],
+            "templates_per_token": [0.25, 0.125, 0.25, 1.0],
+            "cr": [2.5, 2.5, 3.0, 9.0],
+            "cr_pos": [4.0, 4.0, 5.0, 9.0],
+        }
+    )
+    coverage = pd.DataFrame(
+        {
+            "model": ["human", "gpt2", "gpt2"],
+            "decoding": ["reference", "pure", "greedy"],
+            "decoding_family": ["human", "pure", "greedy"],
+            "n": [6, 6, 6],
+            "cut": [100, 100, 100],
+            "coverage_templates": [0.5, 0.75, 1.0],
+            "coverage_non_templates": [0.25, np.nan, 1.0],
+            "p_value": [0.01, np.nan, 1.0],
+        }
+    )
     return {
+        "syntax_novelty": pd.DataFrame(novelty_rows),
+        "templates": templates,
+        "template_coverage": coverage,
         "nnsl_samples": nnsl,
         "novelty_samples": curves,
         "completion_loss_frequency": completion,
@@ -154,6 +200,35 @@ never planted):
 
 - gpt2: controls 0 [0, 0]; 4× 0.5 [0.25, 0.75]
 
+## Syntactic novelty (RAVEN, McCoy et al.), against the training parses
+
+Share of generated items absent from every training parse (95% CI over passages):
+
+| model | decoding | POS sequence | parse structure (dependency tree of tags) | \
+dependency arc (labeled) | labeled path, k = 3 |
+|---|---|---|---|---|---|
+| human | reference | 0.5 [0.375, 0.625] | 0.75 [0.625, 0.875] | 0.25 [0.125, 0.375] | \
+0.5 [0.375, 0.625] |
+| gpt2 | pure | 0.25 [0.125, 0.375] | 0.375 [0.25, 0.5] | 0.125 [0, 0.25] | n/a |
+
+## Syntactic templates (Shaib et al.), POS 6-grams
+
+| model | decoding | template rate | templates per token | CR | CR-POS |
+|---|---|---|---|---|---|
+| human | reference | 0.5 | 0.125 | 2.5 | 4 |
+| gpt2 | pure | 0.875 | 0.25 | 3 | 5 |
+
+## Templates in the training data (Shaib et al.)
+
+Share of each setting's templates (POS 6-grams) among the training's 100 most frequent POS \
+n-grams, vs. as many random non-template n-grams of the same texts; two-sided Mann–Whitney U \
+on their training ranks:
+
+| model | decoding | templates | non-templates | p |
+|---|---|---|---|---|
+| human | reference | 0.5 | 0.25 | 0.01 |
+| gpt2 | pure | 0.75 | n/a | n/a |
+
 ## Models
 
 lstm: validation loss 5.5 nats/token; gpt2: validation loss 4.25 nats/token.
@@ -168,6 +243,9 @@ def test_registry_sections_reproduce_the_summary():
         "supercopies",
         "planted",
         "memorization",
+        "syntax-novelty",
+        "templates",
+        "template-coverage",
         "training",
     ]
     assert markdown(synthetic_tables(), 123456, PARAMS) == EXPECTED
@@ -177,6 +255,8 @@ def test_sections_without_planted_passages_or_trained_models_are_left_out():
     tables = synthetic_tables()
     tables["planted"] = tables["planted"].iloc[:0]
     tables["memorization"] = tables["memorization"].iloc[:0]
+    for name in ("syntax_novelty", "templates", "template_coverage"):
+        tables[name] = tables[name].iloc[:0]
     tables["training"] = pd.DataFrame()
     text = markdown(tables, 10, PARAMS)
     assert text == EXPECTED[: EXPECTED.index("\n## Planted")].replace("123,456", "10")
@@ -209,7 +289,8 @@ def test_summary_reads_only_its_tables_through_the_command(tmp_path):
     params = '{"sampling": {"prompts": 8, "prompt_length": 8, "new_tokens": 24}, '
     params += '"models": {"tokenizer": "bpe", "evaluator": "gpt2"}, '
     params += '"analysis": {"supercopy_min": 6, "planted_min_copy": 4, '
-    params += '"memorization": {"prompt_tokens": 8, "suffix_tokens": 8}}}'
+    params += '"memorization": {"prompt_tokens": 8, "suffix_tokens": 8}, '
+    params += '"syntax": {"template_headline_n": 6}}}'
     argv = ["report", "summary", *args, "--index-manifest", str(tmp_path / "index.json")]
     assert main([*argv, "--params-json", params, "--out", str(out)]) == 0
     assert out.read_text() == EXPECTED

@@ -98,3 +98,138 @@ def test_template_tables_and_figures(tmp_path):
     assert (tmp_path / "measures.png").stat().st_size > 1000 and (
         tmp_path / "coverage.png"
     ).stat().st_size > 1000
+
+
+# --------------------------------------------------------------------------- the report commands
+SYNTAX_PARAMS = {
+    "syntax": {"backend": "spacy"},
+    "analysis": {
+        "syntax": {
+            "max_path_words": 3,
+            "bootstrap": 20,
+            "seed": 0,
+            "template_n": [2, 3],
+            "template_headline_n": 2,
+            "top_k": 2,
+        }
+    },
+    "sampling": {"decodings": {"pure": {"kind": "sample", "temperature": 1.0}}},
+}
+
+
+def tagged(spec: str, generated: bool) -> Sentence:
+    """A chain sentence from ``word/TAG`` items."""
+    items = [x.split("/") for x in spec.split()]
+    n = len(items)
+    return Sentence(
+        tuple(
+            Word(w, t, i + 2 if i + 1 < n else 0, "dep", generated)
+            for i, (w, t) in enumerate(items)
+        )
+    )
+
+
+def write_sets(tmp_path):
+    """Parse files of human/reference and m/pure (prompt + 3 generated sentences each) and of
+    the training split, and the training split's tag documents."""
+    import json
+
+    from copyscope.syntax.io import write_parses
+    from copyscope.syntax.texts import tag_documents
+
+    def passages(name, words):
+        return [
+            Passage(
+                name,
+                i,
+                (
+                    tagged("the/DT start/NN", False),
+                    tagged("go/VB", True),
+                    tagged(words, True),
+                    tagged("end/NN", True),
+                ),
+            )
+            for i in range(3)
+        ]
+
+    sets = {
+        ("human", "reference"): passages("human/reference", "a/DT red/JJ cat/NN sat/VBD"),
+        ("m", "pure"): passages("m/pure", "a/DT cat/NN a/DT cat/NN"),
+    }
+    paths = {}
+    for (model, decoding), ps in sets.items():
+        paths[model, decoding] = tmp_path / f"{model}_{decoding}.parquet"
+        write_parses(ps, paths[model, decoding])
+    train = [Passage("train", 0, (tagged("a/DT cat/NN sat/VBD", False),))]
+    write_parses(train, tmp_path / "train.parquet")
+    docs = tmp_path / "train-tags.jsonl"
+    docs.write_text("".join(json.dumps(d) + "\n" for d in tag_documents(train)))
+    return paths, tmp_path / "train.parquet", docs
+
+
+def report_command(name, paths, extra, outputs, tmp_path):
+    import json
+
+    from copyscope.cli import main
+
+    argv = ["report", name]
+    for (model, decoding), path in paths.items():
+        argv += ["--parses", model, decoding, str(path)]
+    argv += [*extra, "--params-json", json.dumps(SYNTAX_PARAMS)]
+    out = {o: tmp_path / f"{name}-{o}.{'png' if o == 'fig' else 'csv'}" for o in outputs}
+    for o, path in out.items():
+        argv += [f"--out-{o.replace('_', '-')}", str(path)]
+    assert main(argv) == 0
+    return out
+
+
+def test_syntax_novelty_command(tmp_path):
+    import pandas as pd
+
+    paths, train, _ = write_sets(tmp_path)
+    out = report_command(
+        "syntax-novelty", paths, ["--training", "train", str(train)],
+        ["table", "table1", "fig"], tmp_path,
+    )  # fmt: skip
+    t = pd.read_csv(out["table"])
+    assert list(t[["model", "decoding", "decoding_family"]].drop_duplicates().itertuples(
+        index=False, name=None)) == [("human", "reference", "human"), ("m", "pure", "pure")]  # fmt: skip
+    arc = t[t["unit"] == "unlabeled_arc"].set_index("set")
+    # only the middle generated sentence counts (glued first, dropped last); training has
+    # a→cat, cat→sat, sat→ROOT: m's arcs a→cat, cat→a, a→cat, cat→ROOT hold 2 novel types
+    # of 4 occurrences per passage, human's a→red, red→cat, cat→sat, sat→ROOT too
+    assert arc.loc["m/pure", "total"] == 12 and arc.loc["m/pure", "novel"] == 6
+    assert arc.loc["human/reference", "total"] == 12 and arc.loc["human/reference", "novel"] == 6
+    table1 = pd.read_csv(out["table1"])
+    assert list(table1.columns) == ["unit", "m/pure", "human/reference"]
+    assert out["fig"].stat().st_size > 10_000
+
+
+def test_templates_and_coverage_commands(tmp_path):
+    import pandas as pd
+
+    paths, _, docs = write_sets(tmp_path)
+    out = report_command("templates", paths, [], ["table", "listing", "fig"], tmp_path)
+    t = pd.read_csv(out["table"])
+    assert list(zip(t["set"], t["n"], strict=True)) == [
+        ("human/reference", 2), ("human/reference", 3), ("m/pure", 2), ("m/pure", 3)
+    ]  # fmt: skip
+    # generated words only (go, 4 words, end): the prompt sentence is not part of the texts
+    assert (t["words"] == 3 * 6).all() and (t["texts"] == 3).all()
+    listing = pd.read_csv(out["listing"])
+    assert (listing["n"] == 2).all()
+    assert (listing.groupby(["model", "decoding"]).size() == 2).all()  # top_k
+    m = listing[listing["model"] == "m"]
+    assert m["template"].iloc[0] == "DT NN" and m["count"].iloc[0] == 6
+    out = report_command(
+        "template-coverage", paths, ["--training-tags", "train", str(docs)],
+        ["table", "training", "fig"], tmp_path,
+    )  # fmt: skip
+    cov = pd.read_csv(out["table"]).set_index("set")
+    assert (cov["cut"] == 100).all()
+    # m's templates DT NN and NN DT: DT NN is a training bigram (rank 1), NN DT is not
+    per = pd.read_csv(out["training"])
+    mt = per[per["model"] == "m"].set_index("template")
+    assert mt.loc["DT NN", "training_rank"] == 1 and mt.loc["DT NN", "training_count"] == 1
+    assert pd.isna(mt.loc["NN DT", "training_rank"]) and mt.loc["NN DT", "training_count"] == 0
+    assert cov.loc["m/pure", "coverage_templates"] == 0.5

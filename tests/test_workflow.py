@@ -28,6 +28,9 @@ FIGURES = [
     "planted.png",
     "memorization.png",
     "training.png",
+    "syntax_paths.png",
+    "templates.png",
+    "template_coverage.png",
 ]
 
 
@@ -161,11 +164,70 @@ def check_tables(out, cfg: dict) -> None:
     assert "## RAVEN" in summary and "Planted duplicates" in summary
 
 
+def check_syntax_tables(out, cfg: dict) -> None:
+    """The syntactic analyses' tables: one block of rows per text set (every model × decoding
+    and the human reference), counts and rates consistent, intervals bracketing the values."""
+    from copyscope.syntax.raven import BASE_UNITS, units
+
+    s = yaml.safe_load((ROOT / "config/schema.yaml").read_text())
+    defaults = s["properties"]["analysis"]["properties"]["syntax"]["properties"]
+    syn = {k: v["default"] for k, v in defaults.items()} | cfg["analysis"].get("syntax", {})
+    models, decodings = list(cfg["models"]["zoo"]), list(cfg["sampling"]["decodings"])
+    sets = [("human", "reference")] + [(m, d) for m in models for d in decodings]
+    names = [f"{m}/{d}" for m, d in sets]
+
+    nov = pd.read_csv(out / "tables/syntax_novelty.csv")
+    assert list(nov[["model", "decoding"]].drop_duplicates().itertuples(index=False)) == sets
+    unit_names = list(units(syn["max_path_words"]))
+    for name, g in nov.groupby("set", sort=False):
+        assert g["unit"].tolist() == unit_names, name
+        assert g["passages"].nunique() == 1 and g["passages"].iloc[0] > 0, name
+    assert ((nov["novel"] >= 0) & (nov["novel"] <= nov["total"])).all()
+    assert nov["novelty"].isna().eq(nov["total"] == 0).all()
+    assert nov["novelty"].dropna().between(0, 1).all()
+    assert _brackets(nov, "novelty", "ci_low", "ci_high")
+    # spaCy has no constituency: its units never occur; the dependency tree stands in
+    assert (nov.loc[nov["unit"].isin(["constituency_structure", "cfg_rule"]), "total"] == 0).all()
+    human = nov[nov["set"] == "human/reference"].set_index("unit")
+    assert human.loc["dependency_structure", "total"] > 0
+    # a sentence's words each have one path, so paths of k nodes never outnumber those of k-1
+    for (name, fam), g in nov[nov["family"] != "unit"].groupby(["set", "family"]):
+        assert g.sort_values("k")["total"].is_monotonic_decreasing, (name, fam)
+    table1 = pd.read_csv(out / "tables/syntax_table1.csv")
+    pure = [f"{m}/{d}" for m in models for d in decodings if d == "pure"]
+    assert list(table1.columns) == ["unit", *pure, "human/reference"]
+    assert len(table1) <= len(BASE_UNITS)
+
+    tpl = pd.read_csv(out / "tables/templates.csv")
+    assert list(tpl["set"]) == [x for x in names for _ in syn["template_n"]]
+    assert list(tpl["n"]) == list(syn["template_n"]) * len(names)
+    assert tpl["template_rate"].between(0, 1).all() and (tpl["templates_per_token"] >= 0).all()
+    assert (tpl["templates"] <= syn["top_k"]).all()
+    for col in ("cr", "cr_pos"):  # undefined only for a set without any generated word
+        assert tpl[col].isna().eq(tpl["words"] == 0).all() and (tpl[col].dropna() > 0).all()
+    passages = nov.groupby("set", sort=False)["passages"].first()
+    assert (tpl.set_index("set")["texts"] == passages.reindex(tpl["set"]).to_numpy()).all()
+
+    cov = pd.read_csv(out / "tables/template_coverage.csv")
+    assert list(cov["set"]) == names and (cov["n"] == syn["template_headline_n"]).all()
+    assert (cov["cut"] >= 100).all() and cov["cut"].nunique() == 1
+    for col in ("coverage_templates", "found_templates"):
+        assert cov[col].between(0, 1).all(), col
+    assert (cov["coverage_templates"] <= cov["found_templates"] + 1e-12).all()
+    per_template = pd.read_csv(out / "tables/template_training.csv")
+    counts = per_template.groupby(["model", "decoding"], sort=False).size()
+    assert list(counts.index) == sets and (counts.to_numpy() == cov["templates"].to_numpy()).all()
+    found = per_template["training_rank"].notna()
+    assert found.eq(per_template["training_count"] > 0).all()
+    assert (per_template["in_cut"] == (per_template["training_rank"] <= cov["cut"].iloc[0])).all()
+
+
 @pytest.mark.e2e
 def test_tiny_run_tables(tiny_run):
     """Table contents: every configured setting present, values in range, CIs bracketing the
     estimates, novelty monotone where its definition makes it so."""
     check_tables(tiny_run, TINY)
+    check_syntax_tables(tiny_run, TINY)
     valid = pd.read_csv(tiny_run / "tables/novelty_valid.csv")
     assert set(valid["tokenizer"]) == set(TINY["novelty"]["tokenizers"])
     check_novelty_curves(valid, ["tokenizer"])

@@ -463,6 +463,20 @@ def check_syntax_backend(cfg: dict) -> list[Problem]:
     return [("syntax.stanza_dir", "expected a local stanza model directory with backend stanza")]
 
 
+def check_template_headline(cfg: dict) -> list[Problem]:
+    """``analysis.syntax.template_headline_n`` is one of ``analysis.syntax.template_n``."""
+    syn = cfg.get("analysis", {}).get("syntax", {})
+    if syn.get("template_headline_n") in syn.get("template_n", []):
+        return []
+    return [
+        (
+            "analysis.syntax.template_headline_n",
+            f"expected one of analysis.syntax.template_n ({', '.join(map(str, syn.get('template_n', [])))}), "
+            f"found {syn.get('template_headline_n')}",
+        )
+    ]
+
+
 CROSS_KEY_CHECKS = (
     check_tokenizer_kinds,
     check_novelty_tokenizers,
@@ -478,6 +492,7 @@ CROSS_KEY_CHECKS = (
     check_memorization_context,
     check_ladder,
     check_syntax_backend,
+    check_template_headline,
 )
 
 

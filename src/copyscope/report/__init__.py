@@ -43,6 +43,9 @@ ANALYSES = (
     "supercopies",
     "planted",
     "memorization",
+    "syntax_novelty",
+    "templates",
+    "template_coverage",
     "training",
     "findings",
 )

@@ -15,7 +15,8 @@ Claims evaluated per model (or per decoding family, per n …) combine their par
 Papers: Merrill, Smith & Elazar 2024, "Evaluating n-Gram Novelty of Language Models Using
 Rusty-DAWG" (EMNLP); McCoy et al. 2023, "How Much Do Language Models Copy From Their Training
 Data? Evaluating Linguistic Novelty in Text Generation Using RAVEN" (TACL); Carlini et al.
-2023, "Quantifying Memorization Across Neural Language Models" (ICLR).
+2023, "Quantifying Memorization Across Neural Language Models" (ICLR); Shaib et al. 2024,
+"Detection and Measurement of Syntactic Templates in Generated Text" (EMNLP).
 """
 
 from __future__ import annotations
@@ -40,12 +41,13 @@ INPUTS = {
     )
 }
 OUTPUTS = {"csv": "the scorecard (.csv)", "md": "the scorecard (.md)"}
-PARAMS = "the config blocks findings, sampling and models (zoo, evaluator)"
+PARAMS = "the config blocks findings, analysis (syntax), sampling and models (zoo, evaluator)"
 
 HOLDS, FAILS, UNCLEAR = "holds", "does not hold", "inconclusive"
 MERRILL = "Merrill et al. 2024"
 RAVEN = "McCoy et al. 2023"
 CARLINI = "Carlini et al. 2023"
+SHAIB = "Shaib et al. 2024"
 EXACT_MAX = 8  # rank_test: exact permutation p-values up to this many points ...
 N_PERMUTATIONS = 20000  # ... else from this many random permutations
 
@@ -583,6 +585,159 @@ def completion_loss_frequency(tables: Tables, params: Mapping):
         parts.append(f"{model} L={L}: ρ = {g(rho)} (p = {g(p)}, {len(rows)} buckets) → {verdict}")
         verdicts.append(verdict)
     return decided(parts, verdicts, f"no frequency bucket with ≥ {f['min_tokens']} tokens")
+
+
+LOCAL_UNITS = ("labeled_arc", "unlabeled_arc", "dependency_role")
+"""RAVEN's local syntactic units; with the dependency paths of at most :data:`LOCAL_PATH_K` nodes."""
+LOCAL_PATH_K = 3
+STRUCTURE_UNITS = ("pos_sequence", "constituency_structure", "dependency_structure")
+"""RAVEN's whole-sentence units (the dependency-tree structure is copyscope's substitute for
+the constituency structure when the parser has no constituency)."""
+
+
+def _pure_sets(table: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """model → its rows of its first pure-sampling decoding (``decoding_family`` ``pure``, in
+    table order); the human reference under ``human``."""
+    out = {}
+    for model, rows in table.groupby("model", sort=False):
+        fam = "human" if model == "human" else "pure"
+        dec = rows.loc[rows["decoding_family"] == fam, "decoding"]
+        if len(dec):
+            out[model] = rows[rows["decoding"] == dec.iloc[0]]
+    return out
+
+
+def _versus_human_sets(table: pd.DataFrame, what: str) -> tuple[pd.DataFrame, dict]:
+    """The human rows and model → pure-sampling rows of a syntax table; NotMeasured unless
+    both exist."""
+    pure = _pure_sets(table)
+    if "human" not in pure or len(pure) < 2:
+        raise NotMeasured(f"no pure-sampling or no human rows in the {what} table")
+    return pure.pop("human"), pure
+
+
+def _unit_signs(model: pd.DataFrame, human: pd.DataFrame, units: Sequence[str]) -> dict:
+    """unit → :func:`compare` of the model's novelty interval with the human one, for the units
+    with generated occurrences in both."""
+    m = model[model["total"] > 0].set_index("unit").rename(columns={"novelty": "value"})
+    h = human[human["total"] > 0].set_index("unit").rename(columns={"novelty": "value"})
+    return {
+        u: compare(_ci(m.loc[u]), _ci(h.loc[u])) for u in units if u in m.index and u in h.index
+    }
+
+
+def _unit_names(signs: dict, want: int) -> str:
+    return "{" + ", ".join(u for u, s in signs.items() if s == want) + "}"
+
+
+@claim(
+    "syntax-local-less-novel",
+    "LM text is less novel than human text in local syntax (arcs, roles, short paths) but as "
+    "novel or more in whole-sentence structure",
+    RAVEN,
+    ("syntax_novelty",),
+    "pure sampling of each model vs. human continuations, 95% CIs of syntactic novelty "
+    "(bootstrap over passages): local units (labeled and unlabeled arcs, dependency roles, "
+    f"labeled and unlabeled dependency paths of k ≤ {LOCAL_PATH_K} nodes) hold if the model is "
+    "below human at some unit and above at none (does not hold: the mirror case); "
+    "whole-sentence units (POS sequence, constituency or dependency-tree structure) hold if "
+    "the model is below human at none (does not hold: below at some); a model holds if both "
+    "parts hold and does not hold if either does not; the claim holds if every model holds",
+)
+def syntax_local_less_novel(tables: Tables, params: Mapping):
+    """McCoy et al. (RAVEN) §6: generated text is less syntactically novel than human text for
+    small, local structures, while its sentence-level structures are about as novel."""
+    human, pure = _versus_human_sets(tables["syntax_novelty"], "syntactic novelty")
+    paths = [
+        f"{lab}_path_{k}" for lab in ("labeled", "unlabeled") for k in range(1, LOCAL_PATH_K + 1)
+    ]
+    parts, verdicts = [], []
+    for model, rows in pure.items():
+        local = _unit_signs(rows, human, [*LOCAL_UNITS, *paths])
+        whole = _unit_signs(rows, human, STRUCTURE_UNITS)
+        if not local or not whole:
+            continue
+        local_v = signs_verdict(list(local.values()), -1)
+        whole_v = FAILS if -1 in whole.values() else HOLDS
+        # both parts must hold; either failing refutes the claim for this model
+        verdict = FAILS if FAILS in (local_v, whole_v) else combine([local_v, whole_v])
+        verdicts.append(verdict)
+        parts.append(
+            f"{model}: local below human at {_unit_names(local, -1)}, above at "
+            f"{_unit_names(local, 1)} → {local_v}; whole-sentence below at "
+            f"{_unit_names(whole, -1)} → {whole_v}; → {verdict}"
+        )
+    return decided(parts, verdicts, "no model with local and whole-sentence units measured")
+
+
+TEMPLATE_MEASURES = ("template_rate", "templates_per_token", "cr_pos")
+"""Shaib et al.'s measures of template use (higher = more templated)."""
+
+
+@claim(
+    "more-templates",
+    "LM text uses more syntactic templates than human text",
+    SHAIB,
+    ("templates",),
+    "pure sampling of each model vs. human continuations, POS n-grams of the headline n "
+    "(analysis.syntax.template_headline_n): holds if the model's template rate, "
+    "templates-per-token and CR-POS are all higher than human's, does not hold if all lower, "
+    "else inconclusive; the claim holds if every model holds",
+)
+def more_templates(tables: Tables, params: Mapping):
+    """Shaib et al.: model outputs contain more templates (higher template rate and
+    templates-per-token) and more compressible POS sequences (CR-POS) than human text."""
+    n = params["analysis"]["syntax"]["template_headline_n"]
+    t = tables["templates"]
+    human, pure = _versus_human_sets(t[t["n"] == n], "templates")
+    parts, verdicts = [], []
+    for model, rows in pure.items():
+        m, h = rows.iloc[0], human.iloc[0]
+        diffs = [np.sign(float(m[c]) - float(h[c])) for c in TEMPLATE_MEASURES]
+        verdict = (
+            HOLDS if all(d > 0 for d in diffs) else FAILS if all(d < 0 for d in diffs) else UNCLEAR
+        )
+        verdicts.append(verdict)
+        parts.append(
+            f"{model} n={n}: "
+            + ", ".join(f"{c} {g(m[c])} vs human {g(h[c])}" for c in TEMPLATE_MEASURES)
+            + f" → {verdict}"
+        )
+    return decided(parts, verdicts, "no template measures of the headline n")
+
+
+@claim(
+    "templates-in-training",
+    "templates are found among the training data's frequent POS n-grams more often than "
+    "non-template POS n-grams",
+    SHAIB,
+    ("template_coverage",),
+    "pure sampling of each model: holds if its templates' coverage within the training cut is "
+    "higher and their median training rank lower (more frequent) than those of random "
+    "non-template n-grams of the same texts, with a two-sided Mann–Whitney p < {alpha}; does "
+    "not hold if both are the other way with p < {alpha}; else inconclusive; the claim holds if "
+    "every model holds",
+)
+def templates_in_training(tables: Tables, params: Mapping):
+    """Shaib et al. §6: a model's templates are far more often among the most frequent POS
+    n-grams of the training data than other POS n-grams of its outputs are."""
+    pure = _pure_sets(tables["template_coverage"])
+    pure.pop("human", None)
+    parts, verdicts = [], []
+    for model, rows in pure.items():
+        r = rows.iloc[0]
+        more = float(r["coverage_templates"]) - float(r["coverage_non_templates"])
+        rank = float(r["median_rank_non_templates"]) - float(r["median_rank_templates"])
+        # +1 / -1 when coverage and median rank agree on a direction, else 0 (inconclusive)
+        sign = float(np.sign(more)) if np.sign(more) == np.sign(rank) else 0.0
+        verdict = p_verdict(sign, float(r["p_value"]), +1, params["findings"]["alpha"])
+        verdicts.append(verdict)
+        parts.append(
+            f"{model}: coverage {g(r['coverage_templates'])} vs {g(r['coverage_non_templates'])} "
+            f"(top {int(r['cut'])}), median rank {g(r['median_rank_templates'])} vs "
+            f"{g(r['median_rank_non_templates'])}, p = {g(r['p_value'])} → {verdict}"
+        )
+    return decided(parts, verdicts, "no model's pure-sampling templates")
 
 
 # --------------------------------------------------------------------------- outputs

@@ -172,6 +172,19 @@ def template_summary(texts: Sequence[TaggedText], n: int, top_k: int = TOP_K) ->
     }
 
 
+def generated_text(passage) -> list[list[tuple[str, str]]]:
+    """The tagged text of a passage's generated words (a model's continuation, or the human
+    one): per sentence its generated ``(word, tag)`` pairs, sentences without any left out.
+    The prompt is not part of the text, as Shaib et al. measure the outputs alone; the sentence
+    that straddles the prompt boundary keeps its generated words only."""
+    text = []
+    for sentence in passage.sentences:
+        words = [(w.text, w.tag) for w in sentence.words if w.generated]
+        if words:
+            text.append(words)
+    return text
+
+
 # --- templates in the training data ------------------------------------------------------------
 
 

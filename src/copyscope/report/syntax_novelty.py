@@ -1,0 +1,133 @@
+"""RAVEN's syntactic novelty (McCoy et al. 2023, §6) of every text set against the training
+parses (:func:`copyscope.syntax.raven.syntactic_novelty`; the units and the counting rule are
+defined there).
+
+One job reads the training parse once and every (model, decoding) parse, the human
+continuations included. Outputs: every set's novelty per unit with its bootstrap interval over
+passages (``syntax_novelty.csv``), RAVEN Table 1 (rows = units, columns = each model's pure
+sampling and the human baseline; ``syntax_table1.csv``) and RAVEN Fig. 5 (dependency-path
+novelty by path length, for the same sets).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import pandas as pd
+
+from ..io import write_csv
+from ..syntax.io import read_parses
+from ..syntax.raven import syntactic_novelty
+from . import family, fmt, require
+from .syntax_figures import path_novelty
+from .syntax_tables import UNIT_LABELS, path_curves, raven_table1
+
+NAME = "syntax-novelty"
+HELP = "RAVEN syntactic novelty of every text set against the training parses"
+INPUTS = {
+    "parses": (("MODEL", "DECODING"), "parse file (.parquet) of a setting's prompts + texts"),
+    "training": (("SPLIT",), "parse file (.parquet) of the training split"),
+}
+OUTPUTS = {
+    "table": "novelty per text set and unit, with bootstrap CIs (.csv)",
+    "table1": "RAVEN Table 1: units × (each model's pure sampling, human) (.csv)",
+    "fig": "figure: dependency-path novelty by path length (RAVEN Fig. 5) (.png)",
+}
+PARAMS = "the config blocks syntax (backend), analysis (syntax) and sampling (decodings)"
+SUMMARY_TABLES = ("syntax_novelty",)  # read by summary_section
+
+SUMMARY_UNITS = {
+    "pos_sequence": UNIT_LABELS["pos_sequence"],
+    "dependency_structure": "parse structure (dependency tree of tags)",
+    "constituency_structure": UNIT_LABELS["constituency_structure"],
+    "labeled_arc": UNIT_LABELS["labeled_arc"],
+    "dependency_role": UNIT_LABELS["dependency_role"],
+    "labeled_path_3": "labeled path, k = 3",
+}
+"""The units of the summary's table, whole-sentence first, with their column labels."""
+
+LABEL_SETS = {"spacy": "clearnlp", "stanza": "ud"}
+"""The dependency label set of each parsing backend (``syntax.backend``)."""
+
+
+def set_name(model: str, decoding: str) -> str:
+    """The name of a setting's text set (as the syntax stage names its parse file)."""
+    return f"{model}/{decoding}"
+
+
+def table1_sets(settings: list[tuple[str, str]], decodings: Mapping) -> list[str]:
+    """RAVEN Table 1's columns: each model's first pure-sampling decoding, then the human
+    baseline (``human/reference``) when present."""
+    out, seen = [], set()
+    for model, decoding in settings:
+        if model != "human" and model not in seen and family(decoding, decodings) == "pure":
+            out.append(set_name(model, decoding))
+            seen.add(model)
+    if ("human", "reference") in settings:
+        out.append(set_name("human", "reference"))
+    return out
+
+
+def novelty_frame(
+    parses: list[tuple[str, str, str]], training: str, params: Mapping
+) -> pd.DataFrame:
+    """:func:`syntactic_novelty` of every setting ``(model, decoding, parse file)`` against the
+    training parse file, with ``model``, ``decoding`` and ``decoding_family`` columns first."""
+    s = params["analysis"]["syntax"]
+    sets = {set_name(m, d): read_parses(path) for m, d, path in parses}
+    frame = syntactic_novelty(
+        sets,
+        read_parses(training),
+        labels=LABEL_SETS[params["syntax"]["backend"]],
+        max_path_words=s["max_path_words"],
+        n_boot=s["bootstrap"],
+        seed=s["seed"],
+    )
+    model_of = {set_name(m, d): (m, d) for m, d, _ in parses}
+    frame.insert(0, "decoding_family", [""] * len(frame))
+    frame.insert(0, "decoding", [model_of[x][1] for x in frame["set"]])
+    frame.insert(0, "model", [model_of[x][0] for x in frame["set"]])
+    decodings = params["sampling"]["decodings"]
+    frame["decoding_family"] = [family(d, decodings) for d in frame["decoding"]]
+    return frame
+
+
+def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
+    """Novelty of every setting, Table 1 and the Fig. 5 path curves of its columns."""
+    require(inputs["parses"], "--parses", "parse file")
+    require(inputs["training"], "--training", "training parse file")
+    frame = novelty_frame(inputs["parses"], inputs["training"][0][1], params)
+    write_csv(out["table"], frame)
+    settings = [(m, d) for m, d, _ in inputs["parses"]]
+    sets = table1_sets(settings, params["sampling"]["decodings"])
+    write_csv(out["table1"], raven_table1(frame, sets).reset_index())
+    curves = path_curves(frame[frame["set"].isin(sets)])
+    path_novelty(curves, out["fig"], human=set_name("human", "reference"))
+
+
+def summary_section(tables: Mapping[str, pd.DataFrame], params: Mapping) -> list[str]:
+    """Novelty of the whole-sentence and local units for pure sampling and human text."""
+    t = tables["syntax_novelty"]
+    t = t[t["decoding_family"].isin(["pure", "human"]) & (t["total"] > 0)]
+    if not len(t):
+        return []
+    units = [u for u in SUMMARY_UNITS if u in set(t["unit"])]
+    lines = [
+        "",
+        "## Syntactic novelty (RAVEN, McCoy et al.), against the training parses",
+        "",
+        "Share of generated items absent from every training parse (95% CI over passages):",
+        "",
+        "| model | decoding | " + " | ".join(SUMMARY_UNITS[u] for u in units) + " |",
+        "|---|---|" + "---|" * len(units),
+    ]
+    for (model, decoding), g in t.groupby(["model", "decoding"], sort=False):
+        g = g.set_index("unit")
+        cells = [
+            f"{fmt(g.at[u, 'novelty'])} [{fmt(g.at[u, 'ci_low'])}, {fmt(g.at[u, 'ci_high'])}]"
+            if u in g.index
+            else "n/a"
+            for u in units
+        ]
+        lines.append(f"| {model} | {decoding} | " + " | ".join(cells) + " |")
+    return lines

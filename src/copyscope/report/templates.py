@@ -1,0 +1,90 @@
+"""Syntactic templates (Shaib et al. 2024, "Detection and Measurement of Syntactic Templates in
+Generated Text") of every text set: the measures of
+:func:`copyscope.syntax.templates.template_summary` for each configured n, over the generated
+words of each passage (:func:`copyscope.syntax.templates.generated_text`; the prompt is not
+part of the text).
+
+Outputs: template rate, templates-per-token, CR and CR-POS per set and n (``templates.csv``),
+the templates of every set at the headline n with example matched spans
+(``template_listing.csv``), and a figure of the three template measures at the headline n.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import pandas as pd
+
+from ..io import write_csv
+from ..syntax.io import read_parses
+from ..syntax.templates import generated_text, template_summary
+from . import family, fmt, require
+from .syntax_figures import template_measures
+from .syntax_tables import template_listing, template_table
+
+NAME = "templates"
+HELP = "syntactic templates (Shaib et al.) of every text set: rate, per token, CR, CR-POS"
+INPUTS = {
+    "parses": (("MODEL", "DECODING"), "parse file (.parquet) of a setting's prompts + texts"),
+}
+OUTPUTS = {
+    "table": "template measures per text set and n (.csv)",
+    "listing": "the templates of every text set at the headline n, with matched spans (.csv)",
+    "fig": "figure: template rate, templates per token and CR-POS at the headline n (.png)",
+}
+PARAMS = "the config blocks analysis (syntax) and sampling (decodings)"
+SUMMARY_TABLES = ("templates",)  # read by summary_section
+
+
+def labelled(frame: pd.DataFrame, model: str, decoding: str, decodings: Mapping) -> pd.DataFrame:
+    """``frame`` with ``model``, ``decoding`` and ``decoding_family`` columns first."""
+    frame = frame.copy()
+    frame.insert(0, "decoding_family", family(decoding, decodings))
+    frame.insert(0, "decoding", decoding)
+    frame.insert(0, "model", model)
+    return frame
+
+
+def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
+    """Template summaries of every setting for every n; listing and figure at the headline n."""
+    require(inputs["parses"], "--parses", "parse file")
+    s, decodings = params["analysis"]["syntax"], params["sampling"]["decodings"]
+    headline = s["template_headline_n"]
+    tables, listings = [], []
+    for model, decoding, path in inputs["parses"]:
+        texts = [generated_text(p) for p in read_parses(path)]
+        summaries = [
+            (f"{model}/{decoding}", template_summary(texts, n, s["top_k"])) for n in s["template_n"]
+        ]
+        tables.append(labelled(template_table(summaries), model, decoding, decodings))
+        top = next(summary for _, summary in summaries if summary["n"] == headline)
+        listing = template_listing(top)
+        listing.insert(0, "n", headline)
+        listings.append(labelled(listing, model, decoding, decodings))
+    table = pd.concat(tables, ignore_index=True)
+    write_csv(out["table"], table)
+    write_csv(out["listing"], pd.concat(listings, ignore_index=True))
+    template_measures(table, headline, out["fig"])
+
+
+def summary_section(tables: Mapping[str, pd.DataFrame], params: Mapping) -> list[str]:
+    """Template rate, templates per token, CR and CR-POS at the headline n, for pure sampling
+    and human text."""
+    n = params["analysis"]["syntax"]["template_headline_n"]
+    t = tables["templates"]
+    t = t[(t["n"] == n) & t["decoding_family"].isin(["pure", "human"])]
+    if not len(t):
+        return []
+    lines = [
+        "",
+        f"## Syntactic templates (Shaib et al.), POS {n}-grams",
+        "",
+        "| model | decoding | template rate | templates per token | CR | CR-POS |",
+        "|---|---|---|---|---|---|",
+    ]
+    for r in t.itertuples():
+        lines.append(
+            f"| {r.model} | {r.decoding} | {fmt(r.template_rate)} | "
+            f"{fmt(r.templates_per_token)} | {fmt(r.cr)} | {fmt(r.cr_pos)} |"
+        )
+    return lines
