@@ -26,6 +26,8 @@ Deliberate differences from the package (each tested in ``tests/test_syntax_temp
   text (a span "dog ." in the raw "dog."). Word counts are the parser's words, not
   ``len(text.split())``. On texts given as space-joined words, with spans aligned to words, the
   two agree exactly.
+* Texts without words (a generation that ended at once) are left out of CR and CR-POS; the
+  package would join them as extra spaces (a set of only empty texts compresses its separators).
 * Single gzip: the package writes ``gzip.compress(data)`` into a ``GzipFile``, compressing twice
   (two headers and one futile pass) and rounds to 3 decimals; the difference is a few dozen bytes,
   so it matters only for tiny inputs.
@@ -143,13 +145,17 @@ def compression_ratio(strings: Sequence[str]) -> float:
 
 
 def cr(texts: Sequence[TaggedText]) -> float:
-    """CR of the texts, each written as its space-joined words."""
-    return compression_ratio([" ".join(text_words(t)) for t in texts])
+    """CR of the texts, each written as its space-joined words; texts without words (a
+    generation that ended at once) are left out, so a set of only such texts has NaN, not the
+    ratio of the separating spaces the package would compress."""
+    return compression_ratio([" ".join(w) for t in texts if (w := text_words(t))])
 
 
 def cr_pos(texts: Sequence[TaggedText]) -> float:
-    """CR-POS: CR of the texts' space-joined tag strings."""
-    return compression_ratio([" ".join(tag for s in t for _, tag in s) for t in texts])
+    """CR-POS: CR of the texts' space-joined tag strings (texts without words left out)."""
+    return compression_ratio(
+        [" ".join(tag for s in t for _, tag in s) for t in texts if text_words(t)]
+    )
 
 
 def template_summary(texts: Sequence[TaggedText], n: int, top_k: int = TOP_K) -> dict:
