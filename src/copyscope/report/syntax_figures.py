@@ -27,7 +27,7 @@ def path_novelty(curves: pd.DataFrame, path, human: str | None = None) -> None:
             line = ax.plot(g["k"], g["novelty"], marker="o", ms=3, label=name, **kw)[0]
             ax.fill_between(g["k"], g["ci_low"], g["ci_high"], alpha=0.2, color=line.get_color())
         ax.set_title(title)
-        ax.set_xlabel("k (nodes on the path: words, ROOT counts as one)")
+        ax.set_xlabel("k (path nodes; ROOT counts as one)")
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_ylim(-0.02, 1.02)
     axes[0].set_ylabel("novel share of generated paths")
