@@ -362,6 +362,21 @@ def test_one_line_per_problem_without_schema_dump():
             "(gpt2-a, gpt2-b, lstm), found 'gpt2-z'",
         ),
         (
+            lambda c: c["sampling"].update(grid_models=["gpt2-z"]),
+            "config key 'sampling.grid_models': expected names under models.zoo "
+            "(gpt2-a, gpt2-b, lstm), found 'gpt2-z'",
+        ),
+        (
+            lambda c: c["sampling"].update(shared_decodings=["pure", "beam_9"]),
+            "config key 'sampling.shared_decodings': expected names under "
+            "sampling.decodings (pure, top_k_10, top_p_90, greedy, beam_2), found 'beam_9'",
+        ),
+        (
+            lambda c: c["sampling"].update(grid_models=["gpt2-b"], shared_decodings=[]),
+            "config key 'sampling.shared_decodings': expected at least one decoding for the "
+            "models outside sampling.grid_models (gpt2-a, lstm), found none",
+        ),
+        (
             lambda c: c["sampling"].update(prompt_lengths=[0, 8, 40]),
             "config key 'models.zoo.gpt2-b.n_ctx': expected an integer >= 65 "
             "(longest prompt + sampling.new_tokens + 1), found 64",

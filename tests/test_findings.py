@@ -284,6 +284,22 @@ def test_novelty_quality(ppl, verdict):
     assert "5 decodings" in f.measured
 
 
+def test_novelty_quality_grid_models_only():
+    """Models sampled only under the shared decodings are not judged (too few decodings)."""
+    rows = [
+        {"model": m, "decoding": f"d{i}", "source": "union", "prompt_length": 8}
+        | {"truncated_score": s, "perplexity": p}
+        for m, ppl in (("big", [50, 40, 30, 20, 10]), ("small", [1, 2]))
+        for i, (s, p) in enumerate(zip([1, 2, 3, 4, 5][: len(ppl)], ppl, strict=True))
+    ]
+    params = {**PARAMS, "sampling": {**PARAMS["sampling"], "grid_models": ["big"]}}
+    f = F.CLAIMS["novelty-quality"]({"raven_summary": pd.DataFrame(rows)}, params)
+    assert f.verdict == HOLDS, f.measured
+    assert "small" not in f.measured
+    f = decide("novelty-quality", raven_summary=pd.DataFrame(rows))  # no grid: every model
+    assert f.verdict == F.UNCLEAR and "small" in f.measured
+
+
 # --------------------------------------------------------------------------- claim 7
 def ladder(rates: dict[int, tuple[float, float, float]]) -> pd.DataFrame:
     return pd.DataFrame(

@@ -309,6 +309,35 @@ def check_prompt_length_study(cfg: dict) -> list[Problem]:
     return out
 
 
+def check_decoding_grid(cfg: dict) -> list[Problem]:
+    """``sampling.grid_models`` names models of the zoo; ``sampling.shared_decodings`` names
+    decodings, and is non-empty when some model is outside the grid (it would have no samples)."""
+    s, zoo = cfg["sampling"], cfg["models"]["zoo"]
+    grid = s.get("grid_models")
+    out = [
+        ("sampling.grid_models", f"expected names under models.zoo ({_names(zoo)}), found {m!r}")
+        for m in grid or []
+        if m not in zoo
+    ]
+    out += [
+        (
+            "sampling.shared_decodings",
+            f"expected names under sampling.decodings ({_names(s['decodings'])}), found {d!r}",
+        )
+        for d in s["shared_decodings"]
+        if d not in s["decodings"]
+    ]
+    if grid is not None and set(zoo) - set(grid) and not s["shared_decodings"]:
+        out.append(
+            (
+                "sampling.shared_decodings",
+                "expected at least one decoding for the models outside sampling.grid_models "
+                f"({_names(sorted(set(zoo) - set(grid)))}), found none",
+            )
+        )
+    return out
+
+
 def needed_context(cfg: dict) -> int:
     """Context a trained model needs: longest prompt + new tokens + 1 (the leading eos)."""
     s = cfg["sampling"]
@@ -462,6 +491,7 @@ CROSS_KEY_CHECKS = (
     check_analysis_words,
     check_evaluator,
     check_prompt_length_study,
+    check_decoding_grid,
     check_context_lengths,
     check_attention_heads,
     check_pretrained_tokenizers,

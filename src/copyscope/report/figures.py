@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import pandas as pd
+from matplotlib.ticker import EngFormatter, MaxNLocator
 
 from .. import plotting
 
@@ -22,7 +23,7 @@ def _curve(ax, g: pd.DataFrame, label: str, **kw):
 
 
 def _novelty_axes(ax, unit="tokens"):
-    ax.set_xscale("log")
+    plotting.log_axis(ax)
     ax.set_ylim(-0.02, 1.02)
     ax.set_xlabel(f"n (n-gram size, {unit})")
     ax.set_ylabel("n-gram novelty")
@@ -154,7 +155,7 @@ def novelty_by_decoding(curves: pd.DataFrame, model: str, plen: int, path) -> No
         _novelty_axes(ax)
         ax.set_title(fam)
         ax.legend(fontsize=7, loc="lower right")
-    fig.suptitle(f"Decoding and novelty ({model}, prompt {plen} tokens)")
+    fig.suptitle(f"Decoding and novelty ({model}, prompt {plen} tokens)", y=1.03)
     plotting.save(fig, path)
 
 
@@ -192,7 +193,7 @@ def raven_novelty(curves: pd.DataFrame, path) -> None:
         ax.plot(g["n"], g["novelty"], label=label, **kw)
         s = g[g["n"] <= 6]
         inset.plot(s["n"], s["novelty"], marker="o", ms=3, **kw)
-    ax.set_xscale("log")
+    plotting.log_axis(ax)
     ax.set_xlabel("n (n-gram size, Moses words)")
     ax.set_ylabel("novelty (not in training ∪ context)")
     ax.set_ylim(-0.02, 1.02)
@@ -253,7 +254,7 @@ def planted(planted: pd.DataFrame, path) -> None:
             axes[0].plot(agg.index + 1, agg["rate"], marker="o", color=f"C{i}", label=model)
             axes[1].plot(agg.index + 1, agg["longest"], marker="o", color=f"C{i}", label=model)
     for ax in axes:
-        ax.set_xscale("log")
+        plotting.log_axis(ax)
         ax.set_xlabel("occurrences of the passage in training (m + 1)")
     axes[0].set_ylabel("share of passages reproduced")
     axes[0].set_ylim(-0.02, 1.02)
@@ -270,7 +271,10 @@ def training(frame: pd.DataFrame, path) -> None:
     if len(frame):
         for model, g in frame.groupby("model", sort=False):
             g = g.dropna(subset=["valid_loss"])
-            ax.plot(g["tokens"], g["valid_loss"], marker="o", ms=3, label=model)
+            last = f" (final {g['valid_loss'].iloc[-1]:.2f})" if len(g) else ""
+            ax.plot(g["tokens"], g["valid_loss"], marker="o", ms=3, label=model + last)
+    ax.xaxis.set_major_formatter(EngFormatter(sep=""))
+    ax.xaxis.set_major_locator(MaxNLocator(6))
     ax.set_xlabel("training tokens")
     ax.set_ylabel("validation loss (nats/token)")
     ax.legend(fontsize=8)

@@ -511,7 +511,8 @@ def completion_loss_length(tables: Tables, params: Mapping):
     "more novel decodings have higher perplexity (novelty–quality tradeoff)",
     RAVEN,
     ("raven_summary",),
-    "per model, across its decodings at the main prompt length (training ∪ context): Spearman "
+    "per model sampled under the whole decoding grid (sampling.grid_models; absent = every "
+    "model), across its decodings at the main prompt length (training ∪ context): Spearman "
     "ρ between the truncated duplication score (higher = less novel) and the evaluator's "
     "perplexity (permutation p-value, exact up to 8 decodings); holds if ρ < 0 with p < {alpha}, does "
     "not hold if ρ > 0 with p < {alpha}, else inconclusive; the claim holds if every model holds",
@@ -521,6 +522,9 @@ def novelty_quality(tables: Tables, params: Mapping):
     lower quality (higher perplexity under the evaluator model)."""
     r = tables["raven_summary"]
     r = _main(r[(r["source"] == "union") & (r["model"] != "human")], params)
+    grid = params["sampling"].get("grid_models")
+    if grid is not None:
+        r = r[r["model"].isin(grid)]
     parts, verdicts = [], []
     for model, rows in r.groupby("model", sort=False):
         rho, p = rank_test(rows["truncated_score"], rows["perplexity"])
