@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+from pathlib import Path
 
 from ..clikit import add_command, add_group
 
@@ -17,11 +18,27 @@ log = logging.getLogger("copyscope")
 
 
 def cmd_build(a):
-    from .build import build_index_from_files
+    from .build import build_index_from_files, tokenizer_entry
 
-    m = build_index_from_files(a.tokens, a.out, a.meta, a.join_documents, a.shard_tokens)
+    tok = a.tokenizer and tokenizer_entry(
+        a.tokenizer, a.tokenizer_name, a.tokenizer_kind, Path(a.out) / "index.json"
+    )
+    m = build_index_from_files(a.tokens, a.out, a.meta, a.join_documents, a.shard_tokens, tok)
     keys = ("n_tokens", "n_docs", "bytes_per_token", "shards")
     print(json.dumps({k: m[k] for k in keys}, indent=2))
+
+
+def cmd_verify(a):
+    from ..errors import InputError
+    from .verify import verify_index, verify_problems
+
+    rows = verify_index(a.index)
+    for path, status in rows:
+        print(f"{status:<12} {path}")
+    problem = verify_problems(rows)
+    if problem:
+        raise InputError(a.index, problem)
+    log.info("%s: all %d files match their recorded sha256", a.index, len(rows))
 
 
 def cmd_plan(a):
@@ -129,6 +146,11 @@ def register(sub) -> None:
     f.add_argument(
         "--shard-tokens", type=int, help="at most this many tokens per shard (default: one shard)"
     )
+    _add_tokenizer_record(f)
+    f = add_command(
+        g, "verify", cmd_verify, "check the sha256 of every file of an index (after copying it)"
+    )
+    f.add_argument("index", help="index directory (holding index.json) or one shard directory")
     f = add_command(g, "plan", cmd_plan, "split the training stream into shards (plan.json)")
     f.add_argument("--meta", required=True, help="tokenized split metadata (.json)")
     f.add_argument(
@@ -145,10 +167,17 @@ def register(sub) -> None:
     f.add_argument("--plan", required=True, help="shard plan (.json, from index plan)")
     f.add_argument("--shards", nargs="+", required=True, help="every shard directory of the plan")
     f.add_argument("--out", required=True, help="the manifest to write (index.json)")
-    f.add_argument(
-        "--tokenizer", metavar="DIR", help="tokenizer directory the index was built with"
+    _add_tokenizer_record(f)
+
+
+def _add_tokenizer_record(parser) -> None:
+    """The flags naming the tokenizer an index records (for ``query``, ``trace``, ``count``)."""
+    parser.add_argument(
+        "--tokenizer", metavar="DIR", help="tokenizer directory the token ids come from"
     )
-    f.add_argument(
+    parser.add_argument(
         "--tokenizer-name", default="tokenizer", help="its name under tokenizers: in the config"
     )
-    f.add_argument("--tokenizer-kind", default="bpe", help="its kind (bpe, moses, hf:<dir>, …)")
+    parser.add_argument(
+        "--tokenizer-kind", default="bpe", help="its kind (bpe, moses, hf:<dir>, …)"
+    )

@@ -14,16 +14,43 @@ from .core import Index, maximal_spans
 
 def open_index(index_dir, tokenizer_dir=None, tokenizer_kind: str | None = None):
     """(index, tokenizer or ``None``): the tokenizer given, else the one in ``index.json``;
-    its kind is ``tokenizer_kind``, else the manifest's ``tokenizer_kind``, else ``bpe``."""
+    its kind is ``tokenizer_kind``, else the manifest's ``tokenizer_kind``, else ``bpe``.
+
+    An index that recorded its tokenizer's fingerprint (``tokenizer_sha256``) refuses another
+    tokenizer, and a recorded tokenizer directory that is gone (an index copied elsewhere) is
+    an error saying which tokenizer to pass.
+    """
     from ..tokenize import load
 
     index = Index(index_dir)
+    m = index.manifest
     directory = tokenizer_dir
-    if directory is None and index.manifest.get("tokenizer_dir"):
-        directory = index.path / index.manifest["tokenizer_dir"]
+    if directory is None and m.get("tokenizer_dir"):
+        directory = index.path / m["tokenizer_dir"]
+        if not directory.exists():
+            raise InputError(
+                index.path / "index.json",
+                f"its tokenizer {m.get('tokenizer')!r} (kind {m.get('tokenizer_kind')}"
+                f"{_fingerprint_hint(m)}) was at {directory}, which does not exist (index copied "
+                "or moved?): pass --tokenizer DIR with that tokenizer, or --ids",
+            )
     if directory is None:
         return index, None
-    return index, load(tokenizer_kind or index.manifest.get("tokenizer_kind", "bpe"), directory)
+    tokenizer = load(tokenizer_kind or m.get("tokenizer_kind", "bpe"), directory)
+    recorded = m.get("tokenizer_sha256")
+    if recorded and tokenizer.fingerprint() != recorded:
+        raise InputError(
+            directory,
+            f"not the tokenizer this index was built with (fingerprint "
+            f"{tokenizer.fingerprint()[:12]}): pass --tokenizer DIR with the index's tokenizer "
+            f"{m.get('tokenizer')!r} (kind {m.get('tokenizer_kind')}{_fingerprint_hint(m)})",
+        )
+    return index, tokenizer
+
+
+def _fingerprint_hint(manifest: dict) -> str:
+    sha = manifest.get("tokenizer_sha256")
+    return f", fingerprint {sha[:12]}" if sha else ""
 
 
 def query_ids(tokenizer, text: str | None, ids: str | None, index_dir) -> np.ndarray:
