@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from pathlib import Path
@@ -74,6 +75,27 @@ def backend_fingerprint(backend) -> str:
     return hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()
 
 
+@functools.cache
+def _byte_level_alphabet() -> dict[str, int]:
+    """Character → byte of byte-level BPE (GPT-2, Radford et al. 2019): the printable bytes
+    ``!``..``~``, ``¡``..``¬`` and ``®``..``ÿ`` stand for themselves, every other byte b for
+    chr(256 + its rank among those others)."""
+    keep = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1)]
+    keep += list(range(ord("®"), ord("ÿ") + 1))
+    others = [b for b in range(256) if b not in keep]
+    table = {chr(b): b for b in keep}
+    table.update({chr(256 + k): b for k, b in enumerate(others)})
+    return table
+
+
+def byte_level_bytes(token: str) -> bytes | None:
+    """The bytes a byte-level BPE token string stands for (``None`` if it is not one)."""
+    table = _byte_level_alphabet()
+    if not token or any(c not in table for c in token):
+        return None
+    return bytes(table[c] for c in token)
+
+
 class HFTokenizer(Tokenizer):
     """A Hugging Face tokenizer saved with ``save_pretrained``; ids without special tokens.
 
@@ -121,6 +143,15 @@ class HFTokenizer(Tokenizer):
         if self._hf is not None:
             return self._hf.decode(ids)
         return self._backend.decode(ids, skip_special_tokens=False)
+
+    def piece(self, i: int) -> str:
+        """The text of id ``i``; a byte-level piece that is not whole UTF-8 (part of a
+        character) shows its undecodable bytes as ``\\xNN``."""
+        text = self.decode([i])
+        if "\ufffd" not in text:
+            return text
+        raw = byte_level_bytes(self.backend.id_to_token(i) or "")
+        return text if raw is None else raw.decode("utf-8", errors="backslashreplace")
 
     @property
     def vocab_size(self) -> int:

@@ -77,6 +77,10 @@ class Tokenizer(ABC):
     def decode(self, ids) -> str:
         """The text of ``ids``."""
 
+    def piece(self, i: int) -> str:
+        """The text of the single id ``i`` (shown per token by ``query`` and ``trace``)."""
+        return self.decode([i])
+
     @property
     @abstractmethod
     def vocab_size(self) -> int:
