@@ -44,6 +44,20 @@ include: "rules/memorize.smk"
 include: "rules/report.smk"
 
 
+# where each job's progress is, and one line per long job (time, what it did) at the end
+onstart:
+    print(
+        f"copyscope: each job writes its progress to its log: tail -f {R}/logs/<rule>/...",
+        file=sys.stderr,
+    )
+
+
+onsuccess:
+    from copyscope.runlog import success_summary
+
+    print(success_summary(log), file=sys.stderr)
+
+
 # a failed job's own error (in its log under results/logs/) on the terminal, with the log's path
 onerror:
     from copyscope.runlog import failure_summary

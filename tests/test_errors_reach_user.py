@@ -13,7 +13,7 @@ from copyscope.config import ConfigErrors, check_paths, validate
 from copyscope.corpus import CorpusPaths, prepare_corpus
 from copyscope.corpus.sources import Document, read_jsonl
 from copyscope.errors import ConfigError, InputError
-from copyscope.runlog import failed_jobs, failure_summary
+from copyscope.runlog import failed_jobs, failure_summary, success_summary
 
 MAIN_LOG = """\
 Select jobs to execute...
@@ -171,3 +171,34 @@ def test_records_without_the_id_column_are_an_error(tmp_path):
     with pytest.raises(InputError, match=r"d\.parquet: expected the id field 'id'"):
         read_parquet(tmp_path / "d.parquet", "text", "id")
     assert [d.id for d in read_parquet(tmp_path / "d.parquet", "text", None)] == ["0", "1"]
+
+
+# ----------------------------------------------------------------------------- progress
+def test_success_summary_has_one_line_per_long_job(tmp_path):
+    log = tmp_path / "gpt2-a.log"
+    log.write_text(
+        "Loading weights: 100%\n"
+        '2026-11-30 06:57:27,491 INFO copyscope: gpt2-a: {"tokens": 24064}\n'
+        "2026-11-30 06:57:27,492 INFO copyscope: gpt2-a: trained on 24064 tokens, 26081 tokens/s\n"
+    )
+    bench = tmp_path / "gpt2-a.tsv"
+    bench.write_text("s\th:m:s\tmax_rss\n12.3456\t0:00:12\t900\n")
+    main_log = tmp_path / "main.log"
+    main_log.write_text(
+        "[Mon Nov 30 06:23:37 2026]\n"
+        "localrule train_model:\n"
+        f"    log: {log}\n"
+        "    jobid: 4\n"
+        f"    benchmark: {bench}\n"
+        "    wildcards: model=gpt2-a\n"
+        "[Mon Nov 30 06:23:37 2026]\n"
+        "rule corpus:\n"
+        "    jobid: 7\n"
+        "Finished jobid: 7 (Rule: corpus)\n"
+        "Finished jobid: 4 (Rule: train_model)\n"
+    )
+    assert success_summary(str(main_log)).splitlines() == [
+        "copyscope: 1 long job(s) finished in this run:",
+        "     12.3 s  train_model model=gpt2-a: gpt2-a: trained on 24064 tokens, 26081 tokens/s",
+    ]
+    assert success_summary(str(main_log), rules=("sample",)) == ""
