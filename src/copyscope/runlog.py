@@ -18,18 +18,8 @@ JOB_BLOCK = re.compile(r"^(?:local)?rule (\S+):$")
 JOB_FIELD = re.compile(r"^\s+(jobid|log|benchmark|wildcards): (.+)$")
 FINISHED = re.compile(r"^Finished jobid: (\d+)")
 LOG_MESSAGE = re.compile(r"^\S+ \S+ INFO \S+: (.+)$")
-# the jobs worth one line each at the end of a run (they take seconds to many minutes)
-LONG_RULES = (
-    "tokenize",
-    "index_shard",
-    "index_joined",
-    "novelty_valid",
-    "train_model",
-    "sample",
-    "analyze",
-    "completion_loss",
-    "memorize",
-)
+# the jobs worth one line each at the end of a run (they take up to many minutes each)
+LONG_RULES = ("novelty_valid", "train_model", "sample", "analyze", "completion_loss", "memorize")
 LOG_LINE = re.compile(r"^\s+log: (.+?)(?: \(check log file\(s\) for error details\))?$")
 TAIL_LINES = 6
 
