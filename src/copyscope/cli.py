@@ -6,6 +6,11 @@ User-facing commands::
     copyscope trace INDEX --text "..."      # maximal copied spans and where they come from
     copyscope count INDEX --text "..."      # occurrences of the whole text as one n-gram
     copyscope index build TOKENS.npy OUT_DIR [--shard-tokens N]
+    copyscope index verify INDEX           # sha256 of every file (after copying an index)
+
+Each takes --file PATH (- for stdin) instead of --text, or --batch texts.jsonl|texts.txt for
+one result row per text (--format table|csv|json).  The other commands are the pipeline's
+stages, which the workflow's rules call.
 
 Every stage package ``copyscope/<stage>/`` registers its commands in ``<stage>/cli.py``
 (``register(subparsers)``); ``copyscope <stage> --help`` lists them.
@@ -71,6 +76,8 @@ def main(argv=None) -> int:
         level=logging.DEBUG if args.verbose else logging.INFO,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
+    # numexpr (imported by pandas) logs its thread count at INFO on import: noise for a user
+    logging.getLogger("numexpr").setLevel(logging.WARNING)
     try:
         args.func(args)
     except CopyscopeError as exc:

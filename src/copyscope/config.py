@@ -24,7 +24,7 @@ from jsonschema.exceptions import by_relevance
 
 from .errors import ConfigError
 
-__all__ = ["SCHEMA_PATH", "ConfigErrors", "load_schema", "validate"]
+__all__ = ["SCHEMA_PATH", "ConfigErrors", "check_paths", "load_schema", "validate"]
 
 SCHEMA_PATH = Path(__file__).resolve().parents[2] / "config" / "schema.yaml"
 
@@ -500,6 +500,63 @@ CROSS_KEY_CHECKS = (
     check_memorization_context,
     check_ladder,
 )
+
+
+# --------------------------------------------------------------------------- input paths
+def check_corpus_path(cfg: dict) -> list[Problem]:
+    """``corpus.path`` of a file source exists: a folder for ``txt``, a file otherwise."""
+    c = cfg["corpus"]
+    if c["source"] not in ("txt", "jsonl", "parquet") or not c.get("path"):
+        return []
+    path = Path(c["path"])
+    want, ok = ("folder", path.is_dir()) if c["source"] == "txt" else ("file", path.is_file())
+    if ok:
+        return []
+    found = "a file" if path.is_file() else "a folder" if path.is_dir() else "nothing there"
+    return [
+        (
+            "corpus.path",
+            f"expected an existing {want} for source {c['source']}, found {found}: {str(path)!r}",
+        )
+    ]
+
+
+def check_local_tokenizer_dirs(cfg: dict) -> list[Problem]:
+    """Every ``hf:<dir>`` tokenizer names an existing directory."""
+    return [
+        (
+            f"tokenizers.{name}.kind",
+            f"expected hf:<an existing local tokenizer directory>, found no directory "
+            f"{spec['kind'][3:]!r}",
+        )
+        for name, spec in cfg["tokenizers"].items()
+        if str(spec.get("kind", "")).startswith("hf:") and not Path(spec["kind"][3:]).is_dir()
+    ]
+
+
+def check_pretrained_dirs(cfg: dict) -> list[Problem]:
+    """Every ``pretrained`` model's ``path`` is an existing directory."""
+    return [
+        (
+            f"models.zoo.{m}.path",
+            f"expected an existing model directory (save_pretrained), found no directory "
+            f"{spec['path']!r}",
+        )
+        for m, spec in cfg["models"]["zoo"].items()
+        if spec["kind"] == "pretrained" and not Path(spec["path"]).is_dir()
+    ]
+
+
+PATH_CHECKS = (check_corpus_path, check_local_tokenizer_dirs, check_pretrained_dirs)
+
+
+def check_paths(cfg: dict) -> None:
+    """The input paths of a validated config exist (relative to the working directory), so a
+    missing corpus, tokenizer or model stops the run before any job, naming its config key.
+    Raises :class:`ConfigErrors` listing every missing path."""
+    problems = [p for check in PATH_CHECKS for p in check(cfg)]
+    if problems:
+        raise ConfigErrors(problems)
 
 
 # --------------------------------------------------------------------------- entry point

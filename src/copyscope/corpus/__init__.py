@@ -56,6 +56,13 @@ def split_documents(
     valid = [d for d in docs if d.id in held]
     if not train:
         raise ConfigError("corpus.split", "every document is held out; the training split is empty")
+    if not valid:
+        raise ConfigError(
+            "corpus.split.valid_fraction",
+            f"the validation split is empty ({len(docs)} document(s), fraction {valid_fraction}): "
+            "prompts, the human baseline and held-out novelty need at least one held-out "
+            "document; a corpus of one document cannot be split, add documents",
+        )
     return train, valid
 
 
