@@ -1,0 +1,77 @@
+"""Membership detectors: scores on fixed log-probabilities (hand-worked values), the detector
+evaluation on hand-made labels, Li's placement, name cloze items and scoring, continuation
+overlap."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from copyscope.membership import scores
+
+# ten tokens with log-probabilities -1, -2, ..., -10 (order shuffled: scores must not care)
+LP = -np.array([3, 1, 4, 10, 5, 9, 2, 6, 8, 7], dtype=float)
+
+
+def test_loss_is_mean_nll():
+    assert scores.log_perplexity(LP) == pytest.approx(5.5)
+
+
+@pytest.mark.parametrize(
+    "k, expected",
+    [
+        (5, 10.0),  # floor(0.5) = 0 tokens -> guarded to the 1 least likely token
+        (10, 10.0),  # 1 token
+        (20, 9.5),  # 2 tokens: 10, 9
+        (30, 9.0),  # 3 tokens: 10, 9, 8
+        (50, 8.0),  # 5 tokens: 10..6
+        (100, 5.5),  # all tokens: the loss
+    ],
+)
+def test_min_k_prob_hand_worked(k, expected):
+    assert scores.min_k_prob(LP, k) == pytest.approx(expected)
+
+
+def test_min_k_guard_keeps_one_token_of_a_short_text():
+    # 3 tokens at k = 20%: floor(0.6) = 0 -> the least likely token alone
+    assert scores.min_k_prob([-0.5, -2.0, -1.0], 20) == pytest.approx(2.0)
+    assert scores.min_k_prob([-0.25], 5) == pytest.approx(0.25)
+
+
+@pytest.mark.parametrize("k", [0, -5, 101])
+def test_min_k_rejects_bad_percentages(k):
+    with pytest.raises(ValueError, match="percentage"):
+        scores.min_k_prob(LP, k)
+
+
+def test_zlib_both_directions():
+    assert scores.zlib_bytes("abc") == 11  # 2 header + 5 deflate + 4 adler-32 bytes
+    assert scores.zlib_ratio_carlini(LP, "abc") == pytest.approx(11 / 5.5)
+    assert scores.zlib_ratio_shi(LP, "abc") == pytest.approx(5.5 / 11)
+    assert scores.zlib_ratio_carlini(LP, "abc") * scores.zlib_ratio_shi(LP, "abc") == 1
+    assert scores.zlib_ratio_carlini([0.0, 0.0], "abc") == math.inf
+
+
+def test_reference_and_lowercase_ratios():
+    ref = np.full(4, -2.0)
+    low = np.full(7, -11.0)
+    assert scores.reference_ratio(LP, ref) == pytest.approx(3.5)
+    assert scores.lowercase_ratio(LP, low) == pytest.approx(2.0)
+
+
+def test_text_scores_columns_and_signs():
+    out = scores.text_scores(LP, "abc", reference_logprobs=[-2.0], lowercase_logprobs=[-11.0])
+    assert set(out) == set(scores.MEMBER_SIGN)
+    assert out["min_k_20"] == pytest.approx(9.5)
+    assert set(scores.text_scores(LP, "abc")) == set(scores.MEMBER_SIGN) - {
+        "reference",
+        "lowercase",
+    }
+
+
+@pytest.mark.parametrize("bad", [[], [0.5, -1.0], [float("nan")], [-float("inf")]])
+def test_scores_reject_empty_or_invalid_logprobs(bad):
+    with pytest.raises(ValueError, match="log-probabilities"):
+        scores.log_perplexity(bad)
