@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pytest
 
-from copyscope.membership import scores
+from copyscope.membership import evaluate, scores
 
 # ten tokens with log-probabilities -1, -2, ..., -10 (order shuffled: scores must not care)
 LP = -np.array([3, 1, 4, 10, 5, 9, 2, 6, 8, 7], dtype=float)
@@ -75,3 +75,65 @@ def test_text_scores_columns_and_signs():
 def test_scores_reject_empty_or_invalid_logprobs(bad):
     with pytest.raises(ValueError, match="log-probabilities"):
         scores.log_perplexity(bad)
+
+
+# --- detector evaluation -------------------------------------------------------------------
+
+
+def test_perfect_separation():
+    s, y = [0.1, 0.2, 0.8, 0.9], [0, 0, 1, 1]
+    m = evaluate.detector_metrics(s, y)
+    assert m == {"auc": 1.0, "tpr_at_5fpr": 1.0, "balanced_accuracy": 1.0}
+
+
+def test_reversed_scores():
+    m = evaluate.detector_metrics([0.9, 0.8, 0.2, 0.1], [0, 0, 1, 1])
+    assert m["auc"] == 0.0
+    assert m["tpr_at_5fpr"] == 0.0
+    assert m["balanced_accuracy"] == 0.5  # the trivial threshold (everything non-member)
+
+
+def test_ties_get_half_credit():
+    # members {2, 1} vs non-members {1, 0}: pairs 1 + 1 + 0.5 + 1 of 4
+    s, y = [2, 1, 1, 0], [1, 1, 0, 0]
+    assert evaluate.detector_metrics(s, y)["auc"] == pytest.approx(0.875)
+    assert evaluate.detector_metrics([1, 1, 1, 1], [1, 0, 1, 0])["auc"] == 0.5
+
+
+def test_tpr_at_low_fpr_and_best_balanced_accuracy_hand_worked():
+    # members {3, 1}, non-members {2, 0}: threshold 3 -> TPR .5 at FPR 0;
+    # threshold 1 -> TPR 1 at FPR .5; best balanced accuracy .75 either way
+    s, y = [3, 2, 1, 0], [1, 0, 1, 0]
+    assert evaluate.tpr_at_fpr(s, y, 0.05) == 0.5
+    assert evaluate.tpr_at_fpr(s, y, 0.5) == 1.0
+    assert evaluate.balanced_accuracy_best(s, y) == 0.75
+    assert evaluate.detector_metrics(s, y)["auc"] == 0.75
+
+
+def test_bootstrap_is_seeded_and_brackets_the_estimate():
+    rng = np.random.default_rng(0)
+    y = np.repeat([1, 0], 30)
+    s = rng.normal(size=60) + y
+    a = evaluate.evaluate_detector(s, y, n_boot=200, seed=4)
+    b = evaluate.evaluate_detector(s, y, n_boot=200, seed=4)
+    assert a == b
+    assert a["n_members"] == 30 and a["n_nonmembers"] == 30
+    for m in evaluate.METRICS:
+        assert a[f"{m}_lo"] <= a[m] <= a[f"{m}_hi"]
+    assert a["auc_hi"] - a["auc_lo"] > 0.05
+    perfect = evaluate.evaluate_detector([0, 1, 2, 3], [0, 0, 1, 1], n_boot=50)
+    assert (perfect["auc_lo"], perfect["auc_hi"]) == (1.0, 1.0)
+
+
+@pytest.mark.parametrize(
+    "s, y, match",
+    [
+        ([1, 2], [1, 1], "one member and one non-member"),
+        ([1, 2], [1], "one label per score"),
+        ([1, float("nan")], [1, 0], "NaN"),
+        ([1, 2], [1, 2], "labels 0"),
+    ],
+)
+def test_evaluation_rejects_bad_input(s, y, match):
+    with pytest.raises(ValueError, match=match):
+        evaluate.detector_metrics(s, y)
