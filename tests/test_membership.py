@@ -8,8 +8,10 @@ import math
 
 import numpy as np
 import pytest
+import torch
 
-from copyscope.membership import evaluate, scores
+from copyscope.membership import evaluate, placement, scores
+from test_lm import N_CTX, full_logits, make_tokenizer, tiny_model
 
 # ten tokens with log-probabilities -1, -2, ..., -10 (order shuffled: scores must not care)
 LP = -np.array([3, 1, 4, 10, 5, 9, 2, 6, 8, 7], dtype=float)
@@ -137,3 +139,70 @@ def test_bootstrap_is_seeded_and_brackets_the_estimate():
 def test_evaluation_rejects_bad_input(s, y, match):
     with pytest.raises(ValueError, match=match):
         evaluate.detector_metrics(s, y)
+
+
+# --- Li's placement --------------------------------------------------------------------------
+
+
+def test_word_windows_are_seeded_contiguous_and_whole_for_short_texts():
+    texts = [" ".join(f"a{i}" for i in range(30)), "x  y\nz", "one two three four five six"]
+    a = placement.word_windows(texts, 5, seed=3)
+    assert a == placement.word_windows(texts, 5, seed=3)
+    words = texts[0].split()
+    start = words.index(a[0].split()[0])
+    assert a[0].split() == words[start : start + 5]
+    assert a[1] == "x y z"  # shorter than the window: the whole text, single spaces
+    assert len(a[2].split()) == 5
+    others = {tuple(placement.word_windows(texts, 5, seed=s)[0].split()) for s in range(10)}
+    assert len(others) > 1
+    with pytest.raises(ValueError, match="no words"):
+        placement.word_windows(["a", "  \n"], 3, seed=0)
+
+
+def test_window_ids_keep_room_for_the_leading_eos():
+    ids = np.arange(10)
+    assert placement.window_ids(ids, 8).tolist() == list(range(7))
+    assert placement.window_ids(ids, None).tolist() == list(range(10))
+    assert placement.window_ids(ids, 64).size == 10
+
+
+def test_normalised_position_hand_worked():
+    assert placement.normalised_position(clean=5.0, bench=4.0, memorised=1.0) == 0.25
+    assert placement.normalised_position(5.0, 5.0, 1.0) == 0.0
+    assert placement.normalised_position(5.0, 1.0, 1.0) == 1.0
+    assert math.isnan(placement.normalised_position(2.0, 1.0, 2.0))
+
+
+def test_bootstrap_mean_and_placement_table():
+    mean, lo, hi = placement.bootstrap_mean([1.0, 2.0, 3.0, 6.0], n_boot=500, seed=1)
+    assert mean == 3.0 and 1.0 <= lo < mean < hi <= 6.0
+    assert placement.bootstrap_mean([2.0, 2.0], n_boot=10) == (2.0, 2.0, 2.0)
+    nll = {"clean": [5.0, 5.0], "bench": [4.0, 4.0], "memorised": [1.0, 1.0]}
+    rows = {r["set"]: r for r in placement.placement_table(nll, n_boot=20)}
+    assert rows["bench"]["position"] == 0.25
+    assert rows["bench"]["position_lo"] == rows["bench"]["position_hi"] == 0.25
+    assert (rows["clean"]["position"], rows["memorised"]["position"]) == (0.0, 1.0)
+    assert rows["memorised"]["mean_nll"] == 1.0 and rows["bench"]["n"] == 2
+
+
+@pytest.fixture(scope="module")
+def tok(tmp_path_factory):
+    """test_lm's 50-word tokenizer: ``w<i>`` is id i, id 0 is <|endoftext|>."""
+    from transformers import PreTrainedTokenizerFast
+
+    path = tmp_path_factory.mktemp("tok") / "tokenizer"
+    make_tokenizer(path)
+    return PreTrainedTokenizerFast.from_pretrained(str(path))
+
+
+def test_window_nlls_score_every_token_after_eos_and_truncate(tok):
+    model = tiny_model("gpt2")
+    short = "w3 w4 w5 w6"
+    long = " ".join(f"w{1 + i % 40}" for i in range(N_CTX + 5))
+    nlls, truncated = placement.window_nlls(model, tok, [short, long], batch_size=2)
+    assert truncated == 1
+    ids = [0, 3, 4, 5, 6]  # eos first: all four window tokens are scored
+    logp = torch.log_softmax(full_logits(model, ids), dim=-1)
+    want = -np.mean([float(logp[t, ids[t + 1]]) for t in range(4)])
+    assert nlls[0] == pytest.approx(want, abs=1e-6)
+    assert np.isfinite(nlls).all()
