@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import torch
 
-from copyscope.membership import evaluate, placement, scores
+from copyscope.membership import cloze, evaluate, placement, scores
 from test_lm import N_CTX, full_logits, make_tokenizer, tiny_model
 
 # ten tokens with log-probabilities -1, -2, ..., -10 (order shuffled: scores must not care)
@@ -206,3 +206,129 @@ def test_window_nlls_score_every_token_after_eos_and_truncate(tok):
     want = -np.mean([float(logp[t, ids[t + 1]]) for t in range(4)])
     assert nlls[0] == pytest.approx(want, abs=1e-6)
     assert np.isfinite(nlls).all()
+
+
+# --- name cloze ------------------------------------------------------------------------------
+
+NAMES = {"play": ["OLIVIA", "SIR TOBY BELCH", "DUKE OF VENICE", "First Witch", "FATHER", "ALL"]}
+FILL = "the wind doth blow upon the green hill and all the fields are bright."  # 15 tokens
+
+
+def speech(*sentences: str) -> str:
+    """A speech of the given sentences, one verse line each (capitalised like verse)."""
+    return "\n".join(s[0].upper() + s[1:] for s in sentences)
+
+
+def with_word(word: str, sentence: str = FILL) -> str:
+    return sentence.replace("green", word)  # the token count stays 15
+
+
+CASES = {
+    "accepted": speech(FILL, with_word("Olivia's"), FILL),
+    "no_name": speech(FILL, with_word("Father"), FILL),  # stop-listed: never a name
+    "several_names": speech(with_word("Toby"), with_word("Olivia"), FILL),
+    "name_recurs": speech(with_word("Olivia"), FILL, with_word("Olivia")),
+    "other_proper_name": speech(with_word("Olivia"), with_word("Athens"), FILL),
+}
+
+
+def test_gazetteer_keeps_capitalised_speaker_words_minus_titles_and_stop_list():
+    assert cloze.gazetteer(NAMES) == {"play": ["Belch", "Olivia", "Toby"]}
+
+
+def test_word_tokens_and_sentences():
+    assert len(cloze.word_tokens(FILL)) == 15
+    assert cloze.word_tokens("O'er the hill-top, sir!") == [
+        "O'er",
+        "the",
+        "hill-top",
+        ",",
+        "sir",
+        "!",
+    ]
+    s = "One thing. Two\nthings! And a tail"
+    assert [s[a:b] for a, b in cloze.sentences(s)] == ["One thing.", "Two\nthings!"]
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_each_rejection_rule_on_a_whole_speech(case):
+    names = set(cloze.gazetteer(NAMES)["play"])
+    runs = cloze.passages_of_speech(CASES[case], lambda t: cloze.capitalisation_mentions(t, names))
+    whole = [r for r in runs if (r[0], r[1]) == (0, len(CASES[case]))]
+    assert len(whole) == 1
+    # every shorter run (1 or 2 sentences: 15 or 30 tokens) is too short
+    assert {r[2] for r in runs if r is not whole[0]} == {"length"}
+    assert whole[0][2] == (None if case == "accepted" else case)
+
+
+def play_text() -> str:
+    """A play: a speaker line before every speech; one speech too short, one too long."""
+    body = [("OLIVIA", CASES["accepted"]), ("TOBY", CASES["no_name"])]
+    body += [("ALL", CASES[c]) for c in ("several_names", "name_recurs", "other_proper_name")]
+    long = " and ".join([with_word("Olivia")[:-1]] + [FILL[:-1]] * 4) + "."  # one sentence
+    body += [("OLIVIA", "Olivia, go."), ("OLIVIA", long)]
+    return "\n\n".join(f"{who}:\n{text}" for who, text in body) + "\n"
+
+
+def test_build_items_on_a_synthetic_play():
+    names = set(cloze.gazetteer(NAMES)["play"])
+    items, rejected = cloze.build_items("play", play_text(), names, per_play=10, seed=0)
+    assert rejected["accepted"] == 1
+    for reason in cloze.REJECTIONS:
+        assert rejected[reason] >= 1, reason
+    (item,) = items
+    assert item["answer"] == "Olivia" and item["item"] == "play-0"
+    assert item["text"] == speech(FILL, with_word("[MASK]'s"), FILL)
+    assert item["passage"] == CASES["accepted"]
+    assert ":" not in item["text"]  # no speaker line inside
+
+
+def test_build_items_seeded_sample_without_overlap():
+    text = "\n\n".join(f"OLIVIA:\n{CASES['accepted']}" for _ in range(6)) + "\n"
+    names = {"Olivia"}
+    a, _ = cloze.build_items("p", text, names, per_play=3, seed=1)
+    b, _ = cloze.build_items("p", text, names, per_play=3, seed=1)
+    assert a == b and len(a) == 3
+    assert len({it["speech"] for it in a}) == 3
+    picks = {
+        tuple(it["speech"] for it in cloze.build_items("p", text, names, per_play=3, seed=s)[0])
+        for s in range(8)
+    }
+    assert len(picks) > 1
+
+
+def test_ner_hook_replaces_the_capitalisation_rule():
+    names = {"Olivia"}
+    hook = lambda t: ([], [])  # noqa: E731 (a recognizer that finds nothing)
+    items, rejected = cloze.build_items(
+        "p", f"OLIVIA:\n{CASES['accepted']}\n", names, mentions=hook
+    )
+    assert items == [] and rejected["no_name"] >= 1
+
+
+def test_candidates_and_accuracy_case_modes():
+    by_play = {"a": ["Olivia", "Toby"], "b": ["Brutus", "Cassius", "Olivia"], "c": ["Puck"]}
+    cands = cloze.candidate_names(by_play, "a", distractors=2, seed=0)
+    assert {"Olivia", "Toby"} <= set(cands) and len(cands) == 4
+    assert cands == cloze.candidate_names(by_play, "a", distractors=2, seed=0)
+    assert len(cloze.candidate_names(by_play, "a", distractors=99, seed=0)) == 5
+    pred, answers = ["Olivia", "toby", "Puck"], ["OLIVIA", "Toby", "Puck"]
+    assert cloze.cloze_accuracy(pred, answers, case_sensitive=False) == 1.0
+    assert cloze.cloze_accuracy(pred, answers, case_sensitive=True) == pytest.approx(1 / 3)
+
+
+def test_rank_candidates_picks_the_most_likely_filling(tok):
+    from copyscope.lm.score import token_logprobs
+
+    model = tiny_model("gpt2", seed=1)
+    items = [
+        {"item": "i0", "text": "w1 w2 [MASK] w5 w6", "answer": "w3"},
+        {"item": "i1", "text": "[MASK] w9 w9", "answer": "w7"},
+    ]
+    cands = [["w3", "w4", "w8", "w11"], ["w7", "w12"]]
+    out = cloze.rank_candidates(model, tok, items, cands, batch_size=3)
+    for it, cs, row in zip(items, cands, out, strict=True):
+        seqs = [np.array([int(w[1:]) for w in it["text"].replace("[MASK]", c).split()]) for c in cs]
+        ll = [lp.sum() for lp in token_logprobs(model, seqs, eos_id=0)]
+        assert row["predicted"] == cs[int(np.argmax(ll))]
+        assert row["n_candidates"] == len(cs) and row["answer_in_candidates"]
