@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import torch
 
-from copyscope.membership import cloze, evaluate, placement, scores
+from copyscope.membership import cloze, evaluate, overlap, placement, scores
 from test_lm import N_CTX, full_logits, make_tokenizer, tiny_model
 
 # ten tokens with log-probabilities -1, -2, ..., -10 (order shuffled: scores must not care)
@@ -332,3 +332,49 @@ def test_rank_candidates_picks_the_most_likely_filling(tok):
         ll = [lp.sum() for lp in token_logprobs(model, seqs, eos_id=0)]
         assert row["predicted"] == cs[int(np.argmax(ll))]
         assert row["n_candidates"] == len(cs) and row["answer_in_candidates"]
+
+
+# --- continuation overlap --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "generated, target, expected",
+    [
+        ([1, 2, 3, 4], [1, 2, 3, 4], (1.0, 4, True)),
+        ([1, 2, 9, 4], [1, 2, 3, 4], (0.75, 2, False)),
+        ([9, 2, 3, 4], [1, 2, 3, 4], (0.75, 0, False)),
+        ([1, 2], [1, 2, 3, 4], (0.5, 2, False)),  # ended early: 2 misses
+        ([1, 0], [1, 2, 3, 4], (0.25, 1, False)),  # eos (id 0) and after: misses
+        ([1, 0, 3, 4], [1, 2, 3, 4], (0.25, 1, False)),  # nothing after eos counts
+        ([1, 2, 3, 4, 5], [1, 2, 3, 4], (1.0, 4, True)),
+    ],
+)
+def test_continuation_measures_hand_made(generated, target, expected):
+    m = overlap.continuation_measures(generated, target, eos_id=0)
+    assert (m["match_fraction"], m["lcp"], m["exact"]) == expected
+
+
+def test_pearson_ci():
+    x = np.array([0.1, 0.2, 0.3, 0.4, 0.5, 0.6])
+    r, lo, hi = overlap.pearson_ci(x, 2 * x + 1, n_boot=200)
+    assert r == pytest.approx(1.0) and lo == pytest.approx(1.0) and hi == pytest.approx(1.0)
+    y = np.array([0.3, 0.1, 0.5, 0.2, 0.6, 0.4])
+    r, lo, hi = overlap.pearson_ci(x, y, n_boot=500, seed=3)
+    assert r == pytest.approx(np.corrcoef(x, y)[0, 1])
+    assert -1 <= lo < r < hi <= 1
+    assert overlap.pearson_ci(x, y, n_boot=500, seed=3) == (r, lo, hi)
+    with pytest.raises(ValueError, match="constant"):
+        overlap.pearson_ci(x, np.ones(6))
+    with pytest.raises(ValueError, match="3 pairs"):
+        overlap.pearson_ci([1, 2], [2, 1])
+
+
+def test_continue_passages_scores_greedy_continuations(tok):
+    from copyscope.lm import generate
+
+    model = tiny_model("gpt2", seed=2)
+    text = " ".join(f"w{i}" for i in range(1, 25))
+    out = overlap.continue_passages(model, tok, [text, "w1 w2 w3"], prompt_tokens=10, new_tokens=10)
+    assert out[1] is None  # too short: skipped
+    g = generate(model, [np.arange(1, 11)], {"kind": "greedy"}, max_new_tokens=10, eos_id=0, seed=0)
+    assert out[0] == overlap.continuation_measures(g[0]["ids"], np.arange(11, 21), eos_id=0)
