@@ -127,6 +127,16 @@ def test_bootstrap_is_seeded_and_brackets_the_estimate():
     assert (perfect["auc_lo"], perfect["auc_hi"]) == (1.0, 1.0)
 
 
+def test_fast_metrics_equal_scikit_learn_with_ties():
+    rng = np.random.default_rng(5)
+    for _ in range(20):
+        y = rng.permutation(np.r_[np.ones(7, int), np.zeros(9, int)])
+        s = rng.integers(0, 5, size=16).astype(float) + y * rng.integers(0, 2)
+        want = evaluate.detector_metrics(s, y)
+        got = evaluate.fast_metrics(s, y)
+        assert got == pytest.approx(tuple(want[m] for m in evaluate.METRICS))
+
+
 @pytest.mark.parametrize(
     "s, y, match",
     [
