@@ -10,7 +10,9 @@ import numpy as np
 import pytest
 import torch
 
-from copyscope.membership import cloze, evaluate, overlap, placement, scores
+from copyscope.errors import InputError
+from copyscope.lm.score import token_logprobs
+from copyscope.membership import cloze, evaluate, overlap, placement, scores, stage
 from test_lm import N_CTX, full_logits, make_tokenizer, tiny_model
 
 # ten tokens with log-probabilities -1, -2, ..., -10 (order shuffled: scores must not care)
@@ -388,3 +390,45 @@ def test_continue_passages_scores_greedy_continuations(tok):
     assert out[1] is None  # too short: skipped
     g = generate(model, [np.arange(1, 11)], {"kind": "greedy"}, max_new_tokens=10, eos_id=0, seed=0)
     assert out[0] == overlap.continuation_measures(g[0]["ids"], np.arange(11, 21), eos_id=0)
+
+
+# --- the per-model job ---------------------------------------------------------------------
+
+
+def manifest_with(items):
+    return {"benchmark": {"items": items, "memorised": [{"text": "w1 w2"}], "clean": []}}
+
+
+def test_benchmark_texts_labels_and_rejects_empty_items():
+    rows = stage.benchmark_texts(
+        manifest_with(
+            [{"id": "b0", "copies": 4, "text": "w1 w3"}, {"id": "b1", "copies": 0, "text": "w5"}]
+        ),
+        "m.json",
+    )
+    assert [(r["set"], r["planted"], r["copies"]) for r in rows] == [
+        ("benchmark", 1, 4),
+        ("benchmark", 0, 0),
+        ("memorised", 1, 1),
+    ]
+    with pytest.raises(InputError, match=r"benchmark.items\[1\] has an empty text"):
+        stage.benchmark_texts(manifest_with([{"text": "w1"}, {"text": "  "}]), "m.json")
+    with pytest.raises(InputError, match="corpus.inject.benchmark"):
+        stage.benchmark_texts({}, "m.json")
+
+
+def test_score_texts_truncates_long_texts_and_scores_every_set(tok):
+    model = tiny_model("gpt2")
+    texts = [
+        {"set": "benchmark", "id": "b0", "planted": 1, "copies": 1, "text": "w1 w2 w3 w4"},
+        {"set": "memorised", "id": "m0", "planted": 1, "copies": 1, "text": "W5 w6 w7"},
+        {"set": "clean", "id": "c0", "planted": 0, "copies": 0, "text": " ".join(["w8"] * 80)},
+    ]
+    rows = stage.score_texts(model, tok, texts, li_words=64, seed=0, batch_size=2)
+    assert [r["truncated"] for r in rows] == [0, 0, 1]
+    assert rows[2]["n_tokens"] == 80
+    lp = token_logprobs(model, [np.array([1, 2, 3, 4])], eos_id=0)[0]
+    assert rows[0]["loss"] == pytest.approx(-lp.mean())
+    assert rows[0]["li_nll"] == pytest.approx(-lp.mean())  # the whole 4-word text is the window
+    for r in rows:
+        assert all(np.isfinite(r[k]) for k in scores.MEMBER_SIGN if k in r)
