@@ -354,3 +354,30 @@ def test_membership_summary_section():
     (line,) = [x for x in membership.summary_section(tables, {}) if x.startswith("- m:")]
     assert "benchmark_planted 0.9 [0.7, 1.1]" in line and "clean" not in line
     assert "AUC min_k_20 0.8 [0.7, 0.9]" in line and "cloze valid 0.2 (chance 0.1)" in line
+
+
+def test_membership_report_without_cloze_items(tmp_path):
+    """Texts scored but no cloze item fits the context: empty cloze tables with headers."""
+    rng = np.random.default_rng(0)
+    rows = []
+    for i in range(24):
+        s = ("benchmark", "memorised", "clean")[i % 3]
+        planted = int(s == "memorised" or (s == "benchmark" and i % 2 == 0))
+        row = {"model": "m", "set": s, "id": f"{s}-{i}", "planted": planted, "n_params": 10}
+        row |= {k: float(rng.random()) + 0.1 for k in membership.MEMBER_SIGN if k != "reference"}
+        row["li_nll"] = float(rng.random()) + 1
+        rows.append(row)
+    texts = tmp_path / "texts.csv"
+    pd.DataFrame(rows).to_csv(texts, index=False)
+    cloze = tmp_path / "cloze.csv"
+    pd.DataFrame(columns=["model", "play", "split"]).to_csv(cloze, index=False)
+    out = {k: tmp_path / f"{k}.csv" for k in membership.EMPTY}
+    out |= {k: tmp_path / f"{k}.png" for k in membership.OUTPUTS if k.startswith("fig")}
+    params = {"bootstrap": 50, "seed": 0, "reference": None}
+    membership.run({"texts": [("m", texts)], "cloze": [("m", cloze)]}, out, params)
+    assert pd.read_csv(out["cloze_summary"]).empty
+    det = pd.read_csv(out["detectors"])
+    assert set(det["label_set"]) == {"planted", "training"}
+    assert "reference" not in set(det["detector"])  # the only model is its own reference
+    place = pd.read_csv(out["placement"]).set_index("set")
+    assert place.loc["memorised", "position"] == 1.0

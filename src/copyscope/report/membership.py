@@ -209,14 +209,17 @@ def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
     if len(plays):
         extra = pd.DataFrame(cloze_detector_rows(plays, n_boot, seed))
         detectors = pd.concat([detectors, extra], ignore_index=True)
-    write_csv(out["placement"], placement)
-    write_csv(out["detectors"], detectors)
-    write_csv(out["cloze"], plays)
-    write_csv(out["cloze_summary"], summary)
+    tables = {"placement": placement, "detectors": detectors, "cloze": plays}
+    tables["cloze_summary"] = summary
+    for name, frame in tables.items():  # e.g. no cloze item fits the models' context
+        write_csv(out[name], frame if len(frame.columns) else pd.DataFrame(columns=EMPTY[name]))
     fig.membership_placement(placement, out["fig_placement"])
     for name in LABEL_SETS:
         fig.membership_roc(texts, name, label_sets, out[f"fig_roc_{name}"])
-    fig.membership_cloze(plays, out["fig_cloze"])
+    if len(plays):
+        fig.membership_cloze(plays, out["fig_cloze"])
+    else:
+        fig.not_measured(out["fig_cloze"], "no name cloze item fits the models' context")
 
 
 def summary_section(tables: Mapping[str, pd.DataFrame], params: Mapping) -> list[str]:
