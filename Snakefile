@@ -41,6 +41,7 @@ include: "rules/models.smk"
 include: "rules/sample.smk"
 include: "rules/analyze.smk"
 include: "rules/memorize.smk"
+include: "rules/membership.smk"
 include: "rules/report.smk"
 
 

@@ -140,6 +140,17 @@ def test_defaults_are_filled():
             "bootstrap": 1000,
             "seed": 0,
         },
+        "membership": {
+            "li_words": 64,
+            "reference": None,
+            "cloze_per_play": 20,
+            "cloze_distractors": 10,
+            "prompt_tokens": 10,
+            "new_tokens": 10,
+            "batch_size": 32,
+            "bootstrap": 1000,
+            "seed": 0,
+        },
     }
     assert out["corpus"]["inject"]["ladder"] == {
         "copies": [1, 4],
@@ -350,6 +361,11 @@ def test_one_line_per_problem_without_schema_dump():
             lambda c: c["models"].update(evaluator="gpt2-z"),
             "config key 'models.evaluator': expected a name under models.zoo "
             "(gpt2-a, gpt2-b, lstm), found 'gpt2-z'",
+        ),
+        (
+            lambda c: c["analysis"].update(membership={"reference": "gpt2-z"}),
+            "config key 'analysis.membership.reference': expected a name under models.zoo "
+            "(gpt2-a, gpt2-b, lstm) or null, found 'gpt2-z'",
         ),
         (
             lambda c: c["sampling"].update(prompt_length_decodings=["beam_9"]),

@@ -35,6 +35,7 @@ STAGES = (
     "sample",
     "analyze",
     "memorize",
+    "membership",
     "report",
 )
 # top-level user commands and the stage whose cli.py registers them (``register_tools``)

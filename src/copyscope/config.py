@@ -484,6 +484,19 @@ def check_ladder(cfg: dict) -> list[Problem]:
     return out
 
 
+def check_membership_reference(cfg: dict) -> list[Problem]:
+    """``analysis.membership.reference``, when set, names a model of the zoo."""
+    zoo, name = cfg["models"]["zoo"], cfg["analysis"]["membership"]["reference"]
+    if name is None or name in zoo:
+        return []
+    return [
+        (
+            "analysis.membership.reference",
+            f"expected a name under models.zoo ({_names(zoo)}) or null, found {name!r}",
+        )
+    ]
+
+
 CROSS_KEY_CHECKS = (
     check_tokenizer_kinds,
     check_novelty_tokenizers,
@@ -499,6 +512,7 @@ CROSS_KEY_CHECKS = (
     check_findings_ranges,
     check_memorization_context,
     check_ladder,
+    check_membership_reference,
 )
 
 

@@ -43,6 +43,7 @@ ANALYSES = (
     "supercopies",
     "planted",
     "memorization",
+    "membership",
     "training",
     "findings",
 )
