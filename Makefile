@@ -17,7 +17,7 @@ REFERENCE = $(shell sed -n 's/^\([A-Za-z0-9_.-]*\)==.*/\1/p' requirements-refere
 # the config's results folder (every output of a run, the report included, goes there)
 RESULTS = $(shell sed -n 's/^results:[[:space:]]*\([^[:space:]#]*\).*/\1/p' $(CONFIG))
 
-.PHONY: setup run report test test-local lint bench figures clean
+.PHONY: setup run unlock report test test-local lint bench figures clean
 
 setup: $(STAMP)
 
@@ -36,6 +36,11 @@ $(STAMP): requirements.txt requirements-dev.txt requirements-reference.txt pypro
 run: setup
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/snakemake --cores $(CORES) --configfile $(CONFIG)
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/snakemake --cores 1 --configfile $(CONFIG) --report $(or $(RESULTS),results)/report.html
+
+# after a hard kill (SIGKILL, a lost terminal) Snakemake's lock stays behind: remove it, then
+# `make run` again resumes (incomplete jobs re-run: profiles/default sets rerun-incomplete)
+unlock: setup
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/snakemake --unlock --configfile $(CONFIG)
 
 # the whole suite, including the slurm-marked tests on a real single-node SLURM that this
 # target starts (as root) and stops again

@@ -12,7 +12,7 @@ min_version("9.0")
 
 # the workflow's own package (config validation), whatever environment snakemake runs in
 sys.path.insert(0, os.path.join(workflow.basedir, "src"))
-from copyscope.config import ConfigError, validate as validate_config
+from copyscope.config import ConfigError, check_paths, validate as validate_config
 
 # the embedded default, unless config files are given on the command line (they replace it)
 if not workflow.overwrite_configfiles:
@@ -21,8 +21,10 @@ if not workflow.overwrite_configfiles:
 
 
 # the one validation of the config (config/schema.yaml + cross-key checks), defaults filled in
+# and its input paths (corpus, local tokenizers, pretrained models), before any job runs
 try:
     config.update(validate_config(config))
+    check_paths(config)
 except ConfigError as exc:
     sys.exit(f"copyscope: config error:\n{exc}")
 
@@ -40,7 +42,29 @@ include: "rules/sample.smk"
 include: "rules/analyze.smk"
 include: "rules/memorize.smk"
 include: "rules/syntax.smk"
+include: "rules/membership.smk"
 include: "rules/report.smk"
+
+
+# where each job's progress is, and one line per long job (time, what it did) at the end
+onstart:
+    print(
+        f"copyscope: each job writes its progress to its log: tail -f {R}/logs/<rule>/...",
+        file=sys.stderr,
+    )
+
+
+onsuccess:
+    from copyscope.runlog import success_summary
+
+    print(success_summary(log), file=sys.stderr)
+
+
+# a failed job's own error (in its log under results/logs/) on the terminal, with the log's path
+onerror:
+    from copyscope.runlog import failure_summary
+
+    print(failure_summary(log), file=sys.stderr)
 
 
 # tiny bookkeeping jobs run on the submitting machine, not as cluster jobs

@@ -165,9 +165,20 @@ def analysis_inputs(wildcards):
 COMPLETION_MODELS = [m for m in MODELS if model_tokenizer(m) == MODEL_TOK]
 
 
+def decodings_of(model):
+    """The decodings ``model`` is sampled under: every decoding for the models of
+    ``sampling.grid_models`` (absent: every model), ``sampling.shared_decodings`` for the
+    others (in the order of ``sampling.decodings``)."""
+    s = config["sampling"]
+    grid = s.get("grid_models")
+    if grid is None or model in grid:
+        return DECODINGS
+    return [d for d in DECODINGS if d in s["shared_decodings"]]
+
+
 def settings():
     """Every (model, decoding) pair analysed, the human baseline first."""
-    return [("human", "reference")] + [(m, d) for m in MODELS for d in DECODINGS]
+    return [("human", "reference")] + [(m, d) for m in MODELS for d in decodings_of(m)]
 
 
 def analysis_files(name):

@@ -214,6 +214,79 @@ rule report_memorization:
         "--out-fig {output.fig} > {log} 2>&1"
 
 
+rule report_membership:
+    input:
+        texts=expand(
+            f"{R}/membership/{{model}}/texts.csv", model=MODELS if BENCHMARK else []
+        ),
+        cloze=expand(
+            f"{R}/membership/{{model}}/cloze.csv", model=MODELS if BENCHMARK else []
+        ),
+    output:
+        placement=report(
+            f"{R}/tables/membership_placement.csv",
+            caption="../report/membership_tables.rst",
+            category="planted ground truth",
+        ),
+        detectors=report(
+            f"{R}/tables/membership_detectors.csv",
+            caption="../report/membership_tables.rst",
+            category="planted ground truth",
+        ),
+        cloze=report(
+            f"{R}/tables/membership_cloze.csv",
+            caption="../report/membership_tables.rst",
+            category="planted ground truth",
+        ),
+        cloze_summary=report(
+            f"{R}/tables/membership_cloze_summary.csv",
+            caption="../report/membership_tables.rst",
+            category="planted ground truth",
+        ),
+        fig_placement=report(
+            f"{R}/figures/membership_placement.png",
+            caption="../report/membership_placement.rst",
+            category="planted ground truth",
+        ),
+        fig_roc_planted=report(
+            f"{R}/figures/membership_roc_planted.png",
+            caption="../report/membership_roc.rst",
+            category="planted ground truth",
+        ),
+        fig_roc_training=report(
+            f"{R}/figures/membership_roc_training.png",
+            caption="../report/membership_roc.rst",
+            category="planted ground truth",
+        ),
+        fig_cloze=report(
+            f"{R}/figures/membership_cloze.png",
+            caption="../report/membership_cloze.rst",
+            category="planted ground truth",
+        ),
+    log:
+        f"{R}/logs/report_membership.log",
+    benchmark:
+        f"{R}/benchmarks/report_membership.tsv"
+    conda:
+        "../envs/novelty.yaml"
+    params:
+        texts=lambda w, input: labelled(
+            "--texts", MODELS if BENCHMARK else [], input.texts
+        ),
+        cloze=lambda w, input: labelled(
+            "--cloze", MODELS if BENCHMARK else [], input.cloze
+        ),
+        config=as_json(MEMBERSHIP),
+    shell:
+        "python -m copyscope report membership {params.texts} {params.cloze} "
+        "--params-json {params.config:q} --out-placement {output.placement} "
+        "--out-detectors {output.detectors} --out-cloze {output.cloze} "
+        "--out-cloze-summary {output.cloze_summary} --out-fig-placement {output.fig_placement} "
+        "--out-fig-roc-planted {output.fig_roc_planted} "
+        "--out-fig-roc-training {output.fig_roc_training} --out-fig-cloze {output.fig_cloze} "
+        "> {log} 2>&1"
+
+
 rule report_training:
     input:
         expand(f"{R}/tables/training/{{model}}.csv", model=TRAINED),
@@ -351,6 +424,9 @@ FINDINGS_TABLES = {
     "raven_summary": rules.report_raven.output.summary,
     "completion_loss": rules.report_completion_loss.output.table,
     "memorization": rules.report_memorization.output.table,
+    "membership_placement": rules.report_membership.output.placement,
+    "membership_detectors": rules.report_membership.output.detectors,
+    "membership_cloze_summary": rules.report_membership.output.cloze_summary,
     "completion_loss_frequency": rules.report_completion_loss.output.frequency,
     "syntax_novelty": rules.report_syntax_novelty.output.table,
     "templates": rules.report_templates.output.table,
@@ -412,6 +488,9 @@ SUMMARY_TABLES = [
     "syntax_novelty",
     "templates",
     "template_coverage",
+    "membership_placement",
+    "membership_detectors",
+    "membership_cloze_summary",
 ]
 
 
@@ -427,6 +506,9 @@ rule summary:
         syntax_novelty=rules.report_syntax_novelty.output.table,
         templates=rules.report_templates.output.table,
         template_coverage=rules.report_template_coverage.output.table,
+        membership_placement=rules.report_membership.output.placement,
+        membership_detectors=rules.report_membership.output.detectors,
+        membership_cloze_summary=rules.report_membership.output.cloze_summary,
         training=expand(f"{R}/tables/training/{{model}}.csv", model=TRAINED),
         index=f"{R}/index/{MODEL_TOK}/index.json",
     output:

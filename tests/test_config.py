@@ -148,6 +148,17 @@ def test_defaults_are_filled():
             "template_headline_n": 6,
             "top_k": 100,
         },
+        "membership": {
+            "li_words": 64,
+            "reference": None,
+            "cloze_per_play": 20,
+            "cloze_distractors": 10,
+            "prompt_tokens": 10,
+            "new_tokens": 10,
+            "batch_size": 32,
+            "bootstrap": 1000,
+            "seed": 0,
+        },
     }
     assert out["corpus"]["inject"]["ladder"] == {
         "copies": [1, 4],
@@ -361,6 +372,11 @@ def test_one_line_per_problem_without_schema_dump():
             "(gpt2-a, gpt2-b, lstm), found 'gpt2-z'",
         ),
         (
+            lambda c: c["analysis"].update(membership={"reference": "gpt2-z"}),
+            "config key 'analysis.membership.reference': expected a name under models.zoo "
+            "(gpt2-a, gpt2-b, lstm) or null, found 'gpt2-z'",
+        ),
+        (
             lambda c: c["sampling"].update(prompt_length_decodings=["beam_9"]),
             "config key 'sampling.prompt_length_decodings': expected names under "
             "sampling.decodings (pure, top_k_10, top_p_90, greedy, beam_2), found 'beam_9'",
@@ -369,6 +385,21 @@ def test_one_line_per_problem_without_schema_dump():
             lambda c: c["sampling"].update(prompt_length_models=["gpt2-z"]),
             "config key 'sampling.prompt_length_models': expected names under models.zoo "
             "(gpt2-a, gpt2-b, lstm), found 'gpt2-z'",
+        ),
+        (
+            lambda c: c["sampling"].update(grid_models=["gpt2-z"]),
+            "config key 'sampling.grid_models': expected names under models.zoo "
+            "(gpt2-a, gpt2-b, lstm), found 'gpt2-z'",
+        ),
+        (
+            lambda c: c["sampling"].update(shared_decodings=["pure", "beam_9"]),
+            "config key 'sampling.shared_decodings': expected names under "
+            "sampling.decodings (pure, top_k_10, top_p_90, greedy, beam_2), found 'beam_9'",
+        ),
+        (
+            lambda c: c["sampling"].update(grid_models=["gpt2-b"], shared_decodings=[]),
+            "config key 'sampling.shared_decodings': expected at least one decoding for the "
+            "models outside sampling.grid_models (gpt2-a, lstm), found none",
         ),
         (
             lambda c: c["sampling"].update(prompt_lengths=[0, 8, 40]),

@@ -145,7 +145,7 @@ def test_generic_sources(tmp_path):
 def test_bad_inputs_name_the_file(tmp_path):
     with pytest.raises(InputError, match="missing.jsonl"):
         read_jsonl(tmp_path / "missing.jsonl")
-    (tmp_path / "bad.jsonl").write_text('{"text": "ok"}\nnot json\n')
+    (tmp_path / "bad.jsonl").write_text('{"id": "a", "text": "ok"}\nnot json\n')
     with pytest.raises(InputError, match=r"bad.jsonl:2"):
         read_jsonl(tmp_path / "bad.jsonl")
     (tmp_path / "nofield.jsonl").write_text('{"body": "x"}\n')

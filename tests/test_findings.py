@@ -285,6 +285,22 @@ def test_novelty_quality(ppl, verdict):
     assert "5 decodings" in f.measured
 
 
+def test_novelty_quality_grid_models_only():
+    """Models sampled only under the shared decodings are not judged (too few decodings)."""
+    rows = [
+        {"model": m, "decoding": f"d{i}", "source": "union", "prompt_length": 8}
+        | {"truncated_score": s, "perplexity": p}
+        for m, ppl in (("big", [50, 40, 30, 20, 10]), ("small", [1, 2]))
+        for i, (s, p) in enumerate(zip([1, 2, 3, 4, 5][: len(ppl)], ppl, strict=True))
+    ]
+    params = {**PARAMS, "sampling": {**PARAMS["sampling"], "grid_models": ["big"]}}
+    f = F.CLAIMS["novelty-quality"]({"raven_summary": pd.DataFrame(rows)}, params)
+    assert f.verdict == HOLDS, f.measured
+    assert "small" not in f.measured
+    f = decide("novelty-quality", raven_summary=pd.DataFrame(rows))  # no grid: every model
+    assert f.verdict == F.UNCLEAR and "small" in f.measured
+
+
 # --------------------------------------------------------------------------- claim 7
 def ladder(rates: dict[int, tuple[float, float, float]]) -> pd.DataFrame:
     return pd.DataFrame(
@@ -517,4 +533,69 @@ COLUMNS = {
     "syntax_novelty": ["model", "decoding", "decoding_family", "unit", "novelty", "total"],
     "templates": ["model", "decoding", "decoding_family", "n", "template_rate", "cr_pos"],
     "template_coverage": ["model", "decoding", "decoding_family", "coverage_templates"],
+    "membership_placement": ["model", "set", "position", "position_lo", "position_hi"],
+    "membership_detectors": ["model", "label_set", "detector", "auc", "auc_lo", "auc_hi"],
+    "membership_cloze_summary": ["model", "split", "acc_insensitive", "r_overlap"],
 }
+
+
+# --------------------------------------------------------------------------- membership claims
+def placement(planted, unplanted):
+    rows = [("m", "benchmark_planted", *planted), ("m", "benchmark_unplanted", *unplanted)]
+    return pd.DataFrame(rows, columns=COLUMNS["membership_placement"])
+
+
+@pytest.mark.parametrize(
+    "planted, unplanted, verdict",
+    [
+        ((0.9, 0.7, 1.1), (0.1, -0.1, 0.3), HOLDS),
+        ((0.1, -0.1, 0.3), (0.9, 0.7, 1.1), FAILS),
+        ((0.5, 0.2, 0.8), (0.3, 0.0, 0.6), UNCLEAR),
+    ],
+)
+def test_benchmark_placement(planted, unplanted, verdict):
+    tables = {"membership_placement": placement(planted, unplanted)}
+    assert decide("benchmark-placement", **tables).verdict == verdict
+
+
+def detectors(**aucs):
+    rows = [("m", "planted", d, *v) for d, v in aucs.items()]
+    rows.append(("m", "training", "loss", 0.99, 0.98, 1.0))  # another label set: ignored
+    return {"membership_detectors": pd.DataFrame(rows, columns=COLUMNS["membership_detectors"])}
+
+
+@pytest.mark.parametrize(
+    "aucs, verdict",
+    [
+        (
+            {"loss": (0.6, 0.5, 0.7), "min_k_20": (0.9, 0.8, 1.0), "reference": (0.95, 0.9, 1)},
+            HOLDS,
+        ),
+        (
+            {"loss": (0.6, 0.5, 0.7), "min_k_20": (0.9, 0.8, 1.0), "reference": (0.65, 0.5, 0.8)},
+            UNCLEAR,
+        ),
+        ({"loss": (0.9, 0.8, 1.0), "min_k_20": (0.6, 0.5, 0.7)}, FAILS),
+    ],
+)
+def test_min_k_beats_loss(aucs, verdict):
+    assert decide("min-k-beats-loss", **detectors(**aucs)).verdict == verdict
+
+
+def cloze_summary(train, valid, r):
+    cols = ["model", "split", "acc_insensitive", "acc_insensitive_lo", "acc_insensitive_hi"]
+    frame = pd.DataFrame([("m", "train", *train), ("m", "valid", *valid)], columns=cols)
+    frame["r_overlap"], frame["r_lo"], frame["r_hi"] = r
+    return {"membership_cloze_summary": frame}
+
+
+def test_cloze_claims():
+    t = cloze_summary((0.8, 0.7, 0.9), (0.2, 0.1, 0.3), (0.7, 0.4, 0.9))
+    assert decide("cloze-training-plays", **t).verdict == HOLDS
+    assert decide("cloze-overlap-correlation", **t).verdict == HOLDS
+    t = cloze_summary((0.2, 0.1, 0.3), (0.3, 0.1, 0.5), (0.1, -0.4, 0.6))
+    assert decide("cloze-training-plays", **t).verdict == UNCLEAR
+    assert decide("cloze-overlap-correlation", **t).verdict == UNCLEAR
+    t = cloze_summary((0.1, 0.0, 0.2), (0.8, 0.7, 0.9), (float("nan"),) * 3)
+    assert decide("cloze-training-plays", **t).verdict == FAILS
+    assert decide("cloze-overlap-correlation", **t).measured.startswith("not measured")

@@ -99,6 +99,41 @@ def test_sigkill_during_training_then_resume_is_deterministic(tiny_run, tmp_path
     assert (tiny_run / "summary.md").read_bytes() == (out / "summary.md").read_bytes()
 
 
+@pytest.mark.e2e
+def test_sigint_then_the_same_command_resumes(tmp_path):
+    """Ctrl-C (SIGINT to Snakemake and its jobs) while a model trains; exactly the same command
+    again completes the run (profiles/default sets rerun-incomplete) and ends with one line per
+    long job."""
+    out = tmp_path / "results"
+    env = dict(os.environ)
+    env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env["PATH"]
+    cmd = [sys.executable, "-m", "snakemake", "--cores", "2", "--configfile", "config/tiny.yaml"]
+    cmd += ["--config", f"results={out}"]
+    proc = subprocess.Popen(
+        cmd,
+        cwd=ROOT,
+        env=env,
+        start_new_session=True,  # its own process group, as a terminal's foreground job
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        first = _first_training_step(out / "logs" / "train_model", proc, time.time() + 900)
+    finally:
+        os.killpg(proc.pid, signal.SIGINT)
+        proc.wait(timeout=600)
+    assert first is not None, "no training step was logged"
+    assert proc.returncode != 0 and not (out / "summary.md").exists()
+    rerun = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=1800)
+    assert rerun.returncode == 0, rerun.stderr[-3000:]
+    assert "IncompleteFilesException" not in rerun.stderr
+    assert (out / "summary.md").exists()
+    assert "long job(s) finished in this run:" in rerun.stderr
+    assert re.search(
+        r"s  train_model model=\S+: \S+: trained on \d+ tokens, \d+ tokens/s", rerun.stderr
+    )
+
+
 def _jsonl_config(tmp_path, data) -> str:
     """The tiny config reading the corpus from the .jsonl file ``data``."""
     cfg = yaml.safe_load((ROOT / "config/tiny.yaml").read_text())

@@ -8,7 +8,7 @@ import pytest
 
 from copyscope.cli import main
 from copyscope.errors import InputError
-from copyscope.report import ANALYSES, analyses
+from copyscope.report import ANALYSES, analyses, membership
 from copyscope.report import rusty_dawg as rd
 from copyscope.report.summary import markdown, sections, write_summary
 
@@ -22,6 +22,9 @@ PARAMS = {
         "syntax": {"template_headline_n": 6},
     },
 }
+
+
+MEMBERSHIP_EMPTY = {f"membership_{k}": v for k, v in membership.EMPTY.items()}
 
 
 def synthetic_tables() -> dict[str, pd.DataFrame]:
@@ -155,6 +158,8 @@ def synthetic_tables() -> dict[str, pd.DataFrame]:
         "planted": planted,
         "memorization": memorization,
         "training": training,
+        # no planted benchmark: the membership section is empty
+        **{n: pd.DataFrame(columns=c) for n, c in MEMBERSHIP_EMPTY.items()},
     }
 
 
@@ -246,6 +251,7 @@ def test_registry_sections_reproduce_the_summary():
         "syntax-novelty",
         "templates",
         "template-coverage",
+        "membership",
         "training",
     ]
     assert markdown(synthetic_tables(), 123456, PARAMS) == EXPECTED
@@ -402,3 +408,57 @@ def test_completion_loss_command_on_hand_made_frames(tmp_path):
     assert ((freq["ci_low"] <= freq["loss"]) & (freq["loss"] <= freq["ci_high"])).all()
     for k in ("fig", "ff"):
         assert out[k].stat().st_size > 10_000
+
+
+def test_membership_summary_section():
+    place = pd.DataFrame(
+        [
+            ("m", "benchmark_planted", 0.9, 0.7, 1.1),
+            ("m", "benchmark_unplanted", 0.1, -0.1, 0.3),
+            ("m", "clean", 0.0, 0.0, 0.0),
+        ],
+        columns=["model", "set", "position", "position_lo", "position_hi"],
+    )
+    det = pd.DataFrame(
+        [("m", "planted", "loss", 0.6, 0.5, 0.7), ("m", "planted", "min_k_20", 0.8, 0.7, 0.9)],
+        columns=["model", "label_set", "detector", "auc", "auc_lo", "auc_hi"],
+    )
+    summ = pd.DataFrame(
+        [("m", "train", 0.5, 0.1), ("m", "valid", 0.2, 0.1)],
+        columns=["model", "split", "acc_insensitive", "chance"],
+    )
+    tables = {
+        "membership_placement": place,
+        "membership_detectors": det,
+        "membership_cloze_summary": summ,
+    }
+    (line,) = [x for x in membership.summary_section(tables, {}) if x.startswith("- m:")]
+    assert "benchmark_planted 0.9 [0.7, 1.1]" in line and "clean" not in line
+    assert "AUC min_k_20 0.8 [0.7, 0.9]" in line and "cloze valid 0.2 (chance 0.1)" in line
+
+
+def test_membership_report_without_cloze_items(tmp_path):
+    """Texts scored but no cloze item fits the context: empty cloze tables with headers."""
+    rng = np.random.default_rng(0)
+    rows = []
+    for i in range(24):
+        s = ("benchmark", "memorised", "clean")[i % 3]
+        planted = int(s == "memorised" or (s == "benchmark" and i % 2 == 0))
+        row = {"model": "m", "set": s, "id": f"{s}-{i}", "planted": planted, "n_params": 10}
+        row |= {k: float(rng.random()) + 0.1 for k in membership.MEMBER_SIGN if k != "reference"}
+        row["li_nll"] = float(rng.random()) + 1
+        rows.append(row)
+    texts = tmp_path / "texts.csv"
+    pd.DataFrame(rows).to_csv(texts, index=False)
+    cloze = tmp_path / "cloze.csv"
+    pd.DataFrame(columns=["model", "play", "split"]).to_csv(cloze, index=False)
+    out = {k: tmp_path / f"{k}.csv" for k in membership.EMPTY}
+    out |= {k: tmp_path / f"{k}.png" for k in membership.OUTPUTS if k.startswith("fig")}
+    params = {"bootstrap": 50, "seed": 0, "reference": None}
+    membership.run({"texts": [("m", texts)], "cloze": [("m", cloze)]}, out, params)
+    assert pd.read_csv(out["cloze_summary"]).empty
+    det = pd.read_csv(out["detectors"])
+    assert set(det["label_set"]) == {"planted", "training"}
+    assert "reference" not in set(det["detector"])  # the only model is its own reference
+    place = pd.read_csv(out["placement"]).set_index("set")
+    assert place.loc["memorised", "position"] == 1.0

@@ -43,6 +43,16 @@ def _brackets(frame: pd.DataFrame, value: str, low: str, high: str) -> bool:
     return bool(((f[low] <= f[value] + 1e-9) & (f[value] <= f[high] + 1e-9)).all())
 
 
+def _decodings(cfg: dict, model: str) -> list[str]:
+    """Every decoding for a model of sampling.grid_models (absent: every model), else the
+    shared decodings."""
+    s = cfg["sampling"]
+    grid = s.get("grid_models")
+    if grid is None or model in grid:
+        return list(s["decodings"])
+    return [d for d in s["decodings"] if d in s["shared_decodings"]]
+
+
 def _expected_settings(cfg: dict) -> set[tuple[str, str, int]]:
     """(model, decoding, prompt length) of every sample set the config asks for: every model ×
     decoding at the main prompt length, the prompt-length study's lengths for its decodings
@@ -51,7 +61,7 @@ def _expected_settings(cfg: dict) -> set[tuple[str, str, int]]:
     study = s.get("prompt_length_models") or [cfg["models"]["evaluator"]]
     out = {("human", "reference", n) for n in {s["prompt_length"], *s["prompt_lengths"]}}
     for m in cfg["models"]["zoo"]:
-        for d in s["decodings"]:
+        for d in _decodings(cfg, m):
             lengths = {s["prompt_length"]}
             if d in s["prompt_length_decodings"] and m in study:
                 lengths |= set(s["prompt_lengths"])
@@ -107,7 +117,7 @@ def check_novelty_curves(curves: pd.DataFrame, by: list[str], texts=None, length
 
 def check_tables(out, cfg: dict) -> None:
     """The contents of a finished run's tables, checked against the config ``cfg``."""
-    models, decodings = list(cfg["models"]["zoo"]), list(cfg["sampling"]["decodings"])
+    models = list(cfg["models"]["zoo"])
     empty = _empty_settings(out)
     settings = _expected_settings(cfg) - empty
     key = ["model", "decoding", "prompt_length"]
@@ -135,7 +145,7 @@ def check_tables(out, cfg: dict) -> None:
 
     raven = pd.read_csv(out / "tables/raven_summary.csv")
     main = cfg["sampling"]["prompt_length"]
-    pairs = {("human", "reference")} | {(m, d) for m in models for d in decodings}
+    pairs = {("human", "reference")} | {(m, d) for m in models for d in _decodings(cfg, m)}
     pairs -= {(m, d) for m, d, plen in empty if plen == main}
     sources = {"train", "context", "union"}
     got = set(raven[["model", "decoding", "source"]].itertuples(index=False, name=None))

@@ -7,6 +7,11 @@ User-facing commands::
     copyscope count INDEX --text "..."      # occurrences of the whole text as one n-gram
     copyscope count INDEX --tags "DT JJ NN" # a POS n-gram in a POS-tag index (kind pos)
     copyscope index build TOKENS.npy OUT_DIR [--shard-tokens N]
+    copyscope index verify INDEX           # sha256 of every file (after copying an index)
+
+Each takes --file PATH (- for stdin) instead of --text, or --batch texts.jsonl|texts.txt for
+one result row per text (--format table|csv|json).  The other commands are the pipeline's
+stages, which the workflow's rules call.
 
 Every stage package ``copyscope/<stage>/`` registers its commands in ``<stage>/cli.py``
 (``register(subparsers)``); ``copyscope <stage> --help`` lists them.
@@ -32,6 +37,7 @@ STAGES = (
     "analyze",
     "memorize",
     "syntax",
+    "membership",
     "report",
 )
 # top-level user commands and the stage whose cli.py registers them (``register_tools``)
@@ -73,6 +79,8 @@ def main(argv=None) -> int:
         level=logging.DEBUG if args.verbose else logging.INFO,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
+    # numexpr (imported by pandas) logs its thread count at INFO on import: noise for a user
+    logging.getLogger("numexpr").setLevel(logging.WARNING)
     try:
         args.func(args)
     except CopyscopeError as exc:

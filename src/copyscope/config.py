@@ -24,7 +24,7 @@ from jsonschema.exceptions import by_relevance
 
 from .errors import ConfigError
 
-__all__ = ["SCHEMA_PATH", "ConfigErrors", "load_schema", "validate"]
+__all__ = ["SCHEMA_PATH", "ConfigErrors", "check_paths", "load_schema", "validate"]
 
 SCHEMA_PATH = Path(__file__).resolve().parents[2] / "config" / "schema.yaml"
 
@@ -309,6 +309,35 @@ def check_prompt_length_study(cfg: dict) -> list[Problem]:
     return out
 
 
+def check_decoding_grid(cfg: dict) -> list[Problem]:
+    """``sampling.grid_models`` names models of the zoo; ``sampling.shared_decodings`` names
+    decodings, and is non-empty when some model is outside the grid (it would have no samples)."""
+    s, zoo = cfg["sampling"], cfg["models"]["zoo"]
+    grid = s.get("grid_models")
+    out = [
+        ("sampling.grid_models", f"expected names under models.zoo ({_names(zoo)}), found {m!r}")
+        for m in grid or []
+        if m not in zoo
+    ]
+    out += [
+        (
+            "sampling.shared_decodings",
+            f"expected names under sampling.decodings ({_names(s['decodings'])}), found {d!r}",
+        )
+        for d in s["shared_decodings"]
+        if d not in s["decodings"]
+    ]
+    if grid is not None and set(zoo) - set(grid) and not s["shared_decodings"]:
+        out.append(
+            (
+                "sampling.shared_decodings",
+                "expected at least one decoding for the models outside sampling.grid_models "
+                f"({_names(sorted(set(zoo) - set(grid)))}), found none",
+            )
+        )
+    return out
+
+
 def needed_context(cfg: dict) -> int:
     """Context a trained model needs: longest prompt + new tokens + 1 (the leading eos)."""
     s = cfg["sampling"]
@@ -477,6 +506,19 @@ def check_template_headline(cfg: dict) -> list[Problem]:
     ]
 
 
+def check_membership_reference(cfg: dict) -> list[Problem]:
+    """``analysis.membership.reference``, when set, names a model of the zoo."""
+    zoo, name = cfg["models"]["zoo"], cfg["analysis"]["membership"]["reference"]
+    if name is None or name in zoo:
+        return []
+    return [
+        (
+            "analysis.membership.reference",
+            f"expected a name under models.zoo ({_names(zoo)}) or null, found {name!r}",
+        )
+    ]
+
+
 CROSS_KEY_CHECKS = (
     check_tokenizer_kinds,
     check_novelty_tokenizers,
@@ -484,6 +526,7 @@ CROSS_KEY_CHECKS = (
     check_analysis_words,
     check_evaluator,
     check_prompt_length_study,
+    check_decoding_grid,
     check_context_lengths,
     check_attention_heads,
     check_pretrained_tokenizers,
@@ -493,7 +536,65 @@ CROSS_KEY_CHECKS = (
     check_ladder,
     check_syntax_backend,
     check_template_headline,
+    check_membership_reference,
 )
+
+
+# --------------------------------------------------------------------------- input paths
+def check_corpus_path(cfg: dict) -> list[Problem]:
+    """``corpus.path`` of a file source exists: a folder for ``txt``, a file otherwise."""
+    c = cfg["corpus"]
+    if c["source"] not in ("txt", "jsonl", "parquet") or not c.get("path"):
+        return []
+    path = Path(c["path"])
+    want, ok = ("folder", path.is_dir()) if c["source"] == "txt" else ("file", path.is_file())
+    if ok:
+        return []
+    found = "a file" if path.is_file() else "a folder" if path.is_dir() else "nothing there"
+    return [
+        (
+            "corpus.path",
+            f"expected an existing {want} for source {c['source']}, found {found}: {str(path)!r}",
+        )
+    ]
+
+
+def check_local_tokenizer_dirs(cfg: dict) -> list[Problem]:
+    """Every ``hf:<dir>`` tokenizer names an existing directory."""
+    return [
+        (
+            f"tokenizers.{name}.kind",
+            f"expected hf:<an existing local tokenizer directory>, found no directory "
+            f"{spec['kind'][3:]!r}",
+        )
+        for name, spec in cfg["tokenizers"].items()
+        if str(spec.get("kind", "")).startswith("hf:") and not Path(spec["kind"][3:]).is_dir()
+    ]
+
+
+def check_pretrained_dirs(cfg: dict) -> list[Problem]:
+    """Every ``pretrained`` model's ``path`` is an existing directory."""
+    return [
+        (
+            f"models.zoo.{m}.path",
+            f"expected an existing model directory (save_pretrained), found no directory "
+            f"{spec['path']!r}",
+        )
+        for m, spec in cfg["models"]["zoo"].items()
+        if spec["kind"] == "pretrained" and not Path(spec["path"]).is_dir()
+    ]
+
+
+PATH_CHECKS = (check_corpus_path, check_local_tokenizer_dirs, check_pretrained_dirs)
+
+
+def check_paths(cfg: dict) -> None:
+    """The input paths of a validated config exist (relative to the working directory), so a
+    missing corpus, tokenizer or model stops the run before any job, naming its config key.
+    Raises :class:`ConfigErrors` listing every missing path."""
+    problems = [p for check in PATH_CHECKS for p in check(cfg)]
+    if problems:
+        raise ConfigErrors(problems)
 
 
 # --------------------------------------------------------------------------- entry point

@@ -103,5 +103,16 @@ def sha256_file(path, chunk: int = 1 << 20) -> str:
     return h.hexdigest()
 
 
+def sha256_tree(directory) -> str:
+    """sha256 over every file below ``directory``: each relative path and its contents, in
+    path order (a copy of the directory has the same value)."""
+    directory = Path(directory)
+    h = hashlib.sha256()
+    for path in sorted(p for p in directory.rglob("*") if p.is_file()):
+        h.update(path.relative_to(directory).as_posix().encode() + b"\0")
+        h.update(sha256_file(path).encode())
+    return h.hexdigest()
+
+
 def sha256_array(array: np.ndarray) -> str:
     return hashlib.sha256(np.ascontiguousarray(array).view(np.uint8)).hexdigest()

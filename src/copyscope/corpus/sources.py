@@ -112,10 +112,9 @@ def read_jsonl(path, text_field: str = "text", id_field: str | None = "id") -> l
             raise InputError(where, f"expected one JSON object per line ({exc.msg})") from exc
         if not isinstance(row, dict) or not isinstance(row.get(text_field), str):
             raise InputError(where, f"expected an object with a string field '{text_field}'")
-        doc_id = row.get(id_field) if id_field else None
-        docs.append(
-            Document(str(doc_id) if doc_id is not None else str(len(docs)), row[text_field])
-        )
+        if id_field and row.get(id_field) is None:
+            raise InputError(where, missing_id(id_field))
+        docs.append(Document(str(row[id_field]) if id_field else str(len(docs)), row[text_field]))
     return docs
 
 
@@ -131,7 +130,9 @@ def read_parquet(path, text_field: str = "text", id_field: str | None = "id") ->
         raise InputError(path, f"expected a readable parquet file ({exc})") from exc
     if text_field not in frame.columns:
         raise InputError(path, f"expected a column '{text_field}' (columns: {list(frame.columns)})")
-    ids = frame[id_field].astype(str) if id_field and id_field in frame.columns else None
+    if id_field and (id_field not in frame.columns or frame[id_field].isna().any()):
+        raise InputError(path, missing_id(id_field))
+    ids = frame[id_field].astype(str) if id_field else None
     docs = []
     for i, text in enumerate(frame[text_field].tolist()):
         if not isinstance(text, str):
@@ -148,10 +149,20 @@ def read_hf(name: str, split: str, config: str | None, text_field: str, id_field
             "corpus.hf.name", "needs the optional extra: pip install 'copyscope[hf]'"
         ) from exc
     ds = datasets.load_dataset(name, config, split=split)
+    if id_field and id_field not in ds.column_names:
+        raise InputError(name, missing_id(id_field))
     return [
-        Document(str(row[id_field]) if id_field and id_field in row else str(i), row[text_field])
+        Document(str(row[id_field]) if id_field else str(i), row[text_field])
         for i, row in enumerate(ds)
     ]
+
+
+def missing_id(id_field: str) -> str:
+    """The message for a record without the id field ``corpus.id_field``."""
+    return (
+        f"expected the id field {id_field!r} (corpus.id_field) in every record; set "
+        "corpus.id_field: null to number the records instead"
+    )
 
 
 def load_documents(cfg: dict, wheel_path=None) -> list[Document]:

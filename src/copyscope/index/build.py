@@ -9,7 +9,7 @@ file          content                                                        byt
 tokens.npy    the token stream, every document followed by the separator     2 (u16)
 sa.npy        suffix array of the reversed stream (int32; int64 if ≥ 2^31)    4
 lcp.npy       LCP of neighbouring suffixes, one byte, capped at 255          1
-meta.json     dtype, separator, sizes, sha256 of the tokens, build timings
+meta.json     dtype, separator, sizes, size and sha256 of every file, build timings
 doc_ids.json  document ids (only when they are not simply 0, 1, 2, …)
 ============  =============================================================  =========
 
@@ -31,6 +31,7 @@ import PySAIS
 from ..errors import InputError
 from ..io import atomic_path, sha256_array
 from .kernels import LCP_CAP, aligned_suffixes, alphabet_size, lcp_capped
+from .verify import file_records, meta_sha256
 
 FORMAT = "copyscope-index/1"
 SUPPORTED_DTYPES = (np.dtype(np.uint16), np.dtype(np.uint32))
@@ -130,6 +131,7 @@ def build_shard(
             np.save(tmp / f"{name}.npy", arr)
         if doc_ids is not None and list(doc_ids) != [str(i) for i in range(n_docs)]:
             (tmp / "doc_ids.json").write_text(json.dumps(list(doc_ids)))
+        meta["files"] = file_records(tmp, sorted(p.name for p in tmp.iterdir()))
         meta["bytes_on_disk"] = sum(p.stat().st_size for p in tmp.iterdir())
         meta["bytes_per_token"] = meta["bytes_on_disk"] / n
         (tmp / "meta.json").write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
@@ -217,6 +219,9 @@ def write_manifest(out_json, shard_dirs: list, extra: dict | None = None) -> dic
     manifest = {
         "format": FORMAT,
         "shards": [os.path.relpath(s, out_json.parent) for s in shard_dirs],
+        "shard_meta_sha256": {
+            os.path.relpath(s, out_json.parent): meta_sha256(s) for s in shard_dirs
+        },
         "dtype": dtypes.pop(),
         "sep": seps.pop(),
         "n_tokens": sum(m["n_tokens"] for m in metas),
@@ -232,9 +237,17 @@ def write_manifest(out_json, shard_dirs: list, extra: dict | None = None) -> dic
 
 def tokenizer_entry(tokenizer_dir, name: str, kind: str, out_json) -> dict:
     """Manifest keys naming the index's tokenizer: its directory relative to the index (so
-    results can be moved or mounted elsewhere), config name and kind."""
+    results can be moved or mounted elsewhere), config name, kind and fingerprint (so a query
+    with another tokenizer is detected)."""
+    from ..tokenize import load
+
     rel = os.path.relpath(tokenizer_dir, Path(out_json).parent)
-    return {"tokenizer_dir": rel, "tokenizer": name, "tokenizer_kind": kind}
+    return {
+        "tokenizer_dir": rel,
+        "tokenizer": name,
+        "tokenizer_kind": kind,
+        "tokenizer_sha256": load(kind, tokenizer_dir).fingerprint(),
+    }
 
 
 def build_index(
@@ -244,8 +257,10 @@ def build_index(
     sep: int | None = None,
     doc_ids: list[str] | None = None,
     shard_tokens: int | None = None,
+    extra: dict | None = None,
 ) -> dict:
-    """Build a complete (possibly sharded) index in one process: shards + ``index.json``."""
+    """Build a complete (possibly sharded) index in one process: shards + ``index.json``
+    (with the keys ``extra``, e.g. :func:`tokenizer_entry`)."""
     sep = default_sep(tokens.dtype) if sep is None else int(sep)
     validate_stream(tokens, sep)
     out_dir = Path(out_dir)
@@ -264,19 +279,79 @@ def build_index(
             extra_meta={"first_doc": int(a)},
         )
         names.append(name)
-    return write_manifest(out_dir / "index.json", [out_dir / n for n in names])
+    return write_manifest(out_dir / "index.json", [out_dir / n for n in names], extra)
+
+
+def stream_from_signed(array: np.ndarray, source="tokens") -> np.ndarray:
+    """A signed integer stream as a supported one: -1 is the document separator, every other
+    value an id in [0, 2^32 - 1); uint16 when every id is below 65535, else uint32."""
+    ids = array[array != -1]
+    low = int(ids.min()) if ids.size else 0
+    high = int(ids.max()) if ids.size else 0
+    if low < 0 or high >= np.iinfo(np.uint32).max:
+        bad = low if low < 0 else high
+        raise InputError(
+            source,
+            f"token id {bad} does not fit: a signed stream holds ids in [0, 4294967295) and -1 "
+            "as the document separator",
+        )
+    dtype = token_dtype_for(high)
+    out = array.astype(dtype)
+    out[array == -1] = default_sep(dtype)
+    return out
+
+
+def load_token_stream(path) -> np.ndarray:
+    """The token stream in the ``.npy`` file ``path``, checked: a 1-D integer array, uint16 or
+    uint32 with the dtype's largest value as the separator, or signed (int8–int64) with -1 as
+    the separator (:func:`stream_from_signed`)."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(path, "file not found (expected a token stream saved with numpy.save)")
+    try:
+        array = np.load(path, allow_pickle=False)
+    except (ValueError, OSError, EOFError) as exc:
+        raise InputError(
+            path, f"expected a .npy file written by numpy.save, could not read it ({exc})"
+        ) from exc
+    if not isinstance(array, np.ndarray):
+        raise InputError(path, "expected a .npy file (one array), got a .npz archive")
+    if array.ndim != 1:
+        raise InputError(
+            path,
+            f"expected a 1-D token stream, got shape {array.shape}: concatenate the documents, "
+            "each followed by the separator",
+        )
+    if array.dtype.kind == "i":
+        return stream_from_signed(array, path)
+    if array.dtype not in SUPPORTED_DTYPES:
+        raise InputError(
+            path,
+            f"expected integer token ids (uint16/uint32 with the dtype's largest value as the "
+            f"separator, or signed with -1 as the separator), got {array.dtype}",
+        )
+    return array
 
 
 def build_index_from_files(
-    tokens_npy, out_dir, meta_json=None, join: bool = False, shard_tokens: int | None = None
+    tokens_npy,
+    out_dir,
+    meta_json=None,
+    join: bool = False,
+    shard_tokens: int | None = None,
+    extra: dict | None = None,
 ) -> dict:
-    """:func:`build_index` of a token stream file; document ids from the split's ``meta_json``
-    if given; ``join``: index the documents as one stream (:func:`join_documents`)."""
-    tokens = np.load(tokens_npy)
+    """:func:`build_index` of a token stream file (:func:`load_token_stream`); document ids
+    from the split's ``meta_json`` if given; ``join``: index the documents as one stream
+    (:func:`join_documents`); ``extra``: more ``index.json`` keys."""
+    from ..io import read_json
+
+    tokens = load_token_stream(tokens_npy)
+    validate_stream(tokens, default_sep(tokens.dtype), tokens_npy)
     if join:
-        return build_index(join_documents(tokens), out_dir, shard_tokens=shard_tokens)
-    ids = json.loads(Path(meta_json).read_text()).get("doc_ids") if meta_json else None
-    return build_index(tokens, out_dir, doc_ids=ids, shard_tokens=shard_tokens)
+        return build_index(join_documents(tokens), out_dir, shard_tokens=shard_tokens, extra=extra)
+    ids = read_json(meta_json).get("doc_ids") if meta_json else None
+    return build_index(tokens, out_dir, doc_ids=ids, shard_tokens=shard_tokens, extra=extra)
 
 
 def join_documents(tokens: np.ndarray) -> np.ndarray:

@@ -1,16 +1,19 @@
 """``copyscope index …`` (stage commands) and the user commands ``query``, ``trace``, ``count``::
 
 copyscope index build TOKENS.npy OUT_DIR [--shard-tokens N]
-copyscope query INDEX --text "..."      # per-token L_t and C_t
+copyscope index verify INDEX_DIR
+copyscope query INDEX --text "..."      # per-token L_t and C_t (or --file PATH, - for stdin)
 copyscope trace INDEX --text "..."      # maximal copied spans and where they come from
 copyscope count INDEX --text "..."      # occurrences of the whole text as one n-gram
 copyscope count results/index/pos --tags "DT JJ NN"   # a POS n-gram in a POS-tag index
+copyscope query INDEX --batch texts.jsonl --format csv   # one row per text
 """
 
 from __future__ import annotations
 
 import json
 import logging
+from pathlib import Path
 
 from ..clikit import add_command, add_group
 
@@ -18,11 +21,27 @@ log = logging.getLogger("copyscope")
 
 
 def cmd_build(a):
-    from .build import build_index_from_files
+    from .build import build_index_from_files, tokenizer_entry
 
-    m = build_index_from_files(a.tokens, a.out, a.meta, a.join_documents, a.shard_tokens)
+    tok = a.tokenizer and tokenizer_entry(
+        a.tokenizer, a.tokenizer_name, a.tokenizer_kind, Path(a.out) / "index.json"
+    )
+    m = build_index_from_files(a.tokens, a.out, a.meta, a.join_documents, a.shard_tokens, tok)
     keys = ("n_tokens", "n_docs", "bytes_per_token", "shards")
     print(json.dumps({k: m[k] for k in keys}, indent=2))
+
+
+def cmd_verify(a):
+    from ..errors import InputError
+    from .verify import verify_index, verify_problems
+
+    rows = verify_index(a.index)
+    for path, status in rows:
+        print(f"{status:<12} {path}")
+    problem = verify_problems(rows)
+    if problem:
+        raise InputError(a.index, problem)
+    log.info("%s: all %d files match their recorded sha256", a.index, len(rows))
 
 
 def cmd_plan(a):
@@ -56,35 +75,66 @@ def cmd_manifest(a):
 
 
 def cmd_query(a):
-    from .query import format_query_table, open_index, query_ids, query_rows
+    from .query import open_index, query_inputs, query_output
 
     index, tok = open_index(a.index, a.tokenizer, a.tokenizer_kind)
-    rows = query_rows(index, tok, query_ids(tok, a.text, a.ids, a.index, a.tags))
-    print(json.dumps(rows) if a.json else format_query_table(rows))
+    items = query_inputs(a, tok, a.index)
+    fmt = "json" if a.json else a.format
+    print(query_output(index, tok, items, fmt, batch=a.batch is not None))
 
 
 def cmd_count(a):
-    from .query import open_index, query_ids
+    from .query import batch_rows, format_rows, open_index, query_inputs
 
     index, tok = open_index(a.index, a.tokenizer, a.tokenizer_kind)
-    print(index.count(query_ids(tok, a.text, a.ids, a.index, a.tags)))
+    items = query_inputs(a, tok, a.index)
+    if a.batch is not None:
+        print(format_rows(batch_rows(index, "count", items), a.format))
+    else:
+        print(index.count(items[0][1]))
 
 
 def cmd_trace(a):
-    from .query import open_index, print_trace, query_ids, trace
+    from .query import batch_rows, format_rows, open_index, print_trace, query_inputs, trace
 
     index, tok = open_index(a.index, a.tokenizer, a.tokenizer_kind)
-    result = trace(index, tok, query_ids(tok, a.text, a.ids, a.index, a.tags), a.min_len, a.limit)
-    print_trace(result, a.min_len, a.plain)
+    items = query_inputs(a, tok, a.index)
+    if a.batch is not None:
+        print(format_rows(batch_rows(index, "trace", items, a.min_len), a.format))
+    else:
+        print_trace(trace(index, tok, items[0][1], a.min_len, a.limit), a.min_len, a.plain)
 
 
 def _add_query_args(parser) -> None:
     parser.add_argument("index", help="index directory (holding index.json)")
     one = parser.add_mutually_exclusive_group(required=True)
     one.add_argument("--text", help="the query text (encoded with the index's tokenizer)")
+    one.add_argument(
+        "--file", metavar="PATH", help="read the query text from a UTF-8 file (- for stdin)"
+    )
     one.add_argument("--ids", help="the query as token ids, comma or space separated")
     one.add_argument(
         "--tags", help='the query as POS tags, e.g. "DT JJ NN" (an index of tokenizer kind pos)'
+    )
+    one.add_argument(
+        "--batch",
+        metavar="PATH",
+        help="many texts, one result row each: .jsonl (one object per line) or plain text "
+        "(one text per line); - for stdin (plain text)",
+    )
+    parser.add_argument(
+        "--text-field", default="text", help="--batch .jsonl: the key of the text (default text)"
+    )
+    parser.add_argument(
+        "--id-field",
+        default="id",
+        help="--batch .jsonl: the key of the row id (default id; else the line number)",
+    )
+    parser.add_argument(
+        "--format",
+        choices=("table", "csv", "json"),
+        default="table",
+        help="output format of the rows (default table)",
     )
     parser.add_argument(
         "--tokenizer", metavar="DIR", help="tokenizer directory (default: the one in index.json)"
@@ -107,7 +157,7 @@ def register_tools(sub) -> None:
         _add_query_args(f)
         f.set_defaults(func=func)
     sub.choices["query"].add_argument(
-        "--json", action="store_true", help="print one JSON list of rows instead of a table"
+        "--json", action="store_true", help="the same as --format json"
     )
     trace_parser = sub.choices["trace"]
     trace_parser.add_argument(
@@ -133,6 +183,11 @@ def register(sub) -> None:
     f.add_argument(
         "--shard-tokens", type=int, help="at most this many tokens per shard (default: one shard)"
     )
+    _add_tokenizer_record(f)
+    f = add_command(
+        g, "verify", cmd_verify, "check the sha256 of every file of an index (after copying it)"
+    )
+    f.add_argument("index", help="index directory (holding index.json) or one shard directory")
     f = add_command(g, "plan", cmd_plan, "split the training stream into shards (plan.json)")
     f.add_argument("--meta", required=True, help="tokenized split metadata (.json)")
     f.add_argument(
@@ -149,10 +204,17 @@ def register(sub) -> None:
     f.add_argument("--plan", required=True, help="shard plan (.json, from index plan)")
     f.add_argument("--shards", nargs="+", required=True, help="every shard directory of the plan")
     f.add_argument("--out", required=True, help="the manifest to write (index.json)")
-    f.add_argument(
-        "--tokenizer", metavar="DIR", help="tokenizer directory the index was built with"
+    _add_tokenizer_record(f)
+
+
+def _add_tokenizer_record(parser) -> None:
+    """The flags naming the tokenizer an index records (for ``query``, ``trace``, ``count``)."""
+    parser.add_argument(
+        "--tokenizer", metavar="DIR", help="tokenizer directory the token ids come from"
     )
-    f.add_argument(
+    parser.add_argument(
         "--tokenizer-name", default="tokenizer", help="its name under tokenizers: in the config"
     )
-    f.add_argument("--tokenizer-kind", default="bpe", help="its kind (bpe, moses, hf:<dir>, …)")
+    parser.add_argument(
+        "--tokenizer-kind", default="bpe", help="its kind (bpe, moses, hf:<dir>, …)"
+    )

@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError
+from ..io import read_json
 from .build import FORMAT
 from .kernels import (
     block_minima,
@@ -22,6 +23,7 @@ from .kernels import (
     longest_matches_kernel,
     match_one,
 )
+from .verify import ARRAYS, check_array_files, check_shard_metas, damaged_files, order_problem
 
 
 @dataclass
@@ -56,20 +58,17 @@ class Shard:
         meta_path = self.path / "meta.json"
         if not meta_path.exists():
             raise InputError(self.path, "expected an index shard directory with meta.json")
-        self.meta = json.loads(meta_path.read_text())
+        self.meta = read_json(meta_path)
         if self.meta.get("format") != FORMAT:
             raise InputError(
                 meta_path, f"expected format {FORMAT!r}, got {self.meta.get('format')!r}"
             )
-        for name in ("tokens", "sa", "lcp"):
-            f = self.path / f"{name}.npy"
-            if not f.exists():
-                raise InputError(f, "missing index array (incomplete or corrupt index)")
-            setattr(self, name, np.load(f, mmap_mode="r"))
+        check_array_files(self.path, self.meta)
+        for name in ARRAYS:
+            setattr(self, name, np.load(self.path / f"{name}.npy", mmap_mode="r"))
         self.sep = int(self.meta["sep"])
         self.n_tokens = int(self.meta["n_tokens"])
-        if self.tokens.shape[0] != self.n_tokens or self.sa.shape[0] != self.n_tokens:
-            raise InputError(self.path, "array sizes disagree with meta.json (corrupt index)")
+        self._check_contents()
         # derived, in memory: LCP block minima (64, 64^2, 64^3) and per-token SA buckets
         self.lcp_min1 = block_minima(self.lcp, 6)
         self.lcp_min2 = block_minima(self.lcp_min1, 6)
@@ -78,6 +77,24 @@ class Shard:
         self.bucket = dense_buckets(self.tokens, self.sep, size)
         self._doc_ids = None
         self._doc_starts = None
+
+    def _check_contents(self) -> None:
+        """Sampled suffix order and LCP values (:func:`order_problem`); on a problem, the
+        damaged files by checksum when the index recorded them, else the shard is named."""
+        if self.n_tokens and int(self.tokens[-1]) != self.sep:
+            problem = f"the stream does not end with the separator {self.sep}"
+        else:
+            problem = order_problem(self.tokens, self.sa, self.lcp, int(self.meta["lcp_cap"]))
+        if problem is None:
+            return
+        bad = damaged_files(self.path, self.meta)
+        where = self.path / bad[0] if bad else self.path
+        others = f" (also damaged: {', '.join(bad[1:])})" if len(bad) > 1 else ""
+        raise InputError(
+            where,
+            f"corrupt index: {problem}{others}; rebuild it or copy it again "
+            f"(`copyscope index verify {self.path}` checks every file)",
+        )
 
     @property
     def doc_starts(self) -> np.ndarray:
@@ -126,8 +143,14 @@ class Index:
     def __init__(self, path):
         path = Path(path)
         if (path / "index.json").exists():
-            self.manifest = json.loads((path / "index.json").read_text())
+            self.manifest = read_json(path / "index.json")
+            check_shard_metas(path, self.manifest)
             self.shards = [Shard(path / s) for s in self.manifest["shards"]]
+            if sum(s.n_tokens for s in self.shards) != int(self.manifest["n_tokens"]):
+                raise InputError(
+                    path / "index.json",
+                    "its n_tokens is not the sum of its shards' (corrupt index)",
+                )
         elif (path / "meta.json").exists():
             self.shards = [Shard(path)]
             self.manifest = {"shards": ["."], **self.shards[0].meta}

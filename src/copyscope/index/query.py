@@ -6,6 +6,13 @@ to the index, ``tokenizer_kind``); :func:`open_index` loads it through the token
 
 from __future__ import annotations
 
+import csv
+import io
+import json
+import sys
+import unicodedata
+from pathlib import Path
+
 import numpy as np
 
 from ..errors import InputError
@@ -14,46 +21,141 @@ from .core import Index, maximal_spans
 
 def open_index(index_dir, tokenizer_dir=None, tokenizer_kind: str | None = None):
     """(index, tokenizer or ``None``): the tokenizer given, else the one in ``index.json``;
-    its kind is ``tokenizer_kind``, else the manifest's ``tokenizer_kind``, else ``bpe``."""
+    its kind is ``tokenizer_kind``, else the manifest's ``tokenizer_kind``, else ``bpe``.
+
+    An index that recorded its tokenizer's fingerprint (``tokenizer_sha256``) refuses another
+    tokenizer, and a recorded tokenizer directory that is gone (an index copied elsewhere) is
+    an error saying which tokenizer to pass.
+    """
     from ..tokenize import load
 
     index = Index(index_dir)
+    m = index.manifest
     directory = tokenizer_dir
-    if directory is None and index.manifest.get("tokenizer_dir"):
-        directory = index.path / index.manifest["tokenizer_dir"]
+    if directory is None and m.get("tokenizer_dir"):
+        directory = index.path / m["tokenizer_dir"]
+        if not directory.exists():
+            raise InputError(
+                index.path / "index.json",
+                f"its tokenizer {m.get('tokenizer')!r} (kind {m.get('tokenizer_kind')}"
+                f"{_fingerprint_hint(m)}) was at {directory}, which does not exist (index copied "
+                "or moved?): pass --tokenizer DIR with that tokenizer, or --ids",
+            )
     if directory is None:
         return index, None
-    return index, load(tokenizer_kind or index.manifest.get("tokenizer_kind", "bpe"), directory)
+    tokenizer = load(tokenizer_kind or m.get("tokenizer_kind", "bpe"), directory)
+    recorded = m.get("tokenizer_sha256")
+    if recorded and tokenizer.fingerprint() != recorded:
+        raise InputError(
+            directory,
+            f"not the tokenizer this index was built with (fingerprint "
+            f"{tokenizer.fingerprint()[:12]}): pass --tokenizer DIR with the index's tokenizer "
+            f"{m.get('tokenizer')!r} (kind {m.get('tokenizer_kind')}{_fingerprint_hint(m)})",
+        )
+    return index, tokenizer
 
 
-def query_ids(
-    tokenizer, text: str | None, ids: str | None, index_dir, tags: str | None = None
-) -> np.ndarray:
-    """The query's token ids: ``ids`` (comma or space separated) if given, else ``tags`` (POS
-    tags separated by spaces, for an index of tokenizer kind ``pos``), else ``text`` encoded
-    with ``tokenizer`` (an error naming ``index_dir`` when there is none or, for ``tags``, when
-    it is not a POS-tag tokenizer)."""
-    if ids is not None:
-        return np.array([int(x) for x in ids.replace(",", " ").split()], dtype=np.int64)
+def _fingerprint_hint(manifest: dict) -> str:
+    sha = manifest.get("tokenizer_sha256")
+    return f", fingerprint {sha[:12]}" if sha else ""
+
+
+def read_text(path) -> str:
+    """The text in the file ``path`` (UTF-8), or standard input for ``-``."""
+    if str(path) == "-":
+        return sys.stdin.read()
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(path, "file not found (expected a UTF-8 text file, or - for stdin)")
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(path, f"expected UTF-8 text ({exc})") from exc
+
+
+def read_batch(path, text_field: str = "text", id_field: str = "id") -> list[tuple[str, str]]:
+    """(id, text) of every text of a batch file: ``.jsonl`` (one JSON object per line with
+    ``text_field`` and, optionally, ``id_field``; blank lines skipped) or any other file as
+    plain text, one text per line; ids default to the 1-based line number."""
+    lines = read_text(path).splitlines()
+    if not str(path).endswith((".jsonl", ".json")):
+        return [(str(i), line) for i, line in enumerate(lines, start=1)]
+    out = []
+    for i, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{path}:{i}", f"expected one JSON object per line ({exc})") from exc
+        if not isinstance(row, dict) or not isinstance(row.get(text_field), str):
+            raise InputError(f"{path}:{i}", f"expected an object with a string {text_field!r}")
+        out.append((str(row.get(id_field, i)), row[text_field]))
+    return out
+
+
+def parse_ids(text: str, tokenizer=None, source: str = "--ids") -> np.ndarray:
+    """Token ids written as integers separated by commas or spaces, each in the tokenizer's
+    range [0, max_id] (without a tokenizer, the index checks them against its separator)."""
+    words = text.replace(",", " ").split()
+    bad = next((w for w in words if not w.lstrip("+-").isdigit()), None)
+    if bad is not None:
+        raise InputError(
+            source, f"expected integer token ids separated by commas or spaces, found {bad!r}"
+        )
+    values = [int(w) for w in words]
+    top = tokenizer.max_id if tokenizer is not None else int(np.iinfo(np.int64).max)
+    wrong = next((v for v in values if v < 0 or v > top), None)
+    if wrong is not None:
+        what = f"tokenizer {tokenizer.kind!r} (ids 0..{top})" if tokenizer else "int64 ids"
+        raise InputError(source, f"token id {wrong} is outside the range of {what}")
+    if not values:
+        raise InputError(source, "no token ids given: nothing to look up")
+    return np.array(values, dtype=np.int64)
+
+
+def query_inputs(a, tokenizer, index_dir) -> list[tuple[str | None, np.ndarray]]:
+    """(id, token ids) of every query of the parsed arguments ``a``: ``--ids``, ``--text``,
+    ``--file`` (one text; id ``None``) or ``--batch`` (one per text). A single text without
+    tokens is an error; a batch keeps it as an empty query."""
+    if a.ids is not None:
+        return [(None, parse_ids(a.ids, tokenizer))]
     if tokenizer is None:
         raise InputError(
             index_dir, "no tokenizer recorded in index.json: pass --tokenizer or --ids"
         )
-    if tags is not None:
+    if getattr(a, "tags", None) is not None:
         if tokenizer.name != "pos":
             raise InputError(
                 index_dir,
                 f"a POS-tag index (tokenizer kind pos) for --tags, found {tokenizer.kind!r}",
             )
-        return tokenizer.encode(tags)
-    return tokenizer.encode(text)
+        return [(None, tokenizer.encode(a.tags))]
+    if a.batch is not None:
+        items = read_batch(a.batch, a.text_field, a.id_field)
+        return [(i, tokenizer.encode(t)) for i, t in items]
+    text = a.text if a.text is not None else read_text(a.file)
+    ids = tokenizer.encode(text)
+    if ids.size == 0:
+        source = "--text" if a.text is not None else a.file
+        raise InputError(source, "the text is empty (no tokens): nothing to look up")
+    return [(None, ids)]
+
+
+def printable(text: str) -> str:
+    """``text`` with control and format characters other than the line break escaped
+    (``\\x1b``, ``\\u200b``), so printing a piece never moves the cursor or recolours."""
+    return "".join(
+        c if c == "\n" or unicodedata.category(c) not in ("Cc", "Cf") else repr(c)[1:-1]
+        for c in text
+    )
 
 
 def pieces(tokenizer, ids) -> list[str]:
-    """Each id decoded on its own (the id itself without a tokenizer)."""
+    """Each id on its own, printable (:func:`printable`; the id itself without a tokenizer)."""
     if tokenizer is None:
         return [str(i) for i in ids]
-    return [tokenizer.decode([i]) for i in ids]
+    return [printable(tokenizer.piece(int(i))) for i in ids]
 
 
 def query_rows(index: Index, tokenizer, ids: np.ndarray) -> list[dict]:
@@ -66,11 +168,72 @@ def query_rows(index: Index, tokenizer, ids: np.ndarray) -> list[dict]:
     ]
 
 
+def batch_rows(index: Index, tool: str, items, min_len: int = 8) -> list[dict]:
+    """One row per query of ``items`` ((id, token ids)): ``tokens`` and, for ``query``,
+    ``mean_L`` and ``max_L`` (mean and largest L_t); for ``count``, ``count`` (occurrences of
+    the whole text); for ``trace``, ``spans`` (maximal copied spans of ≥ ``min_len`` tokens)
+    and ``covered`` (share of tokens inside one). An empty query gets empty values."""
+    matches = index.longest_matches([ids for _, ids in items]) if tool != "count" else None
+    rows = []
+    for k, (name, ids) in enumerate(items):
+        row: dict = {"id": name, "tokens": int(len(ids))}
+        empty = len(ids) == 0
+        if tool == "count":
+            row["count"] = None if empty else index.count(ids)
+        elif tool == "query":
+            L = matches[k][0]
+            row["mean_L"] = None if empty else float(L.mean())
+            row["max_L"] = None if empty else int(L.max())
+        else:
+            spans = maximal_spans(matches[k][0], min_len)
+            row["spans"] = len(spans)
+            row["covered"] = None if empty else sum(e - s for s, e in spans) / len(ids)
+        rows.append(row)
+    return rows
+
+
+def format_rows(rows: list[dict], fmt: str) -> str:
+    """Rows as ``csv`` (header from the first row's keys; empty values empty), ``json`` (one
+    list) or ``table`` (aligned columns)."""
+    if fmt == "json":
+        return json.dumps(rows, ensure_ascii=False)
+    columns = list(rows[0]) if rows else []
+    cells = [[_cell(r[c]) for c in columns] for r in rows]
+    if fmt == "csv":
+        buf = io.StringIO()
+        writer = csv.writer(buf, lineterminator="\n")
+        writer.writerow(columns)
+        writer.writerows(cells)
+        return buf.getvalue().rstrip("\n")
+    widths = [max([len(c)] + [len(row[j]) for row in cells]) for j, c in enumerate(columns)]
+    lines = [" ".join(c.rjust(w) for c, w in zip(columns, widths, strict=True))]
+    lines += [" ".join(x.rjust(w) for x, w in zip(row, widths, strict=True)) for row in cells]
+    return "\n".join(lines)
+
+
+def _cell(value) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    return printable(str(value)).replace("\n", "\\n")
+
+
+def query_output(index: Index, tokenizer, items, fmt: str, batch: bool) -> str:
+    """What ``query`` prints: one row per text of a batch (:func:`batch_rows`), else one row
+    per token of the one query (:func:`query_rows`), in the format ``fmt``."""
+    if batch:
+        return format_rows(batch_rows(index, "query", items), fmt)
+    rows = query_rows(index, tokenizer, items[0][1])
+    return format_query_table(rows) if fmt == "table" else format_rows(rows, fmt)
+
+
 def format_query_table(rows: list[dict]) -> str:
     """The rows of :func:`query_rows` as an aligned text table."""
     lines = [f"{'t':>4} {'token':>8}  {'piece':<16} {'L_t':>5} {'C_t':>10}"]
     for r in rows:
-        lines.append(f"{r['t']:>4} {r['token']:>8}  {r['piece']!r:<16} {r['L']:>5} {r['C']:>10}")
+        piece = "'" + r["piece"].replace("\n", "\\n") + "'"
+        lines.append(f"{r['t']:>4} {r['token']:>8}  {piece:<16} {r['L']:>5} {r['C']:>10}")
     return "\n".join(lines)
 
 
@@ -104,7 +267,7 @@ def print_trace(result: dict, min_len: int, plain: bool = False) -> None:
     from rich.console import Console
     from rich.text import Text
 
-    console = Console(highlight=False, force_terminal=None if not plain else False)
+    console = Console(highlight=False, markup=False, force_terminal=False if plain else None)
     text = Text()
     for p, c in zip(result["pieces"], result["covered"], strict=True):
         text.append(p + result["joiner"], style="bold black on yellow" if c else "")

@@ -20,6 +20,8 @@ def cmd_train(a):
     kw["name"] = f"models.zoo.{a.model_name}"
     stats = train_model(a.params_json, a.tokenizer, train, valid, a.out, **kw)
     log.info("%s: %s", a.model_name, json.dumps(stats, default=str))
+    rate = stats["tokens"] / max(stats["seconds"], 1e-9)
+    log.info("%s: trained on %d tokens, %.0f tokens/s", a.model_name, stats["tokens"], rate)
 
 
 def register(sub) -> None:

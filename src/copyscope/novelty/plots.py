@@ -27,7 +27,7 @@ def novelty_figure(
         ax.plot(
             g["n"], g["lower_bound"], "--", color="0.3", label=f"lower bound (|C| = {corpus:,})"
         )
-        ax.set_xscale("log")
+        plotting.log_axis(ax)
         ax.set_ylim(-0.02, 1.02)
         ax.set_xlabel(f"n (n-gram size, {sub['unit'].iloc[0]})")
         ax.set_title(f"tokenizer: {tok}")
@@ -45,7 +45,7 @@ def histogram_figure(hist: pd.DataFrame, path) -> None:
     for ax, tok in zip(axes[0], toks, strict=True):
         sub = hist[hist["tokenizer"] == tok]
         ax.bar(sub["L"], sub["tokens"] / sub["tokens"].sum(), width=1.0, color="C0")
-        ax.set_yscale("log")
+        plotting.log_axis(ax, "y")
         ax.set_xlabel(f"non-novel suffix length L_t ({sub['unit'].iloc[0]})")
         ax.set_title(f"tokenizer: {tok}")
     axes[0][0].set_ylabel("share of tokens")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import pandas as pd
+from matplotlib.ticker import EngFormatter, MaxNLocator
 
 from .. import plotting
 
@@ -22,7 +23,7 @@ def _curve(ax, g: pd.DataFrame, label: str, **kw):
 
 
 def _novelty_axes(ax, unit="tokens"):
-    ax.set_xscale("log")
+    plotting.log_axis(ax)
     ax.set_ylim(-0.02, 1.02)
     ax.set_xlabel(f"n (n-gram size, {unit})")
     ax.set_ylabel("n-gram novelty")
@@ -154,7 +155,7 @@ def novelty_by_decoding(curves: pd.DataFrame, model: str, plen: int, path) -> No
         _novelty_axes(ax)
         ax.set_title(fam)
         ax.legend(fontsize=7, loc="lower right")
-    fig.suptitle(f"Decoding and novelty ({model}, prompt {plen} tokens)")
+    fig.suptitle(f"Decoding and novelty ({model}, prompt {plen} tokens)", y=1.03)
     plotting.save(fig, path)
 
 
@@ -192,7 +193,7 @@ def raven_novelty(curves: pd.DataFrame, path) -> None:
         ax.plot(g["n"], g["novelty"], label=label, **kw)
         s = g[g["n"] <= 6]
         inset.plot(s["n"], s["novelty"], marker="o", ms=3, **kw)
-    ax.set_xscale("log")
+    plotting.log_axis(ax)
     ax.set_xlabel("n (n-gram size, Moses words)")
     ax.set_ylabel("novelty (not in training ∪ context)")
     ax.set_ylim(-0.02, 1.02)
@@ -253,7 +254,7 @@ def planted(planted: pd.DataFrame, path) -> None:
             axes[0].plot(agg.index + 1, agg["rate"], marker="o", color=f"C{i}", label=model)
             axes[1].plot(agg.index + 1, agg["longest"], marker="o", color=f"C{i}", label=model)
     for ax in axes:
-        ax.set_xscale("log")
+        plotting.log_axis(ax)
         ax.set_xlabel("occurrences of the passage in training (m + 1)")
     axes[0].set_ylabel("share of passages reproduced")
     axes[0].set_ylim(-0.02, 1.02)
@@ -270,7 +271,10 @@ def training(frame: pd.DataFrame, path) -> None:
     if len(frame):
         for model, g in frame.groupby("model", sort=False):
             g = g.dropna(subset=["valid_loss"])
-            ax.plot(g["tokens"], g["valid_loss"], marker="o", ms=3, label=model)
+            last = f" (final {g['valid_loss'].iloc[-1]:.2f})" if len(g) else ""
+            ax.plot(g["tokens"], g["valid_loss"], marker="o", ms=3, label=model + last)
+    ax.xaxis.set_major_formatter(EngFormatter(sep=""))
+    ax.xaxis.set_major_locator(MaxNLocator(6))
     ax.set_xlabel("training tokens")
     ax.set_ylabel("validation loss (nats/token)")
     ax.legend(fontsize=8)
@@ -341,4 +345,99 @@ def memorization(table: pd.DataFrame, path, suffix_tokens: int) -> None:
     ax.set_title("Memorization ladder: greedy extraction vs. duplication")
     if models or len(controls):
         ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False)
+    plotting.save(fig, path)
+
+
+def membership_placement(table: pd.DataFrame, path) -> None:
+    """Li's placement: per model (one row), the mean NLL (95% CI) of the clean baseline, the
+    benchmark, its planted and unplanted halves and the memorised baseline on one axis."""
+    plotting.setup()
+    models = list(table["model"].drop_duplicates())
+    fig, ax = plt.subplots(figsize=(6.4, 1.2 + 0.6 * max(len(models), 1)))
+    markers = {"clean": "o", "benchmark": "D", "benchmark_planted": "^"}
+    markers |= {"benchmark_unplanted": "v", "memorised": "s"}
+    for name, marker in markers.items():
+        g = table[table["set"] == name]
+        y = [models.index(m) for m in g["model"]]
+        err = [g["mean_nll"] - g["lo"], g["hi"] - g["mean_nll"]]
+        ax.errorbar(g["mean_nll"], y, xerr=err, fmt=marker, capsize=3, label=name)
+    ax.set_yticks(range(len(models)), models)
+    ax.invert_yaxis()
+    ax.set_xlabel("mean token NLL of the window (nats; Li 2023)")
+    ax.legend(fontsize=7, ncols=3, loc="upper center", bbox_to_anchor=(0.5, -0.35))
+    plotting.save(fig, path)
+
+
+def membership_roc(texts: pd.DataFrame, label_set: str, split, path) -> None:
+    """ROC curves of the headline detectors (loss, Min-K% 20%, zlib (Carlini), reference
+    ratio) on one label set, one panel per model; ``split(rows)`` gives the label sets."""
+    from sklearn.metrics import roc_curve
+
+    from ..membership.scores import MEMBER_SIGN
+
+    plotting.setup()
+    models = list(texts["model"].drop_duplicates())
+    fig, axes = plt.subplots(1, len(models), figsize=(3.2 * len(models), 3.4), squeeze=False)
+    for ax, model in zip(axes[0], models, strict=True):
+        rows, y = split(texts[texts["model"] == model])[label_set]
+        for det in ("loss", "min_k_20", "zlib_carlini", "reference"):
+            if det not in rows or rows[det].isna().any() or len(set(y)) < 2:
+                continue
+            f, t, _ = roc_curve(y, MEMBER_SIGN[det] * rows[det].to_numpy(float))
+            ax.plot(f, t, label=det)
+        ax.plot([0, 1], [0, 1], color="0.6", ls=":", lw=1)
+        ax.set_title(model)
+        ax.set_xlabel("false-positive rate")
+        ax.legend(fontsize=7)
+    axes[0][0].set_ylabel("true-positive rate")
+    plotting.save(fig, path)
+
+
+def membership_cloze(plays: pd.DataFrame, path) -> None:
+    """Name cloze accuracy (case-insensitive, 95% CI) per play and model, training plays
+    filled, held-out plays open; the chance level as a grey tick per play."""
+    plotting.setup()
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    names = list(plays["play"].drop_duplicates()) if len(plays) else []
+    models = list(plays["model"].drop_duplicates()) if len(plays) else []
+    for i, model in enumerate(models):
+        g = plays[plays["model"] == model]
+        x = [names.index(p) + 0.15 * (i - (len(models) - 1) / 2) for p in g["play"]]
+        err = [
+            g["acc_insensitive"] - g["acc_insensitive_lo"],
+            g["acc_insensitive_hi"] - g["acc_insensitive"],
+        ]
+        line = ax.errorbar(x, g["acc_insensitive"], yerr=err, fmt="o", capsize=2, label=model)
+        held = (g["split"] == "valid").to_numpy()
+        ax.scatter(
+            [v for v, h in zip(x, held, strict=True) if h],
+            g["acc_insensitive"][held],
+            s=60,
+            facecolors="white",
+            edgecolors=line[0].get_color(),
+            zorder=3,
+        )
+    if len(plays):
+        chance = plays.groupby("play", sort=False)["chance"].mean()
+        ax.scatter(
+            [names.index(p) for p in chance.index],
+            chance,
+            marker="_",
+            s=200,
+            color="0.5",
+            label="chance",
+        )
+    ax.set_xticks(range(len(names)), names, rotation=60, ha="right", fontsize=7)
+    ax.set_ylabel("name cloze accuracy (top-1, case-insensitive)")
+    ax.set_ylim(-0.02, 1.02)
+    ax.legend(fontsize=7, title="open marker: held-out play", title_fontsize=7)
+    plotting.save(fig, path)
+
+
+def not_measured(path, why: str) -> None:
+    """A figure of an analysis the configuration does not run: its reason as text."""
+    plotting.setup()
+    fig, ax = plt.subplots(figsize=(6.4, 1.6))
+    ax.axis("off")
+    ax.text(0.5, 0.5, f"not measured: {why}", ha="center", va="center")
     plotting.save(fig, path)

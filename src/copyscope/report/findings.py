@@ -513,7 +513,8 @@ def completion_loss_length(tables: Tables, params: Mapping):
     "more novel decodings have higher perplexity (novelty–quality tradeoff)",
     RAVEN,
     ("raven_summary",),
-    "per model, across its decodings at the main prompt length (training ∪ context): Spearman "
+    "per model sampled under the whole decoding grid (sampling.grid_models; absent = every "
+    "model), across its decodings at the main prompt length (training ∪ context): Spearman "
     "ρ between the truncated duplication score (higher = less novel) and the evaluator's "
     "perplexity (permutation p-value, exact up to 8 decodings); holds if ρ < 0 with p < {alpha}, does "
     "not hold if ρ > 0 with p < {alpha}, else inconclusive; the claim holds if every model holds",
@@ -523,6 +524,9 @@ def novelty_quality(tables: Tables, params: Mapping):
     lower quality (higher perplexity under the evaluator model)."""
     r = tables["raven_summary"]
     r = _main(r[(r["source"] == "union") & (r["model"] != "human")], params)
+    grid = params["sampling"].get("grid_models")
+    if grid is not None:
+        r = r[r["model"].isin(grid)]
     parts, verdicts = [], []
     for model, rows in r.groupby("model", sort=False):
         rho, p = rank_test(rows["truncated_score"], rows["perplexity"])
@@ -738,6 +742,132 @@ def templates_in_training(tables: Tables, params: Mapping):
             f"{g(r['median_rank_non_templates'])}, p = {g(r['p_value'])} → {verdict}"
         )
     return decided(parts, verdicts, "no model's pure-sampling templates")
+
+
+LI = "Li 2023"
+SHI = "Shi et al. 2024"
+CHANG = "Chang et al. 2023"
+ZHANG = "Zhang et al. 2024"
+
+
+def _row_ci(row, value: str, lo: str, hi: str) -> tuple[float, float, float]:
+    return float(row[value]), float(row[lo]), float(row[hi])
+
+
+@claim(
+    "benchmark-placement",
+    "a benchmark's planted items sit nearer the memorised baseline than its unplanted ones",
+    LI,
+    ("membership_placement",),
+    "per model: copyscope's normalised position (clean − set) / (clean − memorised) of Li's "
+    "mean NLLs (0 = clean, 1 = memorised); holds if the planted half's 95% CI lies wholly "
+    "above the unplanted half's, does not hold if wholly below, else inconclusive; the claim "
+    "holds if every model holds",
+)
+def benchmark_placement(tables: Tables, params: Mapping):
+    """Li (2023): contaminated benchmark text lies near the memorised baseline in perplexity,
+    clean benchmark text near the clean baseline."""
+    t = tables["membership_placement"]
+    parts, verdicts = [], []
+    for model, rows in t.groupby("model", sort=False):
+        r = rows.set_index("set")
+        if not {"benchmark_planted", "benchmark_unplanted"} <= set(r.index):
+            continue
+        a, b = (_row_ci(r.loc[s], "position", "position_lo", "position_hi") for s in
+                ("benchmark_planted", "benchmark_unplanted"))  # fmt: skip
+        verdict = signs_verdict([compare(a, b)], 1)
+        parts.append(f"{model}: planted {ci(a)} vs unplanted {ci(b)} → {verdict}")
+        verdicts.append(verdict)
+    return decided(parts, verdicts, "no model with planted and unplanted benchmark items")
+
+
+@claim(
+    "min-k-beats-loss",
+    "Min-K% Prob and the reference-model ratio detect planted items better than plain loss",
+    SHI,
+    ("membership_detectors",),
+    "per model, planted vs unplanted benchmark items: the 95% CIs of the ROC AUC of Min-K% "
+    "Prob (k = 20%) and of the reference ratio (where the model has a reference) against the "
+    "AUC of the loss; holds if every compared interval lies wholly above the loss's, does not "
+    "hold if one lies wholly below and none above, else inconclusive; the claim holds if "
+    "every model holds",
+)
+def min_k_beats_loss(tables: Tables, params: Mapping):
+    """Shi et al. (2024): Min-K% Prob and reference-calibrated scores beat the loss (PPL)
+    as membership detectors."""
+    d = tables["membership_detectors"]
+    d = d[d["label_set"] == "planted"]
+    parts, verdicts = [], []
+    for model, rows in d.groupby("model", sort=False):
+        r = rows.set_index("detector")
+        if "loss" not in r.index:
+            continue
+        base = _row_ci(r.loc["loss"], "auc", "auc_lo", "auc_hi")
+        signs, text = [], [f"loss {ci(base)}"]
+        for det in ("min_k_20", "reference"):
+            if det in r.index:
+                v = _row_ci(r.loc[det], "auc", "auc_lo", "auc_hi")
+                signs.append(compare(v, base))
+                text.append(f"{det} {ci(v)}")
+        if not signs:
+            continue
+        fails = -1 in signs and 1 not in signs
+        verdict = HOLDS if all(s > 0 for s in signs) else FAILS if fails else UNCLEAR
+        parts.append(f"{model}: AUC " + ", ".join(text) + f" → {verdict}")
+        verdicts.append(verdict)
+    return decided(parts, verdicts, "no model with detector AUCs on planted items")
+
+
+@claim(
+    "cloze-training-plays",
+    "name cloze accuracy is higher on plays in training than on held-out plays",
+    CHANG,
+    ("membership_cloze_summary",),
+    "per model: the 95% CI of the case-insensitive top-1 accuracy over the items of training "
+    "plays against that of held-out plays; holds if wholly above, does not hold if wholly "
+    "below, else inconclusive; the claim holds if every model holds",
+)
+def cloze_training_plays(tables: Tables, params: Mapping):
+    """Chang et al. (2023): models complete the names of books they were trained on far
+    more often (name cloze as a membership test)."""
+    s = tables["membership_cloze_summary"]
+    parts, verdicts = [], []
+    for model, rows in s.groupby("model", sort=False):
+        r = rows.set_index("split")
+        if not {"train", "valid"} <= set(r.index):
+            continue
+        a, b = (_row_ci(r.loc[x], "acc_insensitive", "acc_insensitive_lo", "acc_insensitive_hi")
+                for x in ("train", "valid"))  # fmt: skip
+        verdict = signs_verdict([compare(a, b)], 1)
+        parts.append(f"{model}: training plays {ci(a)} vs held-out {ci(b)} → {verdict}")
+        verdicts.append(verdict)
+    return decided(parts, verdicts, "no model with cloze items on training and held-out plays")
+
+
+@claim(
+    "cloze-overlap-correlation",
+    "continuation overlap correlates with name cloze accuracy across plays",
+    ZHANG,
+    ("membership_cloze_summary",),
+    "per model: Pearson r across plays between name cloze accuracy (case-insensitive) and "
+    "the continuation overlap's match fraction, with its 95% bootstrap CI; holds if the CI "
+    "lies wholly above 0, does not hold if wholly below, else inconclusive; the claim holds "
+    "if every model holds",
+)
+def cloze_overlap_correlation(tables: Tables, params: Mapping):
+    """Zhang et al. (2024)'s pilot: continuation overlap and name cloze accuracy agree
+    across books (r = 0.77)."""
+    s = tables["membership_cloze_summary"]
+    parts, verdicts = [], []
+    for model, rows in s.groupby("model", sort=False):
+        r = rows.iloc[0]
+        v = _row_ci(r, "r_overlap", "r_lo", "r_hi")
+        if not np.isfinite(v[0]):
+            continue
+        verdict = signs_verdict([compare(v, (0.0, 0.0, 0.0))], 1)
+        parts.append(f"{model}: r = {ci(v)} → {verdict}")
+        verdicts.append(verdict)
+    return decided(parts, verdicts, "no model with r across at least 3 plays")
 
 
 # --------------------------------------------------------------------------- outputs

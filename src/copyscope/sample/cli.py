@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import time
 
 from ..clikit import add_command, add_device, add_group, add_params
 
@@ -21,12 +22,16 @@ def cmd_prompts(a):
 def cmd_generate(a):
     from . import generate_file
 
+    t0 = time.perf_counter()
     n, stopped = generate_file(
         a.model, a.model_name, a.decoding, a.params_json, a.prompts, a.prompt_tokenizer, a.out,
         prompt_lengths=a.prompt_lengths, new_tokens=a.new_tokens, seed=a.seed,
         batch_size=a.batch_size, device=a.device,
     )  # fmt: skip
-    log.info("%s/%s: %d samples, %d stopped at eos", a.model_name, a.decoding, n, stopped)
+    rate = n / max(time.perf_counter() - t0, 1e-9)
+    log.info(
+        "%s/%s: %d samples (%.2f/s), %d stopped at eos", a.model_name, a.decoding, n, rate, stopped
+    )
 
 
 def register(sub) -> None:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import json
 from pathlib import Path
 
 import numpy as np
@@ -48,29 +51,116 @@ def load_hf_tokenizer(path):
         raise InputError(path, f"could not load a tokenizer from this directory ({exc})") from exc
 
 
-class HFTokenizer(Tokenizer):
-    """A Hugging Face tokenizer saved with ``save_pretrained``; ids without special tokens."""
+def load_backend(path):
+    """The ``tokenizers`` tokenizer of a directory's ``tokenizer.json`` (no transformers, no
+    torch: a fraction of a second), or ``None`` when the directory has none."""
+    from tokenizers import Tokenizer as RawTokenizer
 
-    def __init__(self, kind=None, spec=None, tokenizer=None):
+    file = Path(path) / "tokenizer.json"
+    if not file.is_file():
+        return None
+    try:
+        return RawTokenizer.from_file(str(file))
+    except Exception as exc:  # tokenizers raises a bare Exception on a malformed file
+        raise InputError(file, f"could not load a tokenizer from this file ({exc})") from exc
+
+
+def backend_fingerprint(backend) -> str:
+    """sha256 of a ``tokenizers`` tokenizer's definition (normalizer, pre-tokenizer, model
+    with its vocabulary and merges, added tokens, decoder), without run-time settings
+    (truncation, padding) that loading may change."""
+    spec = json.loads(backend.to_str())
+    for key in ("truncation", "padding", "version"):
+        spec.pop(key, None)
+    return hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()
+
+
+@functools.cache
+def _byte_level_alphabet() -> dict[str, int]:
+    """Character → byte of byte-level BPE (GPT-2, Radford et al. 2019): the printable bytes
+    ``!``..``~``, ``¡``..``¬`` and ``®``..``ÿ`` stand for themselves, every other byte b for
+    chr(256 + its rank among those others)."""
+    keep = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1)]
+    keep += list(range(ord("®"), ord("ÿ") + 1))
+    others = [b for b in range(256) if b not in keep]
+    table = {chr(b): b for b in keep}
+    table.update({chr(256 + k): b for k, b in enumerate(others)})
+    return table
+
+
+def byte_level_bytes(token: str) -> bytes | None:
+    """The bytes a byte-level BPE token string stands for (``None`` if it is not one)."""
+    table = _byte_level_alphabet()
+    if not token or any(c not in table for c in token):
+        return None
+    return bytes(table[c] for c in token)
+
+
+class HFTokenizer(Tokenizer):
+    """A Hugging Face tokenizer saved with ``save_pretrained``; ids without special tokens.
+
+    Ids come from the ``transformers`` tokenizer (``hf``) when it is loaded, else from the
+    ``tokenizers`` backend alone (``BPE.load``: the same ids without importing transformers);
+    ``hf`` is then loaded from ``directory`` when it is first asked for.
+    """
+
+    def __init__(self, kind=None, spec=None, tokenizer=None, backend=None, directory=None):
         super().__init__(kind, spec)
-        self.hf = tokenizer
+        self._hf = tokenizer
+        self._backend = backend
+        self.directory = directory
+
+    @property
+    def hf(self):
+        if self._hf is None:
+            self._hf = load_hf_tokenizer(self.directory)
+        return self._hf
+
+    @hf.setter
+    def hf(self, tokenizer) -> None:
+        self._hf, self._backend = tokenizer, None
+
+    @property
+    def backend(self):
+        return self._backend if self._backend is not None else self.hf.backend_tokenizer
 
     def save(self, directory) -> None:
         self.hf.save_pretrained(str(directory))
 
     @classmethod
     def load(cls, directory, kind=None) -> HFTokenizer:
-        return cls(kind, None, load_hf_tokenizer(directory))
+        return cls(kind, None, load_hf_tokenizer(directory), directory=directory)
 
     def encode(self, text: str) -> np.ndarray:
-        return np.asarray(self.hf.encode(text, add_special_tokens=False), dtype=np.int64)
+        if self._hf is not None:
+            ids = self._hf.encode(text, add_special_tokens=False)
+        else:
+            ids = self._backend.encode(text, add_special_tokens=False).ids
+        return np.asarray(ids, dtype=np.int64)
 
     def decode(self, ids) -> str:
-        return self.hf.decode(list(map(int, ids)))
+        ids = list(map(int, ids))
+        if self._hf is not None:
+            return self._hf.decode(ids)
+        return self._backend.decode(ids, skip_special_tokens=False)
+
+    def piece(self, i: int) -> str:
+        """The text of id ``i``; a byte-level piece that is not whole UTF-8 (part of a
+        character) shows its undecodable bytes as ``\\xNN``."""
+        text = self.decode([i])
+        if "\ufffd" not in text:
+            return text
+        raw = byte_level_bytes(self.backend.id_to_token(i) or "")
+        return text if raw is None else raw.decode("utf-8", errors="backslashreplace")
 
     @property
     def vocab_size(self) -> int:
-        return len(self.hf)
+        if self._hf is not None:
+            return len(self._hf)
+        return self._backend.get_vocab_size(with_added_tokens=True)
+
+    def fingerprint(self) -> str:
+        return backend_fingerprint(self.backend)
 
 
 @register("bpe")
@@ -82,6 +172,15 @@ class BPE(HFTokenizer):
         self.hf = train_bpe(
             texts, int(self.spec.get("vocab_size", 8192)), int(self.spec.get("min_frequency", 2))
         )
+
+    @classmethod
+    def load(cls, directory, kind=None) -> BPE:
+        """From ``tokenizer.json`` with the ``tokenizers`` library alone (what ``train_bpe``
+        saves; ``transformers`` is imported only if :attr:`hf` is used)."""
+        backend = load_backend(directory)
+        if backend is None:
+            return super().load(directory, kind)
+        return cls(kind, None, None, backend, directory)
 
 
 @register("hf")

@@ -8,15 +8,17 @@ and :func:`load` a fitted one from the directory that :meth:`Tokenizer.fit` wrot
 
 from __future__ import annotations
 
+import tempfile
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import ClassVar
 
 import numpy as np
 
 from ..errors import ConfigError
 from ..index.build import default_sep, token_dtype_for
-from ..io import atomic_path
+from ..io import atomic_path, sha256_tree
 
 _KINDS: dict[str, type[Tokenizer]] = {}
 
@@ -75,10 +77,23 @@ class Tokenizer(ABC):
     def decode(self, ids) -> str:
         """The text of ``ids``."""
 
+    def piece(self, i: int) -> str:
+        """The text of the single id ``i`` (shown per token by ``query`` and ``trace``)."""
+        return self.decode([i])
+
     @property
     @abstractmethod
     def vocab_size(self) -> int:
         """Number of ids in the vocabulary."""
+
+    def fingerprint(self) -> str:
+        """sha256 naming the mapping text ↔ ids, recorded by an index so that a query with
+        another tokenizer is detected: by default, of the files :meth:`save` writes (each
+        file's relative path and contents, in path order)."""
+        with tempfile.TemporaryDirectory() as tmp:
+            directory = Path(tmp) / "tokenizer"
+            self.save(directory)
+            return sha256_tree(directory)
 
     @property
     def max_id(self) -> int:

@@ -1,0 +1,38 @@
+"""``copyscope membership``: one model's membership scores, Li's NLLs, name cloze and
+continuation overlap on the planted benchmark (:mod:`copyscope.membership.stage`)."""
+
+from __future__ import annotations
+
+import logging
+
+from ..clikit import add_command, add_device, add_group, add_params
+
+log = logging.getLogger(__name__)
+
+
+def cmd_score(a) -> None:
+    from .stage import score_model_files
+
+    paths = {"manifest": a.manifest, "names": a.names, "train": a.train, "valid": a.valid}
+    texts, cloze = score_model_files(
+        a.model, a.model_name, paths, a.params_json, a.out_texts, a.out_cloze, a.device
+    )
+    log.info("%s: %d texts scored, %d cloze items", a.model_name, len(texts), len(cloze))
+
+
+def register(sub) -> None:
+    """Add the ``membership`` group: ``score``."""
+    group = add_group(sub, "membership", "membership detectors on the planted benchmark")
+    f = add_command(
+        group, "score", cmd_score, "score the benchmark, its baselines and name cloze (one model)"
+    )
+    f.add_argument("--model", required=True, help="model directory")
+    f.add_argument("--model-name", required=True, help="the model's name under models.zoo")
+    f.add_argument("--manifest", required=True, help="corpus manifest.json (with 'benchmark')")
+    f.add_argument("--names", required=True, help="corpus names.json (speakers per play)")
+    f.add_argument("--train", required=True, help="corpus train.jsonl")
+    f.add_argument("--valid", required=True, help="corpus valid.jsonl")
+    add_params(f, "the config block analysis.membership")
+    add_device(f)
+    f.add_argument("--out-texts", required=True, help="per-text scores (.csv)")
+    f.add_argument("--out-cloze", required=True, help="per-item name cloze and overlap (.csv)")

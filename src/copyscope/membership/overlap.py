@@ -1,0 +1,99 @@
+"""Continuation overlap, Zhang et al. (2024)'s pilot beside name cloze (no released code).
+
+Each name cloze passage, unmasked, is split into its first ``prompt_tokens`` = 10 tokens (the
+prompt, read after one end-of-text token) and its next ``new_tokens`` = 10 tokens (the
+target); the model decodes ``new_tokens`` tokens greedily, stopping at its end-of-text token.
+Measures of a generation g against the target t (length S):
+
+* ``match_fraction`` — the share of the S positions i with ``g[i] == t[i]``; positions the
+  generation never reached (it ended early at end-of-text) count as misses, and so does the
+  end-of-text token itself;
+* ``lcp`` — the number of positions before the first miss (0..S);
+* ``exact`` — all S positions match.
+
+Per play the measures are averaged over its passages; across plays, :func:`pearson_ci` gives
+Pearson's r with name cloze accuracy (the authors report r = 0.77) and a bootstrap interval.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.stats import pearsonr
+
+__all__ = ["continuation_measures", "continue_passages", "pearson_ci"]
+
+
+def continuation_measures(generated, target, eos_id: int | None = None) -> dict:
+    """``{"match_fraction", "lcp", "exact"}`` of ``generated`` against ``target`` (see the
+    module docstring); ``generated`` may be shorter than ``target`` (early end-of-text) and
+    anything after its first ``eos_id`` is ignored."""
+    t = np.asarray(target, dtype=np.int64)
+    if t.ndim != 1 or t.size == 0:
+        raise ValueError("expected a target of at least one token")
+    g = np.asarray(generated, dtype=np.int64)[: t.size]
+    if eos_id is not None and (g == eos_id).any():
+        g = g[: int(np.argmax(g == eos_id))]
+    hit = np.zeros(t.size, dtype=bool)
+    hit[: g.size] = g == t[: g.size]
+    lcp = int(t.size if hit.all() else np.argmin(hit))
+    return {"match_fraction": float(hit.mean()), "lcp": lcp, "exact": bool(hit.all())}
+
+
+def pearson_ci(
+    x, y, *, n_boot: int = 1000, seed: int = 0, level: float = 0.95
+) -> tuple[float, float, float]:
+    """``(r, low, high)``: Pearson's r of paired values (one pair per play; scipy) and the
+    seeded percentile bootstrap interval over resampled pairs (replicates in which either
+    variable is constant have no r and are dropped). ValueError with fewer than 3 pairs or a
+    constant variable."""
+    a, b = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    if a.shape != b.shape or a.ndim != 1 or a.size < 3:
+        raise ValueError(f"expected at least 3 pairs of values, got {a.shape} and {b.shape}")
+    if np.ptp(a) == 0 or np.ptp(b) == 0:
+        raise ValueError("a constant variable has no correlation")
+    r = float(pearsonr(a, b).statistic)
+    rng = np.random.default_rng(seed)
+    reps = []
+    for _ in range(n_boot):
+        i = rng.integers(0, a.size, size=a.size)
+        if np.ptp(a[i]) > 0 and np.ptp(b[i]) > 0:
+            reps.append(np.corrcoef(a[i], b[i])[0, 1])
+    if not reps:
+        return r, float("nan"), float("nan")
+    lo, hi = np.quantile(reps, [(1 - level) / 2, (1 + level) / 2])
+    return r, float(lo), float(hi)
+
+
+def continue_passages(
+    model,
+    tokenizer,
+    passages: list[str],
+    *,
+    prompt_tokens: int = 10,
+    new_tokens: int = 10,
+    batch_size: int = 20,
+    device="cpu",
+) -> list[dict | None]:
+    """Greedy continuations of each passage's first ``prompt_tokens`` tokens (batched
+    :func:`copyscope.lm.generate`, stopping at end-of-text) scored by
+    :func:`continuation_measures` against its next ``new_tokens`` tokens. A passage with
+    fewer than ``prompt_tokens + new_tokens`` tokens gets None (the caller logs the skip)."""
+    from ..lm import generate
+
+    ids = [np.asarray(tokenizer.encode(p, add_special_tokens=False), np.int64) for p in passages]
+    keep = [i for i, x in enumerate(ids) if x.size >= prompt_tokens + new_tokens]
+    outs = generate(
+        model,
+        [ids[i][:prompt_tokens] for i in keep],
+        {"kind": "greedy"},
+        max_new_tokens=new_tokens,
+        eos_id=tokenizer.eos_token_id,
+        seed=0,
+        batch_size=batch_size,
+        device=device,
+    )
+    result: list[dict | None] = [None] * len(passages)
+    for i, out in zip(keep, outs, strict=True):
+        target = ids[i][prompt_tokens : prompt_tokens + new_tokens]
+        result[i] = continuation_measures(out["ids"], target, tokenizer.eos_token_id)
+    return result

@@ -1,0 +1,203 @@
+"""One model's membership job: every score of every benchmark and baseline text, Li's
+per-sample NLL, the name cloze predictions and the continuation overlap, as two tables.
+
+Texts (the corpus manifest's ``benchmark`` block, :mod:`copyscope.corpus.benchmark`) are
+encoded with the model's tokenizer without special tokens and scored after one end-of-text
+token; a text longer than the model's context minus one is truncated to it (Li's rule, applied
+to every score) and counted in ``truncated`` and in the log. All texts, their lowercased forms
+and Li's windows go through one batched :func:`~copyscope.lm.score.token_logprobs` call.
+The reference-model ratio needs two models; the report computes it from the ``loss`` column
+of both models' tables.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+import pandas as pd
+
+from ..errors import InputError
+from . import cloze, overlap, placement, scores
+
+log = logging.getLogger(__name__)
+
+SETS = ("benchmark", "memorised", "clean")
+TEXT_COLUMNS = [
+    "model",
+    "set",
+    "id",
+    "planted",
+    "copies",
+    "n_tokens",
+    "truncated",
+    *[c for c in scores.MEMBER_SIGN if c != "reference"],
+    "li_nll",
+    "n_params",
+]
+CLOZE_COLUMNS = [
+    "model",
+    "play",
+    "split",
+    "item",
+    "answer",
+    "predicted",
+    "n_candidates",
+    "correct_insensitive",
+    "correct_sensitive",
+    "match_fraction",
+    "lcp",
+    "exact",
+]
+
+
+def benchmark_texts(manifest: dict, where: str) -> list[dict]:
+    """``{"set", "id", "planted", "copies", "text"}`` of every benchmark item and baseline
+    passage of a corpus manifest; InputError without a benchmark or with an empty text."""
+    b = manifest.get("benchmark")
+    if not b:
+        raise InputError(where, "expected a 'benchmark' block (corpus.inject.benchmark)")
+    rows = []
+    for name, key in zip(SETS, ("items", "memorised", "clean"), strict=True):
+        for i, p in enumerate(b[key]):
+            if not p.get("text", "").strip():
+                raise InputError(where, f"benchmark.{key}[{i}] has an empty text")
+            copies = int(p.get("copies", 1 if name == "memorised" else 0))
+            rows.append(
+                {
+                    "set": name,
+                    "id": p.get("id", f"{name}-{i}"),
+                    "planted": int(copies > 0),
+                    "copies": copies,
+                    "text": p["text"],
+                }
+            )
+    return rows
+
+
+def score_texts(model, tokenizer, texts: list[dict], *, li_words: int, seed: int, **kw):
+    """One row per text (:data:`TEXT_COLUMNS` without ``model`` and ``n_params``)."""
+    from ..lm.models import context_length
+    from ..lm.score import token_logprobs
+
+    limit = context_length(model)
+
+    def encode(s: str) -> np.ndarray:
+        return np.asarray(tokenizer.encode(s, add_special_tokens=False), np.int64)
+
+    full = [encode(t["text"]) for t in texts]
+    lower = [encode(t["text"].lower()) for t in texts]
+    windows = []
+    for name in SETS:
+        part = [t["text"] for t in texts if t["set"] == name]
+        windows += placement.word_windows(part, li_words, seed) if part else []
+    win = [encode(w) for w in windows]
+    seqs = [placement.window_ids(x, limit) for x in full + lower + win]
+    if any(x.size == 0 for x in seqs):
+        raise InputError("benchmark", "a text encodes to no tokens")
+    lps = token_logprobs(model, seqs, eos_id=tokenizer.eos_token_id, **kw)
+    n = len(texts)
+    rows = []
+    for i, t in enumerate(texts):
+        row = {k: t[k] for k in ("set", "id", "planted", "copies")}
+        row["n_tokens"] = int(full[i].size)
+        row["truncated"] = int(seqs[i].size < full[i].size)
+        row |= scores.text_scores(lps[i], t["text"], lowercase_logprobs=lps[n + i])
+        row["li_nll"] = placement.sample_nll(lps[2 * n + i])
+        rows.append(row)
+    cut = sum(r["truncated"] for r in rows)
+    if cut:
+        log.warning("%d of %d texts truncated to the model's context (%s)", cut, n, limit)
+    return rows
+
+
+def cloze_rows(model, tokenizer, docs: dict, names: dict, valid_ids, params: dict, **kw):
+    """Name cloze items of every play in ``names`` (the corpus's speaker names) that has a
+    document, their predictions (:func:`copyscope.membership.cloze.rank_candidates`) and the
+    continuation overlap of their unmasked passages. Items whose longest filling exceeds the
+    model's context, and passages too short to continue, are skipped and counted in the log.
+    One dict per item (:data:`CLOZE_COLUMNS` without ``model``)."""
+    from ..lm.models import context_length
+
+    limit = context_length(model)
+    gaz = cloze.gazetteer(names)
+    items, cands, too_long = [], [], 0
+    for play in sorted(p for p in gaz if p in docs and gaz[p]):
+        its, rejected = cloze.build_items(
+            play,
+            docs[play],
+            set(gaz[play]),
+            per_play=params["cloze_per_play"],
+            seed=params["seed"],
+        )
+        cs = cloze.candidate_names(gaz, play, params["cloze_distractors"], params["seed"])
+        log.info("cloze %s: %d items, %d candidates; %s", play, len(its), len(cs), rejected)
+        for it in its:
+            fills = [it["text"].replace(cloze.MASK, c) for c in cs]
+            longest = max(len(tokenizer.encode(f, add_special_tokens=False)) for f in fills)
+            if limit is not None and longest + 1 > limit:
+                too_long += 1
+                continue
+            items.append(it)
+            cands.append(cs)
+    if too_long:
+        log.warning("cloze: %d items skipped: a filling exceeds the context %s", too_long, limit)
+    if not items:
+        return []
+    ranked = cloze.rank_candidates(model, tokenizer, items, cands, **kw)
+    cont = overlap.continue_passages(
+        model,
+        tokenizer,
+        [it["passage"] for it in items],
+        prompt_tokens=params["prompt_tokens"],
+        new_tokens=params["new_tokens"],
+        **kw,
+    )
+    rows = []
+    for it, r, c in zip(items, ranked, cont, strict=True):
+        if c is None:
+            continue
+        rows.append(
+            {
+                "play": it["play"],
+                "split": "valid" if it["play"] in valid_ids else "train",
+                "item": it["item"],
+                "answer": it["answer"],
+                "predicted": r["predicted"],
+                "n_candidates": r["n_candidates"],
+                "correct_insensitive": int(r["predicted"].lower() == it["answer"].lower()),
+                "correct_sensitive": int(r["predicted"] == it["answer"]),
+                **c,
+                "exact": int(c["exact"]),
+            }
+        )
+    if len(rows) < len(items):
+        log.warning("cloze: %d passages too short to continue, skipped", len(items) - len(rows))
+    return rows
+
+
+def score_model_files(
+    model_dir, model_name: str, paths: dict, params: dict, out_texts, out_cloze, device="auto"
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The membership job of one model: ``paths`` holds the corpus stage's ``manifest``,
+    ``names``, ``train`` and ``valid`` files; ``params`` the config block
+    ``analysis.membership``. Writes the text table (:data:`TEXT_COLUMNS`, :func:`score_texts`)
+    and the cloze table (:data:`CLOZE_COLUMNS`, :func:`cloze_rows`) and returns both."""
+    from ..io import read_json, read_jsonl, write_csv
+    from ..lm import load_model
+
+    manifest = read_json(paths["manifest"])
+    texts = benchmark_texts(manifest, str(paths["manifest"]))
+    docs = {r["id"]: r["text"] for s in ("train", "valid") for r in read_jsonl(paths[s])}
+    model, tok = load_model(model_dir, device)
+    kw = {"batch_size": params["batch_size"], "device": str(next(model.parameters()).device)}
+    rows = score_texts(model, tok, texts, li_words=params["li_words"], seed=params["seed"], **kw)
+    n_params = sum(p.numel() for p in model.parameters())
+    frame = pd.DataFrame([{"model": model_name, **r, "n_params": n_params} for r in rows])
+    crows = cloze_rows(
+        model, tok, docs, read_json(paths["names"]), set(manifest["valid_ids"]), params, **kw
+    )
+    cl = pd.DataFrame([{"model": model_name, **r} for r in crows], columns=CLOZE_COLUMNS)
+    write_csv(out_texts, frame[TEXT_COLUMNS])
+    write_csv(out_cloze, cl)
+    return frame[TEXT_COLUMNS], cl

@@ -1,0 +1,259 @@
+"""Contamination and membership detectors against the planted answers (see
+:mod:`copyscope.membership`): Li (2023)'s placement with copyscope's normalised position, the
+detector table (Shi et al. 2024; Carlini et al. 2021) on two label sets, name cloze (Chang et
+al. 2023; Zhang et al. 2024) per play and its correlation with continuation overlap.
+
+Label sets: ``planted`` — benchmark items planted into training (members) vs never planted;
+``training`` — the memorised baseline (training passages) vs the clean baseline (held-out
+passages); ``plays`` — name cloze accuracy per play, training plays vs held-out plays.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+
+from ..io import write_csv
+from ..membership.evaluate import evaluate_detector
+from ..membership.overlap import pearson_ci
+from ..membership.placement import placement_table
+from ..membership.scores import MEMBER_SIGN
+from . import figures as fig
+from . import fmt
+
+NAME = "membership"
+HELP = "contamination and membership detectors on the planted benchmark"
+INPUTS = {
+    "texts": (("MODEL",), "per-text membership scores (.csv) of a model"),
+    "cloze": (("MODEL",), "per-item name cloze and continuation overlap (.csv) of a model"),
+}
+OUTPUTS = {
+    "placement": "Li's per-set mean NLL and copyscope's normalised position per model (.csv)",
+    "detectors": "AUC, TPR at 5 percent FPR, balanced accuracy per detector and label set (.csv)",
+    "cloze": "name cloze accuracy and continuation overlap per model and play (.csv)",
+    "cloze_summary": "cloze accuracy training vs held-out plays and r with overlap (.csv)",
+    "fig_placement": "figure: Li's placement (.png)",
+    "fig_roc_planted": "figure: ROC curves, planted vs unplanted items (.png)",
+    "fig_roc_training": "figure: ROC curves, training vs held-out passages (.png)",
+    "fig_cloze": "figure: name cloze accuracy per play (.png)",
+}
+PARAMS = "the config block analysis.membership"
+SUMMARY_TABLES = ("membership_detectors", "membership_placement", "membership_cloze_summary")
+
+LABEL_SETS = ("planted", "training")
+
+
+def reference_model(texts: pd.DataFrame, reference: str | None) -> str:
+    """The reference model: ``reference`` or, when None, the model with the fewest
+    parameters (the first of them in input order)."""
+    if reference is not None:
+        return reference
+    sizes = texts.drop_duplicates("model").set_index("model")["n_params"]
+    return str(sizes.idxmin())
+
+
+def with_reference(texts: pd.DataFrame, reference: str) -> pd.DataFrame:
+    """``texts`` with the ``reference`` column: the text's loss under the model minus its
+    loss under the reference model (absent for the reference model itself)."""
+    ref = texts[texts["model"] == reference].set_index(["set", "id"])["loss"]
+    out = texts.copy()
+    key = pd.MultiIndex.from_frame(out[["set", "id"]])
+    out["reference"] = out["loss"].to_numpy() - ref.reindex(key).to_numpy()
+    out.loc[out["model"] == reference, "reference"] = np.nan
+    return out
+
+
+def label_sets(g: pd.DataFrame) -> dict[str, tuple[pd.DataFrame, np.ndarray]]:
+    """The two labelled text sets of one model's rows: (rows, labels 1 = member)."""
+    bench = g[g["set"] == "benchmark"]
+    base = g[g["set"].isin(["memorised", "clean"])]
+    return {
+        "planted": (bench, bench["planted"].to_numpy()),
+        "training": (base, (base["set"] == "memorised").to_numpy().astype(int)),
+    }
+
+
+def detector_table(texts: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFrame:
+    """One row per model, label set and detector (scores oriented by
+    :data:`~copyscope.membership.scores.MEMBER_SIGN`) with the metrics and their CIs; a
+    detector without values for a model (the reference ratio of the reference model) is left
+    out."""
+    rows = []
+    for model, g in texts.groupby("model", sort=False):
+        for name, (rows_, y) in label_sets(g).items():
+            if y.min(initial=1) == 1 or y.max(initial=0) == 0:
+                continue
+            for det, sign in MEMBER_SIGN.items():
+                if det not in rows_ or rows_[det].isna().any():
+                    continue
+                s = sign * rows_[det].to_numpy(dtype=float)
+                s = np.nan_to_num(s, posinf=np.finfo(float).max, neginf=-np.finfo(float).max)
+                r = evaluate_detector(s, y, n_boot=n_boot, seed=seed)
+                rows.append({"model": model, "label_set": name, "detector": det, **r})
+    return pd.DataFrame(rows)
+
+
+def placement_rows(texts: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFrame:
+    """Li's placement per model: the sets clean, benchmark, its planted and unplanted halves
+    and memorised (:func:`copyscope.membership.placement.placement_table`)."""
+    rows = []
+    for model, g in texts.groupby("model", sort=False):
+        nll = {"clean": g.loc[g["set"] == "clean", "li_nll"].to_numpy()}
+        bench = g[g["set"] == "benchmark"]
+        nll["benchmark"] = bench["li_nll"].to_numpy()
+        nll["benchmark_planted"] = bench.loc[bench["planted"] == 1, "li_nll"].to_numpy()
+        nll["benchmark_unplanted"] = bench.loc[bench["planted"] == 0, "li_nll"].to_numpy()
+        nll["memorised"] = g.loc[g["set"] == "memorised", "li_nll"].to_numpy()
+        nll = {k: v for k, v in nll.items() if len(v)}
+        for r in placement_table(nll, n_boot=n_boot, seed=seed):
+            rows.append({"model": model, **r})
+    return pd.DataFrame(rows)
+
+
+def _mean_ci(v: np.ndarray, n_boot: int, seed: int) -> tuple[float, float, float]:
+    rng = np.random.default_rng(seed)
+    reps = v[rng.integers(0, v.size, size=(n_boot, v.size))].mean(axis=1)
+    return float(v.mean()), *map(float, np.quantile(reps, [0.025, 0.975]))
+
+
+def cloze_tables(cloze: pd.DataFrame, n_boot: int, seed: int):
+    """Per model and play: items, accuracy (case-insensitive and -sensitive, 95% CI over
+    items), chance (1 / candidates), mean match fraction, LCP and exact-match rate. Per model
+    and split (train / valid plays): pooled accuracy with CI; Pearson r across plays between
+    case-insensitive accuracy and match fraction with its CI (``note`` says why when r is not
+    computed)."""
+    per_play, summary = [], []
+    for (model, play), g in cloze.groupby(["model", "play"], sort=False):
+        row = {"model": model, "play": play, "split": g["split"].iloc[0], "n": len(g)}
+        for case in ("insensitive", "sensitive"):
+            a, lo, hi = _mean_ci(g[f"correct_{case}"].to_numpy(float), n_boot, seed)
+            row |= {f"acc_{case}": a, f"acc_{case}_lo": lo, f"acc_{case}_hi": hi}
+        row["chance"] = float((1 / g["n_candidates"]).mean())
+        row |= {m: float(g[m].mean()) for m in ("match_fraction", "lcp", "exact")}
+        per_play.append(row)
+    plays = pd.DataFrame(per_play)
+    for model, g in cloze.groupby("model", sort=False):
+        p = plays[plays["model"] == model]
+        for split, h in g.groupby("split", sort=True):
+            a, lo, hi = _mean_ci(h["correct_insensitive"].to_numpy(float), n_boot, seed)
+            s, slo, shi = _mean_ci(h["correct_sensitive"].to_numpy(float), n_boot, seed)
+            summary.append(
+                {
+                    "model": model,
+                    "split": split,
+                    "plays": int(h["play"].nunique()),
+                    "n": len(h),
+                    "acc_insensitive": a,
+                    "acc_insensitive_lo": lo,
+                    "acc_insensitive_hi": hi,
+                    "acc_sensitive": s,
+                    "acc_sensitive_lo": slo,
+                    "acc_sensitive_hi": shi,
+                    "chance": float((1 / h["n_candidates"]).mean()),
+                }
+            )
+        try:
+            r, lo, hi = pearson_ci(
+                p["acc_insensitive"], p["match_fraction"], n_boot=n_boot, seed=seed
+            )
+            note = ""
+        except ValueError as exc:
+            r = lo = hi = np.nan
+            note = f"r not computed: {exc}"
+        for row in summary:
+            if row["model"] == model:
+                row |= {"r_overlap": r, "r_lo": lo, "r_hi": hi, "note": note}
+    return plays, pd.DataFrame(summary)
+
+
+def cloze_detector_rows(plays: pd.DataFrame, n_boot: int, seed: int) -> list[dict]:
+    """Name cloze as a membership test: per model, the per-play case-insensitive accuracy
+    scores training plays (members) against held-out plays."""
+    rows = []
+    for model, g in plays.groupby("model", sort=False):
+        y = (g["split"] == "train").to_numpy().astype(int)
+        if 0 < y.sum() < len(y):
+            r = evaluate_detector(g["acc_insensitive"], y, n_boot=n_boot, seed=seed)
+            rows.append({"model": model, "label_set": "plays", "detector": "name_cloze", **r})
+    return rows
+
+
+EMPTY = {
+    "placement": ["model", "set", "n", "mean_nll", "lo", "hi", "position"],
+    "detectors": ["model", "label_set", "detector", "n_members", "n_nonmembers", "auc"],
+    "cloze": ["model", "play", "split", "n", "acc_insensitive", "chance"],
+    "cloze_summary": ["model", "split", "plays", "n", "acc_insensitive", "chance", "r_overlap"],
+}
+"""Header of each table written without a benchmark (no inputs: every table is empty)."""
+
+
+def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
+    """Build the four tables from the models' text and cloze tables; draw the figures.
+    Without inputs (no ``corpus.inject.benchmark``) the tables are empty and the figures
+    say so."""
+    if not inputs["texts"]:
+        for name, columns in EMPTY.items():
+            write_csv(out[name], pd.DataFrame(columns=columns))
+        for name in ("fig_placement", "fig_roc_planted", "fig_roc_training", "fig_cloze"):
+            fig.not_measured(out[name], "no planted benchmark (corpus.inject.benchmark)")
+        return
+    texts = pd.concat([pd.read_csv(p) for _, p in inputs["texts"]], ignore_index=True)
+    cloze = pd.concat([pd.read_csv(p) for _, p in inputs["cloze"]], ignore_index=True)
+    n_boot, seed = params["bootstrap"], params["seed"]
+    texts = with_reference(texts, reference_model(texts, params.get("reference")))
+    detectors = detector_table(texts, n_boot, seed)
+    placement = placement_rows(texts, n_boot, seed)
+    plays, summary = cloze_tables(cloze, n_boot, seed)
+    if len(plays):
+        extra = pd.DataFrame(cloze_detector_rows(plays, n_boot, seed))
+        detectors = pd.concat([detectors, extra], ignore_index=True)
+    tables = {"placement": placement, "detectors": detectors, "cloze": plays}
+    tables["cloze_summary"] = summary
+    for name, frame in tables.items():  # e.g. no cloze item fits the models' context
+        write_csv(out[name], frame if len(frame.columns) else pd.DataFrame(columns=EMPTY[name]))
+    fig.membership_placement(placement, out["fig_placement"])
+    for name in LABEL_SETS:
+        fig.membership_roc(texts, name, label_sets, out[f"fig_roc_{name}"])
+    if len(plays):
+        fig.membership_cloze(plays, out["fig_cloze"])
+    else:
+        fig.not_measured(out["fig_cloze"], "no name cloze item fits the models' context")
+
+
+def summary_section(tables: Mapping[str, pd.DataFrame], params: Mapping) -> list[str]:
+    """Per model: copyscope's position of the planted and unplanted halves, the AUC of loss,
+    Min-K% (20%) and the reference ratio on planted items, cloze accuracy by split."""
+    place, det = tables["membership_placement"], tables["membership_detectors"]
+    summ = tables["membership_cloze_summary"]
+    if not len(place):
+        return []
+    lines = [
+        "",
+        "## Contamination and membership (planted benchmark)",
+        "",
+        "copyscope's normalised position (clean − bench) / (clean − memorised) of Li's mean "
+        "NLLs (0 = clean, 1 = memorised); AUC of planted vs unplanted items (95% CIs):",
+        "",
+    ]
+    for model, g in place.groupby("model", sort=False):
+        parts = [
+            f"{r.set} {fmt(r.position, 2)} [{fmt(r.position_lo, 2)}, {fmt(r.position_hi, 2)}]"
+            for r in g.itertuples()
+            if r.set.startswith("benchmark")
+        ]
+        d = det[(det["model"] == model) & (det["label_set"] == "planted")].set_index("detector")
+        parts += [
+            f"AUC {k} {fmt(d.at[k, 'auc'], 2)} [{fmt(d.at[k, 'auc_lo'], 2)}, "
+            f"{fmt(d.at[k, 'auc_hi'], 2)}]"
+            for k in ("loss", "min_k_20", "reference")
+            if k in d.index
+        ]
+        s = summ[summ["model"] == model] if len(summ) else summ
+        parts += [
+            f"cloze {r.split} {fmt(r.acc_insensitive, 2)} (chance {fmt(r.chance, 2)})"
+            for r in s.itertuples()
+        ]
+        lines.append(f"- {model}: " + "; ".join(parts))
+    return lines

@@ -1,0 +1,434 @@
+"""Membership detectors: scores on fixed log-probabilities (hand-worked values), the detector
+evaluation on hand-made labels, Li's placement, name cloze items and scoring, continuation
+overlap."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from copyscope.errors import InputError
+from copyscope.lm.score import token_logprobs
+from copyscope.membership import cloze, evaluate, overlap, placement, scores, stage
+from test_lm import N_CTX, full_logits, make_tokenizer, tiny_model
+
+# ten tokens with log-probabilities -1, -2, ..., -10 (order shuffled: scores must not care)
+LP = -np.array([3, 1, 4, 10, 5, 9, 2, 6, 8, 7], dtype=float)
+
+
+def test_loss_is_mean_nll():
+    assert scores.log_perplexity(LP) == pytest.approx(5.5)
+
+
+@pytest.mark.parametrize(
+    "k, expected",
+    [
+        (5, 10.0),  # floor(0.5) = 0 tokens -> guarded to the 1 least likely token
+        (10, 10.0),  # 1 token
+        (20, 9.5),  # 2 tokens: 10, 9
+        (30, 9.0),  # 3 tokens: 10, 9, 8
+        (50, 8.0),  # 5 tokens: 10..6
+        (100, 5.5),  # all tokens: the loss
+    ],
+)
+def test_min_k_prob_hand_worked(k, expected):
+    assert scores.min_k_prob(LP, k) == pytest.approx(expected)
+
+
+def test_min_k_guard_keeps_one_token_of_a_short_text():
+    # 3 tokens at k = 20%: floor(0.6) = 0 -> the least likely token alone
+    assert scores.min_k_prob([-0.5, -2.0, -1.0], 20) == pytest.approx(2.0)
+    assert scores.min_k_prob([-0.25], 5) == pytest.approx(0.25)
+
+
+@pytest.mark.parametrize("k", [0, -5, 101])
+def test_min_k_rejects_bad_percentages(k):
+    with pytest.raises(ValueError, match="percentage"):
+        scores.min_k_prob(LP, k)
+
+
+def test_zlib_both_directions():
+    assert scores.zlib_bytes("abc") == 11  # 2 header + 5 deflate + 4 adler-32 bytes
+    assert scores.zlib_ratio_carlini(LP, "abc") == pytest.approx(11 / 5.5)
+    assert scores.zlib_ratio_shi(LP, "abc") == pytest.approx(5.5 / 11)
+    assert scores.zlib_ratio_carlini(LP, "abc") * scores.zlib_ratio_shi(LP, "abc") == 1
+    assert scores.zlib_ratio_carlini([0.0, 0.0], "abc") == math.inf
+
+
+def test_reference_and_lowercase_ratios():
+    ref = np.full(4, -2.0)
+    low = np.full(7, -11.0)
+    assert scores.reference_ratio(LP, ref) == pytest.approx(3.5)
+    assert scores.lowercase_ratio(LP, low) == pytest.approx(2.0)
+
+
+def test_text_scores_columns_and_signs():
+    out = scores.text_scores(LP, "abc", reference_logprobs=[-2.0], lowercase_logprobs=[-11.0])
+    assert set(out) == set(scores.MEMBER_SIGN)
+    assert out["min_k_20"] == pytest.approx(9.5)
+    assert set(scores.text_scores(LP, "abc")) == set(scores.MEMBER_SIGN) - {
+        "reference",
+        "lowercase",
+    }
+
+
+@pytest.mark.parametrize("bad", [[], [0.5, -1.0], [float("nan")], [-float("inf")]])
+def test_scores_reject_empty_or_invalid_logprobs(bad):
+    with pytest.raises(ValueError, match="log-probabilities"):
+        scores.log_perplexity(bad)
+
+
+# --- detector evaluation -------------------------------------------------------------------
+
+
+def test_perfect_separation():
+    s, y = [0.1, 0.2, 0.8, 0.9], [0, 0, 1, 1]
+    m = evaluate.detector_metrics(s, y)
+    assert m == {"auc": 1.0, "tpr_at_5fpr": 1.0, "balanced_accuracy": 1.0}
+
+
+def test_reversed_scores():
+    m = evaluate.detector_metrics([0.9, 0.8, 0.2, 0.1], [0, 0, 1, 1])
+    assert m["auc"] == 0.0
+    assert m["tpr_at_5fpr"] == 0.0
+    assert m["balanced_accuracy"] == 0.5  # the trivial threshold (everything non-member)
+
+
+def test_ties_get_half_credit():
+    # members {2, 1} vs non-members {1, 0}: pairs 1 + 1 + 0.5 + 1 of 4
+    s, y = [2, 1, 1, 0], [1, 1, 0, 0]
+    assert evaluate.detector_metrics(s, y)["auc"] == pytest.approx(0.875)
+    assert evaluate.detector_metrics([1, 1, 1, 1], [1, 0, 1, 0])["auc"] == 0.5
+
+
+def test_tpr_at_low_fpr_and_best_balanced_accuracy_hand_worked():
+    # members {3, 1}, non-members {2, 0}: threshold 3 -> TPR .5 at FPR 0;
+    # threshold 1 -> TPR 1 at FPR .5; best balanced accuracy .75 either way
+    s, y = [3, 2, 1, 0], [1, 0, 1, 0]
+    assert evaluate.tpr_at_fpr(s, y, 0.05) == 0.5
+    assert evaluate.tpr_at_fpr(s, y, 0.5) == 1.0
+    assert evaluate.balanced_accuracy_best(s, y) == 0.75
+    assert evaluate.detector_metrics(s, y)["auc"] == 0.75
+
+
+def test_bootstrap_is_seeded_and_brackets_the_estimate():
+    rng = np.random.default_rng(0)
+    y = np.repeat([1, 0], 30)
+    s = rng.normal(size=60) + y
+    a = evaluate.evaluate_detector(s, y, n_boot=200, seed=4)
+    b = evaluate.evaluate_detector(s, y, n_boot=200, seed=4)
+    assert a == b
+    assert a["n_members"] == 30 and a["n_nonmembers"] == 30
+    for m in evaluate.METRICS:
+        assert a[f"{m}_lo"] <= a[m] <= a[f"{m}_hi"]
+    assert a["auc_hi"] - a["auc_lo"] > 0.05
+    perfect = evaluate.evaluate_detector([0, 1, 2, 3], [0, 0, 1, 1], n_boot=50)
+    assert (perfect["auc_lo"], perfect["auc_hi"]) == (1.0, 1.0)
+
+
+def test_fast_metrics_equal_scikit_learn_with_ties():
+    rng = np.random.default_rng(5)
+    for _ in range(20):
+        y = rng.permutation(np.r_[np.ones(7, int), np.zeros(9, int)])
+        s = rng.integers(0, 5, size=16).astype(float) + y * rng.integers(0, 2)
+        want = evaluate.detector_metrics(s, y)
+        got = evaluate.fast_metrics(s, y)
+        assert got == pytest.approx(tuple(want[m] for m in evaluate.METRICS))
+
+
+@pytest.mark.parametrize(
+    "s, y, match",
+    [
+        ([1, 2], [1, 1], "one member and one non-member"),
+        ([1, 2], [1], "one label per score"),
+        ([1, float("nan")], [1, 0], "NaN"),
+        ([1, 2], [1, 2], "labels 0"),
+    ],
+)
+def test_evaluation_rejects_bad_input(s, y, match):
+    with pytest.raises(ValueError, match=match):
+        evaluate.detector_metrics(s, y)
+
+
+# --- Li's placement --------------------------------------------------------------------------
+
+
+def test_word_windows_are_seeded_contiguous_and_whole_for_short_texts():
+    texts = [" ".join(f"a{i}" for i in range(30)), "x  y\nz", "one two three four five six"]
+    a = placement.word_windows(texts, 5, seed=3)
+    assert a == placement.word_windows(texts, 5, seed=3)
+    words = texts[0].split()
+    start = words.index(a[0].split()[0])
+    assert a[0].split() == words[start : start + 5]
+    assert a[1] == "x y z"  # shorter than the window: the whole text, single spaces
+    assert len(a[2].split()) == 5
+    others = {tuple(placement.word_windows(texts, 5, seed=s)[0].split()) for s in range(10)}
+    assert len(others) > 1
+    with pytest.raises(ValueError, match="no words"):
+        placement.word_windows(["a", "  \n"], 3, seed=0)
+
+
+def test_window_ids_keep_room_for_the_leading_eos():
+    ids = np.arange(10)
+    assert placement.window_ids(ids, 8).tolist() == list(range(7))
+    assert placement.window_ids(ids, None).tolist() == list(range(10))
+    assert placement.window_ids(ids, 64).size == 10
+
+
+def test_normalised_position_hand_worked():
+    assert placement.normalised_position(clean=5.0, bench=4.0, memorised=1.0) == 0.25
+    assert placement.normalised_position(5.0, 5.0, 1.0) == 0.0
+    assert placement.normalised_position(5.0, 1.0, 1.0) == 1.0
+    assert math.isnan(placement.normalised_position(2.0, 1.0, 2.0))
+
+
+def test_bootstrap_mean_and_placement_table():
+    mean, lo, hi = placement.bootstrap_mean([1.0, 2.0, 3.0, 6.0], n_boot=500, seed=1)
+    assert mean == 3.0 and 1.0 <= lo < mean < hi <= 6.0
+    assert placement.bootstrap_mean([2.0, 2.0], n_boot=10) == (2.0, 2.0, 2.0)
+    nll = {"clean": [5.0, 5.0], "bench": [4.0, 4.0], "memorised": [1.0, 1.0]}
+    rows = {r["set"]: r for r in placement.placement_table(nll, n_boot=20)}
+    assert rows["bench"]["position"] == 0.25
+    assert rows["bench"]["position_lo"] == rows["bench"]["position_hi"] == 0.25
+    assert (rows["clean"]["position"], rows["memorised"]["position"]) == (0.0, 1.0)
+    assert rows["memorised"]["mean_nll"] == 1.0 and rows["bench"]["n"] == 2
+
+
+@pytest.fixture(scope="module")
+def tok(tmp_path_factory):
+    """test_lm's 50-word tokenizer: ``w<i>`` is id i, id 0 is <|endoftext|>."""
+    from transformers import PreTrainedTokenizerFast
+
+    path = tmp_path_factory.mktemp("tok") / "tokenizer"
+    make_tokenizer(path)
+    return PreTrainedTokenizerFast.from_pretrained(str(path))
+
+
+def test_window_nlls_score_every_token_after_eos_and_truncate(tok):
+    model = tiny_model("gpt2")
+    short = "w3 w4 w5 w6"
+    long = " ".join(f"w{1 + i % 40}" for i in range(N_CTX + 5))
+    nlls, truncated = placement.window_nlls(model, tok, [short, long], batch_size=2)
+    assert truncated == 1
+    ids = [0, 3, 4, 5, 6]  # eos first: all four window tokens are scored
+    logp = torch.log_softmax(full_logits(model, ids), dim=-1)
+    want = -np.mean([float(logp[t, ids[t + 1]]) for t in range(4)])
+    assert nlls[0] == pytest.approx(want, abs=1e-6)
+    assert np.isfinite(nlls).all()
+
+
+# --- name cloze ------------------------------------------------------------------------------
+
+NAMES = {"play": ["OLIVIA", "SIR TOBY BELCH", "DUKE OF VENICE", "First Witch", "FATHER", "ALL"]}
+FILL = "the wind doth blow upon the green hill and all the fields are bright."  # 15 tokens
+
+
+def speech(*sentences: str) -> str:
+    """A speech of the given sentences, one verse line each (capitalised like verse)."""
+    return "\n".join(s[0].upper() + s[1:] for s in sentences)
+
+
+def with_word(word: str, sentence: str = FILL) -> str:
+    return sentence.replace("green", word)  # the token count stays 15
+
+
+CASES = {
+    "accepted": speech(FILL, with_word("Olivia's"), FILL),
+    "no_name": speech(FILL, with_word("Father"), FILL),  # stop-listed: never a name
+    "several_names": speech(with_word("Toby"), with_word("Olivia"), FILL),
+    "name_recurs": speech(with_word("Olivia"), FILL, with_word("Olivia")),
+    "other_proper_name": speech(with_word("Olivia"), with_word("Athens"), FILL),
+}
+
+
+def test_gazetteer_keeps_capitalised_speaker_words_minus_titles_and_stop_list():
+    assert cloze.gazetteer(NAMES) == {"play": ["Belch", "Olivia", "Toby"]}
+
+
+def test_word_tokens_and_sentences():
+    assert len(cloze.word_tokens(FILL)) == 15
+    assert cloze.word_tokens("O'er the hill-top, sir!") == [
+        "O'er",
+        "the",
+        "hill-top",
+        ",",
+        "sir",
+        "!",
+    ]
+    s = "One thing. Two\nthings! And a tail"
+    assert [s[a:b] for a, b in cloze.sentences(s)] == ["One thing.", "Two\nthings!"]
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_each_rejection_rule_on_a_whole_speech(case):
+    names = set(cloze.gazetteer(NAMES)["play"])
+    runs = cloze.passages_of_speech(CASES[case], lambda t: cloze.capitalisation_mentions(t, names))
+    whole = [r for r in runs if (r[0], r[1]) == (0, len(CASES[case]))]
+    assert len(whole) == 1
+    # every shorter run (1 or 2 sentences: 15 or 30 tokens) is too short
+    assert {r[2] for r in runs if r is not whole[0]} == {"length"}
+    assert whole[0][2] == (None if case == "accepted" else case)
+
+
+def play_text() -> str:
+    """A play: a speaker line before every speech; one speech too short, one too long."""
+    body = [("OLIVIA", CASES["accepted"]), ("TOBY", CASES["no_name"])]
+    body += [("ALL", CASES[c]) for c in ("several_names", "name_recurs", "other_proper_name")]
+    long = " and ".join([with_word("Olivia")[:-1]] + [FILL[:-1]] * 4) + "."  # one sentence
+    body += [("OLIVIA", "Olivia, go."), ("OLIVIA", long)]
+    return "\n\n".join(f"{who}:\n{text}" for who, text in body) + "\n"
+
+
+def test_build_items_on_a_synthetic_play():
+    names = set(cloze.gazetteer(NAMES)["play"])
+    items, rejected = cloze.build_items("play", play_text(), names, per_play=10, seed=0)
+    assert rejected["accepted"] == 1
+    for reason in cloze.REJECTIONS:
+        assert rejected[reason] >= 1, reason
+    (item,) = items
+    assert item["answer"] == "Olivia" and item["item"] == "play-0"
+    assert item["text"] == speech(FILL, with_word("[MASK]'s"), FILL)
+    assert item["passage"] == CASES["accepted"]
+    assert ":" not in item["text"]  # no speaker line inside
+
+
+def test_build_items_seeded_sample_without_overlap():
+    text = "\n\n".join(f"OLIVIA:\n{CASES['accepted']}" for _ in range(6)) + "\n"
+    names = {"Olivia"}
+    a, _ = cloze.build_items("p", text, names, per_play=3, seed=1)
+    b, _ = cloze.build_items("p", text, names, per_play=3, seed=1)
+    assert a == b and len(a) == 3
+    assert len({it["speech"] for it in a}) == 3
+    picks = {
+        tuple(it["speech"] for it in cloze.build_items("p", text, names, per_play=3, seed=s)[0])
+        for s in range(8)
+    }
+    assert len(picks) > 1
+
+
+def test_ner_hook_replaces_the_capitalisation_rule():
+    names = {"Olivia"}
+    hook = lambda t: ([], [])  # noqa: E731 (a recognizer that finds nothing)
+    items, rejected = cloze.build_items(
+        "p", f"OLIVIA:\n{CASES['accepted']}\n", names, mentions=hook
+    )
+    assert items == [] and rejected["no_name"] >= 1
+
+
+def test_candidates_and_accuracy_case_modes():
+    by_play = {"a": ["Olivia", "Toby"], "b": ["Brutus", "Cassius", "Olivia"], "c": ["Puck"]}
+    cands = cloze.candidate_names(by_play, "a", distractors=2, seed=0)
+    assert {"Olivia", "Toby"} <= set(cands) and len(cands) == 4
+    assert cands == cloze.candidate_names(by_play, "a", distractors=2, seed=0)
+    assert len(cloze.candidate_names(by_play, "a", distractors=99, seed=0)) == 5
+    pred, answers = ["Olivia", "toby", "Puck"], ["OLIVIA", "Toby", "Puck"]
+    assert cloze.cloze_accuracy(pred, answers, case_sensitive=False) == 1.0
+    assert cloze.cloze_accuracy(pred, answers, case_sensitive=True) == pytest.approx(1 / 3)
+
+
+def test_rank_candidates_picks_the_most_likely_filling(tok):
+    from copyscope.lm.score import token_logprobs
+
+    model = tiny_model("gpt2", seed=1)
+    items = [
+        {"item": "i0", "text": "w1 w2 [MASK] w5 w6", "answer": "w3"},
+        {"item": "i1", "text": "[MASK] w9 w9", "answer": "w7"},
+    ]
+    cands = [["w3", "w4", "w8", "w11"], ["w7", "w12"]]
+    out = cloze.rank_candidates(model, tok, items, cands, batch_size=3)
+    for it, cs, row in zip(items, cands, out, strict=True):
+        seqs = [np.array([int(w[1:]) for w in it["text"].replace("[MASK]", c).split()]) for c in cs]
+        ll = [lp.sum() for lp in token_logprobs(model, seqs, eos_id=0)]
+        assert row["predicted"] == cs[int(np.argmax(ll))]
+        assert row["n_candidates"] == len(cs) and row["answer_in_candidates"]
+
+
+# --- continuation overlap --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "generated, target, expected",
+    [
+        ([1, 2, 3, 4], [1, 2, 3, 4], (1.0, 4, True)),
+        ([1, 2, 9, 4], [1, 2, 3, 4], (0.75, 2, False)),
+        ([9, 2, 3, 4], [1, 2, 3, 4], (0.75, 0, False)),
+        ([1, 2], [1, 2, 3, 4], (0.5, 2, False)),  # ended early: 2 misses
+        ([1, 0], [1, 2, 3, 4], (0.25, 1, False)),  # eos (id 0) and after: misses
+        ([1, 0, 3, 4], [1, 2, 3, 4], (0.25, 1, False)),  # nothing after eos counts
+        ([1, 2, 3, 4, 5], [1, 2, 3, 4], (1.0, 4, True)),
+    ],
+)
+def test_continuation_measures_hand_made(generated, target, expected):
+    m = overlap.continuation_measures(generated, target, eos_id=0)
+    assert (m["match_fraction"], m["lcp"], m["exact"]) == expected
+
+
+def test_pearson_ci():
+    x = np.array([0.1, 0.2, 0.3, 0.4, 0.5, 0.6])
+    r, lo, hi = overlap.pearson_ci(x, 2 * x + 1, n_boot=200)
+    assert r == pytest.approx(1.0) and lo == pytest.approx(1.0) and hi == pytest.approx(1.0)
+    y = np.array([0.3, 0.1, 0.5, 0.2, 0.6, 0.4])
+    r, lo, hi = overlap.pearson_ci(x, y, n_boot=500, seed=3)
+    assert r == pytest.approx(np.corrcoef(x, y)[0, 1])
+    assert -1 <= lo < r < hi <= 1
+    assert overlap.pearson_ci(x, y, n_boot=500, seed=3) == (r, lo, hi)
+    with pytest.raises(ValueError, match="constant"):
+        overlap.pearson_ci(x, np.ones(6))
+    with pytest.raises(ValueError, match="3 pairs"):
+        overlap.pearson_ci([1, 2], [2, 1])
+
+
+def test_continue_passages_scores_greedy_continuations(tok):
+    from copyscope.lm import generate
+
+    model = tiny_model("gpt2", seed=2)
+    text = " ".join(f"w{i}" for i in range(1, 25))
+    out = overlap.continue_passages(model, tok, [text, "w1 w2 w3"], prompt_tokens=10, new_tokens=10)
+    assert out[1] is None  # too short: skipped
+    g = generate(model, [np.arange(1, 11)], {"kind": "greedy"}, max_new_tokens=10, eos_id=0, seed=0)
+    assert out[0] == overlap.continuation_measures(g[0]["ids"], np.arange(11, 21), eos_id=0)
+
+
+# --- the per-model job ---------------------------------------------------------------------
+
+
+def manifest_with(items):
+    return {"benchmark": {"items": items, "memorised": [{"text": "w1 w2"}], "clean": []}}
+
+
+def test_benchmark_texts_labels_and_rejects_empty_items():
+    rows = stage.benchmark_texts(
+        manifest_with(
+            [{"id": "b0", "copies": 4, "text": "w1 w3"}, {"id": "b1", "copies": 0, "text": "w5"}]
+        ),
+        "m.json",
+    )
+    assert [(r["set"], r["planted"], r["copies"]) for r in rows] == [
+        ("benchmark", 1, 4),
+        ("benchmark", 0, 0),
+        ("memorised", 1, 1),
+    ]
+    with pytest.raises(InputError, match=r"benchmark.items\[1\] has an empty text"):
+        stage.benchmark_texts(manifest_with([{"text": "w1"}, {"text": "  "}]), "m.json")
+    with pytest.raises(InputError, match="corpus.inject.benchmark"):
+        stage.benchmark_texts({}, "m.json")
+
+
+def test_score_texts_truncates_long_texts_and_scores_every_set(tok):
+    model = tiny_model("gpt2")
+    texts = [
+        {"set": "benchmark", "id": "b0", "planted": 1, "copies": 1, "text": "w1 w2 w3 w4"},
+        {"set": "memorised", "id": "m0", "planted": 1, "copies": 1, "text": "W5 w6 w7"},
+        {"set": "clean", "id": "c0", "planted": 0, "copies": 0, "text": " ".join(["w8"] * 80)},
+    ]
+    rows = stage.score_texts(model, tok, texts, li_words=64, seed=0, batch_size=2)
+    assert [r["truncated"] for r in rows] == [0, 0, 1]
+    assert rows[2]["n_tokens"] == 80
+    lp = token_logprobs(model, [np.array([1, 2, 3, 4])], eos_id=0)[0]
+    assert rows[0]["loss"] == pytest.approx(-lp.mean())
+    assert rows[0]["li_nll"] == pytest.approx(-lp.mean())  # the whole 4-word text is the window
+    for r in rows:
+        assert all(np.isfinite(r[k]) for k in scores.MEMBER_SIGN if k in r)
