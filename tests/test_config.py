@@ -184,8 +184,9 @@ def test_defaults_are_filled():
 
 def test_a_model_train_block_holds_only_its_overrides():
     cfg = copy.deepcopy(DEFAULT)
+    cfg["models"]["zoo"]["gpt2-medium"]["train"] = {"batch_size": 16}
     out = validate(cfg)
-    assert out["models"]["zoo"]["lstm"]["train"] == {"batch_size": 16}
+    assert out["models"]["zoo"]["gpt2-medium"]["train"] == {"batch_size": 16}
     assert "train" not in out["models"]["zoo"]["gpt2-small"]
 
 
