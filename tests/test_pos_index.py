@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import json
+from types import SimpleNamespace
 
 import numpy as np
+import pytest
 
 from conftest import brute_count
 from copyscope.cli import main
+from copyscope.errors import InputError
+from copyscope.index.query import query_inputs
 from copyscope.syntax.io import write_parses
 from copyscope.syntax.types import Passage, Sentence, Word
 from copyscope.tokenize import PTB_TAGS, PosTags, from_spec, load
@@ -112,6 +116,11 @@ def test_tags_need_a_pos_index(tmp_path, capsys):
     assert bpe.kind == "bpe"
     argv = ["count", str(idx), "--tags", "DT", "--tokenizer", str(tmp_path / "bpe"),
             "--tokenizer-kind", "bpe"]  # fmt: skip
-    assert main(argv) == 2
-    assert "a POS-tag index" in capsys.readouterr().err
+    assert main(argv) == 2  # another tokenizer than the index's: named by its fingerprint
+    err = capsys.readouterr().err
+    assert "not the tokenizer this index was built with" in err and "'pos'" in err
     assert manifest["tokenizer_kind"] == "pos"
+    # --tags with a tokenizer that is not a POS-tag tokenizer
+    args = SimpleNamespace(ids=None, tags="DT", batch=None, text=None, file=None)
+    with pytest.raises(InputError, match="a POS-tag index"):
+        query_inputs(args, bpe, idx)
