@@ -114,6 +114,9 @@ def test_sigint_then_the_same_command_resumes(tmp_path):
         cwd=ROOT,
         env=env,
         start_new_session=True,  # its own process group, as a terminal's foreground job
+        # a terminal's job receives SIGINT even when this test runs where SIGINT is ignored (a
+        # background shell job), which the child would otherwise inherit
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
