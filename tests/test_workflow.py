@@ -182,8 +182,8 @@ def check_syntax_tables(out, cfg: dict) -> None:
     s = yaml.safe_load((ROOT / "config/schema.yaml").read_text())
     defaults = s["properties"]["analysis"]["properties"]["syntax"]["properties"]
     syn = {k: v["default"] for k, v in defaults.items()} | cfg["analysis"].get("syntax", {})
-    models, decodings = list(cfg["models"]["zoo"]), list(cfg["sampling"]["decodings"])
-    sets = [("human", "reference")] + [(m, d) for m in models for d in decodings]
+    models = list(cfg["models"]["zoo"])
+    sets = [("human", "reference")] + [(m, d) for m in models for d in _decodings(cfg, m)]
     names = [f"{m}/{d}" for m, d in sets]
 
     nov = pd.read_csv(out / "tables/syntax_novelty.csv")
@@ -205,7 +205,7 @@ def check_syntax_tables(out, cfg: dict) -> None:
     for (name, fam), g in nov[nov["family"] != "unit"].groupby(["set", "family"]):
         assert g.sort_values("k")["total"].is_monotonic_decreasing, (name, fam)
     table1 = pd.read_csv(out / "tables/syntax_table1.csv")
-    pure = [f"{m}/{d}" for m in models for d in decodings if d == "pure"]
+    pure = [f"{m}/{d}" for m in models for d in _decodings(cfg, m) if d == "pure"]
     assert list(table1.columns) == ["unit", *pure, "human/reference"]
     assert len(table1) <= len(BASE_UNITS)
 
