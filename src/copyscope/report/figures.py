@@ -118,7 +118,7 @@ def completion_loss_frequency(freq: pd.DataFrame, path, min_tokens: int = 10) ->
                 label=f"n = {n}",
             )
         if buckets:
-            ax.set_xticks(buckets, [f"$10^{{{b}}}$" for b in buckets])
+            ax.set_xticks(buckets, [f"{10**b:g}" for b in buckets])
         else:
             ax.set_xticks([])
             ax.set_yticks([])
@@ -129,7 +129,7 @@ def completion_loss_frequency(freq: pd.DataFrame, path, min_tokens: int = 10) ->
         if len(g):
             ax.legend(fontsize=8, title="L_t = n", title_fontsize=8)
     axes[0][0].set_ylabel("mean loss of the token (nats)")
-    fig.suptitle("Completion loss vs. n-gram frequency (held-out text)")
+    fig.suptitle("Completion loss vs. n-gram frequency (held-out text)", y=1.03)
     plotting.save(fig, path)
 
 
