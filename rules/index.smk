@@ -1,3 +1,12 @@
+# Every tokenizer's index of the training split: a shard plan, one job per shard, a manifest.
+# A tokenizer with `index:` (an index built elsewhere) is verified and linked instead.
+
+EXTERNAL_INDEX = {
+    t: spec["index"] for t, spec in config["tokenizers"].items() if spec.get("index")
+}
+BUILT_INDEX = [t for t in TOKENIZERS if t not in EXTERNAL_INDEX]
+
+
 checkpoint index_plan:
     input:
         meta=f"{R}/tokens/{{tok}}/train.json",
@@ -50,6 +59,8 @@ rule index:
         f"{R}/logs/index/{{tok}}.log",
     benchmark:
         f"{R}/benchmarks/index/{{tok}}.tsv"
+    wildcard_constraints:
+        tok=_alternatives(BUILT_INDEX),
     conda:
         "../envs/index.yaml"
     params:
@@ -58,6 +69,30 @@ rule index:
         "python -m copyscope index manifest --plan {input.plan} --shards {input.shards} "
         "--tokenizer {input.tokenizer} --tokenizer-name {wildcards.tok} "
         "--tokenizer-kind {params.kind:q} --out {output} > {log} 2>&1"
+
+
+rule index_link:
+    # an index built elsewhere: every file checked against its sha256, the tokenizer against the
+    # index's recorded fingerprint, then a manifest in results/ that queries its shards in place
+    input:
+        index=lambda w: EXTERNAL_INDEX[w.tok],
+        tokenizer=f"{R}/tokenizers/{{tok}}",
+    output:
+        f"{R}/index/{{tok}}/index.json",
+    log:
+        f"{R}/logs/index_link/{{tok}}.log",
+    benchmark:
+        f"{R}/benchmarks/index_link/{{tok}}.tsv"
+    wildcard_constraints:
+        tok=_alternatives(list(EXTERNAL_INDEX)),
+    conda:
+        "../envs/index.yaml"
+    params:
+        kind=lambda w: config["tokenizers"][w.tok]["kind"],
+    shell:
+        "python -m copyscope index link --index {input.index} --tokenizer {input.tokenizer} "
+        "--tokenizer-name {wildcards.tok} --tokenizer-kind {params.kind:q} --out {output} "
+        "> {log} 2>&1"
 
 
 rule index_joined:

@@ -173,6 +173,48 @@ def test_moved_index_says_which_tokenizer_to_pass(word_index, tmp_path_factory, 
     assert capsys.readouterr().out.strip() == "2"
 
 
+# ----------------------------------------------------------------------------- index link
+def link(word_index, tok: str, out) -> int:
+    return main(["index", "link", "--index", str(word_index / "index"), "--out", str(out),
+                 "--tokenizer", str(word_index / tok), "--tokenizer-name", "words",
+                 "--tokenizer-kind", "moses"])  # fmt: skip
+
+
+def test_linked_index_answers_as_the_source(word_index, tmp_path_factory, capsys):
+    """``index link`` (the workflow's tokenizers.<name>.index): a manifest elsewhere that
+    queries the source's shards and names the workflow's tokenizer."""
+    out = tmp_path_factory.mktemp("results") / "index" / "words" / "index.json"
+    assert link(word_index, "tok", out) == 0
+    manifest = json.loads(out.read_text())
+    assert manifest["source_index"] == str((word_index / "index").resolve())
+    assert (
+        manifest["n_tokens"]
+        == json.loads((word_index / "index/index.json").read_text())["n_tokens"]
+    )
+    capsys.readouterr()
+    assert main(["count", str(out.parent), "--text", "to be"]) == 0
+    assert capsys.readouterr().out.strip() == "2"
+    assert main(["index", "verify", str(out.parent)]) == 0
+
+
+def test_link_refuses_another_tokenizer(word_index, tmp_path, capsys):
+    out = tmp_path / "linked" / "index.json"
+    assert link(word_index, "other", out) == 2
+    err = capsys.readouterr().err
+    assert f"{word_index / 'index'}: built with another tokenizer (fingerprint " in err
+    assert "than tokenizer 'words' (kind moses, fingerprint " in err
+    assert not out.exists()
+
+
+def test_link_refuses_a_damaged_index(word_index, tmp_path, capsys):
+    zero_half(word_index / "index" / "shard-000" / "sa.npy", second=True)
+    out = tmp_path / "linked" / "index.json"
+    assert link(word_index, "tok", out) == 2
+    err = capsys.readouterr().err
+    assert f"damaged or missing: {word_index / 'index' / 'shard-000' / 'sa.npy'} (MISMATCH)" in err
+    assert not out.exists()
+
+
 # ----------------------------------------------------------------------------- index build input
 @pytest.mark.parametrize(
     "array, message",

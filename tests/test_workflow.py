@@ -422,3 +422,57 @@ def test_pretrained_model_is_paired_with_its_own_index(tmp_path):
     proc = snakemake("-n", "--configfile", str(_write_config(tmp_path, bad)))
     assert proc.returncode != 0
     assert "models.zoo.mine.tokenizer" in proc.stdout + proc.stderr
+
+
+def test_external_index_is_verified_and_linked(tmp_path):
+    """tokenizers.<name>.index: the workflow checks an index built elsewhere (every file's
+    sha256, the tokenizer's fingerprint) and queries it instead of building one; a damaged
+    copy stops the run at that job with the damaged file named."""
+    from copyscope.cli import main
+    from copyscope.tokenize import encode_split, from_spec, load
+
+    tok_dir = tmp_path / "hf-tok"
+    from_spec({"kind": "bpe", "vocab_size": 300}).fit(["to be or not to be"] * 50, tok_dir)
+    docs = tmp_path / "other.jsonl"
+    docs.write_text(json.dumps({"id": "a", "text": "to be or not to be, that is it"}) + "\n")
+    tok = load(f"hf:{tok_dir}", tok_dir)
+    encode_split(tok, docs, tmp_path / "other.npy", tmp_path / "other.json", "mine")
+    ext = tmp_path / "external-index"
+    assert main(["index", "build", str(tmp_path / "other.npy"), str(ext), "--tokenizer",
+                 str(tok_dir), "--tokenizer-kind", f"hf:{tok_dir}"]) == 0  # fmt: skip
+
+    def mutate(c):
+        c["results"] = str(tmp_path / "results")
+        c["tokenizers"]["mine"] = {"kind": f"hf:{tok_dir}", "index": str(ext)}
+        c["novelty"]["tokenizers"].append("mine")  # the validation text's novelty against it
+
+    config = str(_write_config(tmp_path, mutate))
+    proc = snakemake("-n", "--configfile", config)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "index_link" in proc.stdout
+    assert "logs/index_plan/bpe.log" in proc.stdout  # the other tokenizers' indexes are built
+    assert "logs/index_plan/mine" not in proc.stdout  # this one is not
+    target = tmp_path / "results" / "index" / "mine" / "index.json"
+    proc = snakemake("--cores", "1", str(target), "--configfile", config)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    manifest = json.loads(target.read_text())
+    assert manifest["source_index"] == str(ext.resolve())
+    assert manifest["n_tokens"] == json.loads((ext / "index.json").read_text())["n_tokens"]
+
+    target.unlink()
+    sa = ext / "shard-000" / "sa.npy"
+    sa.write_bytes(sa.read_bytes()[:-4] + bytes(b ^ 0xFF for b in sa.read_bytes()[-4:]))
+    proc = snakemake("--cores", "1", str(target), "--configfile", config)
+    assert proc.returncode != 0 and not target.exists()
+    assert f"{sa} (MISMATCH)" in proc.stderr
+
+    def missing(c):
+        mutate(c)
+        c["tokenizers"]["mine"]["index"] = str(tmp_path / "nowhere")
+
+    proc = snakemake("-n", "--configfile", str(_write_config(tmp_path, missing)))
+    assert proc.returncode != 0
+    assert (
+        "config key 'tokenizers.mine.index': expected an index directory (with index.json, from "
+        f"`copyscope index build`), found nothing there: '{tmp_path / 'nowhere'}'"
+    ) in proc.stdout + proc.stderr

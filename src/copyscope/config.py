@@ -585,7 +585,33 @@ def check_pretrained_dirs(cfg: dict) -> list[Problem]:
     ]
 
 
-PATH_CHECKS = (check_corpus_path, check_local_tokenizer_dirs, check_pretrained_dirs)
+def check_external_indexes(cfg: dict) -> list[Problem]:
+    """Every ``tokenizers.<name>.index`` is an index directory (``index.json`` or a single
+    shard's ``meta.json``)."""
+    return [
+        (
+            f"tokenizers.{name}.index",
+            f"expected an index directory (with index.json, from `copyscope index build`), "
+            f"found {_found(Path(spec['index']))}: {spec['index']!r}",
+        )
+        for name, spec in cfg["tokenizers"].items()
+        if spec.get("index")
+        and not any((Path(spec["index"]) / f).is_file() for f in ("index.json", "meta.json"))
+    ]
+
+
+def _found(path: Path) -> str:
+    if path.is_dir():
+        return "a folder without index.json"
+    return "a file" if path.exists() else "nothing there"
+
+
+PATH_CHECKS = (
+    check_corpus_path,
+    check_local_tokenizer_dirs,
+    check_pretrained_dirs,
+    check_external_indexes,
+)
 
 
 def check_paths(cfg: dict) -> None:

@@ -235,6 +235,57 @@ def write_manifest(out_json, shard_dirs: list, extra: dict | None = None) -> dic
     return manifest
 
 
+def source_shard_dirs(index_dir) -> list[Path]:
+    """The shard directories of the index at ``index_dir``: the ones its ``index.json`` lists
+    (in order), or ``index_dir`` itself when it is a single shard (``meta.json``)."""
+    index_dir = Path(index_dir)
+    manifest = index_dir / "index.json"
+    if manifest.exists():
+        try:
+            shards = json.loads(manifest.read_text())["shards"]
+        except (json.JSONDecodeError, KeyError) as exc:
+            raise InputError(
+                manifest, f"expected an index manifest listing shards ({exc})"
+            ) from exc
+        return [index_dir / s for s in shards]
+    if (index_dir / "meta.json").exists():
+        return [index_dir]
+    raise InputError(index_dir, "expected an index directory (index.json or meta.json)")
+
+
+def link_index(source, out_json, tokenizer: dict) -> dict:
+    """Write ``out_json``, the manifest of an index built elsewhere (``source``), so that the
+    workflow queries it in place of one built from the training split.
+
+    Before anything is written: every file of ``source`` must match the sha256 recorded at
+    build time (:func:`copyscope.index.verify.verify_index`), and when ``source`` recorded its
+    tokenizer's fingerprint, it must equal ``tokenizer["tokenizer_sha256"]`` (the tokenizer
+    the workflow encodes texts with). The manifest lists ``source``'s shards (relative paths,
+    as :func:`write_manifest`), names the workflow's tokenizer and records ``source_index``.
+    """
+    from .verify import verify_index, verify_problems
+
+    source = Path(source)
+    problem = verify_problems(verify_index(source))
+    if problem:
+        raise InputError(source, problem)
+    recorded_path = source / "index.json"
+    recorded = json.loads(recorded_path.read_text()) if recorded_path.exists() else {}
+    sha = recorded.get("tokenizer_sha256")
+    if sha and tokenizer.get("tokenizer_sha256") and sha != tokenizer["tokenizer_sha256"]:
+        raise InputError(
+            source,
+            f"built with another tokenizer (fingerprint {sha[:12]}, "
+            f"{recorded.get('tokenizer')!r} of kind {recorded.get('tokenizer_kind')}) than "
+            f"tokenizer {tokenizer.get('tokenizer')!r} (kind {tokenizer.get('tokenizer_kind')}, "
+            f"fingerprint {tokenizer['tokenizer_sha256'][:12]}): build the index with the "
+            "workflow's tokenizer, or set that tokenizer's kind to the index's",
+        )
+    return write_manifest(
+        out_json, source_shard_dirs(source), {**tokenizer, "source_index": str(source.resolve())}
+    )
+
+
 def tokenizer_entry(tokenizer_dir, name: str, kind: str, out_json) -> dict:
     """Manifest keys naming the index's tokenizer: its directory relative to the index (so
     results can be moved or mounted elsewhere), config name, kind and fingerprint (so a query

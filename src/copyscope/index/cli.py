@@ -74,6 +74,20 @@ def cmd_manifest(a):
     log.info("%s: %d shard(s), %d tokens", a.out, len(m["shards"]), m["n_tokens"])
 
 
+def cmd_link(a):
+    from .build import link_index, tokenizer_entry
+
+    tok = tokenizer_entry(a.tokenizer, a.tokenizer_name, a.tokenizer_kind, a.out)
+    m = link_index(a.index, a.out, tok)
+    log.info(
+        "%s: verified %s (%d shard(s), %d tokens) and linked it",
+        a.out,
+        a.index,
+        len(m["shards"]),
+        m["n_tokens"],
+    )
+
+
 def cmd_query(a):
     from .query import open_index, query_inputs, query_output
 
@@ -205,12 +219,25 @@ def register(sub) -> None:
     f.add_argument("--shards", nargs="+", required=True, help="every shard directory of the plan")
     f.add_argument("--out", required=True, help="the manifest to write (index.json)")
     _add_tokenizer_record(f)
+    f = add_command(
+        g,
+        "link",
+        cmd_link,
+        "verify an index built elsewhere and write a manifest that uses it (workflow: "
+        "tokenizers.<name>.index)",
+    )
+    f.add_argument("--index", required=True, help="the index directory built elsewhere")
+    f.add_argument("--out", required=True, help="the manifest to write (index.json)")
+    _add_tokenizer_record(f, required=True)
 
 
-def _add_tokenizer_record(parser) -> None:
+def _add_tokenizer_record(parser, required: bool = False) -> None:
     """The flags naming the tokenizer an index records (for ``query``, ``trace``, ``count``)."""
     parser.add_argument(
-        "--tokenizer", metavar="DIR", help="tokenizer directory the token ids come from"
+        "--tokenizer",
+        metavar="DIR",
+        required=required,
+        help="tokenizer directory the token ids come from",
     )
     parser.add_argument(
         "--tokenizer-name", default="tokenizer", help="its name under tokenizers: in the config"
