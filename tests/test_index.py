@@ -13,6 +13,16 @@ from copyscope.index import Index, build_index, maximal_spans
 from copyscope.index.build import shard_plan, suffix_array
 
 
+@pytest.fixture(params=["compiled", "numpy"])
+def engine(request, monkeypatch):
+    """Both ways an Index answers: the numba kernels, and the numpy path of
+    copyscope.index.small (taken for few tokens when the kernels are not loaded)."""
+    import copyscope.index.core as core
+
+    monkeypatch.setattr(core, "use_numpy_path", lambda n: request.param == "numpy")
+    return request.param
+
+
 def make_index(tmp_path, docs, dtype=np.uint16, shard_tokens=None, name="idx"):
     build_index(stream_of(docs, dtype), tmp_path / name, shard_tokens=shard_tokens)
     return Index(tmp_path / name)
@@ -39,7 +49,7 @@ def test_suffix_array_matches_sorted_suffixes(rng):
 
 # ----------------------------------------------------------------------------- brute force
 @pytest.mark.parametrize("alphabet", [2, 3, 7, 300])
-def test_longest_matches_equal_brute_force(tmp_path, rng, alphabet):
+def test_longest_matches_equal_brute_force(engine, tmp_path, rng, alphabet):
     docs = [rng.integers(0, alphabet, size=rng.integers(0, 40)) for _ in range(25)]
     docs += [docs[3], docs[3], docs[7]]  # duplicated documents
     idx = make_index(tmp_path, docs)
@@ -53,7 +63,7 @@ def test_longest_matches_equal_brute_force(tmp_path, rng, alphabet):
         assert got_C.tolist() == C.tolist(), f"query {i}"
 
 
-def test_count_and_locate_equal_brute_force(tmp_path, rng):
+def test_count_and_locate_equal_brute_force(engine, tmp_path, rng):
     docs = [rng.integers(0, 3, size=rng.integers(1, 30)) for _ in range(20)]
     idx = make_index(tmp_path, docs, shard_tokens=100)
     assert len(idx.shards) > 1
@@ -77,7 +87,7 @@ def test_count_and_locate_equal_brute_force(tmp_path, rng):
     assert idx.locate([9, 9]) == []
 
 
-def test_long_matches_beyond_lcp_cap(tmp_path, rng):
+def test_long_matches_beyond_lcp_cap(engine, tmp_path, rng):
     """Matches longer than 255 tokens need the exact LCP fallback; counts must stay exact."""
     base = rng.integers(0, 50, size=700)
     docs = [base, base[:600], rng.integers(0, 50, size=300), base, base[100:]]
@@ -90,7 +100,7 @@ def test_long_matches_beyond_lcp_cap(tmp_path, rng):
     assert L.max() >= 600
 
 
-def test_u32_large_alphabet(tmp_path, rng):
+def test_u32_large_alphabet(engine, tmp_path, rng):
     docs = [rng.integers(0, 70_000, size=rng.integers(1, 50)) for _ in range(10)]
     docs.append(docs[0])
     idx = make_index(tmp_path, docs, dtype=np.uint32)
@@ -103,7 +113,7 @@ def test_u32_large_alphabet(tmp_path, rng):
         assert m[i][1].tolist() == C.tolist()
 
 
-def test_empty_and_overlong_queries(tmp_path, rng):
+def test_empty_and_overlong_queries(engine, tmp_path, rng):
     docs = [rng.integers(0, 4, size=10) for _ in range(3)]
     idx = make_index(tmp_path, docs)
     long_q = np.concatenate(docs * 4)
@@ -143,7 +153,7 @@ corpora = st.lists(st.lists(st.integers(0, 3), min_size=0, max_size=25), min_siz
     max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(docs=corpora, data=st.data())
-def test_property_brute_force_and_sharding(tmp_path_factory, docs, data):
+def test_property_brute_force_and_sharding(engine, tmp_path_factory, docs, data):
     docs = docs + data.draw(st.lists(st.sampled_from(docs), max_size=3))  # repeated documents
     tmp = tmp_path_factory.mktemp("prop")
     whole = make_index(tmp, docs, name="whole")
@@ -176,7 +186,7 @@ def test_property_brute_force_and_sharding(tmp_path_factory, docs, data):
     alphabet=st.sampled_from([2, 70_000]),
     seed=st.integers(0, 2**16),
 )
-def test_property_alphabets_u32(tmp_path_factory, alphabet, seed):
+def test_property_alphabets_u32(engine, tmp_path_factory, alphabet, seed):
     rng = np.random.default_rng(seed)
     docs = [rng.integers(0, alphabet, size=rng.integers(1, 20)) for _ in range(8)]
     docs.append(docs[0])
@@ -189,7 +199,7 @@ def test_property_alphabets_u32(tmp_path_factory, alphabet, seed):
 
 
 # ----------------------------------------------------------------------------- rusty-dawg
-def test_identical_to_rusty_dawg(tmp_path, rng):
+def test_identical_to_rusty_dawg(engine, tmp_path, rng):
     """The reference implementation of Merrill et al. gives the same L_t and C_t."""
     from rusty_dawg import Cdawg
 
@@ -399,3 +409,28 @@ def test_query_without_a_tokenizer_needs_ids(tmp_path, capsys):
     assert "pass --tokenizer or --ids" in capsys.readouterr().err
     assert main(["count", str(tmp_path / "i"), "--ids", "2,3"]) == 0
     assert capsys.readouterr().out.strip() == "1"
+
+
+def test_short_query_process_never_starts_numba(word_index):
+    """An ad-hoc `copyscope query` / `count` / `trace` on a few tokens takes the numpy path:
+    numba is never imported (its start-up is most of a second), the answers are the kernels'."""
+    import json
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from copyscope.cli import main\n"
+        f"for args in (['query', {str(word_index)!r}, '--json', '--text', 'not to be damned'],\n"
+        f"             ['count', {str(word_index)!r}, '--text', 'to be'],\n"
+        f"             ['trace', {str(word_index)!r}, '--plain', '--text', 'not to be']):\n"
+        "    assert main(args) == 0\n"
+        "print('numba' in sys.modules, 'copyscope.index.kernels' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[-1] == "False False"
+    rows = json.loads(lines[0])
+    assert [(r["L"], r["C"]) for r in rows] == [(1, 1), (2, 1), (3, 1), (1, 1)]  # as above
+    assert lines[1] == "2"

@@ -31,24 +31,8 @@ import PySAIS
 from ..errors import InputError
 from ..io import atomic_path, sha256_array
 from .kernels import LCP_CAP, aligned_suffixes, alphabet_size, lcp_capped
-from .verify import file_records, meta_sha256
-
-FORMAT = "copyscope-index/1"
-SUPPORTED_DTYPES = (np.dtype(np.uint16), np.dtype(np.uint32))
-
-
-def default_sep(dtype) -> int:
-    """The document separator: the largest value of the token dtype (65535 for uint16)."""
-    return int(np.iinfo(np.dtype(dtype)).max)
-
-
-def token_dtype_for(max_id: int):
-    """Smallest supported dtype whose range holds ``max_id`` and a separator above it."""
-    if max_id < np.iinfo(np.uint16).max:
-        return np.dtype(np.uint16)
-    if max_id < np.iinfo(np.uint32).max:
-        return np.dtype(np.uint32)
-    raise ValueError(f"token id {max_id} does not fit below the uint32 separator")
+from .stream import SUPPORTED_DTYPES, default_sep, token_dtype_for
+from .verify import FORMAT, file_records, meta_sha256
 
 
 def suffix_array(seq: np.ndarray) -> np.ndarray:

@@ -8,6 +8,7 @@ length is the maximum over shards and the count the sum over the shards reaching
 from __future__ import annotations
 
 import json
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,15 +16,34 @@ import numpy as np
 
 from ..errors import InputError
 from ..io import read_json
-from .build import FORMAT
-from .kernels import (
-    block_minima,
-    dense_buckets,
-    locality_keys,
-    longest_matches_kernel,
-    match_one,
+from .small import SMALL_QUERY_TOKENS, longest_matches_numpy, match_interval
+from .verify import (
+    ARRAYS,
+    FORMAT,
+    check_array_files,
+    check_shard_metas,
+    damaged_files,
+    order_problem,
 )
-from .verify import ARRAYS, check_array_files, check_shard_metas, damaged_files, order_problem
+
+
+def _kernels():
+    """The compiled kernels (importing them starts numba: about a second per process)."""
+    from . import kernels
+
+    return kernels
+
+
+def kernels_loaded() -> bool:
+    """Whether this process has already paid numba's start-up for the kernels."""
+    return "copyscope.index.kernels" in sys.modules
+
+
+def use_numpy_path(n_query_tokens: int) -> bool:
+    """A call about at most :data:`~copyscope.index.small.SMALL_QUERY_TOKENS` tokens in a
+    process that has not loaded the kernels is answered by :mod:`copyscope.index.small` (the
+    same answers; no numba start-up)."""
+    return n_query_tokens <= SMALL_QUERY_TOKENS and not kernels_loaded()
 
 
 @dataclass
@@ -69,12 +89,7 @@ class Shard:
         self.sep = int(self.meta["sep"])
         self.n_tokens = int(self.meta["n_tokens"])
         self._check_contents()
-        # derived, in memory: LCP block minima (64, 64^2, 64^3) and per-token SA buckets
-        self.lcp_min1 = block_minima(self.lcp, 6)
-        self.lcp_min2 = block_minima(self.lcp_min1, 6)
-        self.lcp_min3 = block_minima(self.lcp_min2, 6)
-        size = int(self.meta["alphabet_size"])
-        self.bucket = dense_buckets(self.tokens, self.sep, size)
+        self._derived = None
         self._doc_ids = None
         self._doc_starts = None
 
@@ -115,20 +130,32 @@ class Shard:
         return self._doc_ids
 
     def kernel_args(self):
-        return (
-            self.tokens,
-            self.sa,
-            self.lcp,
-            self.lcp_min1,
-            self.lcp_min2,
-            self.lcp_min3,
-            self.bucket,
-        )
+        """The kernels' arguments: the arrays and, derived in memory on first use, the LCP
+        block minima (blocks of 64, 64², 64³) and the per-token suffix-array buckets."""
+        if self._derived is None:
+            k = _kernels()
+            m1 = k.block_minima(self.lcp, 6)
+            m2 = k.block_minima(m1, 6)
+            m3 = k.block_minima(m2, 6)
+            bucket = k.dense_buckets(self.tokens, self.sep, int(self.meta["alphabet_size"]))
+            self._derived = (m1, m2, m3, bucket)
+        return (self.tokens, self.sa, self.lcp, *self._derived)
 
     def match(self, pattern_rev: np.ndarray) -> tuple[int, int, int]:
         """(L, first, last) for the reversed pattern — internal helper for count/locate."""
+        if use_numpy_path(len(pattern_rev)):
+            return match_interval(self.tokens, self.sa, pattern_rev)
         q = np.ascontiguousarray(pattern_rev[::-1], dtype=np.int64)
-        return match_one(*self.kernel_args(), q, 0, q.shape[0] - 1)
+        return _kernels().match_one(*self.kernel_args(), q, 0, q.shape[0] - 1)
+
+    def longest_matches(self, flat: np.ndarray, qstart: np.ndarray, order) -> tuple:
+        """L_t and C_t (0 where L_t = 0) of the flat query against this shard alone."""
+        if order is None:
+            return longest_matches_numpy(self.tokens, self.sa, flat, qstart)
+        ln = np.empty(flat.shape[0], dtype=np.int64)
+        cn = np.empty(flat.shape[0], dtype=np.int64)
+        _kernels().longest_matches_kernel(*self.kernel_args(), flat, qstart, order, ln, cn)
+        return ln, cn
 
     def positions(self, first: int, last: int, length: int, limit: int) -> np.ndarray:
         """Start positions (in ``tokens``) of occurrences ranked first..last, at most ``limit``."""
@@ -178,21 +205,22 @@ class Index:
         """L_t and C_t for every position of every query (Merrill et al. 2024, §2).
 
         ``queries`` is a sequence of 1-D integer arrays (token ids).  All positions are computed
-        in one compiled, parallel call per shard; shards are merged exactly.
+        in one compiled, parallel call per shard (or, for a few tokens in a process without the
+        kernels loaded, by :mod:`copyscope.index.small`); shards are merged exactly.
         """
         qs = [self._as_query(q, f"queries[{i}]") for i, q in enumerate(queries)]
         lens = np.array([len(q) for q in qs], dtype=np.int64)
         offsets = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
         flat = np.concatenate(qs) if qs else np.zeros(0, np.int64)
         qstart = np.repeat(offsets[:-1], lens)
-        bits = 17 if self.dtype.itemsize == 2 else 32
-        order = np.argsort(locality_keys(flat, qstart, bits), kind="stable")
+        order = None  # None: the numpy path (see use_numpy_path)
+        if not use_numpy_path(flat.shape[0]):
+            bits = 17 if self.dtype.itemsize == 2 else 32
+            order = np.argsort(_kernels().locality_keys(flat, qstart, bits), kind="stable")
         best_len = np.zeros(flat.shape[0], dtype=np.int64)
         best_cnt = np.zeros(flat.shape[0], dtype=np.int64)
         for shard in self.shards:
-            ln = np.empty_like(best_len)
-            cn = np.empty_like(best_cnt)
-            longest_matches_kernel(*shard.kernel_args(), flat, qstart, order, ln, cn)
+            ln, cn = shard.longest_matches(flat, qstart, order)
             longer = ln > best_len
             same = (ln == best_len) & ~longer
             best_cnt = np.where(longer, cn, np.where(same, best_cnt + cn, best_cnt))

@@ -25,6 +25,7 @@ import numpy as np
 from ..errors import InputError
 from ..io import sha256_array, sha256_file
 
+FORMAT = "copyscope-index/1"  # the on-disk format (see copyscope.index.build)
 ARRAYS = ("tokens", "sa", "lcp")
 SAMPLE_RANKS = 512
 

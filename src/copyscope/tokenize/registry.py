@@ -17,7 +17,7 @@ from typing import ClassVar
 import numpy as np
 
 from ..errors import ConfigError
-from ..index.build import default_sep, token_dtype_for
+from ..index.stream import default_sep, token_dtype_for
 from ..io import atomic_path, sha256_tree
 
 _KINDS: dict[str, type[Tokenizer]] = {}
