@@ -19,11 +19,14 @@ from .build import FORMAT
 from .kernels import (
     block_minima,
     dense_buckets,
-    locality_keys,
     longest_matches_kernel,
     match_one,
+    query_segments,
 )
 from .verify import ARRAYS, check_array_files, check_shard_metas, damaged_files, order_problem
+
+SEGMENT_TOKENS = 2048  # queries are cut into pieces of this size for the parallel kernel
+KEEP_OCCURRENCES = 32  # matches with at most this many occurrences are extended in place
 
 
 @dataclass
@@ -180,19 +183,26 @@ class Index:
         ``queries`` is a sequence of 1-D integer arrays (token ids).  All positions are computed
         in one compiled, parallel call per shard; shards are merged exactly.
         """
-        qs = [self._as_query(q, f"queries[{i}]") for i, q in enumerate(queries)]
-        lens = np.array([len(q) for q in qs], dtype=np.int64)
-        offsets = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
-        flat = np.concatenate(qs) if qs else np.zeros(0, np.int64)
-        qstart = np.repeat(offsets[:-1], lens)
-        bits = 17 if self.dtype.itemsize == 2 else 32
-        order = np.argsort(locality_keys(flat, qstart, bits), kind="stable")
-        best_len = np.zeros(flat.shape[0], dtype=np.int64)
-        best_cnt = np.zeros(flat.shape[0], dtype=np.int64)
+        qs = [np.asarray(q) for q in queries]
+        for i, q in enumerate(qs):
+            if q.ndim != 1:
+                self._as_query(q, f"queries[{i}]")
+        lens = np.fromiter((q.shape[0] for q in qs), dtype=np.int64, count=len(qs))
+        offsets = np.zeros(len(qs) + 1, dtype=np.int64)
+        np.cumsum(lens, out=offsets[1:])
+        flat = np.concatenate(qs).astype(np.int64, copy=False) if qs else np.zeros(0, np.int64)
+        if flat.size and (flat.min() < 0 or flat.max() >= self.sep):
+            for i, q in enumerate(qs):
+                self._as_query(q, f"queries[{i}]")
+        seg = query_segments(offsets, SEGMENT_TOKENS)
+        best_len = best_cnt = None
         for shard in self.shards:
-            ln = np.empty_like(best_len)
-            cn = np.empty_like(best_cnt)
-            longest_matches_kernel(*shard.kernel_args(), flat, qstart, order, ln, cn)
+            ln = np.empty(flat.shape[0], dtype=np.int64)
+            cn = np.empty(flat.shape[0], dtype=np.int64)
+            longest_matches_kernel(*shard.kernel_args(), flat, *seg, KEEP_OCCURRENCES, ln, cn)
+            if best_len is None:
+                best_len, best_cnt = ln, cn
+                continue
             longer = ln > best_len
             same = (ln == best_len) & ~longer
             best_cnt = np.where(longer, cn, np.where(same, best_cnt + cn, best_cnt))

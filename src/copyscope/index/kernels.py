@@ -113,6 +113,16 @@ def match_one(tokens, sa, lcp, m1, m2, m3, bucket, q, qs, t):
     interval of its occurrences (``last - first + 1`` = count).  ``L == 0`` when ``q[t]``
     never occurs.
     """
+    return match_capped(tokens, sa, lcp, m1, m2, m3, bucket, q, t, t - qs + 1)
+
+
+@njit(cache=True, nogil=True)
+def match_capped(tokens, sa, lcp, m1, m2, m3, bucket, q, t, m):
+    """:func:`match_one` for the pattern ``q[t], q[t-1], ..., q[t-m+1]`` (its first ``m`` tokens).
+
+    When the longest match is known to be at most ``m`` tokens, the answer equals that of the
+    whole pattern, and no comparison reads beyond ``m`` tokens.
+    """
     n = tokens.shape[0]
     v = q[t]
     if v + 1 >= bucket.shape[0]:
@@ -121,7 +131,6 @@ def match_one(tokens, sa, lcp, m1, m2, m3, bucket, q, qs, t):
     hi = bucket[v + 1]
     if lo == hi:
         return 0, 0, -1
-    m = t - qs + 1  # pattern length: q[t], q[t-1], ..., q[qs]
     llo = 1  # lcp of the pattern with the suffix just below the search range
     lhi = 1  # ... and just above it (every suffix in the bucket shares the first token)
     a = lo
@@ -158,26 +167,115 @@ def match_one(tokens, sa, lcp, m1, m2, m3, bucket, q, qs, t):
     return L, first, last
 
 
+@njit(cache=True, nogil=True)
+def matching_statistics(tokens, sa, lcp, m1, m2, m3, bucket, q, qs, s, e, occ, out_len, out_cnt):
+    """L_t and C_t for the positions ``s <= t < e`` of one query starting at ``qs``, in order.
+
+    Matching statistics (Chang & Lawler 1994): ``L_{t+1} <= L_t + 1``.  While the match at
+    ``t`` has at most ``occ.shape[0]`` occurrences, their corpus positions are kept; the match
+    at ``t+1`` is then ``L_t + 1`` with count = the number of them followed by ``q[t+1]`` if
+    any is, with no search.  Otherwise the search for ``t+1`` reads at most ``L_t + 1``
+    pattern tokens (``L_t`` when the kept occurrences all fail to extend).
+    """
+    n = tokens.shape[0]
+    K = occ.shape[0]
+    L = 0
+    k = 0  # number of kept occurrences (0: none kept)
+    for t in range(s, e):
+        if t > s:
+            if k > 0:
+                v = q[t]
+                j = 0
+                for i in range(k):
+                    p = occ[i] + 1
+                    if p < n and tokens[p] == v:
+                        occ[j] = p
+                        j += 1
+                if j > 0:
+                    L += 1
+                    k = j
+                    out_len[t] = L
+                    out_cnt[t] = j
+                    continue
+                m = L  # no occurrence extends: L_{t+1} <= L_t
+            else:
+                m = L + 1
+            if m > t - qs + 1:
+                m = t - qs + 1
+            if m < 1:
+                m = 1
+        else:
+            m = t - qs + 1
+        L, first, last = match_capped(tokens, sa, lcp, m1, m2, m3, bucket, q, t, m)
+        if L == 0:
+            out_len[t] = 0
+            out_cnt[t] = 0
+            k = 0
+            continue
+        c = last - first + 1
+        out_len[t] = L
+        out_cnt[t] = c
+        if c <= K:
+            for i in range(c):
+                occ[i] = n - 1 - sa[first + i]
+            k = c
+        else:
+            k = 0
+
+
 @njit(cache=True, parallel=True)
-def longest_matches_kernel(tokens, sa, lcp, m1, m2, m3, bucket, q, qstart, order, out_len, out_cnt):
+def longest_matches_kernel(
+    tokens, sa, lcp, m1, m2, m3, bucket, q, seg_start, seg_end, seg_qs, keep, out_len, out_cnt
+):
     """For every query position t: ``out_len[t] = L_t`` and ``out_cnt[t] = C_t`` (0 if L_t = 0).
 
-    ``qstart[t]`` is the index of the first token of the query that position ``t`` belongs to.
-    Positions are independent; they are visited in ``order`` (sorted by their last tokens, see
-    :func:`locality_order`) in parallel chunks, so neighbouring searches walk the same part of
-    the suffix array and mostly hit the cache.
+    The positions come in segments ``seg_start[i] <= t < seg_end[i]`` of the query that starts
+    at ``seg_qs[i]`` (see :func:`query_segments`); segments run in parallel, each one left to
+    right by :func:`matching_statistics`, keeping up to ``keep`` occurrences.
     """
-    total = q.shape[0]
-    chunk = 1024
-    nchunks = (total + chunk - 1) // chunk
-    for c in prange(nchunks):
-        s = c * chunk
-        e = min(s + chunk, total)
-        for i in range(s, e):
-            t = order[i]
-            L, first, last = match_one(tokens, sa, lcp, m1, m2, m3, bucket, q, qstart[t], t)
-            out_len[t] = L
-            out_cnt[t] = last - first + 1 if L > 0 else 0
+    for i in prange(seg_start.shape[0]):
+        occ = np.empty(keep, dtype=np.int64)
+        matching_statistics(
+            tokens,
+            sa,
+            lcp,
+            m1,
+            m2,
+            m3,
+            bucket,
+            q,
+            seg_qs[i],
+            seg_start[i],
+            seg_end[i],
+            occ,
+            out_len,
+            out_cnt,
+        )
+
+
+@njit(cache=True)
+def query_segments(offsets, size):
+    """Split every query ``offsets[i] .. offsets[i+1]`` into pieces of at most ``size`` tokens.
+
+    Returns ``(start, end, query_start)`` per piece; empty queries give no piece.
+    """
+    nseg = 0
+    for i in range(offsets.shape[0] - 1):
+        nseg += (offsets[i + 1] - offsets[i] + size - 1) // size
+    start = np.empty(nseg, dtype=np.int64)
+    end = np.empty(nseg, dtype=np.int64)
+    qs = np.empty(nseg, dtype=np.int64)
+    j = 0
+    for i in range(offsets.shape[0] - 1):
+        a = offsets[i]
+        while a < offsets[i + 1]:
+            b = min(a + size, offsets[i + 1])
+            start[j] = a
+            end[j] = b
+            qs[j] = offsets[i]
+            j += 1
+            a = b
+    return start, end, qs
 
 
 @njit(cache=True, parallel=True)
