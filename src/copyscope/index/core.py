@@ -22,6 +22,7 @@ from .kernels import (
     longest_matches_kernel,
     match_one,
     query_segments,
+    sample_keys,
 )
 from .verify import ARRAYS, check_array_files, check_shard_metas, damaged_files, order_problem
 
@@ -78,6 +79,9 @@ class Shard:
         self.lcp_min3 = block_minima(self.lcp_min2, 6)
         size = int(self.meta["alphabet_size"])
         self.bucket = dense_buckets(self.tokens, self.sep, size)
+        # a sampled top layer of the suffix array (0.5 bytes/token in memory; see sample_keys)
+        self.key_bits = 8 * self.tokens.dtype.itemsize + 1
+        self.keys = sample_keys(self.tokens, self.sa, self.key_bits)
         self._doc_ids = None
         self._doc_starts = None
 
@@ -126,6 +130,8 @@ class Shard:
             self.lcp_min2,
             self.lcp_min3,
             self.bucket,
+            self.keys,
+            self.key_bits,
         )
 
     def match(self, pattern_rev: np.ndarray) -> tuple[int, int, int]:

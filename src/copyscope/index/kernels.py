@@ -22,6 +22,7 @@ import numpy as np
 from numba import njit, prange
 
 LCP_CAP = 255
+SAMPLE_SHIFT = 4  # the sampled keys hold every 16th suffix-array rank
 BLOCK_SHIFT = 6  # 64 entries per block at each level
 N_LEVELS = 3
 
@@ -106,18 +107,86 @@ def _widen_left(tokens, sa, lcp, m1, m2, m3, q, t, k, L, lo):
 
 
 @njit(cache=True, nogil=True)
-def match_one(tokens, sa, lcp, m1, m2, m3, bucket, q, qs, t):
+def _key_lcp(ks, kp, m, bits, per):
+    """lcp of the pattern (key ``kp``, length ``m``) with a suffix (key ``ks``) of its bucket,
+    when the keys differ or the pattern ends within the key."""
+    mask = (np.uint64(1) << np.uint64(bits)) - np.uint64(1)
+    h = 1
+    for i in range(per):
+        shift = np.uint64(bits * (per - 1 - i))
+        if (ks >> shift) & mask != (kp >> shift) & mask:
+            break
+        h += 1
+    return h if h < m else m
+
+
+@njit(cache=True, nogil=True)
+def _sampled_range(keys, bits, q, t, m, lo, hi):
+    """Narrow the bucket ``[lo, hi)`` with the sampled keys (see :func:`sample_keys`).
+
+    Returns ``(a, z, llo, lhi)`` for the binary search: every suffix ranked below ``a`` is
+    smaller than the pattern, every suffix from ``z`` on is at least the pattern (or has it
+    as a prefix), and ``llo``/``lhi`` are the pattern's lcp with the suffixes at ``a - 1`` and
+    ``z`` (1, never exceeding the truth, at a bucket end).
+    """
+    shift = SAMPLE_SHIFT
+    per = 64 // bits
+    kp = np.uint64(0)
+    for h in range(1, per + 1):
+        kp = kp << np.uint64(bits)
+        if h < m:
+            kp |= np.uint64(q[t - h] + 1)
+    period = 1 << shift
+    jlo = (lo + period - 1) >> shift
+    jhi = (hi + period - 1) >> shift
+    # A: first sample with key >= kp
+    x = jlo
+    y = jhi
+    while x < y:
+        mid = (x + y) >> 1
+        if keys[mid] < kp:
+            x = mid + 1
+        else:
+            y = mid
+    A = x
+    B = A
+    if m > per + 1:  # equal keys do not decide: B = first sample with key > kp
+        y = jhi
+        while x < y:
+            mid = (x + y) >> 1
+            if keys[mid] <= kp:
+                x = mid + 1
+            else:
+                y = mid
+        B = x
+    if A > jlo:
+        a = ((A - 1) << shift) + 1
+        llo = _key_lcp(keys[A - 1], kp, m, bits, per)
+    else:
+        a = lo
+        llo = 1
+    if B < jhi:
+        z = B << shift
+        lhi = _key_lcp(keys[B], kp, m, bits, per)
+    else:
+        z = hi
+        lhi = 1
+    return a, z, llo, lhi
+
+
+@njit(cache=True, nogil=True)
+def match_one(tokens, sa, lcp, m1, m2, m3, bucket, keys, kbits, q, qs, t):
     """Longest suffix of ``q[qs..t]`` that occurs in the corpus, and its occurrence interval.
 
     Returns ``(L, first, last)``: the length of the match and the inclusive suffix-array
     interval of its occurrences (``last - first + 1`` = count).  ``L == 0`` when ``q[t]``
     never occurs.
     """
-    return match_capped(tokens, sa, lcp, m1, m2, m3, bucket, q, t, t - qs + 1)
+    return match_capped(tokens, sa, lcp, m1, m2, m3, bucket, keys, kbits, q, t, t - qs + 1)
 
 
 @njit(cache=True, nogil=True)
-def match_capped(tokens, sa, lcp, m1, m2, m3, bucket, q, t, m):
+def match_capped(tokens, sa, lcp, m1, m2, m3, bucket, keys, kbits, q, t, m):
     """:func:`match_one` for the pattern ``q[t], q[t-1], ..., q[t-m+1]`` (its first ``m`` tokens).
 
     When the longest match is known to be at most ``m`` tokens, the answer equals that of the
@@ -131,10 +200,7 @@ def match_capped(tokens, sa, lcp, m1, m2, m3, bucket, q, t, m):
     hi = bucket[v + 1]
     if lo == hi:
         return 0, 0, -1
-    llo = 1  # lcp of the pattern with the suffix just below the search range
-    lhi = 1  # ... and just above it (every suffix in the bucket shares the first token)
-    a = lo
-    z = hi
+    a, z, llo, lhi = _sampled_range(keys, kbits, q, t, m, lo, hi)
     while a < z:
         mid = (a + z) >> 1
         h = llo if llo < lhi else lhi
@@ -168,7 +234,9 @@ def match_capped(tokens, sa, lcp, m1, m2, m3, bucket, q, t, m):
 
 
 @njit(cache=True, nogil=True)
-def matching_statistics(tokens, sa, lcp, m1, m2, m3, bucket, q, qs, s, e, occ, out_len, out_cnt):
+def matching_statistics(
+    tokens, sa, lcp, m1, m2, m3, bucket, keys, kbits, q, qs, s, e, occ, out_len, out_cnt
+):
     """L_t and C_t for the positions ``s <= t < e`` of one query starting at ``qs``, in order.
 
     Matching statistics (Chang & Lawler 1994): ``L_{t+1} <= L_t + 1``.  While the match at
@@ -206,7 +274,7 @@ def matching_statistics(tokens, sa, lcp, m1, m2, m3, bucket, q, qs, s, e, occ, o
                 m = 1
         else:
             m = t - qs + 1
-        L, first, last = match_capped(tokens, sa, lcp, m1, m2, m3, bucket, q, t, m)
+        L, first, last = match_capped(tokens, sa, lcp, m1, m2, m3, bucket, keys, kbits, q, t, m)
         if L == 0:
             out_len[t] = 0
             out_cnt[t] = 0
@@ -225,7 +293,22 @@ def matching_statistics(tokens, sa, lcp, m1, m2, m3, bucket, q, qs, s, e, occ, o
 
 @njit(cache=True, parallel=True)
 def longest_matches_kernel(
-    tokens, sa, lcp, m1, m2, m3, bucket, q, seg_start, seg_end, seg_qs, keep, out_len, out_cnt
+    tokens,
+    sa,
+    lcp,
+    m1,
+    m2,
+    m3,
+    bucket,
+    keys,
+    kbits,
+    q,
+    seg_start,
+    seg_end,
+    seg_qs,
+    keep,
+    out_len,
+    out_cnt,
 ):
     """For every query position t: ``out_len[t] = L_t`` and ``out_cnt[t] = C_t`` (0 if L_t = 0).
 
@@ -243,6 +326,8 @@ def longest_matches_kernel(
             m2,
             m3,
             bucket,
+            keys,
+            kbits,
             q,
             seg_qs[i],
             seg_start[i],
@@ -276,6 +361,30 @@ def query_segments(offsets, size):
             j += 1
             a = b
     return start, end, qs
+
+
+@njit(cache=True, parallel=True)
+def sample_keys(tokens, sa, bits):
+    """Key of every ``2**SAMPLE_SHIFT``-th suffix-array rank, for :func:`_sampled_range`.
+
+    A sampled top layer of the suffix array (small enough to stay in cache): the key packs
+    tokens 2 .. 1 + 64 // bits of the reversed suffix (the first is fixed by its bucket), each
+    as ``value + 1`` in ``bits`` bits, 0 past the start of the stream, so keys compare like
+    the suffixes' next tokens.
+    """
+    n = tokens.shape[0]
+    per = 64 // bits
+    ns = (n + (1 << SAMPLE_SHIFT) - 1) >> SAMPLE_SHIFT
+    out = np.empty(ns, dtype=np.uint64)
+    for j in prange(ns):
+        base = n - 1 - sa[j << SAMPLE_SHIFT]
+        key = np.uint64(0)
+        for h in range(1, per + 1):
+            key = key << np.uint64(bits)
+            if h <= base:
+                key |= np.uint64(tokens[base - h]) + np.uint64(1)
+        out[j] = key
+    return out
 
 
 @njit(cache=True, parallel=True)
