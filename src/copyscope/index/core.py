@@ -27,7 +27,7 @@ from .kernels import (
 from .verify import ARRAYS, check_array_files, check_shard_metas, damaged_files, order_problem
 
 SEGMENT_TOKENS = 2048  # queries are cut into pieces of this size for the parallel kernel
-KEEP_OCCURRENCES = 32  # matches with at most this many occurrences are extended in place
+KEEP_OCCURRENCES = 64  # matches with at most this many occurrences are extended in place
 
 
 @dataclass

@@ -6,7 +6,11 @@ i.e. it walks the original stream backwards from original position ``N-1-r``.  S
 corpus n-grams that *end* with a given token is one contiguous interval of the suffix array,
 and the longest suffix of a query prefix ``x_1..x_t`` that occurs in the corpus is the longest
 prefix of ``x_t, x_{t-1}, ..., x_1`` among the reversed suffixes: one binary search per query
-position, independent of every other position (so positions are processed in parallel).
+position.  Positions are visited left to right as matching statistics (``L_{t+1} <= L_t + 1``:
+a match with few occurrences is extended by checking the token after each of them, and a search
+reads at most ``L_t + 1`` pattern tokens); queries are cut into segments processed in parallel.
+Every search starts in a sampled layer of the suffix array (the next tokens of every 16th
+suffix, one 64-bit key each), small enough to stay in cache.
 
 The LCP array (longest common prefix of neighbouring suffixes) is stored as one byte per
 entry, capped at 255.  Block minima of the capped LCP (blocks of 64, 64², 64³, computed when
@@ -384,26 +388,6 @@ def sample_keys(tokens, sa, bits):
             if h <= base:
                 key |= np.uint64(tokens[base - h]) + np.uint64(1)
         out[j] = key
-    return out
-
-
-@njit(cache=True, parallel=True)
-def locality_keys(q, qstart, bits):
-    """Sort key per position: its last tokens q[t], q[t-1], ... packed into 64 bits.
-
-    Sorting positions by this key approximates the suffix-array order of the patterns, so
-    consecutive binary searches share most of their path.
-    """
-    total = q.shape[0]
-    out = np.empty(total, dtype=np.uint64)
-    per = 64 // bits
-    for t in prange(total):
-        key = np.uint64(0)
-        for h in range(per):
-            key = key << np.uint64(bits)
-            if t - h >= qstart[t]:
-                key |= np.uint64(q[t - h] + 1)
-        out[t] = key
     return out
 
 
