@@ -232,6 +232,8 @@ def match_capped(tokens, sa, lcp, m1, m2, m3, bucket, keys, kbits, q, t, m):
     else:
         L = lhi if lhi > llo else llo
         k = a
+    if L == 1:  # the occurrences of one token: its whole bucket
+        return 1, lo, hi - 1
     first = _widen_left(tokens, sa, lcp, m1, m2, m3, q, t, k, L, lo)
     last = _widen_right(tokens, sa, lcp, m1, m2, m3, q, t, k, L, hi)
     return L, first, last
