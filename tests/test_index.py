@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from conftest import brute_count, brute_matches, stream_of
 from copyscope.errors import InputError
-from copyscope.index import Index, build_index, maximal_spans
+from copyscope.index import Index, build_index, core, maximal_spans
 from copyscope.index.build import shard_plan, suffix_array
 
 
@@ -196,6 +196,34 @@ def test_property_alphabets_u32(engine, tmp_path_factory, alphabet, seed):
     eL, eC = brute_matches(docs, q)
     assert L.tolist() == eL.tolist()
     assert C.tolist() == eC.tolist()
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    segment=st.integers(1, 9),
+    keep=st.integers(1, 4),
+    seed=st.integers(0, 2**16),
+)
+def test_property_segments_and_kept_occurrences(tmp_path_factory, segment, keep, seed):
+    """Queries cut into short segments (a segment restarts the matching statistics inside a
+    query) and few kept occurrences (matches with more occurrences are searched again) give
+    the same L_t and C_t as brute force; duplicated documents make counts above ``keep``."""
+    rng = np.random.default_rng(seed)
+    docs = [rng.integers(0, 3, size=rng.integers(1, 40)) for _ in range(10)]
+    docs += [docs[0], docs[0], docs[1]]
+    idx = make_index(tmp_path_factory.mktemp("seg"), docs)
+    queries = [np.concatenate([docs[0], rng.integers(0, 4, size=6), docs[1][::-1], docs[2]])]
+    queries.append(rng.integers(0, 3, size=25))
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(core, "SEGMENT_TOKENS", segment)
+        mp.setattr(core, "KEEP_OCCURRENCES", keep)
+        m = idx.longest_matches(queries)
+    for i, q in enumerate(queries):
+        L, C = brute_matches(docs, q)
+        assert m[i][0].tolist() == L.tolist()
+        assert m[i][1].tolist() == C.tolist()
 
 
 # ----------------------------------------------------------------------------- rusty-dawg

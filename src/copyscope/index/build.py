@@ -13,7 +13,8 @@ meta.json     dtype, separator, sizes, size and sha256 of every file, build timi
 doc_ids.json  document ids (only when they are not simply 0, 1, 2, …)
 ============  =============================================================  =========
 
-Everything else the queries need (per-token buckets, LCP block minima, document starts) is
+Everything else the queries need (per-token buckets, LCP block minima, the sampled keys of
+the suffix array, document starts) is
 derived when the index is opened.  The separator is the largest value of the dtype (65535
 for uint16, as in rusty-dawg), so every query id must be smaller.
 """

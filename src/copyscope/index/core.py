@@ -46,6 +46,10 @@ def use_numpy_path(n_query_tokens: int) -> bool:
     return n_query_tokens <= SMALL_QUERY_TOKENS and not kernels_loaded()
 
 
+SEGMENT_TOKENS = 2048  # queries are cut into pieces of this size for the parallel kernel
+KEEP_OCCURRENCES = 64  # matches with at most this many occurrences are extended in place
+
+
 @dataclass
 class Matches:
     """Per-token results for a batch of queries (flat arrays with per-query offsets).
@@ -131,14 +135,17 @@ class Shard:
 
     def kernel_args(self):
         """The kernels' arguments: the arrays and, derived in memory on first use, the LCP
-        block minima (blocks of 64, 64², 64³) and the per-token suffix-array buckets."""
+        block minima (blocks of 64, 64², 64³), the per-token suffix-array buckets and a sampled
+        top layer of the suffix array (0.5 bytes/token; see ``kernels.sample_keys``)."""
         if self._derived is None:
             k = _kernels()
             m1 = k.block_minima(self.lcp, 6)
             m2 = k.block_minima(m1, 6)
             m3 = k.block_minima(m2, 6)
             bucket = k.dense_buckets(self.tokens, self.sep, int(self.meta["alphabet_size"]))
-            self._derived = (m1, m2, m3, bucket)
+            key_bits = 8 * self.tokens.dtype.itemsize + 1
+            keys = k.sample_keys(self.tokens, self.sa, key_bits)
+            self._derived = (m1, m2, m3, bucket, keys, key_bits)
         return (self.tokens, self.sa, self.lcp, *self._derived)
 
     def match(self, pattern_rev: np.ndarray) -> tuple[int, int, int]:
@@ -148,13 +155,18 @@ class Shard:
         q = np.ascontiguousarray(pattern_rev[::-1], dtype=np.int64)
         return _kernels().match_one(*self.kernel_args(), q, 0, q.shape[0] - 1)
 
-    def longest_matches(self, flat: np.ndarray, qstart: np.ndarray, order) -> tuple:
-        """L_t and C_t (0 where L_t = 0) of the flat query against this shard alone."""
-        if order is None:
+    def longest_matches(self, flat: np.ndarray, offsets: np.ndarray, segments) -> tuple:
+        """L_t and C_t (0 where L_t = 0) of the flat queries (``offsets``) against this shard
+        alone: the kernel over ``segments`` (``kernels.query_segments``), or the numpy path
+        when ``segments`` is None."""
+        if segments is None:
+            qstart = np.repeat(offsets[:-1], np.diff(offsets))
             return longest_matches_numpy(self.tokens, self.sa, flat, qstart)
         ln = np.empty(flat.shape[0], dtype=np.int64)
         cn = np.empty(flat.shape[0], dtype=np.int64)
-        _kernels().longest_matches_kernel(*self.kernel_args(), flat, qstart, order, ln, cn)
+        _kernels().longest_matches_kernel(
+            *self.kernel_args(), flat, *segments, KEEP_OCCURRENCES, ln, cn
+        )
         return ln, cn
 
     def positions(self, first: int, last: int, length: int, limit: int) -> np.ndarray:
@@ -208,19 +220,26 @@ class Index:
         in one compiled, parallel call per shard (or, for a few tokens in a process without the
         kernels loaded, by :mod:`copyscope.index.small`); shards are merged exactly.
         """
-        qs = [self._as_query(q, f"queries[{i}]") for i, q in enumerate(queries)]
-        lens = np.array([len(q) for q in qs], dtype=np.int64)
-        offsets = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
-        flat = np.concatenate(qs) if qs else np.zeros(0, np.int64)
-        qstart = np.repeat(offsets[:-1], lens)
-        order = None  # None: the numpy path (see use_numpy_path)
+        qs = [np.asarray(q) for q in queries]
+        for i, q in enumerate(qs):
+            if q.ndim != 1:
+                self._as_query(q, f"queries[{i}]")
+        lens = np.fromiter((q.shape[0] for q in qs), dtype=np.int64, count=len(qs))
+        offsets = np.zeros(len(qs) + 1, dtype=np.int64)
+        np.cumsum(lens, out=offsets[1:])
+        flat = np.concatenate(qs).astype(np.int64, copy=False) if qs else np.zeros(0, np.int64)
+        if flat.size and (flat.min() < 0 or flat.max() >= self.sep):
+            for i, q in enumerate(qs):
+                self._as_query(q, f"queries[{i}]")
+        seg = None  # None: the numpy path (see use_numpy_path)
         if not use_numpy_path(flat.shape[0]):
-            bits = 17 if self.dtype.itemsize == 2 else 32
-            order = np.argsort(_kernels().locality_keys(flat, qstart, bits), kind="stable")
-        best_len = np.zeros(flat.shape[0], dtype=np.int64)
-        best_cnt = np.zeros(flat.shape[0], dtype=np.int64)
+            seg = _kernels().query_segments(offsets, SEGMENT_TOKENS)
+        best_len = best_cnt = None
         for shard in self.shards:
-            ln, cn = shard.longest_matches(flat, qstart, order)
+            ln, cn = shard.longest_matches(flat, offsets, seg)
+            if best_len is None:
+                best_len, best_cnt = ln, cn
+                continue
             longer = ln > best_len
             same = (ln == best_len) & ~longer
             best_cnt = np.where(longer, cn, np.where(same, best_cnt + cn, best_cnt))

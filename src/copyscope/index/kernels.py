@@ -6,7 +6,11 @@ i.e. it walks the original stream backwards from original position ``N-1-r``.  S
 corpus n-grams that *end* with a given token is one contiguous interval of the suffix array,
 and the longest suffix of a query prefix ``x_1..x_t`` that occurs in the corpus is the longest
 prefix of ``x_t, x_{t-1}, ..., x_1`` among the reversed suffixes: one binary search per query
-position, independent of every other position (so positions are processed in parallel).
+position.  Positions are visited left to right as matching statistics (``L_{t+1} <= L_t + 1``:
+a match with few occurrences is extended by checking the token after each of them, and a search
+reads at most ``L_t + 1`` pattern tokens); queries are cut into segments processed in parallel.
+Every search starts in a sampled layer of the suffix array (the next tokens of every 16th
+suffix, one 64-bit key each), small enough to stay in cache.
 
 The LCP array (longest common prefix of neighbouring suffixes) is stored as one byte per
 entry, capped at 255.  Block minima of the capped LCP (blocks of 64, 64², 64³, computed when
@@ -22,6 +26,7 @@ import numpy as np
 from numba import njit, prange
 
 LCP_CAP = 255
+SAMPLE_SHIFT = 4  # the sampled keys hold every 16th suffix-array rank
 BLOCK_SHIFT = 6  # 64 entries per block at each level
 N_LEVELS = 3
 
@@ -106,12 +111,90 @@ def _widen_left(tokens, sa, lcp, m1, m2, m3, q, t, k, L, lo):
 
 
 @njit(cache=True, nogil=True)
-def match_one(tokens, sa, lcp, m1, m2, m3, bucket, q, qs, t):
+def _key_lcp(ks, kp, m, bits, per):
+    """lcp of the pattern (key ``kp``, length ``m``) with a suffix (key ``ks``) of its bucket,
+    when the keys differ or the pattern ends within the key."""
+    mask = (np.uint64(1) << np.uint64(bits)) - np.uint64(1)
+    h = 1
+    for i in range(per):
+        shift = np.uint64(bits * (per - 1 - i))
+        if (ks >> shift) & mask != (kp >> shift) & mask:
+            break
+        h += 1
+    return h if h < m else m
+
+
+@njit(cache=True, nogil=True)
+def _sampled_range(keys, bits, q, t, m, lo, hi):
+    """Narrow the bucket ``[lo, hi)`` with the sampled keys (see :func:`sample_keys`).
+
+    Returns ``(a, z, llo, lhi)`` for the binary search: every suffix ranked below ``a`` is
+    smaller than the pattern, every suffix from ``z`` on is at least the pattern (or has it
+    as a prefix), and ``llo``/``lhi`` are the pattern's lcp with the suffixes at ``a - 1`` and
+    ``z`` (1, never exceeding the truth, at a bucket end).
+    """
+    shift = SAMPLE_SHIFT
+    per = 64 // bits
+    kp = np.uint64(0)
+    for h in range(1, per + 1):
+        kp = kp << np.uint64(bits)
+        if h < m:
+            kp |= np.uint64(q[t - h] + 1)
+    period = 1 << shift
+    jlo = (lo + period - 1) >> shift
+    jhi = (hi + period - 1) >> shift
+    # A: first sample with key >= kp
+    x = jlo
+    y = jhi
+    while x < y:
+        mid = (x + y) >> 1
+        if keys[mid] < kp:
+            x = mid + 1
+        else:
+            y = mid
+    A = x
+    B = A
+    if m > per + 1:  # equal keys do not decide: B = first sample with key > kp
+        y = jhi
+        while x < y:
+            mid = (x + y) >> 1
+            if keys[mid] <= kp:
+                x = mid + 1
+            else:
+                y = mid
+        B = x
+    if A > jlo:
+        a = ((A - 1) << shift) + 1
+        llo = _key_lcp(keys[A - 1], kp, m, bits, per)
+    else:
+        a = lo
+        llo = 1
+    if B < jhi:
+        z = B << shift
+        lhi = _key_lcp(keys[B], kp, m, bits, per)
+    else:
+        z = hi
+        lhi = 1
+    return a, z, llo, lhi
+
+
+@njit(cache=True, nogil=True)
+def match_one(tokens, sa, lcp, m1, m2, m3, bucket, keys, kbits, q, qs, t):
     """Longest suffix of ``q[qs..t]`` that occurs in the corpus, and its occurrence interval.
 
     Returns ``(L, first, last)``: the length of the match and the inclusive suffix-array
     interval of its occurrences (``last - first + 1`` = count).  ``L == 0`` when ``q[t]``
     never occurs.
+    """
+    return match_capped(tokens, sa, lcp, m1, m2, m3, bucket, keys, kbits, q, t, t - qs + 1)
+
+
+@njit(cache=True, nogil=True)
+def match_capped(tokens, sa, lcp, m1, m2, m3, bucket, keys, kbits, q, t, m):
+    """:func:`match_one` for the pattern ``q[t], q[t-1], ..., q[t-m+1]`` (its first ``m`` tokens).
+
+    When the longest match is known to be at most ``m`` tokens, the answer equals that of the
+    whole pattern, and no comparison reads beyond ``m`` tokens.
     """
     n = tokens.shape[0]
     v = q[t]
@@ -121,11 +204,7 @@ def match_one(tokens, sa, lcp, m1, m2, m3, bucket, q, qs, t):
     hi = bucket[v + 1]
     if lo == hi:
         return 0, 0, -1
-    m = t - qs + 1  # pattern length: q[t], q[t-1], ..., q[qs]
-    llo = 1  # lcp of the pattern with the suffix just below the search range
-    lhi = 1  # ... and just above it (every suffix in the bucket shares the first token)
-    a = lo
-    z = hi
+    a, z, llo, lhi = _sampled_range(keys, kbits, q, t, m, lo, hi)
     while a < z:
         mid = (a + z) >> 1
         h = llo if llo < lhi else lhi
@@ -153,50 +232,164 @@ def match_one(tokens, sa, lcp, m1, m2, m3, bucket, q, qs, t):
     else:
         L = lhi if lhi > llo else llo
         k = a
+    if L == 1:  # the occurrences of one token: its whole bucket
+        return 1, lo, hi - 1
     first = _widen_left(tokens, sa, lcp, m1, m2, m3, q, t, k, L, lo)
     last = _widen_right(tokens, sa, lcp, m1, m2, m3, q, t, k, L, hi)
     return L, first, last
 
 
+@njit(cache=True, nogil=True)
+def matching_statistics(
+    tokens, sa, lcp, m1, m2, m3, bucket, keys, kbits, q, qs, s, e, occ, out_len, out_cnt
+):
+    """L_t and C_t for the positions ``s <= t < e`` of one query starting at ``qs``, in order.
+
+    Matching statistics (Chang & Lawler 1994): ``L_{t+1} <= L_t + 1``.  While the match at
+    ``t`` has at most ``occ.shape[0]`` occurrences, their corpus positions are kept; the match
+    at ``t+1`` is then ``L_t + 1`` with count = the number of them followed by ``q[t+1]`` if
+    any is, with no search.  Otherwise the search for ``t+1`` reads at most ``L_t + 1``
+    pattern tokens (``L_t`` when the kept occurrences all fail to extend).
+    """
+    n = tokens.shape[0]
+    K = occ.shape[0]
+    L = 0
+    k = 0  # number of kept occurrences (0: none kept)
+    for t in range(s, e):
+        if t > s:
+            if k > 0:
+                v = q[t]
+                j = 0
+                for i in range(k):
+                    p = occ[i] + 1
+                    if p < n and tokens[p] == v:
+                        occ[j] = p
+                        j += 1
+                if j > 0:
+                    L += 1
+                    k = j
+                    out_len[t] = L
+                    out_cnt[t] = j
+                    continue
+                m = L  # no occurrence extends: L_{t+1} <= L_t
+            else:
+                m = L + 1
+            if m > t - qs + 1:
+                m = t - qs + 1
+            if m < 1:
+                m = 1
+        else:
+            m = t - qs + 1
+        L, first, last = match_capped(tokens, sa, lcp, m1, m2, m3, bucket, keys, kbits, q, t, m)
+        if L == 0:
+            out_len[t] = 0
+            out_cnt[t] = 0
+            k = 0
+            continue
+        c = last - first + 1
+        out_len[t] = L
+        out_cnt[t] = c
+        if c <= K:
+            for i in range(c):
+                occ[i] = n - 1 - sa[first + i]
+            k = c
+        else:
+            k = 0
+
+
 @njit(cache=True, parallel=True)
-def longest_matches_kernel(tokens, sa, lcp, m1, m2, m3, bucket, q, qstart, order, out_len, out_cnt):
+def longest_matches_kernel(
+    tokens,
+    sa,
+    lcp,
+    m1,
+    m2,
+    m3,
+    bucket,
+    keys,
+    kbits,
+    q,
+    seg_start,
+    seg_end,
+    seg_qs,
+    keep,
+    out_len,
+    out_cnt,
+):
     """For every query position t: ``out_len[t] = L_t`` and ``out_cnt[t] = C_t`` (0 if L_t = 0).
 
-    ``qstart[t]`` is the index of the first token of the query that position ``t`` belongs to.
-    Positions are independent; they are visited in ``order`` (sorted by their last tokens, see
-    :func:`locality_order`) in parallel chunks, so neighbouring searches walk the same part of
-    the suffix array and mostly hit the cache.
+    The positions come in segments ``seg_start[i] <= t < seg_end[i]`` of the query that starts
+    at ``seg_qs[i]`` (see :func:`query_segments`); segments run in parallel, each one left to
+    right by :func:`matching_statistics`, keeping up to ``keep`` occurrences.
     """
-    total = q.shape[0]
-    chunk = 1024
-    nchunks = (total + chunk - 1) // chunk
-    for c in prange(nchunks):
-        s = c * chunk
-        e = min(s + chunk, total)
-        for i in range(s, e):
-            t = order[i]
-            L, first, last = match_one(tokens, sa, lcp, m1, m2, m3, bucket, q, qstart[t], t)
-            out_len[t] = L
-            out_cnt[t] = last - first + 1 if L > 0 else 0
+    for i in prange(seg_start.shape[0]):
+        occ = np.empty(keep, dtype=np.int64)
+        matching_statistics(
+            tokens,
+            sa,
+            lcp,
+            m1,
+            m2,
+            m3,
+            bucket,
+            keys,
+            kbits,
+            q,
+            seg_qs[i],
+            seg_start[i],
+            seg_end[i],
+            occ,
+            out_len,
+            out_cnt,
+        )
+
+
+@njit(cache=True)
+def query_segments(offsets, size):
+    """Split every query ``offsets[i] .. offsets[i+1]`` into pieces of at most ``size`` tokens.
+
+    Returns ``(start, end, query_start)`` per piece; empty queries give no piece.
+    """
+    nseg = 0
+    for i in range(offsets.shape[0] - 1):
+        nseg += (offsets[i + 1] - offsets[i] + size - 1) // size
+    start = np.empty(nseg, dtype=np.int64)
+    end = np.empty(nseg, dtype=np.int64)
+    qs = np.empty(nseg, dtype=np.int64)
+    j = 0
+    for i in range(offsets.shape[0] - 1):
+        a = offsets[i]
+        while a < offsets[i + 1]:
+            b = min(a + size, offsets[i + 1])
+            start[j] = a
+            end[j] = b
+            qs[j] = offsets[i]
+            j += 1
+            a = b
+    return start, end, qs
 
 
 @njit(cache=True, parallel=True)
-def locality_keys(q, qstart, bits):
-    """Sort key per position: its last tokens q[t], q[t-1], ... packed into 64 bits.
+def sample_keys(tokens, sa, bits):
+    """Key of every ``2**SAMPLE_SHIFT``-th suffix-array rank, for :func:`_sampled_range`.
 
-    Sorting positions by this key approximates the suffix-array order of the patterns, so
-    consecutive binary searches share most of their path.
+    A sampled top layer of the suffix array (small enough to stay in cache): the key packs
+    tokens 2 .. 1 + 64 // bits of the reversed suffix (the first is fixed by its bucket), each
+    as ``value + 1`` in ``bits`` bits, 0 past the start of the stream, so keys compare like
+    the suffixes' next tokens.
     """
-    total = q.shape[0]
-    out = np.empty(total, dtype=np.uint64)
+    n = tokens.shape[0]
     per = 64 // bits
-    for t in prange(total):
+    ns = (n + (1 << SAMPLE_SHIFT) - 1) >> SAMPLE_SHIFT
+    out = np.empty(ns, dtype=np.uint64)
+    for j in prange(ns):
+        base = n - 1 - sa[j << SAMPLE_SHIFT]
         key = np.uint64(0)
-        for h in range(per):
+        for h in range(1, per + 1):
             key = key << np.uint64(bits)
-            if t - h >= qstart[t]:
-                key |= np.uint64(q[t - h] + 1)
-        out[t] = key
+            if h <= base:
+                key |= np.uint64(tokens[base - h]) + np.uint64(1)
+        out[j] = key
     return out
 
 
