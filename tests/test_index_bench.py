@@ -55,7 +55,8 @@ def test_every_peer_and_mix_is_measured_and_agrees(run):
     for mix in bench.MIXES:
         assert res["query"]["mixes"][mix]["tokens_per_s"] > 0
         assert res["rdawg"]["mixes"][mix]["tokens_per_s"] > 0
-        assert 0 < res["infinigram"]["query"]["mixes"][mix]["n_query_tokens"] <= 300
+        ig = res["infinigram"]["query"]["mixes"][mix]
+        assert 0 < ig["n_query_tokens"] <= 300 and ig["creativity_tokens_per_s"] > 0
     assert res["queries"]["pipeline"]["calls"] == 2000 // (4 * 32)
     assert res["queries"]["ngrams"]["n"] == 16 * 12
     assert res["infinigram"]["query"]["approximate_counts"] == 0
@@ -95,6 +96,7 @@ def test_counts_equal_an_independent_brute_force(run):
     [
         ("rd_copied_C.npy", "L_t/C_t rusty-dawg vs copyscope, mix copied"),
         ("ig_pipeline_L.npy", "L_t/C_t infini-gram vs copyscope, mix pipeline"),
+        ("igc_fresh_L.npy", "L_t infini-gram creativity vs copyscope, mix fresh"),
         ("tg_counts.npy", "n-gram counts tokengrams vs copyscope"),
         ("ig_counts.npy", "n-gram counts infini-gram vs copyscope"),
         ("rd_counts.npy", "n-gram counts rusty-dawg vs copyscope"),
@@ -156,3 +158,8 @@ def test_peers_are_pinned_installed_and_listed_in_the_bench_extra():
         assert metadata.version(name) == version
         assert f'"{name}=={version}"' in pyproject
     assert "requirements-bench.txt" in (ROOT / "Makefile").read_text()
+
+
+def test_creativity_lengths_turn_forward_spans_into_l_t():
+    # spans starting at 0..4 end at 2, 2, 3, 5, 5; position 5 has no match (rs = 5)
+    assert bench.creativity_lengths([2, 2, 3, 5, 5, 5]).tolist() == [1, 2, 1, 1, 2, 0]
