@@ -1271,7 +1271,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument(
         "--infini-lc-tokens",
         type=int,
-        default=20_000,
+        default=3_000,
         help="tokens per mix queried through infini-gram's one-call-per-position ∞-gram query",
     )
     p.add_argument(
