@@ -10,10 +10,11 @@ BIN := $(VENV)/bin
 CORES ?= all
 CONFIG ?= config/config.yaml
 STAMP := $(VENV)/.installed
-# the reference packages (requirements-reference.txt, installed --no-deps): `pip check` reports
-# their undeclared dependencies once they are installed (a second `make setup`), so its lines
-# about them are ignored; any other broken requirement still fails the setup
-REFERENCE = $(shell sed -n 's/^\([A-Za-z0-9_.-]*\)==.*/\1/p' requirements-reference.txt | paste -sd'|' -)
+# the reference packages and the benchmark's peers (requirements-reference.txt,
+# requirements-bench.txt, installed --no-deps): `pip check` reports their undeclared dependencies
+# once they are installed (a second `make setup`), so its lines about them are ignored; any other
+# broken requirement still fails the setup
+REFERENCE = $(shell sed -n 's/^\([A-Za-z0-9_.-]*\)==.*/\1/p' requirements-reference.txt requirements-bench.txt | paste -sd'|' -)
 # the config's results folder (every output of a run, the report included, goes there)
 RESULTS = $(shell sed -n 's/^results:[[:space:]]*\([^[:space:]#]*\).*/\1/p' $(CONFIG))
 
@@ -21,7 +22,7 @@ RESULTS = $(shell sed -n 's/^results:[[:space:]]*\([^[:space:]#]*\).*/\1/p' $(CO
 
 setup: $(STAMP)
 
-$(STAMP): requirements.txt requirements-dev.txt requirements-reference.txt pyproject.toml
+$(STAMP): requirements.txt requirements-dev.txt requirements-reference.txt requirements-bench.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet torch==2.13.0
@@ -30,7 +31,7 @@ $(STAMP): requirements.txt requirements-dev.txt requirements-reference.txt pypro
 	$(BIN)/python -m pip check > $(VENV)/pip-check.txt || { \
 	  grep -v -E '^($(REFERENCE)) ' $(VENV)/pip-check.txt; \
 	  ! grep -q -v -E '^($(REFERENCE)) ' $(VENV)/pip-check.txt; }
-	$(BIN)/python -m pip install --quiet --no-deps -r requirements-reference.txt
+	$(BIN)/python -m pip install --quiet --no-deps -r requirements-reference.txt -r requirements-bench.txt
 	touch $@
 
 run: setup

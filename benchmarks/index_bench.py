@@ -1,30 +1,46 @@
-"""Benchmark of the copyscope suffix-array index against pydivsufsort and rusty-dawg.
+"""Benchmark of the copyscope suffix-array index against every peer, on the same data, in one run.
 
 For every corpus size the script generates a seeded synthetic corpus (Zipf token ids, documents
 of varying length each followed by the separator 65535, ~10% of them exact duplicates of earlier
-documents) and a query set (half mutated excerpts of the corpus, half fresh Zipf text), then runs
-every measurement in its own child process (this script with a hidden sub-command) so that the
-peak RSS of each tool is measured alone:
+documents), four query mixes for the longest-match kind and a set of n-grams (n = 1..16) for the
+count kind.  Every measurement runs in its own child process (this script with a hidden
+sub-command), so that the peak RSS of each tool is measured alone:
 
-* ``build``  copyscope ``build_index``: wall seconds (median), peak RSS, bytes per token;
-* ``query``  copyscope ``Index.longest_matches`` (L_t and C_t): tokens/s, peak RSS, index size;
-* ``sais``   pydivsufsort SA + Kasai LCP on the same reversed stream: seconds;
-* ``rdawg``  rusty-dawg CDAWG: build + fill_counts seconds, peak RSS, per-token query tokens/s.
+* ``build`` / ``query``   copyscope ``build_index``; ``Index.longest_matches`` (L_t, C_t) per
+  mix and ``Index.count`` per n-gram;
+* ``sais``                pydivsufsort SA + Kasai LCP on the same reversed stream;
+* ``rdawg``               rusty-dawg 0.2.2 CDAWG: build + fill_counts, L_t/C_t per token
+  (``transition_and_count``, as its authors query it) and n-gram counts;
+* ``tg_build`` / ``tg_query``   tokengrams 0.3.3 ``MemmapIndex``: build, ``count`` and
+  ``positions`` per n-gram;
+* ``ig_build`` / ``ig_query``   infini-gram 2.6.0: its indexing entry point
+  (``python -m infini_gram.indexing`` on pre-tokenized shards), ``count`` per n-gram and its
+  ∞-gram query ``infgram_prob``, whose ``suffix_len``/``prompt_cnt`` are L_t/C_t (one call per
+  position, on the first ``--infini-lc-tokens`` tokens of each mix).
 
-L_t and C_t of copyscope must equal rusty-dawg's on every query position; otherwise the script
-reports the first mismatch and exits with status 1.  Results are printed as a markdown table
-(stdout), with one PASS/FAIL line per target, and written as JSON to ``--out``.
+Query mixes (L_t/C_t), each timed separately (median of ``--repeats``): ``fresh`` (new Zipf
+text), ``copied`` (corpus excerpts with 0.5–10% of their tokens mutated), ``pipeline`` (calls of
+``--pipeline-texts`` × ``--pipeline-len`` tokens, the size of one sample set; half copied, half
+fresh) and ``large`` (one call of ``--mix-tokens`` tokens, half copied, half fresh).
+
+Answers are cross-checked: L_t/C_t of copyscope against rusty-dawg at every position and against
+infini-gram on its sample; n-gram counts of copyscope, rusty-dawg, tokengrams and infini-gram
+against each other and against a brute-force scan for ``--brute-ngrams`` n-grams per n (positions
+too, for tokengrams).  The first mismatch of each check is printed and the exit status is 1.
+Results: markdown tables on stdout, one PASS/FAIL line per target, JSON in ``--out``.
 
 Usage::
 
     python benchmarks/index_bench.py --sizes 1e6 1e7
-    python benchmarks/index_bench.py --sizes 1e8 --queries 1000 --no-reference
+    python benchmarks/index_bench.py --sizes 1e8 --repeats 1 --peers sais
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib.machinery
+import importlib.util
 import json
 import math
 import os
@@ -43,15 +59,17 @@ import numpy as np
 
 SEP = 65535
 CHILD_CMD = "_child"
-TASKS = ("build", "query", "sais", "rdawg")
+TASKS = ("build", "query", "sais", "rdawg", "tg_build", "tg_query", "ig_build", "ig_query")
+PEERS = ("sais", "rdawg", "tokengrams", "infinigram")
+MIXES = ("fresh", "copied", "pipeline", "large")
 MB = 1024 * 1024
 
-# targets
-MAX_BUILD_RATIO = 1.5  # copyscope build / pydivsufsort SA+LCP
+# targets (issue 12)
+MAX_BUILD_RATIO = 1.3  # copyscope build / pydivsufsort SA+LCP
 MAX_BYTES_PER_TOKEN = 7.0
 FIXED_BYTES = 16 * 1024  # allowed size-independent overhead (.npy headers, meta.json)
 RSS_SLACK_MB = 300  # query peak RSS <= index size + this
-MIN_SPEEDUP = 4.0  # copyscope query tok/s / rusty-dawg tok/s
+MIN_SPEEDUP = 10.0  # copyscope query tok/s / rusty-dawg tok/s, per mix
 
 
 # ----------------------------------------------------------------------------- utilities
@@ -183,57 +201,160 @@ def make_corpus(n_tokens: int, zipf: ZipfSource, args) -> tuple[np.ndarray, dict
     return corpus, stats
 
 
-def make_queries(corpus: np.ndarray, zipf: ZipfSource, args) -> tuple[list[np.ndarray], dict]:
-    """Half excerpts of single documents with random token mutations, half fresh Zipf text."""
-    rng = np.random.default_rng([args.seed, corpus.shape[0], 2])
-    qlen = args.query_len
-    seps = np.flatnonzero(corpus == SEP)
-    starts = np.concatenate([[0], seps[:-1] + 1])
-    lens = seps - starts
-    long_docs = np.flatnonzero(lens >= qlen)
-    if long_docs.size == 0:
-        raise SystemExit(f"no document has {qlen} tokens; use a smaller --query-len")
-    weights = (lens[long_docs] - qlen + 1).astype(np.float64)
-    n_excerpts = args.queries // 2
-    queries = []
-    n_mut = 0
-    for i in range(args.queries):
-        if i < n_excerpts:
-            d = long_docs[rng.choice(long_docs.size, p=weights / weights.sum())]
-            a = starts[d] + rng.integers(lens[d] - qlen + 1)
-            q = corpus[a : a + qlen].copy()
-            mask = rng.random(qlen) < args.mutation_rate
-            q[mask] = rng.integers(0, zipf.vocab, int(mask.sum()))
-            n_mut += int(mask.sum())
+class Excerpts:
+    """Draws corpus excerpts of one length from single documents (longer documents more often,
+    in proportion to their number of start positions) and mutates a share of their tokens."""
+
+    def __init__(self, corpus: np.ndarray, length: int, vocab: int):
+        seps = np.flatnonzero(corpus == SEP)
+        self.starts = np.concatenate([[0], seps[:-1] + 1])
+        self.lens = seps - self.starts
+        self.docs = np.flatnonzero(self.lens >= length)
+        if self.docs.size == 0:
+            raise SystemExit(f"no document has {length} tokens; use a shorter query length")
+        weights = (self.lens[self.docs] - length + 1).astype(np.float64)
+        self.p = weights / weights.sum()
+        self.corpus, self.length, self.vocab = corpus, length, vocab
+
+    def draw(self, rng: np.random.Generator, mutation_rate: float) -> np.ndarray:
+        """One excerpt whose tokens are each replaced by a uniform id with ``mutation_rate``."""
+        d = self.docs[rng.choice(self.docs.size, p=self.p)]
+        a = self.starts[d] + rng.integers(self.lens[d] - self.length + 1)
+        q = self.corpus[a : a + self.length].copy()
+        mask = rng.random(self.length) < mutation_rate
+        q[mask] = rng.integers(0, self.vocab, int(mask.sum()))
+        return q
+
+
+def mix_texts(kind: str, n_texts: int, rng, zipf: ZipfSource, excerpts: Excerpts, args) -> list:
+    """``n_texts`` query texts: ``fresh`` Zipf text, ``copied`` excerpts (mutation rate drawn
+    uniformly from [--mutation-min, --mutation-max] per text) or ``half`` (alternating)."""
+    out = []
+    for i in range(n_texts):
+        copied = kind == "copied" or (kind == "half" and i % 2 == 0)
+        if copied:
+            out.append(excerpts.draw(rng, rng.uniform(args.mutation_min, args.mutation_max)))
         else:
-            q = zipf.sample(rng, qlen)
-        assert not np.any(q == SEP)
-        queries.append(q)
-    stats = {
-        "n_queries": len(queries),
-        "query_len": qlen,
-        "n_excerpts": n_excerpts,
-        "n_mutated_tokens": n_mut,
-        "n_query_tokens": int(sum(len(q) for q in queries)),
+            out.append(zipf.sample(rng, excerpts.length))
+    return out
+
+
+def make_mixes(corpus: np.ndarray, zipf: ZipfSource, args) -> dict[str, list[list[np.ndarray]]]:
+    """The four query mixes as lists of calls (each call a list of texts, ~--mix-tokens each).
+
+    ``fresh``, ``copied`` and ``large`` are one call of --mix-tokens / --query-len texts;
+    ``pipeline`` is calls of --pipeline-texts texts of --pipeline-len tokens (half copied).
+    """
+    rng = np.random.default_rng([args.seed, corpus.shape[0], 2])
+    long_texts = Excerpts(corpus, args.query_len, zipf.vocab)
+    short_texts = Excerpts(corpus, args.pipeline_len, zipf.vocab)
+    n_long = max(1, args.mix_tokens // args.query_len)
+    per_call = args.pipeline_texts * args.pipeline_len
+    n_calls = max(1, args.mix_tokens // per_call)
+    return {
+        "fresh": [mix_texts("fresh", n_long, rng, zipf, long_texts, args)],
+        "copied": [mix_texts("copied", n_long, rng, zipf, long_texts, args)],
+        "pipeline": [
+            mix_texts("half", args.pipeline_texts, rng, zipf, short_texts, args)
+            for _ in range(n_calls)
+        ],
+        "large": [mix_texts("half", n_long, rng, zipf, long_texts, args)],
     }
-    return queries, stats
 
 
-def save_queries(queries: list[np.ndarray], folder: Path) -> None:
-    """Store the queries as one flat uint16 array plus offsets."""
-    offsets = np.concatenate([[0], np.cumsum([len(q) for q in queries])]).astype(np.int64)
-    np.save(folder / "queries_flat.npy", np.concatenate(queries).astype(np.uint16))
-    np.save(folder / "queries_offsets.npy", offsets)
+def save_mix(calls: list[list[np.ndarray]], path: Path) -> None:
+    """Store a mix as flat uint16 tokens, text offsets and the first text of every call."""
+    texts = [t for call in calls for t in call]
+    offsets = np.concatenate([[0], np.cumsum([len(t) for t in texts])]).astype(np.int64)
+    call_starts = np.concatenate([[0], np.cumsum([len(c) for c in calls])]).astype(np.int64)
+    np.savez(path, flat=np.concatenate(texts).astype(np.uint16), offsets=offsets, calls=call_starts)
 
 
-def load_queries(folder: Path) -> list[np.ndarray]:
-    """Inverse of :func:`save_queries`."""
-    flat = np.load(folder / "queries_flat.npy")
-    offsets = np.load(folder / "queries_offsets.npy")
-    return [flat[offsets[i] : offsets[i + 1]] for i in range(len(offsets) - 1)]
+def load_mix(path: Path) -> list[list[np.ndarray]]:
+    """Inverse of :func:`save_mix`."""
+    z = np.load(path)
+    flat, off, calls = z["flat"], z["offsets"], z["calls"]
+    texts = [flat[off[i] : off[i + 1]] for i in range(len(off) - 1)]
+    return [texts[calls[c] : calls[c + 1]] for c in range(len(calls) - 1)]
+
+
+def mix_offsets(path: Path) -> np.ndarray:
+    """Text offsets of a stored mix (positions of the flat answer arrays)."""
+    return np.load(path)["offsets"]
+
+
+def make_ngrams(corpus: np.ndarray, large: list[np.ndarray], args) -> list[np.ndarray]:
+    """--ngrams-per-n n-grams for every n = 1..--max-n, alternately a window of the corpus
+    (never across a separator, so its count is ≥ 1) and a window of a query text of the
+    ``large`` mix (often absent from the corpus for larger n)."""
+    rng = np.random.default_rng([args.seed, corpus.shape[0], 3])
+    out = []
+    for n in range(1, args.max_n + 1):
+        texts = [t for t in large if len(t) >= n]
+        for i in range(args.ngrams_per_n):
+            if i % 2 == 0 or not texts:
+                while True:
+                    a = int(rng.integers(corpus.shape[0] - n + 1))
+                    g = corpus[a : a + n]
+                    if not np.any(g == SEP):
+                        break
+            else:
+                t = texts[rng.integers(len(texts))]
+                a = int(rng.integers(len(t) - n + 1))
+                g = t[a : a + n]
+            out.append(np.array(g, dtype=np.uint16))
+    return out
+
+
+def save_ngrams(ngrams: list[np.ndarray], path: Path) -> None:
+    """Store n-grams as flat uint16 tokens plus offsets."""
+    offsets = np.concatenate([[0], np.cumsum([len(g) for g in ngrams])]).astype(np.int64)
+    np.savez(path, flat=np.concatenate(ngrams).astype(np.uint16), offsets=offsets)
+
+
+def load_ngrams(path: Path) -> list[np.ndarray]:
+    """Inverse of :func:`save_ngrams`."""
+    z = np.load(path)
+    flat, off = z["flat"], z["offsets"]
+    return [flat[off[i] : off[i + 1]] for i in range(len(off) - 1)]
+
+
+def brute_positions(corpus: np.ndarray, ngram: np.ndarray) -> np.ndarray:
+    """Start positions of every occurrence of ``ngram`` in ``corpus`` by a direct scan: the
+    positions holding its first token, narrowed token by token."""
+    n = len(ngram)
+    cand = np.flatnonzero(corpus[: corpus.shape[0] - n + 1] == ngram[0])
+    for k in range(1, n):
+        cand = cand[corpus[cand + k] == ngram[k]]
+    return cand
+
+
+def brute_sample(ngrams: list[np.ndarray], args) -> np.ndarray:
+    """Indices of the n-grams checked by brute force: the first --brute-ngrams of every n."""
+    per_n = args.ngrams_per_n
+    return np.array(
+        [n * per_n + i for n in range(args.max_n) for i in range(min(args.brute_ngrams, per_n))],
+        dtype=np.int64,
+    )
 
 
 # ----------------------------------------------------------------------------- child tasks
+def params(folder: Path) -> dict:
+    """The run's settings that the child tasks need (written by the parent)."""
+    return json.loads((folder / "params.json").read_text())
+
+
+def timed_repeats(fn, repeats: int, label: str, unit: int, what: str) -> list[float]:
+    """Run ``fn`` ``repeats`` times; wall seconds of each run (logged as ``unit``/s)."""
+    times = []
+    for r in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+        log(f"  {label} repeat {r + 1}/{repeats}: {unit / times[-1]:,.0f} {what}/s")
+    return times
+
+
 def task_build(folder: Path, args) -> dict:
     """copyscope build_index on the corpus: wall seconds (median of repeats), peak RSS,
     bytes/token."""
@@ -263,7 +384,8 @@ def task_build(folder: Path, args) -> dict:
 
 
 def task_query(folder: Path, args) -> dict:
-    """copyscope longest_matches (L_t, C_t) on all queries: tokens/s (median of repeats)."""
+    """copyscope longest_matches (L_t, C_t) per mix, one call per stored call, and Index.count
+    per n-gram: tokens/s and n-grams/s (median of repeats)."""
     import numba
 
     from copyscope.index import Index
@@ -272,26 +394,45 @@ def task_query(folder: Path, args) -> dict:
     idx = Index(folder / "index")
     open_seconds = time.perf_counter() - t0
     idx.longest_matches([np.array([1, 2, 3]), np.array([4])])  # warm-up / compile
-    queries = load_queries(folder)
-    n = sum(len(q) for q in queries)
-    times = []
-    for r in range(args.repeats):
-        t0 = time.perf_counter()
-        m = idx.longest_matches(queries)
-        times.append(time.perf_counter() - t0)
-        log(f"  copyscope query repeat {r + 1}/{args.repeats}: {n / times[-1]:,.0f} tok/s")
-    np.save(folder / "cs_L.npy", m.length)
-    np.save(folder / "cs_C.npy", m.count)
+    idx.count(np.array([1, 2]))
+    mixes = {}
+    for mix in MIXES:
+        calls = load_mix(folder / f"mix-{mix}.npz")
+        n = sum(len(t) for call in calls for t in call)
+        results = []
+
+        def run(calls=calls, results=results):
+            results[:] = [idx.longest_matches(call) for call in calls]
+
+        times = timed_repeats(run, args.repeats, f"copyscope {mix}", n, "tok")
+        length = np.concatenate([m.length for m in results])
+        np.save(folder / f"cs_{mix}_L.npy", length)
+        np.save(folder / f"cs_{mix}_C.npy", np.concatenate([m.count for m in results]))
+        mixes[mix] = {
+            "seconds": times,
+            "tokens_per_s": n / statistics.median(times),
+            "n_query_tokens": n,
+            "calls": len(calls),
+            "tokens_per_call": n / len(calls),
+            "mean_L": float(length.mean()),
+            "p90_L": float(np.percentile(length, 90)),
+            "max_L": int(length.max()),
+        }
+    ngrams = load_ngrams(folder / "ngrams.npz")
+    counts: list[int] = []
+
+    def count_all():
+        counts[:] = [idx.count(g) for g in ngrams]
+
+    times = timed_repeats(count_all, args.repeats, "copyscope count", len(ngrams), "n-gram")
+    np.save(folder / "cs_counts.npy", np.array(counts, dtype=np.int64))
     return {
-        "seconds": times,
-        "tokens_per_s": n / statistics.median(times),
-        "n_query_tokens": n,
+        "mixes": mixes,
+        "count_seconds": times,
+        "ngrams_per_s": len(ngrams) / statistics.median(times),
         "open_seconds": open_seconds,
         "index_bytes": dir_bytes(folder / "index"),
         "numba_threads": numba.get_num_threads(),
-        "mean_L": float(m.length.mean()),
-        "max_L": int(m.length.max()),
-        "positions_L_ge_255": int(np.count_nonzero(m.length >= 255)),
         "peak_rss_mb": peak_rss_mb(),
     }
 
@@ -302,26 +443,51 @@ def task_sais(folder: Path, args) -> dict:
 
     rev = np.ascontiguousarray(np.load(folder / "corpus.npy")[::-1])
     times = []
-    sa = None
+    sa = lcp = None
     for r in range(args.repeats):
-        sa = None
+        sa = lcp = None
         t0 = time.perf_counter()
         sa = pydivsufsort.divsufsort(rev)
         lcp = pydivsufsort.kasai(rev, sa)
         times.append(time.perf_counter() - t0)
-        del lcp
         log(f"  pydivsufsort repeat {r + 1}/{args.repeats}: {times[-1]:.2f} s")
     cs_sa = np.load(folder / "index" / "shard-000" / "sa.npy", mmap_mode="r")
     return {
         "seconds": times,
         "median_seconds": statistics.median(times),
         "sa_equals_copyscope": bool(np.array_equal(sa, cs_sa)),
+        "array_bytes": int(sa.nbytes + lcp.nbytes + rev.nbytes),
         "peak_rss_mb": peak_rss_mb(),
     }
 
 
+def rdawg_matches(cdawg, calls: list[list[np.ndarray]]) -> tuple[list[int], list[int]]:
+    """rusty-dawg's L_t and C_t of every token of every text, one Python call per token."""
+    step, count, initial = cdawg.transition_and_count, cdawg.get_suffix_count, cdawg.get_initial
+    lengths: list[int] = []
+    counts: list[int] = []
+    for call in calls:
+        for q in call:
+            cs = initial()
+            for tok in q.tolist():
+                cs = step(cs, tok)
+                lengths.append(cs.get_length())
+                counts.append(count(cs))
+    return lengths, counts
+
+
+def rdawg_count(cdawg, ngram: list[int]) -> int:
+    """Occurrences of an n-gram in rusty-dawg's CDAWG: its count if reading the n-gram from the
+    initial state matches all n tokens, else 0."""
+    cs = cdawg.get_initial()
+    for tok in ngram:
+        cs = cdawg.transition_and_count(cs, tok)
+    return cdawg.get_suffix_count(cs) if cs.get_length() == len(ngram) else 0
+
+
 def task_rdawg(folder: Path, args) -> dict:
-    """rusty-dawg CDAWG: build + fill_counts, then a per-token Python query loop."""
+    """rusty-dawg CDAWG: build + fill_counts, L_t/C_t per mix (per-token Python loop, median of
+    repeats) and n-gram counts."""
     t0 = time.perf_counter()
     from rusty_dawg import Cdawg
 
@@ -334,28 +500,251 @@ def task_rdawg(folder: Path, args) -> dict:
     cdawg.fill_counts()
     build_seconds = time.perf_counter() - t0
     log(f"  rusty-dawg build: {build_seconds:.2f} s")
-    queries = [q.tolist() for q in load_queries(folder)]
-    step, count, initial = cdawg.transition_and_count, cdawg.get_suffix_count, cdawg.get_initial
-    lengths: list[int] = []
+    mixes = {}
+    for mix in MIXES:
+        calls = load_mix(folder / f"mix-{mix}.npz")
+        n = sum(len(t) for call in calls for t in call)
+        out: list = []
+
+        def run(calls=calls, out=out):
+            out[:] = rdawg_matches(cdawg, calls)
+
+        times = timed_repeats(run, args.repeats, f"rusty-dawg {mix}", n, "tok")
+        np.save(folder / f"rd_{mix}_L.npy", np.array(out[0], dtype=np.int64))
+        np.save(folder / f"rd_{mix}_C.npy", np.array(out[1], dtype=np.int64))
+        mixes[mix] = {"seconds": times, "tokens_per_s": n / statistics.median(times)}
+    ngrams = [g.tolist() for g in load_ngrams(folder / "ngrams.npz")]
     counts: list[int] = []
-    t0 = time.perf_counter()
-    for q in queries:
-        cs = initial()
-        for tok in q:
-            cs = step(cs, tok)
-            lengths.append(cs.get_length())
-            counts.append(count(cs))
-    seconds = time.perf_counter() - t0
-    np.save(folder / "rd_L.npy", np.array(lengths, dtype=np.int64))
-    np.save(folder / "rd_C.npy", np.array(counts, dtype=np.int64))
+
+    def count_all():
+        counts[:] = [rdawg_count(cdawg, g) for g in ngrams]
+
+    times = timed_repeats(count_all, args.repeats, "rusty-dawg count", len(ngrams), "n-gram")
+    np.save(folder / "rd_counts.npy", np.array(counts, dtype=np.int64))
     return {
         "build_seconds": build_seconds,
-        "query_seconds": seconds,
-        "tokens_per_s": len(lengths) / seconds,
+        "mixes": mixes,
+        "ngrams_per_s": len(ngrams) / statistics.median(times),
         "nodes": int(cdawg.node_count()),
         "edges": int(cdawg.edge_count()),
         "import_seconds": import_seconds,
         "rss_after_import_mb": rss_after_import,
+        "peak_rss_mb": peak_rss_mb(),
+    }
+
+
+def import_tokengrams():
+    """tokengrams' compiled extension.  The package's ``__init__`` also imports its Hugging Face
+    dataset helper (which needs ``datasets``, not installed here), so the extension module is
+    loaded on its own from the installed package folder."""
+    spec = importlib.util.find_spec("tokengrams")
+    if spec is None:
+        raise SystemExit("tokengrams==0.3.3 is not installed (requirements-bench.txt)")
+    folder = Path(spec.submodule_search_locations[0])
+    path = next(folder.glob("tokengrams.*.so"))
+    loader = importlib.machinery.ExtensionFileLoader("tokengrams", str(path))
+    module = importlib.util.module_from_spec(
+        importlib.util.spec_from_file_location("tokengrams", path, loader=loader)
+    )
+    loader.exec_module(module)
+    return module
+
+
+def task_tg_build(folder: Path, args) -> dict:
+    """tokengrams MemmapIndex.build from the raw uint16 token file (written untimed, it is the
+    tool's input format): seconds (median of repeats), peak RSS, bytes/token on disk."""
+    tg = import_tokengrams()
+    tokens, table = folder / "tg" / "tokens.bin", folder / "tg" / "table.idx"
+    tokens.parent.mkdir(exist_ok=True)
+    np.load(folder / "corpus.npy").tofile(tokens)
+    times = []
+    for r in range(args.repeats):
+        table.unlink(missing_ok=True)
+        t0 = time.perf_counter()
+        tg.MemmapIndex.build(str(tokens), str(table), vocab=2**16, verbose=False)
+        times.append(time.perf_counter() - t0)
+        log(f"  tokengrams build repeat {r + 1}/{args.repeats}: {times[-1]:.2f} s")
+    n = tokens.stat().st_size // 2
+    return {
+        "seconds": statistics.median(times),
+        "all_seconds": times,
+        "bytes_on_disk": dir_bytes(folder / "tg"),
+        "bytes_per_token": dir_bytes(folder / "tg") / n,
+        "peak_rss_mb": peak_rss_mb(),
+    }
+
+
+def task_tg_query(folder: Path, args) -> dict:
+    """tokengrams count and positions of every n-gram (median of repeats); the number of
+    positions of every n-gram and the positions of the brute-force sample are kept for the
+    cross-check (not all positions: they would inflate the peak RSS)."""
+    tg = import_tokengrams()
+    index = tg.MemmapIndex(str(folder / "tg" / "tokens.bin"), str(folder / "tg" / "table.idx"))
+    ngrams = [g.tolist() for g in load_ngrams(folder / "ngrams.npz")]
+    sample = set(np.load(folder / "brute_sample.npy").tolist())
+    counts: list[int] = []
+    n_positions: list[int] = []
+    kept: dict[int, np.ndarray] = {}
+
+    def count_all():
+        counts[:] = [index.count(g) for g in ngrams]
+
+    def positions_all():
+        n_positions.clear()
+        for i, g in enumerate(ngrams):
+            p = index.positions(g)
+            n_positions.append(len(p))
+            if i in sample:
+                kept[i] = np.sort(np.array(p, dtype=np.int64))
+
+    c_times = timed_repeats(count_all, args.repeats, "tokengrams count", len(ngrams), "n-gram")
+    p_times = timed_repeats(positions_all, args.repeats, "tokengrams positions", len(ngrams), "n")
+    np.save(folder / "tg_counts.npy", np.array(counts, dtype=np.int64))
+    np.save(folder / "tg_npositions.npy", np.array(n_positions, dtype=np.int64))
+    found = [kept[i] for i in sorted(kept)]
+    np.savez(
+        folder / "tg_positions.npz",
+        flat=np.concatenate(found) if found else np.zeros(0, np.int64),
+        offsets=np.concatenate([[0], np.cumsum([len(p) for p in found])]).astype(np.int64),
+    )
+    return {
+        "ngrams_per_s": len(ngrams) / statistics.median(c_times),
+        "positions_ngrams_per_s": len(ngrams) / statistics.median(p_times),
+        "positions_total": int(sum(n_positions)),
+        "peak_rss_mb": peak_rss_mb(),
+    }
+
+
+def children_peak_rss_mb() -> float:
+    """Largest peak RSS of any finished child process (and their waited-for children), MiB."""
+    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+
+
+def infini_input(corpus: np.ndarray, folder: Path) -> None:
+    """infini-gram's pre-tokenized shard: ``tokenized.0`` holds every document preceded by
+    the separator 0xFFFF (copyscope's stream has it after each document, so both streams have
+    the same n-grams and the same length), ``offset.0`` the byte offset of every document."""
+    folder.mkdir(parents=True, exist_ok=True)
+    docs_start = np.concatenate([[0], np.flatnonzero(corpus == SEP)[:-1] + 1])
+    stream = np.concatenate([[SEP], corpus[:-1]]).astype(np.uint16)
+    stream.tofile(folder / "tokenized.0")
+    (2 * docs_start).astype(np.uint64).tofile(folder / "offset.0")
+
+
+def task_ig_build(folder: Path, args) -> dict:
+    """infini-gram's indexing entry point on the pre-tokenized shard (its tokenize step skips
+    existing shards): seconds (median of repeats), peak RSS of the indexer's processes,
+    bytes/token on disk."""
+    p = params(folder)
+    save = folder / "ig"
+    infini_input(np.load(folder / "corpus.npy"), save)
+    (folder / "ig_raw").mkdir(exist_ok=True)  # --data_dir must exist; nothing to tokenize
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    cmd = [sys.executable, "-m", "infini_gram.indexing", "--data_dir", str(folder / "ig_raw")]
+    cmd += ["--save_dir", str(save), "--token_dtype", "u16", "--cpus", str(p["infini_cpus"])]
+    cmd += ["--mem", str(p["infini_mem"]), "--ulimit", str(hard)]
+    times = []
+    for r in range(args.repeats):
+        (save / "table.0").unlink(missing_ok=True)
+        t0 = time.perf_counter()
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+        times.append(time.perf_counter() - t0)
+        if proc.returncode != 0 or "went wrong" in proc.stdout or not (save / "table.0").exists():
+            raise SystemExit(f"infini-gram indexing failed:\n{proc.stdout}\n{proc.stderr}")
+        log(f"  infini-gram build repeat {r + 1}/{args.repeats}: {times[-1]:.2f} s")
+    n = (save / "tokenized.0").stat().st_size // 2
+    return {
+        "seconds": statistics.median(times),
+        "all_seconds": times,
+        "cpus": p["infini_cpus"],
+        "bytes_on_disk": dir_bytes(save),
+        "bytes_per_token": dir_bytes(save) / n,
+        "peak_rss_mb": max(peak_rss_mb(), children_peak_rss_mb()),
+    }
+
+
+def infini_matches(engine, texts: list[np.ndarray]) -> tuple[list[int], list[int]]:
+    """L_t and C_t from infini-gram's ∞-gram query: ``infgram_prob(prompt, ·)`` reports the
+    longest suffix of ``prompt`` found in the corpus (``suffix_len``) and its count
+    (``prompt_cnt``).  Since L_t ≤ L_{t-1} + 1, the prompt is the last L_{t-1} + 1 tokens."""
+    lengths: list[int] = []
+    counts: list[int] = []
+    for q in texts:
+        q = q.tolist()
+        prev = 0
+        for t in range(len(q)):
+            r = engine.infgram_prob(prompt_ids=q[t - prev : t + 1], cont_id=0)
+            prev = r["suffix_len"]
+            lengths.append(prev)
+            counts.append(r["prompt_cnt"])
+    return lengths, counts
+
+
+def creativity_lengths(rs: list[int]) -> np.ndarray:
+    """L_t from infini-gram's ``creativity`` answer: ``rs[i]`` is the end of the longest span
+    starting at i that occurs in the corpus (forward matching statistics, non-decreasing), so
+    the longest suffix of text[:t+1] that occurs starts at the first i with rs[i] ≥ t + 1."""
+    rs = np.asarray(rs, dtype=np.int64)
+    ends = np.arange(1, rs.shape[0] + 1)
+    return ends - np.searchsorted(rs, ends, side="left")
+
+
+def first_texts(calls: list[list[np.ndarray]], limit: int) -> list[np.ndarray]:
+    """The first whole texts of a mix holding at most ``limit`` tokens (at least one text)."""
+    out, total = [], 0
+    for t in (t for call in calls for t in call):
+        if out and total + len(t) > limit:
+            break
+        out.append(t)
+        total += len(t)
+    return out
+
+
+def task_ig_query(folder: Path, args) -> dict:
+    """infini-gram count per n-gram and L_t/C_t (∞-gram query) on the first
+    --infini-lc-tokens tokens of every mix: n-grams/s and tokens/s (median of repeats)."""
+    from infini_gram.engine import InfiniGramEngine
+
+    p = params(folder)
+    # eos_token_id must be < vocab_size ≤ 65535; it is unused by the queries measured here
+    engine = InfiniGramEngine(index_dir=str(folder / "ig"), eos_token_id=SEP - 1, vocab_size=SEP)
+    mixes = {}
+    for mix in MIXES:
+        texts = first_texts(load_mix(folder / f"mix-{mix}.npz"), p["infini_lc_tokens"])
+        n = sum(len(t) for t in texts)
+        out: list = []
+
+        def run(texts=texts, out=out):
+            out[:] = infini_matches(engine, texts)
+
+        times = timed_repeats(run, args.repeats, f"infini-gram {mix}", n, "tok")
+        np.save(folder / f"ig_{mix}_L.npy", np.array(out[0], dtype=np.int64))
+        np.save(folder / f"ig_{mix}_C.npy", np.array(out[1], dtype=np.int64))
+        rs: list = []
+
+        def run_creativity(texts=texts, rs=rs):
+            rs[:] = [engine.creativity(input_ids=q.tolist())["rs"] for q in texts]
+
+        c_times = timed_repeats(run_creativity, args.repeats, f"creativity {mix}", n, "tok")
+        np.save(folder / f"igc_{mix}_L.npy", np.concatenate([creativity_lengths(r) for r in rs]))
+        mixes[mix] = {
+            "seconds": times,
+            "tokens_per_s": n / statistics.median(times),
+            "creativity_tokens_per_s": n / statistics.median(c_times),
+            "n_query_tokens": n,
+        }
+    ngrams = [g.tolist() for g in load_ngrams(folder / "ngrams.npz")]
+    results: list[dict] = []
+
+    def count_all():
+        results[:] = [engine.count(input_ids=g) for g in ngrams]
+
+    times = timed_repeats(count_all, args.repeats, "infini-gram count", len(ngrams), "n-gram")
+    np.save(folder / "ig_counts.npy", np.array([r["count"] for r in results], dtype=np.int64))
+    return {
+        "mixes": mixes,
+        "ngrams_per_s": len(ngrams) / statistics.median(times),
+        "approximate_counts": int(sum(bool(r["approx"]) for r in results)),
         "peak_rss_mb": peak_rss_mb(),
     }
 
@@ -392,66 +781,196 @@ def run_child(task: str, folder: Path, args) -> dict:
 
 
 # ----------------------------------------------------------------------------- comparison
-def first_mismatch(folder: Path) -> dict | None:
-    """Compare copyscope's and rusty-dawg's L_t and C_t; describe the first difference."""
-    offsets = np.load(folder / "queries_offsets.npy")
-    cs_L, cs_C = np.load(folder / "cs_L.npy"), np.load(folder / "cs_C.npy")
-    rd_L, rd_C = np.load(folder / "rd_L.npy"), np.load(folder / "rd_C.npy")
-    if cs_L.shape != rd_L.shape or cs_C.shape != rd_C.shape:
-        return {"error": f"result sizes differ: copyscope {cs_L.shape}, rusty-dawg {rd_L.shape}"}
-    bad = np.flatnonzero((cs_L != rd_L) | (cs_C != rd_C))
-    if bad.size == 0:
+TOOL_NAMES = {
+    "cs": "copyscope",
+    "rd": "rusty-dawg",
+    "tg": "tokengrams",
+    "ig": "infini-gram",
+    "igc": "infini-gram creativity",
+    "bf": "brute force",
+}
+
+
+def first_difference(a: np.ndarray, b: np.ndarray) -> int | None:
+    """Index of the first position where two answer arrays differ (their common prefix: a peer
+    may answer only the first positions of a mix), or None."""
+    n = min(len(a), len(b))
+    bad = np.flatnonzero(a[:n] != b[:n])
+    return int(bad[0]) if bad.size else None
+
+
+def lc_mismatch(folder: Path, mix: str, peer: str) -> dict | None:
+    """First position of ``mix`` where the peer's L_t or C_t differs from copyscope's."""
+    cs_L, cs_C = np.load(folder / f"cs_{mix}_L.npy"), np.load(folder / f"cs_{mix}_C.npy")
+    pe_L = np.load(folder / f"{peer}_{mix}_L.npy")
+    if (folder / f"{peer}_{mix}_C.npy").exists():
+        pe_C = np.load(folder / f"{peer}_{mix}_C.npy")
+        check = f"L_t/C_t {TOOL_NAMES[peer]} vs copyscope, mix {mix}"
+    else:  # a peer answering L_t only
+        pe_C = cs_C[: len(pe_L)]
+        check = f"L_t {TOOL_NAMES[peer]} vs copyscope, mix {mix}"
+    if len(pe_L) == 0 or len(pe_L) > len(cs_L) or len(pe_L) != len(pe_C):
+        return {"check": check, "error": f"{len(pe_L)} answers for {len(cs_L)} positions"}
+    if peer == "rd" and len(pe_L) != len(cs_L):
+        return {"check": check, "error": f"{len(pe_L)} answers for {len(cs_L)} positions"}
+    diff = [
+        i for i in (first_difference(cs_L, pe_L), first_difference(cs_C, pe_C)) if i is not None
+    ]
+    if not diff:
         return None
-    flat = int(bad[0])
-    q = int(np.searchsorted(offsets, flat, side="right") - 1)
+    flat = min(diff)
+    offsets = mix_offsets(folder / f"mix-{mix}.npz")
+    text = int(np.searchsorted(offsets, flat, side="right") - 1)
+    n_bad = int(np.count_nonzero((cs_L[: len(pe_L)] != pe_L) | (cs_C[: len(pe_C)] != pe_C)))
     return {
-        "n_mismatching_positions": int(bad.size),
-        "query": q,
-        "position": flat - int(offsets[q]),
+        "check": check,
+        "n_mismatching_positions": n_bad,
+        "text": text,
+        "position": flat - int(offsets[text]),
         "copyscope": [int(cs_L[flat]), int(cs_C[flat])],
-        "rusty_dawg": [int(rd_L[flat]), int(rd_C[flat])],
+        TOOL_NAMES[peer]: [int(pe_L[flat]), int(pe_C[flat])],
     }
 
 
+def count_mismatch(folder: Path, tool: str, ref: str, indices: np.ndarray | None = None):
+    """First n-gram whose count by ``tool`` differs from ``ref``'s (``indices``: the n-grams
+    that ``tool``'s answers belong to, when it answered only a sample)."""
+    a = np.load(folder / f"{tool}_counts.npy")
+    b = np.load(folder / f"{ref}_counts.npy")
+    b = b if indices is None else b[indices]
+    check = f"n-gram counts {TOOL_NAMES[tool]} vs {TOOL_NAMES[ref]}"
+    if a.shape != b.shape:
+        return {"check": check, "error": f"{a.shape[0]} answers for {b.shape[0]} n-grams"}
+    i = first_difference(a, b)
+    if i is None:
+        return None
+    g = int(i if indices is None else indices[i])
+    ngram = load_ngrams(folder / "ngrams.npz")[g]
+    return {
+        "check": check,
+        "n_mismatching_ngrams": int(np.count_nonzero(a != b)),
+        "ngram": g,
+        "n": len(ngram),
+        "tokens": ngram.tolist(),
+        TOOL_NAMES[tool]: int(a[i]),
+        TOOL_NAMES[ref]: int(b[i]),
+    }
+
+
+def positions_mismatch(folder: Path) -> dict | None:
+    """First n-gram of the brute-force sample whose tokengrams positions differ from the scan's,
+    or whose number of tokengrams positions differs from its tokengrams count."""
+    check = "n-gram positions tokengrams vs brute force"
+    npos, counts = np.load(folder / "tg_npositions.npy"), np.load(folder / "tg_counts.npy")
+    i = first_difference(npos, counts)
+    if i is not None or npos.shape != counts.shape:
+        return {"check": check, "error": f"n-gram {i}: {npos[i]} positions, count {counts[i]}"}
+    sample = np.load(folder / "brute_sample.npy")
+    tg, bf = np.load(folder / "tg_positions.npz"), np.load(folder / "bf_positions.npz")
+    for k, g in enumerate(sample.tolist()):
+        a = tg["flat"][tg["offsets"][k] : tg["offsets"][k + 1]]
+        b = bf["flat"][bf["offsets"][k] : bf["offsets"][k + 1]]
+        if not np.array_equal(a, b):
+            return {
+                "check": check,
+                "ngram": g,
+                "tokengrams": a[:5].tolist(),
+                "brute force": b[:5].tolist(),
+                "n_positions": [len(a), len(b)],
+            }
+    return None
+
+
+def cross_checks(folder: Path, peers: list[str]) -> list[dict]:
+    """Every answer cross-check of one size: the first mismatch of each failing check."""
+    out = []
+    sample = np.load(folder / "brute_sample.npy")
+    out.append(count_mismatch(folder, "bf", "cs", sample))
+    if "rdawg" in peers:
+        out += [lc_mismatch(folder, mix, "rd") for mix in MIXES]
+        out.append(count_mismatch(folder, "rd", "cs"))
+    if "infinigram" in peers:
+        out += [lc_mismatch(folder, mix, peer) for peer in ("ig", "igc") for mix in MIXES]
+        out.append(count_mismatch(folder, "ig", "cs"))
+    if "tokengrams" in peers:
+        out.append(count_mismatch(folder, "tg", "cs"))
+        out.append(positions_mismatch(folder))
+    return [m for m in out if m is not None]
+
+
 def describe_mismatch(n_tokens: int, mm: dict) -> str:
-    """A one-line error message for the first L_t/C_t difference."""
-    if "error" in mm:
-        return f"ERROR at {n_tokens:,} tokens: {mm['error']}"
-    (cl, cc), (rl, rc) = mm["copyscope"], mm["rusty_dawg"]
-    return (
-        f"ERROR: L_t/C_t differ from rusty-dawg at {n_tokens:,} tokens in "
-        f"{mm['n_mismatching_positions']} positions; first: query {mm['query']}, "
-        f"position {mm['position']}: copyscope L={cl} C={cc}, rusty-dawg L={rl} C={rc}"
-    )
+    """A one-line error message for a failed cross-check."""
+    details = ", ".join(f"{k}: {v}" for k, v in mm.items() if k != "check")
+    return f"ERROR at {n_tokens:,} tokens: {mm['check']} differ; first: {details}"
 
 
 # ----------------------------------------------------------------------------- one size
+def brute_force(corpus: np.ndarray, ngrams: list[np.ndarray], folder: Path, args) -> dict:
+    """Counts and positions of the brute-force sample by a direct scan of the corpus."""
+    sample = brute_sample(ngrams, args)
+    t0 = time.perf_counter()
+    found = [brute_positions(corpus, ngrams[i]) for i in sample]
+    seconds = time.perf_counter() - t0
+    np.save(folder / "brute_sample.npy", sample)
+    np.save(folder / "bf_counts.npy", np.array([len(p) for p in found], dtype=np.int64))
+    np.savez(
+        folder / "bf_positions.npz",
+        flat=np.concatenate(found).astype(np.int64) if found else np.zeros(0, np.int64),
+        offsets=np.concatenate([[0], np.cumsum([len(p) for p in found])]).astype(np.int64),
+    )
+    return {"n_ngrams": int(sample.size), "ngrams_per_s": sample.size / max(seconds, 1e-9)}
+
+
 def bench_size(n_tokens: int, root: Path, zipf: ZipfSource, args) -> dict:
-    """Generate data for one corpus size and run all measurements on it."""
+    """Generate data for one corpus size and run all measurements and cross-checks on it."""
     folder = root / size_label(n_tokens)
     folder.mkdir(parents=True)
-    log(f"=== {size_label(n_tokens)} tokens: generating corpus and queries")
+    log(f"=== {size_label(n_tokens)} tokens: generating corpus, query mixes and n-grams")
     t0 = time.perf_counter()
     corpus, corpus_stats = make_corpus(n_tokens, zipf, args)
-    queries, query_stats = make_queries(corpus, zipf, args)
+    mixes = make_mixes(corpus, zipf, args)
+    for mix, calls in mixes.items():
+        save_mix(calls, folder / f"mix-{mix}.npz")
+    ngrams = make_ngrams(corpus, mixes["large"][0], args)
+    save_ngrams(ngrams, folder / "ngrams.npz")
     np.save(folder / "corpus.npy", corpus)
-    save_queries(queries, folder)
-    del corpus, queries
+    (folder / "params.json").write_text(
+        json.dumps({k: getattr(args, k) for k in ("infini_cpus", "infini_mem", "infini_lc_tokens")})
+    )
+    brute = brute_force(corpus, ngrams, folder, args)
+    query_stats = {
+        mix: {
+            "calls": len(calls),
+            "texts": sum(len(c) for c in calls),
+            "tokens": int(sum(len(t) for c in calls for t in c)),
+        }
+        for mix, calls in mixes.items()
+    }
+    query_stats["ngrams"] = {"n": len(ngrams), "max_n": args.max_n}
+    del corpus, mixes, ngrams
     log(
         f"generated in {time.perf_counter() - t0:.1f} s: {corpus_stats['n_docs']} documents "
-        f"({corpus_stats['n_duplicate_docs']} duplicates), {query_stats['n_queries']} queries"
+        f"({corpus_stats['n_duplicate_docs']} duplicates)"
     )
-    res = {"n_tokens": n_tokens, "corpus": corpus_stats, "queries": query_stats}
+    res = {"n_tokens": n_tokens, "corpus": corpus_stats, "queries": query_stats, "brute": brute}
     res["loadavg_before"] = os.getloadavg()  # other load on the machine skews the timings
     res["build"] = run_child("build", folder, args)
     res["query"] = run_child("query", folder, args)
-    if not args.no_reference:
+    if "sais" in args.peers:
         res["sais"] = run_child("sais", folder, args)
         if not res["sais"]["sa_equals_copyscope"]:
             log("WARNING: pydivsufsort's suffix array differs from copyscope's sa.npy")
+    if "rdawg" in args.peers:
         res["rdawg"] = run_child("rdawg", folder, args)
-        res["mismatch"] = first_mismatch(folder)
-        res["match"] = res["mismatch"] is None
+    if "tokengrams" in args.peers:
+        res["tokengrams"] = run_child("tg_build", folder, args)
+        res["tokengrams"].update(query=run_child("tg_query", folder, args))
+    if "infinigram" in args.peers:
+        res["infinigram"] = run_child("ig_build", folder, args)
+        res["infinigram"].update(query=run_child("ig_query", folder, args))
+    res["loadavg_after"] = os.getloadavg()
+    res["mismatches"] = cross_checks(folder, args.peers)
+    res["match"] = not res["mismatches"]
     if not args.keep_workdir:
         shutil.rmtree(folder)  # free the disk space before the next size
     return res
@@ -459,17 +978,20 @@ def bench_size(n_tokens: int, root: Path, zipf: ZipfSource, args) -> dict:
 
 # ----------------------------------------------------------------------------- report
 def derived(res: dict) -> dict:
-    """Ratios and limits used by the table and the targets (None when not measured)."""
+    """Ratios and limits used by the tables and the targets (None when not measured)."""
     q, b = res["query"], res["build"]
     out = {
         "rss_limit_mb": q["index_bytes"] / MB + RSS_SLACK_MB,
         "build_ratio": None,
-        "speedup": None,
+        "speedup": dict.fromkeys(MIXES),
     }
     if "sais" in res:
         out["build_ratio"] = b["seconds"] / res["sais"]["median_seconds"]
     if "rdawg" in res:
-        out["speedup"] = q["tokens_per_s"] / res["rdawg"]["tokens_per_s"]
+        out["speedup"] = {
+            mix: q["mixes"][mix]["tokens_per_s"] / res["rdawg"]["mixes"][mix]["tokens_per_s"]
+            for mix in MIXES
+        }
     return out
 
 
@@ -478,101 +1000,194 @@ def fmt(value, spec: str, suffix: str = "") -> str:
     return "–" if value is None else f"{value:{spec}}{suffix}"
 
 
-def markdown_table(results: list[dict]) -> str:
-    """One row per corpus size."""
+def table(header: list[str], rows: list[list[str]]) -> str:
+    """A markdown table."""
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    return "\n".join(lines + ["| " + " | ".join(row) + " |" for row in rows])
+
+
+def tool_rows(res: dict) -> list[list[str]]:
+    """One row per tool of one corpus size: build, memory, disk, both query kinds."""
+    n, q, b = res["n_tokens"], res["query"], res["build"]
+    sais, rd, tg, ig = (res.get(k) for k in ("sais", "rdawg", "tokengrams", "infinigram"))
+    base = sais and sais["median_seconds"]
+
+    def ratio(seconds):
+        return fmt(seconds / base if base and seconds is not None else None, ".2f", "×")
+
+    rows = [
+        [
+            "copyscope",
+            f"{b['seconds']:.2f}",
+            ratio(b["seconds"]),
+            f"{b['peak_rss_mb']:.0f}",
+            f"{q['peak_rss_mb']:.0f}",
+            f"{b['bytes_per_token']:.2f}",
+            f"{q['mixes']['large']['tokens_per_s']:,.0f}",
+            f"{q['ngrams_per_s']:,.0f}",
+        ]
+    ]
+    if sais:
+        rows.append(
+            ["pydivsufsort SA+LCP (in RAM)", f"{base:.2f}", "1.00×", f"{sais['peak_rss_mb']:.0f}"]
+            + ["–", f"{sais['array_bytes'] / n:.2f}", "–", "–"]
+        )
+    if rd:
+        rows.append(
+            ["rusty-dawg CDAWG (in RAM)", f"{rd['build_seconds']:.2f}", ratio(rd["build_seconds"])]
+            + [f"{rd['peak_rss_mb']:.0f}", "(same)", "–"]
+            + [f"{rd['mixes']['large']['tokens_per_s']:,.0f}", f"{rd['ngrams_per_s']:,.0f}"]
+        )
+    if tg:
+        rows.append(
+            ["tokengrams MemmapIndex", f"{tg['seconds']:.2f}", ratio(tg["seconds"])]
+            + [f"{tg['peak_rss_mb']:.0f}", f"{tg['query']['peak_rss_mb']:.0f}"]
+            + [f"{tg['bytes_per_token']:.2f}", "–", f"{tg['query']['ngrams_per_s']:,.0f}"]
+        )
+    if ig:
+        rows.append(
+            [f"infini-gram ({ig['cpus']} cpu)", f"{ig['seconds']:.2f}", ratio(ig["seconds"])]
+            + [f"{ig['peak_rss_mb']:.0f}", f"{ig['query']['peak_rss_mb']:.0f}"]
+            + [f"{ig['bytes_per_token']:.2f}"]
+            + [f"{ig['query']['mixes']['large']['tokens_per_s']:,.0f}"]
+            + [f"{ig['query']['ngrams_per_s']:,.0f}"]
+        )
+    rows.append(["brute-force scan", "–", "–", "–", "–", "–", "–"])
+    rows[-1].append(f"{res['brute']['ngrams_per_s']:,.0f}")
+    return [[f"{n:,}", *row] for row in rows]
+
+
+def tools_table(results: list[dict]) -> str:
+    """Build, memory, disk and both query kinds, one row per (corpus size, tool)."""
     header = [
         "tokens",
-        "copyscope build s",
-        "pydivsufsort SA+LCP s",
-        f"build ratio (≤ {MAX_BUILD_RATIO}×)",
+        "tool",
+        "build s",
+        f"build / pydivsufsort (≤ {MAX_BUILD_RATIO}×)",
+        "build peak RSS MB",
+        "query peak RSS MB",
         f"bytes/token (≤ {MAX_BYTES_PER_TOKEN:g})",
-        f"query RSS MB / limit (index + {RSS_SLACK_MB} MB)",
-        "copyscope query tok/s",
-        "rusty-dawg tok/s",
-        f"speedup (≥ {MIN_SPEEDUP:g}×)",
-        "rusty-dawg build s",
-        "rusty-dawg RSS MB",
-        "L/C match",
+        "L_t/C_t tok/s (large mix)",
+        "n-gram counts/s",
     ]
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    return table(header, [row for res in results for row in tool_rows(res)])
+
+
+def mixes_table(results: list[dict]) -> str:
+    """L_t/C_t throughput per query mix, one row per (corpus size, mix)."""
+    header = [
+        "tokens",
+        "mix",
+        "calls × tokens/call",
+        "mean / p90 L_t",
+        "copyscope tok/s",
+        "rusty-dawg tok/s",
+        f"ratio (≥ {MIN_SPEEDUP:g}×)",
+        "infini-gram ∞-gram tok/s (tokens)",
+        "infini-gram creativity tok/s (L_t only)",
+    ]
+    rows = []
     for res in results:
         d = derived(res)
-        sais, rd = res.get("sais"), res.get("rdawg")
-        match = "–" if "match" not in res else ("yes" if res["match"] else "**NO**")
-        row = [
-            f"{res['n_tokens']:,}",
-            f"{res['build']['seconds']:.2f}",
-            fmt(sais and sais["median_seconds"], ".2f"),
-            fmt(d["build_ratio"], ".2f", "×"),
-            f"{res['build']['bytes_per_token']:.2f}",
-            f"{res['query']['peak_rss_mb']:.0f} / {d['rss_limit_mb']:.0f}",
-            f"{res['query']['tokens_per_s']:,.0f}",
-            fmt(rd and rd["tokens_per_s"], ",.0f"),
-            fmt(d["speedup"], ".1f", "×"),
-            fmt(rd and rd["build_seconds"], ".2f"),
-            fmt(rd and rd["peak_rss_mb"], ".0f"),
-            match,
-        ]
-        lines.append("| " + " | ".join(row) + " |")
-    return "\n".join(lines)
+        rd, ig = res.get("rdawg"), res.get("infinigram")
+        for mix in MIXES:
+            q = res["query"]["mixes"][mix]
+            igm = ig and ig["query"]["mixes"][mix]
+            rows.append(
+                [
+                    f"{res['n_tokens']:,}",
+                    mix,
+                    f"{q['calls']} × {q['tokens_per_call']:,.0f}",
+                    f"{q['mean_L']:.1f} / {q['p90_L']:.0f}",
+                    f"{q['tokens_per_s']:,.0f}",
+                    fmt(rd and rd["mixes"][mix]["tokens_per_s"], ",.0f"),
+                    fmt(d["speedup"][mix], ".1f", "×"),
+                    "–" if not igm else f"{igm['tokens_per_s']:,.0f} ({igm['n_query_tokens']:,})",
+                    fmt(igm and igm["creativity_tokens_per_s"], ",.0f"),
+                ]
+            )
+    return table(header, rows)
+
+
+def answers_table(results: list[dict]) -> str:
+    """Which cross-checks ran and whether every answer agreed."""
+    rows = []
+    for res in results:
+        checks = ["brute-force counts"]
+        checks += ["rusty-dawg L_t/C_t + counts"] * ("rdawg" in res)
+        checks += ["infini-gram L_t/C_t, creativity L_t (samples) + counts"] * ("infinigram" in res)
+        checks += ["tokengrams counts + positions"] * ("tokengrams" in res)
+        bad = "; ".join(m["check"] for m in res["mismatches"])
+        rows.append([f"{res['n_tokens']:,}", ", ".join(checks), "yes" if res["match"] else bad])
+    return table(["tokens", "answers cross-checked against copyscope", "identical"], rows)
+
+
+def check(name, limit, results, get, ok, spec) -> dict:
+    """PASS/FAIL/SKIP of one target over the sizes, with the per-size values."""
+    per_size = {}
+    status = "SKIP"
+    for res in results:
+        d = derived(res)
+        value = get(res, d)
+        if value is None:
+            continue
+        passed = bool(ok(value, res, d))
+        per_size[size_label(res["n_tokens"])] = {"value": value, "pass": passed}
+        status = "FAIL" if not passed or status == "FAIL" else "PASS"
+    return {"target": name, "limit": limit, "status": status, "per_size": per_size, "spec": spec}
 
 
 def evaluate_targets(results: list[dict]) -> list[dict]:
-    """PASS/FAIL/SKIP of every target, with the per-size values."""
-    checks = [
-        (
-            "build ratio",
+    """PASS/FAIL/SKIP of every target of issue 12, with the per-size values."""
+    out = [
+        check(
+            "build ratio vs pydivsufsort",
             f"≤ {MAX_BUILD_RATIO}×",
+            results,
             lambda r, d: d["build_ratio"],
             lambda v, r, d: v <= MAX_BUILD_RATIO,
             ".2f",
         ),
-        (
+        check(
             "bytes/token",
             f"≤ {MAX_BYTES_PER_TOKEN:g} (+ {FIXED_BYTES // 1024} KiB fixed overhead per index)",
+            results,
             lambda r, d: r["build"]["bytes_per_token"],
             lambda v, r, d: (
                 r["build"]["bytes_on_disk"] <= MAX_BYTES_PER_TOKEN * r["n_tokens"] + FIXED_BYTES
             ),
             ".4f",
         ),
-        (
+        check(
             "query peak RSS",
             f"≤ index size + {RSS_SLACK_MB} MB",
+            results,
             lambda r, d: r["query"]["peak_rss_mb"],
             lambda v, r, d: v <= d["rss_limit_mb"],
             ".0f",
         ),
-        (
-            "query speedup vs rusty-dawg",
-            f"≥ {MIN_SPEEDUP:g}×",
-            lambda r, d: d["speedup"],
-            lambda v, r, d: v >= MIN_SPEEDUP,
-            ".1f",
-        ),
-        (
-            "L_t/C_t identical to rusty-dawg",
-            "all positions",
-            lambda r, d: r.get("match"),
-            lambda v, r, d: bool(v),
-            "",
-        ),
     ]
-    out = []
-    for name, target, get, ok, spec in checks:
-        per_size = {}
-        status = "SKIP"
-        for res in results:
-            d = derived(res)
-            value = get(res, d)
-            if value is None:
-                continue
-            passed = ok(value, res, d)
-            per_size[size_label(res["n_tokens"])] = {"value": value, "pass": passed}
-            status = "FAIL" if not passed or status == "FAIL" else "PASS"
+    for mix in MIXES:
         out.append(
-            {"target": name, "limit": target, "status": status, "per_size": per_size, "spec": spec}
+            check(
+                f"query speedup vs rusty-dawg, mix {mix}",
+                f"≥ {MIN_SPEEDUP:g}×",
+                results,
+                lambda r, d, mix=mix: d["speedup"][mix],
+                lambda v, r, d: v >= MIN_SPEEDUP,
+                ".1f",
+            )
         )
+    out.append(
+        check(
+            "answers identical (L_t/C_t and n-gram counts, every peer and brute force)",
+            "all cross-checks",
+            results,
+            lambda r, d: r["match"],
+            lambda v, r, d: v,
+            "",
+        )
+    )
     return out
 
 
@@ -593,14 +1208,12 @@ def target_lines(targets: list[dict]) -> str:
 
 def environment() -> dict:
     """Versions and machine facts recorded with the results."""
+    names = ("copyscope", "numpy", "numba", "PySAIS", "pydivsufsort", "rusty-dawg")
     return {
         "python": platform.python_version(),
         "platform": platform.platform(),
         "cpus": os.cpu_count(),
-        **{
-            name: package_version(name)
-            for name in ("copyscope", "numpy", "numba", "PySAIS", "pydivsufsort", "rusty-dawg")
-        },
+        **{name: package_version(name) for name in (*names, "tokengrams", "infini-gram")},
     }
 
 
@@ -615,8 +1228,26 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         default=[10**6, 10**7],
         help="corpus sizes in tokens incl. separators (default: 1e6 1e7)",
     )
-    p.add_argument("--queries", type=int, default=1000, help="number of queries (default 1000)")
-    p.add_argument("--query-len", type=int, default=1000, help="tokens per query (default 1000)")
+    p.add_argument(
+        "--mix-tokens",
+        type=int,
+        default=1_000_000,
+        help="query tokens of every mix; fresh, copied and large are one call (default 1e6)",
+    )
+    p.add_argument("--query-len", type=int, default=1000, help="tokens per text (default 1000)")
+    p.add_argument("--pipeline-texts", type=int, default=100, help="texts per pipeline call")
+    p.add_argument("--pipeline-len", type=int, default=128, help="tokens per pipeline text")
+    p.add_argument(
+        "--mutation-min", type=float, default=0.005, help="lowest mutation rate of an excerpt"
+    )
+    p.add_argument(
+        "--mutation-max", type=float, default=0.10, help="highest mutation rate of an excerpt"
+    )
+    p.add_argument("--max-n", type=int, default=16, help="n-grams of n = 1..max-n (default 16)")
+    p.add_argument("--ngrams-per-n", type=int, default=200, help="n-grams counted per n")
+    p.add_argument(
+        "--brute-ngrams", type=int, default=10, help="n-grams per n checked by brute force"
+    )
     p.add_argument("--repeats", type=int, default=3, help="timed repeats, median (default 3)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--vocab", type=int, default=50_000)
@@ -630,9 +1261,26 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         help="fraction of documents that duplicate an earlier one",
     )
     p.add_argument(
-        "--mutation-rate", type=float, default=0.02, help="token mutation rate of corpus excerpts"
+        "--peers",
+        nargs="*",
+        choices=PEERS,
+        default=list(PEERS),
+        help="peers to run beside copyscope (default: all; none: copyscope alone)",
     )
-    p.add_argument("--no-reference", action="store_true", help="skip rusty-dawg and pydivsufsort")
+    p.add_argument("--no-reference", action="store_true", help="same as --peers with no name")
+    p.add_argument(
+        "--infini-lc-tokens",
+        type=int,
+        default=3_000,
+        help="tokens per mix queried through infini-gram's one-call-per-position ∞-gram query",
+    )
+    p.add_argument(
+        "--infini-cpus",
+        type=int,
+        default=1,
+        help="infini-gram indexing --cpus (default 1: with more it breaks on tiny corpora)",
+    )
+    p.add_argument("--infini-mem", type=int, default=4, help="infini-gram indexing --mem (GiB)")
     p.add_argument(
         "--workdir",
         type=Path,
@@ -647,13 +1295,20 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         help="raw results (JSON)",
     )
     args = p.parse_args(argv)
-    if args.queries < 1 or args.query_len < 1 or args.repeats < 1:
-        p.error("--queries, --query-len and --repeats must be positive")
+    counts = (args.mix_tokens, args.query_len, args.pipeline_texts, args.pipeline_len)
+    counts += (args.max_n, args.ngrams_per_n, args.repeats, args.infini_lc_tokens)
+    if min(counts) < 1 or args.brute_ngrams < 0:
+        p.error("token, text, n-gram and repeat counts must be positive")
+    if not 0 <= args.mutation_min <= args.mutation_max <= 1:
+        p.error("expected 0 ≤ --mutation-min ≤ --mutation-max ≤ 1")
+    if args.no_reference:
+        args.peers = []
     return args
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the benchmark for every size, print the table and targets, write the JSON."""
+    """Run the benchmark for every size, print the tables and targets, write the JSON; exit
+    status 1 if any answer differs between the tools."""
     argv = sys.argv[1:] if argv is None else argv
     if argv and argv[0] == CHILD_CMD:
         return child_main(argv[1:])
@@ -674,26 +1329,39 @@ def main(argv: list[str] | None = None) -> int:
             shutil.rmtree(root, ignore_errors=True)
 
     targets = evaluate_targets(results)
-    table = markdown_table(results)
-    print(table)
+    tables = {
+        "tools": tools_table(results),
+        "mixes": mixes_table(results),
+        "answers": answers_table(results),
+    }
+    print("\n\n".join(tables.values()))
     print()
     print(target_lines(targets))
     report = {
         "command": [Path(sys.argv[0]).name, *argv],
         "config": {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()},
         "environment": environment(),
+        "workdir": str(root),
         "results": results,
         "targets": targets,
-        "table": table,
+        "tables": tables,
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2) + "\n")
     log(f"wrote {args.out}")
 
-    bad = [r for r in results if r.get("match") is False]
-    for r in bad:
-        print(describe_mismatch(r["n_tokens"], r["mismatch"]), file=sys.stderr)
-    return 1 if bad else 0
+    return exit_status(results, args.out)
+
+
+def exit_status(results: list[dict], out: Path) -> int:
+    """1 (after printing the first mismatch to stderr) if any cross-check failed, else 0."""
+    bad = [(r["n_tokens"], m) for r in results for m in r["mismatches"]]
+    if not bad:
+        return 0
+    print(describe_mismatch(*bad[0]), file=sys.stderr)
+    if len(bad) > 1:
+        print(f"({len(bad) - 1} more failed cross-checks in {out})", file=sys.stderr)
+    return 1
 
 
 if __name__ == "__main__":
