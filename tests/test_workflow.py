@@ -422,3 +422,15 @@ def test_pretrained_model_is_paired_with_its_own_index(tmp_path):
     proc = snakemake("-n", "--configfile", str(_write_config(tmp_path, bad)))
     assert proc.returncode != 0
     assert "models.zoo.mine.tokenizer" in proc.stdout + proc.stderr
+
+
+def test_query_fanout_is_byte_identical(tiny_run, tmp_path):
+    """index.query_fanout: one job per (query set, shard) plus a merge job give the very same
+    novelty and analysis files as the single-process queries."""
+    from conftest import fanout_differences, fanout_rerun
+
+    fan = tmp_path / "fanout"
+    proc = snakemake("--cores", "2", *fanout_rerun(tiny_run, fan))
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    assert "shard_matches" in proc.stdout + proc.stderr
+    assert fanout_differences(tiny_run, fan) == []
