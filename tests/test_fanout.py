@@ -144,3 +144,23 @@ def test_int64_suffix_array_shard(tmp_path, rng, monkeypatch):
         L, C = brute_matches(docs, q)
         assert b[i][0].tolist() == L.tolist() and b[i][1].tolist() == C.tolist()
     assert big.count([1, 2, 3]) == small.count([1, 2, 3])
+
+
+def test_runtime_table_counts_nested_fanout_benchmarks(tmp_path):
+    """Fan-out benchmark files nest the text set (shard_matches/<set>/<shard>.tsv): they count
+    under their rule, beside flat <rule>.tsv and <rule>/<job>.tsv files."""
+    from copyscope.report.runtime import runtime_table
+
+    files = {
+        "index/bpe.tsv": 2.0,
+        "summary.tsv": 1.0,
+        "shard_matches/novelty/bpe/shard-000.tsv": 3.0,
+        "shard_matches/analysis/m/pure/words/shard-001.tsv": 4.0,
+    }
+    for name, seconds in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(f"s\tmax_rss\n{seconds}\t10\n")
+    table = runtime_table(tmp_path).set_index("rule")
+    assert table.loc["shard_matches", "jobs"] == 2
+    assert table.loc["shard_matches", "seconds"] == 7.0
+    assert table.loc["index", "jobs"] == 1 and table.loc["summary", "jobs"] == 1
