@@ -2,9 +2,35 @@
 # copyscope.analyze.analyze_setting for why it is one job), and the completion loss per model.
 
 
+rule analyze_queries:
+    # index.query_fanout: the texts analyze queries (model tokens, Moses words)
+    input:
+        samples=f"{R}/samples/{{model}}/{{decoding}}.jsonl",
+        words=f"{R}/tokenizers/{WORDS}",
+    output:
+        tokens=f"{R}/fanout/analysis/{{model}}/{{decoding}}/tokens/queries.npz",
+        words=f"{R}/fanout/analysis/{{model}}/{{decoding}}/words/queries.npz",
+    log:
+        f"{R}/logs/analyze_queries/{{model}}_{{decoding}}.log",
+    benchmark:
+        f"{R}/benchmarks/analyze_queries/{{model}}_{{decoding}}.tsv"
+    conda:
+        "../envs/models.yaml"
+    shell:
+        "python -m copyscope analyze queries --samples {input.samples} "
+        "--word-tokenizer {input.words} --out-tokens {output.tokens} "
+        "--out-words {output.words} > {log} 2>&1"
+
+
 rule analyze:
     input:
         unpack(analysis_inputs),
+        unpack(
+            fanout_matches(
+                token_matches="analysis/{model}/{decoding}/tokens",
+                word_matches="analysis/{model}/{decoding}/words",
+            )
+        ),
         samples=f"{R}/samples/{{model}}/{{decoding}}.jsonl",
         words=f"{R}/tokenizers/{WORDS}",
         word_index=f"{R}/index/{WORD_INDEX}/index.json",
@@ -34,6 +60,9 @@ rule analyze:
         supercopy_min=config["analysis"]["supercopy_min"],
         planted_min=config["analysis"]["planted_min_copy"],
         device=config["models"]["device"],
+        fanout=fanout_flags(
+            **{"--token-matches": "token_matches", "--word-matches": "word_matches"}
+        ),
     shell:
         "OMP_NUM_THREADS={threads} NUMBA_NUM_THREADS={threads} "
         "python -m copyscope analyze setting --samples {input.samples} "
@@ -43,7 +72,7 @@ rule analyze:
         "--supercopy-min {params.supercopy_min} --planted-min {params.planted_min} "
         "--device {params.device} --out-tokens {output.tokens} --out-words {output.words} "
         "--out-quality {output.quality} --out-supercopies {output.supercopies} "
-        "--out-planted {output.planted} > {log} 2>&1"
+        "--out-planted {output.planted} {params.fanout} > {log} 2>&1"
 
 
 rule completion_loss:

@@ -30,6 +30,7 @@ wildcard_constraints:
     tok=_alternatives(TOKENIZERS),
     split="train|valid",
     shard=r"shard-\d+",
+    qset=r"novelty/[^/]+|analysis/[^/]+/[^/]+/(?:tokens|words)",
     model=_alternatives(MODELS + ["human"]),
     decoding=_alternatives(DECODINGS + ["reference"]),
 
@@ -62,11 +63,75 @@ def corpus_inputs(wildcards):
     return {}
 
 
-def index_shards(wildcards):
-    plan = checkpoints.index_plan.get(tok=wildcards.tok).output[0]
+def shard_names(tok):
+    """The shard names of index ``tok``: from its plan (a checkpoint); the joined index
+    (``<tok>-joined``, RAVEN's stream) is one document, so one shard (``index build``).
+    """
+    if tok.endswith("-joined"):
+        return ["shard-000"]
+    if tok in EXTERNAL_INDEX:  # built elsewhere: the shards its index.json lists
+        with open(os.path.join(EXTERNAL_INDEX[tok], "index.json")) as fh:
+            return json.load(fh)["shards"]
+    plan = checkpoints.index_plan.get(tok=tok).output[0]
     with open(plan) as fh:
-        names = [s["name"] for s in json.load(fh)["shards"]]
-    return [f"{R}/index/{wildcards.tok}/{n}" for n in names]
+        return [s["name"] for s in json.load(fh)["shards"]]
+
+
+def shard_dir(tok, shard):
+    """The directory of shard ``shard`` of index ``tok``: under results/, or in the index
+    built elsewhere (``tokenizers.<tok>.index``)."""
+    if tok in EXTERNAL_INDEX:
+        return os.path.join(EXTERNAL_INDEX[tok], shard)
+    return f"{R}/index/{tok}/{shard}"
+
+
+def index_shards(wildcards):
+    return [f"{R}/index/{wildcards.tok}/{n}" for n in shard_names(wildcards.tok)]
+
+
+# ---------------------------------------------------------------- per-shard query fan-out
+# index.query_fanout: a query set {R}/fanout/<qset>/queries.npz is answered by one job per
+# shard of its index (<qset>/<shard>.npz) and one merge job (<qset>/matches.npz).
+FANOUT = config["index"]["query_fanout"]
+
+
+def fanout_index(qset):
+    """The index a query set is answered by: novelty/<tok> → tok; analysis/<model>/<decoding>/
+    tokens → the model's tokenizer; …/words → the Moses word index of RAVEN."""
+    parts = qset.split("/")
+    if parts[0] == "novelty":
+        return parts[1]
+    return model_tokenizer(parts[1]) if parts[3] == "tokens" else WORD_INDEX
+
+
+def fanout_parts(wildcards):
+    names = shard_names(fanout_index(wildcards.qset))
+    return [f"{R}/fanout/{wildcards.qset}/{n}.npz" for n in names]
+
+
+def fanout_matches(**qsets):
+    """Input function: with fan-out, name → the merged matches of query set ``qset``."""
+
+    def inputs(wildcards):
+        if not FANOUT:
+            return {}
+        return {
+            k: f"{R}/fanout/{q.format(**wildcards)}/matches.npz"
+            for k, q in qsets.items()
+        }
+
+    return inputs
+
+
+def fanout_flags(**flags):
+    """params: ``--flag <input.name>`` for each flag → input name, with fan-out only."""
+
+    def flag_line(wildcards, input):
+        if not FANOUT:
+            return ""
+        return " ".join(f"{f} {input[k]}" for f, k in flags.items())
+
+    return flag_line
 
 
 # ---------------------------------------------------------------- cluster resources
@@ -88,14 +153,27 @@ def shard_runtime(wildcards, input):
     return int(10 + _mb(input.tokens) / 20)
 
 
-def index_query_mem_mb(wildcards, input):
-    index_dir = os.path.dirname(input.index)
-    size = sum(
+def _dir_mb(directory):
+    return sum(
         _mb(os.path.join(root, f))
-        for root, _, files in os.walk(index_dir)
+        for root, _, files in os.walk(directory)
         for f in files
     )
-    return int(1500 + 1.2 * size)
+
+
+def index_query_mem_mb(wildcards, input):
+    """A query job maps the whole index; with fan-out its shards are read by shard jobs."""
+    if FANOUT:
+        return 1500
+    return int(1500 + 1.2 * _dir_mb(os.path.dirname(input.index)))
+
+
+def shard_query_mem_mb(wildcards, input):
+    """A fan-out job maps one shard."""
+    return int(
+        1500
+        + 1.2 * _dir_mb(os.path.join(os.path.dirname(input.index), wildcards.shard))
+    )
 
 
 def train_runtime(wildcards):

@@ -116,3 +116,50 @@ rule index_joined:
     shell:
         "NUMBA_NUM_THREADS={threads} python -m copyscope index build {input.tokens} "
         "{params.out} --join-documents > {log} 2>&1"
+
+
+# Per-shard fan-out (index.query_fanout): one job per (query set, shard), one merge job per
+# query set; the query sets are written by novelty_queries and analyze_queries.
+rule shard_matches:
+    input:
+        queries=f"{R}/fanout/{{qset}}/queries.npz",
+        index=lambda w: f"{R}/index/{fanout_index(w.qset)}/index.json",
+    output:
+        f"{R}/fanout/{{qset}}/{{shard}}.npz",
+    log:
+        f"{R}/logs/shard_matches/{{qset}}/{{shard}}.log",
+    benchmark:
+        f"{R}/benchmarks/shard_matches/{{qset}}/{{shard}}.tsv"
+    conda:
+        "../envs/index.yaml"
+    threads: 2
+    resources:
+        mem_mb=shard_query_mem_mb,
+        runtime=30,
+    params:
+        shard=lambda w: shard_dir(fanout_index(w.qset), w.shard),
+    shell:
+        "NUMBA_NUM_THREADS={threads} python -m copyscope index shard-matches "
+        "--shard {params.shard} --queries {input.queries} --out {output} > {log} 2>&1"
+
+
+rule merge_matches:
+    input:
+        index=lambda w: f"{R}/index/{fanout_index(w.qset)}/index.json",
+        parts=fanout_parts,
+    output:
+        f"{R}/fanout/{{qset}}/matches.npz",
+    log:
+        f"{R}/logs/merge_matches/{{qset}}.log",
+    benchmark:
+        f"{R}/benchmarks/merge_matches/{{qset}}.tsv"
+    conda:
+        "../envs/index.yaml"
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    params:
+        index_dir=lambda w, input: os.path.dirname(input.index),
+    shell:
+        "python -m copyscope index merge-matches --index {params.index_dir} "
+        "--parts {input.parts} --out {output} > {log} 2>&1"

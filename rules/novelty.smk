@@ -1,5 +1,26 @@
+rule novelty_queries:
+    # index.query_fanout: the continuations novelty_valid queries, for the per-shard jobs
+    input:
+        npy=f"{R}/tokens/{{tok}}/valid.npy",
+        meta=f"{R}/tokens/{{tok}}/valid.json",
+    output:
+        f"{R}/fanout/novelty/{{tok}}/queries.npz",
+    log:
+        f"{R}/logs/novelty_queries/{{tok}}.log",
+    benchmark:
+        f"{R}/benchmarks/novelty_queries/{{tok}}.tsv"
+    conda:
+        "../envs/novelty.yaml"
+    params:
+        novelty=as_json(config["novelty"]),
+    shell:
+        "python -m copyscope novelty queries --valid-npy {input.npy} --valid-json {input.meta} "
+        "--params-json {params.novelty:q} --out {output} > {log} 2>&1"
+
+
 rule novelty_valid:
     input:
+        unpack(fanout_matches(matches="novelty/{tok}")),
         index=f"{R}/index/{{tok}}/index.json",
         npy=f"{R}/tokens/{{tok}}/valid.npy",
         meta=f"{R}/tokens/{{tok}}/valid.json",
@@ -21,12 +42,13 @@ rule novelty_valid:
     params:
         novelty=as_json(config["novelty"]),
         index_dir=lambda w, input: os.path.dirname(input.index),
+        fanout=fanout_flags(**{"--matches": "matches"}),
     shell:
         "NUMBA_NUM_THREADS={threads} python -m copyscope novelty valid --index {params.index_dir} "
         "--tokenizer-name {wildcards.tok} --valid-npy {input.npy} --valid-json {input.meta} "
         "--params-json {params.novelty:q} --out-matches {output.matches} "
         "--out-curve {output.curve} --out-summary {output.summary} "
-        "--out-hist {output.hist} > {log} 2>&1"
+        "--out-hist {output.hist} {params.fanout} > {log} 2>&1"
 
 
 rule novelty_plot:

@@ -84,3 +84,55 @@ def tiny_run(tmp_path_factory):
     )
     assert proc.returncode == 0, proc.stderr[-4000:]
     return out
+
+
+# query sets whose files the per-shard fan-out must reproduce byte for byte (tiny config)
+FANOUT_OUTPUTS = [
+    *(
+        f"novelty/{tok}/{name}"
+        for tok in ("bpe", "words")
+        for name in ("valid_matches.parquet", "novelty_valid.csv", "nnsl_valid.csv")
+    ),
+    *(
+        f"analysis/{setting}/{name}"
+        for setting in ("gpt2-b/greedy", "human/reference")
+        for name in ("tokens.parquet", "words.parquet", "supercopies.csv", "planted.csv")
+    ),
+]
+
+
+def fanout_rerun(reference: Path, dest: Path) -> list[str]:
+    """Copy a finished tiny run (``reference``) to ``dest`` and return the Snakemake arguments
+    that recompute :data:`FANOUT_OUTPUTS` there with ``index.query_fanout: true`` (the query
+    rules forced, everything upstream reused)."""
+    import shutil
+
+    import yaml
+
+    shutil.copytree(reference, dest, symlinks=True)  # copy2: modification times kept
+    for name in FANOUT_OUTPUTS:
+        (dest / name).unlink()
+    cfg = yaml.safe_load((ROOT / "config/tiny.yaml").read_text())
+    cfg["results"] = str(dest)
+    cfg["index"]["query_fanout"] = True
+    path = dest.parent / "fanout.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    targets = [str(dest / name) for name in FANOUT_OUTPUTS]
+    # targets first: --configfile and --forcerun take several values
+    return [*targets, "--configfile", str(path), "--forcerun", "novelty_valid", "analyze"]
+
+
+def fanout_differences(reference: Path, dest: Path) -> list[str]:
+    """The files of :data:`FANOUT_OUTPUTS` that differ between the two runs, and a problem
+    if the fan-out jobs did not run for every shard of each index."""
+    import json
+
+    bad = [n for n in FANOUT_OUTPUTS if (reference / n).read_bytes() != (dest / n).read_bytes()]
+    for qset, tok in (("novelty/bpe", "bpe"), ("analysis/gpt2-b/greedy/words", "words-joined")):
+        shards = json.loads((dest / "index" / tok / "index.json").read_text())["shards"]
+        made = sorted(p.stem for p in (dest / "fanout" / qset).glob("shard-*.npz"))
+        if made != sorted(shards) or not (dest / "fanout" / qset / "matches.npz").exists():
+            bad.append(f"fanout/{qset}: per-shard files {made}, shards {shards}")
+    if len(json.loads((dest / "index/bpe/index.json").read_text())["shards"]) < 2:
+        bad.append("the bpe index has one shard: nothing was fanned out")
+    return bad

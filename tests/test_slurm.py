@@ -187,6 +187,23 @@ def test_tiny_pipeline_on_slurm_matches_local_run(cluster, local_run, tmp_path):
     assert (slurm / "tables" / "runtime.csv").stat().st_size > 0
 
 
+def test_query_fanout_on_slurm_is_byte_identical(cluster, local_run, tmp_path):
+    """index.query_fanout through SLURM: the per-shard and merge jobs are cluster jobs, and the
+    novelty and analysis files equal the local single-process run's byte for byte."""
+    from conftest import fanout_differences, fanout_rerun
+
+    fan = tmp_path / "fanout"
+    proc = _slurm_snakemake(
+        *fanout_rerun(local_run, fan), logdir=tmp_path / "slurm-logs", timeout=1200
+    )
+    assert proc.returncode == 0, "fan-out run through SLURM failed\n" + _tail(proc)
+    log = proc.stdout + proc.stderr
+    assert re.search(r"rule shard_matches", log) and "submitted with SLURM jobid" in log, log[
+        -3000:
+    ]
+    assert fanout_differences(local_run, fan) == []
+
+
 def test_failed_job_is_retried_by_slurm(cluster, tmp_path):
     """A job that fails once is submitted again (profile: retries) and the run completes."""
     (tmp_path / "Snakefile").write_text(

@@ -466,6 +466,14 @@ def test_external_index_is_verified_and_linked(tmp_path):
     assert proc.returncode != 0 and not target.exists()
     assert f"{sa} (MISMATCH)" in proc.stderr
 
+    def fanout(c):
+        mutate(c)
+        c["index"]["query_fanout"] = True
+
+    proc = snakemake("-n", "-p", "--configfile", str(_write_config(tmp_path, fanout)))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert f"--shard {ext / 'shard-000'} --queries" in proc.stdout  # fan-out reads it in place
+
     def missing(c):
         mutate(c)
         c["tokenizers"]["mine"]["index"] = str(tmp_path / "nowhere")
@@ -476,3 +484,15 @@ def test_external_index_is_verified_and_linked(tmp_path):
         "config key 'tokenizers.mine.index': expected an index directory (with index.json, from "
         f"`copyscope index build`), found nothing there: '{tmp_path / 'nowhere'}'"
     ) in proc.stdout + proc.stderr
+
+
+def test_query_fanout_is_byte_identical(tiny_run, tmp_path):
+    """index.query_fanout: one job per (query set, shard) plus a merge job give the very same
+    novelty and analysis files as the single-process queries."""
+    from conftest import fanout_differences, fanout_rerun
+
+    fan = tmp_path / "fanout"
+    proc = snakemake("--cores", "2", *fanout_rerun(tiny_run, fan))
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    assert "shard_matches" in proc.stdout + proc.stderr
+    assert fanout_differences(tiny_run, fan) == []

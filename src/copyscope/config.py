@@ -586,8 +586,7 @@ def check_pretrained_dirs(cfg: dict) -> list[Problem]:
 
 
 def check_external_indexes(cfg: dict) -> list[Problem]:
-    """Every ``tokenizers.<name>.index`` is an index directory (``index.json`` or a single
-    shard's ``meta.json``)."""
+    """Every ``tokenizers.<name>.index`` is an index directory with ``index.json``."""
     return [
         (
             f"tokenizers.{name}.index",
@@ -596,7 +595,7 @@ def check_external_indexes(cfg: dict) -> list[Problem]:
         )
         for name, spec in cfg["tokenizers"].items()
         if spec.get("index")
-        and not any((Path(spec["index"]) / f).is_file() for f in ("index.json", "meta.json"))
+        and not (Path(spec["index"]) / "index.json").is_file()
     ]
 
 

@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 from ..index import Index, build_index, maximal_spans
+from ..index.fanout import open_index, save_queries
 from ..io import atomic_path, read_jsonl, write_csv
 from ..raven import score_texts, supercopies
 
@@ -65,9 +66,19 @@ def _flat(frame: pd.DataFrame, per_text: list[np.ndarray], columns: dict[str, li
     return out
 
 
+def token_queries(samples: pd.DataFrame) -> list[np.ndarray]:
+    """The generations in model tokens: what :func:`token_matches` queries."""
+    return [np.asarray(x, dtype=np.int64) for x in samples["ids"]]
+
+
+def word_queries(samples: pd.DataFrame, words) -> list[np.ndarray]:
+    """The generations in Moses words: what :func:`word_scores` queries."""
+    return [words.encode(t) for t in samples["text"]]
+
+
 def token_matches(samples: pd.DataFrame, index: Index) -> pd.DataFrame:
     """L_t and C_t of every generated token (model units) against the training index."""
-    gens = [np.asarray(x, dtype=np.int64) for x in samples["ids"]]
+    gens = token_queries(samples)
     m = index.longest_matches(gens)
     return _flat(
         samples, gens, {"id": gens, "L": m.split_lengths(), "C": np.split(m.count, m.offsets[1:-1])}
@@ -85,7 +96,7 @@ def word_scores(
     prompts = [
         words.encode(decode(p)) if len(p) else np.zeros(0, np.int64) for p in samples["prompt"]
     ]
-    gens = [words.encode(t) for t in samples["text"]]
+    gens = word_queries(samples, words)
     train_len = word_index.longest_matches(gens).split_lengths()
     scores = score_texts(train_len, prompts, gens)
     frame = _flat(
@@ -256,9 +267,12 @@ def analyze_setting(
     planted_min_copy: int,
     batch_size: int = 20,
     device: str = "cpu",
+    matches: Mapping[str, str | Path | None] | None = None,
 ) -> None:
     """Read ``inputs[name]`` for each name of :data:`INPUTS`, run every per-setting analysis on
-    the samples and write ``out[name]`` for each name of :data:`OUTPUTS`.
+    the samples and write ``out[name]`` for each name of :data:`OUTPUTS`.  ``matches``
+    (``index`` / ``word_index`` → merged per-shard fan-out file of :func:`write_queries`'s
+    queries) replaces the L_t/C_t queries of that index by the file's answers.
 
     One job per setting on purpose: the steps share the samples, the model tokenizer and the
     Moses index, and splitting the evaluator step into its own job would add one Python/torch
@@ -286,12 +300,13 @@ def analyze_setting(
     def encode(text):
         return tok.encode(text, add_special_tokens=False)
 
-    index = Index(inputs["index"])
+    matches = matches or {}
+    index = open_index(inputs["index"], matches.get("index"))
     check_pairing(index, tok, inputs["tokenizer"])
     _write_parquet(out["tokens"], token_matches(samples, index))
     done("token matches")
     words = load("moses", inputs["word_tokenizer"])
-    word_index = Index(inputs["word_index"])
+    word_index = open_index(inputs["word_index"], matches.get("word_index"))
     wframe, word_gens, train_len = word_scores(samples, words, word_index, decode)
     _write_parquet(out["words"], wframe)
     done("word scores")
@@ -304,6 +319,19 @@ def analyze_setting(
     q = quality(samples, evaluator, eval_tok, evaluator_same_tokenizer, batch_size, device)
     write_csv(out["quality"], q)
     done("evaluator perplexity")
+
+
+def write_queries(samples_path, word_tokenizer_dir, out: Mapping) -> int:
+    """Write the L_t/C_t queries of :func:`analyze_setting` for the per-shard fan-out:
+    ``out["tokens"]`` (:func:`token_queries`, against the model-token index) and
+    ``out["words"]`` (:func:`word_queries`, against the Moses word index); returns the number
+    of texts."""
+    from ..tokenize import load
+
+    samples = load_samples(samples_path)
+    save_queries(out["tokens"], token_queries(samples))
+    save_queries(out["words"], word_queries(samples, load("moses", word_tokenizer_dir)))
+    return len(samples)
 
 
 def completion_losses(

@@ -23,8 +23,16 @@ def cmd_setting(a) -> None:
         supercopy_min=a.supercopy_min,
         planted_min_copy=a.planted_min,
         device=a.device,
+        matches={"index": a.token_matches, "word_index": a.word_matches},
     )
     log.info("%s: analysed", a.samples)
+
+
+def cmd_queries(a) -> None:
+    from . import write_queries
+
+    n = write_queries(a.samples, a.word_tokenizer, {"tokens": a.out_tokens, "words": a.out_words})
+    log.info("%s: queries of %d texts", a.samples, n)
 
 
 def cmd_completion_loss(a) -> None:
@@ -35,7 +43,7 @@ def cmd_completion_loss(a) -> None:
 
 
 def register(sub) -> None:
-    """Add the ``analyze`` group: ``setting`` and ``completion-loss``."""
+    """Add the ``analyze`` group: ``setting``, ``queries`` and ``completion-loss``."""
     from . import INPUTS, OUTPUTS
 
     group = add_group(sub, "analyze", "per-setting analyses of the samples")
@@ -56,6 +64,22 @@ def register(sub) -> None:
         "--planted-min", type=int, default=20, help="shortest copy of a planted passage (tokens)"
     )
     add_device(f)
+    f.add_argument(
+        "--token-matches",
+        help="merged per-shard L_t/C_t of the token queries (.npz; index.query_fanout) "
+        "instead of querying --index here",
+    )
+    f.add_argument(
+        "--word-matches",
+        help="merged per-shard L_t/C_t of the word queries (.npz; index.query_fanout) "
+        "instead of querying --word-index here",
+    )
+
+    f = add_command(group, "queries", cmd_queries, "the texts a setting queries (fan-out)")
+    f.add_argument("--samples", required=True, help="sample file of the setting (.jsonl)")
+    f.add_argument("--word-tokenizer", required=True, help="Moses word tokenizer directory")
+    f.add_argument("--out-tokens", required=True, help="queries in model tokens (.npz)")
+    f.add_argument("--out-words", required=True, help="queries in Moses words (.npz)")
 
     f = add_command(
         group,

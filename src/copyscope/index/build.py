@@ -7,15 +7,20 @@ memory-map, 7 bytes per token with uint16 ids:
 file          content                                                        bytes/tok
 ============  =============================================================  =========
 tokens.npy    the token stream, every document followed by the separator     2 (u16)
-sa.npy        suffix array of the reversed stream (int32; int64 if ≥ 2^31)    4
+sa.npy        suffix array of the reversed stream (int32; int64 if ≥ 2^31)    4 (8)
 lcp.npy       LCP of neighbouring suffixes, one byte, capped at 255          1
 meta.json     dtype, separator, sizes, size and sha256 of every file, build timings
 doc_ids.json  document ids (only when they are not simply 0, 1, 2, …)
 ============  =============================================================  =========
 
+A shard of 2^31 tokens or more (:data:`INT32_SUFFIXES`) stores an int64 suffix array:
+11 bytes/token; ``index.shard_tokens`` (at most 2·10^9) keeps planned shards below it.
+PySAIS switches to its 64-bit sorter at 2^30 bytes (2^29 uint16 tokens), which needs about
+twice the memory per token while sorting.
+
 Everything else the queries need (per-token buckets, LCP block minima, the sampled keys of
 the suffix array, document starts) is
-derived when the index is opened.  The separator is the largest value of the dtype (65535
+derived in memory when a query first needs it.  The separator is the largest value of the dtype (65535
 for uint16, as in rusty-dawg), so every query id must be smaller.
 """
 
@@ -51,7 +56,18 @@ def suffix_array(seq: np.ndarray) -> np.ndarray:
     del be
     sa = aligned_suffixes(sa_bytes, width, n) if width > 1 else sa_bytes
     del sa_bytes
-    return sa.astype(np.int32 if n < 2**31 else np.int64, copy=False)
+    return sa.astype(suffix_dtype(n), copy=False)
+
+
+INT32_SUFFIXES = 2**31
+"""A shard of at least this many tokens gets an int64 suffix array (8 bytes/token, so 11
+bytes/token with uint16 ids); ``index.shard_tokens`` is capped below it, so only a single
+document longer than that (e.g. the joined stream of RAVEN's index) needs one."""
+
+
+def suffix_dtype(n: int) -> np.dtype:
+    """int32 for the suffix array of ``n`` < :data:`INT32_SUFFIXES` tokens, else int64."""
+    return np.dtype(np.int32 if n < INT32_SUFFIXES else np.int64)
 
 
 def validate_stream(tokens: np.ndarray, sep: int, source="tokens") -> None:
@@ -106,6 +122,7 @@ def build_shard(
         "alphabet_size": int(alphabet_size(tokens, sep)),
         "tokens_sha256": sha256_array(tokens),
         "lcp_cap": LCP_CAP,
+        "sa_dtype": str(sa.dtype),
         "build_seconds": {"sa": t_sa, "lcp": t_total - t_sa, "total": t_total},
         **(extra_meta or {}),
     }

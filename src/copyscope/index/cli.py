@@ -88,6 +88,20 @@ def cmd_link(a):
     )
 
 
+def cmd_shard_matches(a):
+    from .fanout import shard_matches_file
+
+    m = shard_matches_file(a.shard, a.queries, a.out)
+    log.info("%s: L_t/C_t of %d query tokens", a.shard, len(m.length))
+
+
+def cmd_merge_matches(a):
+    from .fanout import merge_matches_files
+
+    m = merge_matches_files(a.index, a.parts, a.out)
+    log.info("%s: %d shard(s) merged, %d query tokens", a.out, len(a.parts), len(m.length))
+
+
 def cmd_query(a):
     from .query import open_index, query_inputs, query_output
 
@@ -229,6 +243,18 @@ def register(sub) -> None:
     f.add_argument("--index", required=True, help="the index directory built elsewhere")
     f.add_argument("--out", required=True, help="the manifest to write (index.json)")
     _add_tokenizer_record(f, required=True)
+    f = add_command(
+        g, "shard-matches", cmd_shard_matches, "L_t/C_t of a query set against one shard (fan-out)"
+    )
+    f.add_argument("--shard", required=True, metavar="DIR", help="one shard directory")
+    f.add_argument("--queries", required=True, help="the text set's queries (.npz)")
+    f.add_argument("--out", required=True, help="the shard's matches to write (.npz)")
+    f = add_command(
+        g, "merge-matches", cmd_merge_matches, "merge per-shard matches exactly (fan-out)"
+    )
+    f.add_argument("--index", required=True, metavar="DIR", help="the index the shards form")
+    f.add_argument("--parts", nargs="+", required=True, help="every shard's matches (.npz)")
+    f.add_argument("--out", required=True, help="the merged matches to write (.npz)")
 
 
 def _add_tokenizer_record(parser, required: bool = False) -> None:

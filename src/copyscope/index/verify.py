@@ -32,9 +32,10 @@ SAMPLE_RANKS = 512
 
 def expected_arrays(meta: dict) -> dict[str, tuple[np.dtype, tuple[int, ...]]]:
     """dtype and shape of each array of a shard with metadata ``meta``: the stream in the
-    recorded dtype, the suffix array in int32 (int64 from 2^31 tokens), the LCP in uint8."""
+    recorded dtype, the suffix array in its recorded ``sa_dtype`` (shards built before it was
+    recorded: int32, int64 from 2^31 tokens), the LCP in uint8."""
     n = int(meta["n_tokens"])
-    sa_dtype = np.dtype(np.int32 if n < 2**31 else np.int64)
+    sa_dtype = np.dtype(meta.get("sa_dtype") or (np.int32 if n < 2**31 else np.int64))
     return {
         "tokens": (np.dtype(meta["dtype"]), (n,)),
         "sa": (sa_dtype, (n,)),

@@ -101,6 +101,37 @@ def novelty_tables(
     return curve, summary, hist
 
 
+def validation_queries(
+    docs: list[np.ndarray], params: dict, source="validation split"
+) -> tuple[list[dict], list[np.ndarray]]:
+    """(windows, continuations as int64): the windows of ``params.prompt_tokens`` +
+    ``params.continuation_tokens`` cut from ``docs`` (:func:`prompt_windows`, at most
+    ``params.max_windows``, ``params.seed``) and the continuations the index is queried with."""
+    p = params
+    windows = prompt_windows(
+        docs, p["prompt_tokens"], p["continuation_tokens"], p["max_windows"], p["seed"]
+    )
+    if not windows:
+        raise InputError(
+            source,
+            "no validation document is long enough for one prompt + continuation "
+            f"({p['prompt_tokens']} + {p['continuation_tokens']} tokens)",
+        )
+    return windows, [np.asarray(w["continuation"], dtype=np.int64) for w in windows]
+
+
+def write_validation_queries(valid_npy, valid_json, params: dict, out) -> int:
+    """Write the continuations of :func:`validation_queries` (the queries of
+    :func:`write_validation_novelty`) for the per-shard fan-out; returns their number."""
+    from ..index.fanout import save_queries
+    from ..tokenize import read_split
+
+    _, _, docs = read_split(valid_npy, valid_json)
+    _, conts = validation_queries(docs, params, valid_json)
+    save_queries(out, conts)
+    return len(conts)
+
+
 def validation_novelty(
     index: Index,
     docs: list[np.ndarray],
@@ -119,16 +150,7 @@ def validation_novelty(
     ``corpus_tokens``, the index size.  ``source`` names the split in errors.
     """
     p = params
-    windows = prompt_windows(
-        docs, p["prompt_tokens"], p["continuation_tokens"], p["max_windows"], p["seed"]
-    )
-    if not windows:
-        raise InputError(
-            source,
-            "no validation document is long enough for one prompt + continuation "
-            f"({p['prompt_tokens']} + {p['continuation_tokens']} tokens)",
-        )
-    conts = [np.asarray(w["continuation"], dtype=np.int64) for w in windows]
+    windows, conts = validation_queries(docs, params, source)
     frame = match_table(index, conts)
     frame.insert(1, "doc_id", [doc_ids[windows[i]["doc"]] for i in frame["text"]])
     lengths = np.split(frame["L"].to_numpy(), np.cumsum([len(c) for c in conts])[:-1])
@@ -138,13 +160,15 @@ def validation_novelty(
 
 
 def write_validation_novelty(
-    index_dir, valid_npy, valid_json, params: dict, tokenizer_name: str, out: dict
+    index_dir, valid_npy, valid_json, params: dict, tokenizer_name: str, out: dict, matches=None
 ) -> pd.DataFrame:
     """:func:`validation_novelty` of a tokenized validation split against the index in
     ``index_dir``; writes ``out["matches"]`` (parquet), ``out["curve"]``, ``out["summary"]``,
     ``out["hist"]`` (csv) and returns the summary.  The label columns are ``text_set``
     (validation), ``tokenizer`` (``tokenizer_name``) and ``unit`` (of the split's tokenizer
-    kind: tokens, words, …)."""
+    kind: tokens, words, …).  With ``matches`` (the merged per-shard fan-out file of
+    :func:`write_validation_queries`'s queries) L_t and C_t are read from it."""
+    from ..index.fanout import open_index
     from ..io import atomic_path, write_csv
     from ..tokenize import kind_class, read_split
 
@@ -153,7 +177,9 @@ def write_validation_novelty(
         raise InputError(valid_json, "the validation split has no documents")
     unit = kind_class(meta["kind"]).unit
     label = {"text_set": "validation", "tokenizer": tokenizer_name, "unit": unit}
-    tables = validation_novelty(Index(index_dir), docs, meta["doc_ids"], params, label, valid_json)
+    tables = validation_novelty(
+        open_index(index_dir, matches), docs, meta["doc_ids"], params, label, valid_json
+    )
     with atomic_path(out["matches"], suffix=".parquet") as tmp:
         tables[0].to_parquet(tmp, index=False)
     for key, table in zip(("curve", "summary", "hist"), tables[1:], strict=True):

@@ -13,15 +13,16 @@ from ..io import write_csv
 
 def runtime_table(folder) -> pd.DataFrame:
     """One row per rule (jobs, summed and longest seconds, peak RSS), slowest first, from the
-    benchmark files under ``folder`` (``<rule>.tsv`` or ``<rule>/<job>.tsv``)."""
+    benchmark files under ``folder`` (``<rule>.tsv`` or ``<rule>/<job>.tsv``, where the job may
+    be a path itself, e.g. ``shard_matches/<text set>/<shard>.tsv``)."""
     rows = []
     for f in sorted(Path(folder).rglob("*.tsv")):
         b = pd.read_csv(f, sep="\t")
-        rule = f.parent.name if f.parent != Path(folder) else f.stem
+        parts = f.relative_to(folder).with_suffix("").parts
         rows.append(
             {
-                "rule": rule,
-                "job": f.stem,
+                "rule": parts[0],
+                "job": "/".join(parts[1:]) or parts[0],
                 "seconds": float(b["s"].iloc[-1]),
                 "max_rss_mb": float(b["max_rss"].iloc[-1]) if "max_rss" in b else np.nan,
             }
