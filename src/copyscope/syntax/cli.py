@@ -89,6 +89,6 @@ def register(sub) -> None:
         help="a model's repeated-n-gram extraction (.csv, syntax repeats); once per model",
     )  # fmt: skip
     f.add_argument(
-        "--out", nargs=2, action="append", required=True, metavar=("MODEL", "PATH"),
+        "--out", nargs=2, action="append", default=[], metavar=("MODEL", "PATH"),
         help="per-passage style measures (.csv) to write; once per model",
     )  # fmt: skip

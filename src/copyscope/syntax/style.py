@@ -424,6 +424,8 @@ def style_files(syntax_params: Mapping, ladder: Sequence, repeats: Sequence, out
     from ..io import write_csv
     from .parse import make_backend
 
+    if not out:
+        raise InputError("--out", "at least one MODEL PATH to write")
     backend = make_backend(syntax_params)
     sources = {m: [] for m, _ in out}
     for source, pairs in (("ladder", ladder), ("training", repeats)):
