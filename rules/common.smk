@@ -46,11 +46,16 @@ def tokenizer_docs(tok, split):
     return f"{R}/corpus/{split}.jsonl"
 
 
+def tokenizer_dir(model):
+    """The tokenizer whose ids a model's sample sets' prompts are in (the model's)."""
+    if model_tokenizer(model) != MODEL_TOK:
+        return ZOO[model]["path"]
+    return f"{R}/tokenizers/{MODEL_TOK}"
+
+
 def sample_tokenizer(wildcards):
     """The tokenizer whose ids a sample set's prompts are in (the model's)."""
-    if model_tokenizer(wildcards.model) != MODEL_TOK:
-        return {"tokenizer": ZOO[wildcards.model]["path"]}
-    return {"tokenizer": f"{R}/tokenizers/{MODEL_TOK}"}
+    return {"tokenizer": tokenizer_dir(wildcards.model)}
 
 
 def corpus_inputs(wildcards):

@@ -21,27 +21,36 @@ rule parse_split:
         "--set-name {wildcards.split} --corpus {input.docs} --out {output} > {log} 2>&1"
 
 
+def sample_sets():
+    """(set name, samples, tokenizer) of every setting, in the order of settings()."""
+    return [
+        (f"{m}/{d}", f"{R}/samples/{m}/{d}.jsonl", tokenizer_dir(m))
+        for m, d in settings()
+    ]
+
+
+# every sample set parsed in one job: one parser start-up instead of one per set (each set's
+# file is the same as parsed alone: texts are parsed independently)
 rule parse_samples:
     input:
-        unpack(sample_tokenizer),
-        samples=f"{R}/samples/{{model}}/{{decoding}}.jsonl",
+        samples=[x[1] for x in sample_sets()],
+        tokenizers=sorted({x[2] for x in sample_sets()}),
     output:
-        f"{R}/syntax/{{model}}/{{decoding}}.parquet",
+        parse_files(),
     log:
-        f"{R}/logs/parse/{{model}}_{{decoding}}.log",
+        f"{R}/logs/parse/samples.log",
     benchmark:
-        f"{R}/benchmarks/parse/{{model}}_{{decoding}}.tsv"
+        f"{R}/benchmarks/parse/samples.tsv"
     conda:
         "../envs/syntax.yaml"
     threads: config["syntax"]["n_process"]
     params:
         syntax=as_json(config["syntax"]),
         prompt_length=config["sampling"]["prompt_length"],
+        sets=lambda w, output: labelled("--set", sample_sets(), output),
     shell:
-        "python -m copyscope syntax parse --params-json {params.syntax:q} "
-        "--set-name {wildcards.model}/{wildcards.decoding} --samples {input.samples} "
-        "--tokenizer {input.tokenizer} --prompt-length {params.prompt_length} "
-        "--out {output} > {log} 2>&1"
+        "python -m copyscope syntax parse-samples --params-json {params.syntax:q} "
+        "--prompt-length {params.prompt_length} {params.sets} > {log} 2>&1"
 
 
 rule pos_tags:

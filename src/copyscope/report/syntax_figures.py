@@ -72,8 +72,8 @@ def template_coverage(frame: pd.DataFrame, path) -> None:
 
 
 STYLE_ROWS = (
-    ("exact_rate", "pos_rate", "share of passages reproduced exactly"),
-    ("word_match", "pos_match", "share of target positions matched"),
+    ("exact_rate", "pos_rate", "passages reproduced\n(whole continuation)"),
+    ("word_match", "pos_match", "positions matched\n(share of the target's)"),
 )
 STYLE_SOURCES = (("ladder", "planted passages (ladder)"), ("training", "training n-grams (index)"))
 
@@ -84,7 +84,8 @@ def style_memorization(table: pd.DataFrame, path) -> None:
     two sources (ladder passages, repeated training n-grams), rows = whole-continuation rates
     and positional match shares (controls, 0 copies, first on the ladder's axis)."""
     plotting.setup()
-    fig, axes = plt.subplots(2, 2, figsize=(9.6, 6.4), sharey="row", squeeze=False)
+    fig, axes = plt.subplots(2, 2, figsize=(9.6, 7.0), sharey="row", squeeze=False)
+    fig.suptitle("POS memorization (solid) vs exact memorization (dashed)")
     models = list(dict.fromkeys(table["model"]))
     colors = {m: f"C{i % 10}" for i, m in enumerate(models)}
     for col, (source, title) in enumerate(STYLE_SOURCES):

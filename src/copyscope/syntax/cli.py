@@ -18,6 +18,13 @@ def cmd_parse(a):
     log.info("%s: %s", a.set_name, counts.line())
 
 
+def cmd_parse_samples(a):
+    from .stage import parse_sample_sets
+
+    counts = parse_sample_sets(a.params_json, a.set, a.prompt_length)
+    log.info("%d sample sets: %s", len(a.set), counts.line())
+
+
 def cmd_tags(a):
     from .stage import write_tag_documents
 
@@ -61,6 +68,19 @@ def register(sub) -> None:
         "--prompt-length", type=int, help="the prompt length of the --samples rows parsed"
     )
     f.add_argument("--out", required=True, help="parse file to write (.parquet)")
+    f = add_command(
+        g, "parse-samples", cmd_parse_samples, "parse several sample sets in one parser start-up"
+    )
+    add_params(f, "the syntax: config block")
+    f.add_argument(
+        "--set", nargs=4, action="append", default=[],
+        metavar=("NAME", "SAMPLES", "TOKENIZER", "OUT"),
+        help="a sample set: its name (e.g. gpt2/pure), samples (.jsonl), the model's tokenizer "
+        "directory and the parse file to write (.parquet); once per set",
+    )  # fmt: skip
+    f.add_argument(
+        "--prompt-length", type=int, required=True, help="the prompt length of the rows parsed"
+    )
     f = add_command(g, "tags", cmd_tags, "one POS-tag document per sentence of a parse file")
     f.add_argument("--parses", required=True, help="parse file (.parquet, from syntax parse)")
     f.add_argument("--out", required=True, help="tag documents to write (.jsonl)")
