@@ -196,6 +196,14 @@ def parse_files():
     return [f"{R}/syntax/{m}/{d}.parquet" for m, d in settings()]
 
 
+def sample_sets():
+    """(set name, samples, tokenizer) of every setting, in the order of settings()."""
+    return [
+        (f"{m}/{d}", f"{R}/samples/{m}/{d}.jsonl", tokenizer_dir(m))
+        for m, d in settings()
+    ]
+
+
 def labelled(flag, labels, paths):
     """Labelled inputs on a command line: ``FLAG LABEL… PATH`` for each label and path, e.g.
     labelled("--tokens", settings(), files) -> "--tokens human reference a --tokens …".

@@ -21,14 +21,6 @@ rule parse_split:
         "--set-name {wildcards.split} --corpus {input.docs} --out {output} > {log} 2>&1"
 
 
-def sample_sets():
-    """(set name, samples, tokenizer) of every setting, in the order of settings()."""
-    return [
-        (f"{m}/{d}", f"{R}/samples/{m}/{d}.jsonl", tokenizer_dir(m))
-        for m, d in settings()
-    ]
-
-
 # every sample set parsed in one job: one parser start-up instead of one per set (each set's
 # file is the same as parsed alone: texts are parsed independently)
 rule parse_samples:
