@@ -257,9 +257,15 @@ def passages(model, pairs, source="ladder"):
 def test_style_table_and_claim():
     style_only = [(1, 0, 1)] * 10 + [(4, 1, 1)] * 4 + [(0, 0, 1)] * 3
     same = [(1, 0, 0)] * 6 + [(4, 1, 1)] * 6 + [(0, 0, 0)] * 2
+    nothing = [(1, 0, 0)] * 6 + [(0, 0, 0)] * 2
     mixed = [(1, 0, 1), (1, 0, 0), (4, 1, 1), (4, 0, 0), (1, 0, 0)]
     frame = pd.concat(
-        [passages("a", style_only), passages("b", same), passages("c", mixed, "training")]
+        [
+            passages("a", style_only),
+            passages("b", same),
+            passages("c", mixed, "training"),
+            passages("d", nothing),
+        ]
     )
     table = style_table(frame, 500, 0)
     pooled = table[table["source"] == "all"].set_index("model")
@@ -281,6 +287,7 @@ def test_style_table_and_claim():
     assert verdict(["a"]) == HOLDS
     assert verdict(["b"]) == FAILS  # no passage reproduces the tags without the words
     assert verdict(["c"]) == UNCLEAR  # one passage of five: the interval reaches 0
+    assert verdict(["d"]) == UNCLEAR  # nothing reproduced, not even the tags
     assert verdict(["a", "b"]) == UNCLEAR
     none = decide({"style_memorization": table.iloc[:0]}, params)
     assert none.verdict == UNCLEAR and none.measured.startswith("not measured")

@@ -753,8 +753,9 @@ def templates_in_training(tables: Tables, params: Mapping):
     "passages and the repeated training n-grams; analysis.style): the paired difference "
     "mean(POS sequence reproduced − words reproduced) with its 95% bootstrap CI over passages; "
     "holds if the CI lies wholly above 0, does not hold if it lies wholly below 0 or every "
-    "passage has the same two flags (CI [0, 0]: no continuation reproduces the tags without "
-    "the words), else inconclusive; the claim holds if every model holds",
+    "passage has the same two flags while some reproduce their tags (CI [0, 0]: no "
+    "continuation reproduces the tags without the words), else inconclusive (also when no "
+    "continuation reproduces its tags); the claim holds if every model holds",
 )
 def pos_exceeds_exact(tables: Tables, params: Mapping):
     """Shaib et al. 2024 §8: prompted with repeated training text, models reproduce its POS
@@ -766,7 +767,9 @@ def pos_exceeds_exact(tables: Tables, params: Mapping):
         d = _row_ci(r, "pos_minus_exact", "pos_minus_exact_ci_low", "pos_minus_exact_ci_high")
         if not np.isfinite(d[0]):
             continue
-        if d[1] == d[2] == 0.0:
+        if float(r["pos_rate"]) == 0.0:
+            verdict = UNCLEAR  # no continuation reproduces even the tags: nothing to compare
+        elif d[1] == d[2] == 0.0:
             verdict = FAILS
         else:
             verdict = signs_verdict([compare(d, (0.0, 0.0, 0.0))], 1)
