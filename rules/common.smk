@@ -47,11 +47,16 @@ def tokenizer_docs(tok, split):
     return f"{R}/corpus/{split}.jsonl"
 
 
+def tokenizer_dir(model):
+    """The tokenizer whose ids a model's sample sets' prompts are in (the model's)."""
+    if model_tokenizer(model) != MODEL_TOK:
+        return ZOO[model]["path"]
+    return f"{R}/tokenizers/{MODEL_TOK}"
+
+
 def sample_tokenizer(wildcards):
     """The tokenizer whose ids a sample set's prompts are in (the model's)."""
-    if model_tokenizer(wildcards.model) != MODEL_TOK:
-        return {"tokenizer": ZOO[wildcards.model]["path"]}
-    return {"tokenizer": f"{R}/tokenizers/{MODEL_TOK}"}
+    return {"tokenizer": tokenizer_dir(wildcards.model)}
 
 
 def corpus_inputs(wildcards):
@@ -267,6 +272,14 @@ def analysis_files(name):
 def parse_files():
     """The parse file of every setting (syntax stage), in the order of settings()."""
     return [f"{R}/syntax/{m}/{d}.parquet" for m, d in settings()]
+
+
+def sample_sets():
+    """(set name, samples, tokenizer) of every setting, in the order of settings()."""
+    return [
+        (f"{m}/{d}", f"{R}/samples/{m}/{d}.jsonl", tokenizer_dir(m))
+        for m, d in settings()
+    ]
 
 
 def labelled(flag, labels, paths):

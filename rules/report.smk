@@ -416,6 +416,35 @@ rule report_template_coverage:
         "--out-fig {output.fig} > {log} 2>&1"
 
 
+rule report_style:
+    input:
+        expand(f"{R}/style/measures/{{model}}.csv", model=MODELS),
+    output:
+        table=report(
+            f"{R}/tables/style_memorization.csv",
+            caption="../report/style_memorization_table.rst",
+            category="syntax",
+        ),
+        fig=report(
+            f"{R}/figures/style_memorization.png",
+            caption="../report/style_memorization.rst",
+            category="syntax",
+        ),
+    log:
+        f"{R}/logs/report_style.log",
+    benchmark:
+        f"{R}/benchmarks/report_style.tsv"
+    conda:
+        "../envs/novelty.yaml"
+    params:
+        measures=lambda w, input: labelled("--measures", MODELS, input),
+        config=as_json(config["analysis"]["style"]),
+    shell:
+        "python -m copyscope report style {params.measures} "
+        "--params-json {params.config:q} --out-table {output.table} "
+        "--out-fig {output.fig} > {log} 2>&1"
+
+
 # the tables the findings scorecard reads (copyscope.report.findings.TABLES), by name;
 # a claim whose table is not listed here is reported as inconclusive, "not measured";
 FINDINGS_TABLES = {
@@ -431,6 +460,7 @@ FINDINGS_TABLES = {
     "syntax_novelty": rules.report_syntax_novelty.output.table,
     "templates": rules.report_templates.output.table,
     "template_coverage": rules.report_template_coverage.output.table,
+    "style_memorization": rules.report_style.output.table,
 }
 
 
@@ -488,6 +518,7 @@ SUMMARY_TABLES = [
     "syntax_novelty",
     "templates",
     "template_coverage",
+    "style_memorization",
     "membership_placement",
     "membership_detectors",
     "membership_cloze_summary",
@@ -506,6 +537,7 @@ rule summary:
         syntax_novelty=rules.report_syntax_novelty.output.table,
         templates=rules.report_templates.output.table,
         template_coverage=rules.report_template_coverage.output.table,
+        style_memorization=rules.report_style.output.table,
         membership_placement=rules.report_membership.output.placement,
         membership_detectors=rules.report_membership.output.detectors,
         membership_cloze_summary=rules.report_membership.output.cloze_summary,

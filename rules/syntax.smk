@@ -21,27 +21,28 @@ rule parse_split:
         "--set-name {wildcards.split} --corpus {input.docs} --out {output} > {log} 2>&1"
 
 
+# every sample set parsed in one job: one parser start-up instead of one per set (each set's
+# file is the same as parsed alone: texts are parsed independently)
 rule parse_samples:
     input:
-        unpack(sample_tokenizer),
-        samples=f"{R}/samples/{{model}}/{{decoding}}.jsonl",
+        samples=[x[1] for x in sample_sets()],
+        tokenizers=sorted({x[2] for x in sample_sets()}),
     output:
-        f"{R}/syntax/{{model}}/{{decoding}}.parquet",
+        parse_files(),
     log:
-        f"{R}/logs/parse/{{model}}_{{decoding}}.log",
+        f"{R}/logs/parse/samples.log",
     benchmark:
-        f"{R}/benchmarks/parse/{{model}}_{{decoding}}.tsv"
+        f"{R}/benchmarks/parse/samples.tsv"
     conda:
         "../envs/syntax.yaml"
     threads: config["syntax"]["n_process"]
     params:
         syntax=as_json(config["syntax"]),
         prompt_length=config["sampling"]["prompt_length"],
+        sets=lambda w, output: labelled("--set", sample_sets(), output),
     shell:
-        "python -m copyscope syntax parse --params-json {params.syntax:q} "
-        "--set-name {wildcards.model}/{wildcards.decoding} --samples {input.samples} "
-        "--tokenizer {input.tokenizer} --prompt-length {params.prompt_length} "
-        "--out {output} > {log} 2>&1"
+        "python -m copyscope syntax parse-samples --params-json {params.syntax:q} "
+        "--prompt-length {params.prompt_length} {params.sets} > {log} 2>&1"
 
 
 rule pos_tags:
@@ -57,3 +58,64 @@ rule pos_tags:
         "../envs/syntax.yaml"
     shell:
         "python -m copyscope syntax tags --parses {input} --out {output} > {log} 2>&1"
+
+
+# Style vs exact memorization (Shaib et al. §8): repeated training n-grams sampled from the
+# index and decoded per model; then the ladder's and these continuations POS-tagged in one job.
+STYLE = config["analysis"]["style"]
+
+
+rule style_repeats:
+    input:
+        unpack(model_input),
+        index=lambda w: f"{R}/index/{model_tokenizer(w.model)}/index.json",
+        manifest=f"{R}/corpus/manifest.json",
+    output:
+        f"{R}/style/repeats/{{model}}.csv",
+    log:
+        f"{R}/logs/style_repeats/{{model}}.log",
+    benchmark:
+        f"{R}/benchmarks/style_repeats/{{model}}.tsv"
+    wildcard_constraints:
+        model=_alternatives(MODELS),
+    conda:
+        "../envs/models.yaml"
+    threads: 1
+    resources:
+        mem_mb=3000,
+        runtime=30,
+        slurm_extra=gpu_request,
+    params:
+        model_dir=lambda w, input: input.model,
+        index_dir=lambda w, input: os.path.dirname(input.index),
+        style=as_json(STYLE),
+        device=config["models"]["device"],
+    shell:
+        "OMP_NUM_THREADS={threads} python -m copyscope syntax repeats "
+        "--model {params.model_dir} --model-name {wildcards.model} "
+        "--index {params.index_dir} --manifest {input.manifest} "
+        "--params-json {params.style:q} --device {params.device} --out {output} > {log} 2>&1"
+
+
+rule style_memorization:
+    input:
+        ladder=expand(f"{R}/memorization/{{model}}.csv", model=MODELS if LADDER else []),
+        repeats=expand(f"{R}/style/repeats/{{model}}.csv", model=MODELS),
+    output:
+        expand(f"{R}/style/measures/{{model}}.csv", model=MODELS),
+    log:
+        f"{R}/logs/style_memorization.log",
+    benchmark:
+        f"{R}/benchmarks/style_memorization.tsv"
+    conda:
+        "../envs/syntax.yaml"
+    params:
+        ladder=lambda w, input: labelled(
+            "--ladder", MODELS if LADDER else [], input.ladder
+        ),
+        repeats=lambda w, input: labelled("--repeats", MODELS, input.repeats),
+        out=lambda w, output: labelled("--out", MODELS, output),
+        syntax=as_json({**config["syntax"], "n_process": 1}),
+    shell:
+        "python -m copyscope syntax style {params.ladder} {params.repeats} {params.out} "
+        "--params-json {params.syntax:q} > {log} 2>&1"

@@ -148,6 +148,16 @@ def test_defaults_are_filled():
             "template_headline_n": 6,
             "top_k": 100,
         },
+        "style": {
+            "prompt_tokens": 16,
+            "suffix_tokens": 16,
+            "strata": [1, 2, 4, 16],
+            "per_stratum": 24,
+            "exclude_planted": "ladder",
+            "batch_size": 64,
+            "bootstrap": 1000,
+            "seed": 0,
+        },
         "membership": {
             "li_words": 64,
             "reference": None,
@@ -571,3 +581,12 @@ def test_ladder_checks_are_exact_and_only_with_a_ladder():
     cfg["analysis"]["memorization"]["suffix_tokens"] = 24
     del cfg["corpus"]["inject"]["ladder"]  # no ladder: nothing to extract, nothing to check
     validate(cfg)
+
+
+def test_style_strata_increase_and_fit_the_context():
+    cfg = copy.deepcopy(TINY)
+    cfg["analysis"]["style"] = {"strata": [1, 4, 4], "prompt_tokens": 40, "suffix_tokens": 30}
+    with pytest.raises(ConfigError) as err:
+        validate(cfg)
+    assert "analysis.style.strata" in str(err.value)
+    assert "analysis.style.suffix_tokens" in str(err.value) and "71 > n_ctx" in str(err.value)

@@ -536,6 +536,7 @@ COLUMNS = {
     "membership_placement": ["model", "set", "position", "position_lo", "position_hi"],
     "membership_detectors": ["model", "label_set", "detector", "auc", "auc_lo", "auc_hi"],
     "membership_cloze_summary": ["model", "split", "acc_insensitive", "r_overlap"],
+    "style_memorization": ["model", "source", "stratum", "n", "pos_minus_exact"],
 }
 
 

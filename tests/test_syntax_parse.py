@@ -343,6 +343,39 @@ def test_parse_command_on_a_sample_set(tmp_path, capsys):
     assert main(argv[:8] + ["--out", str(out)]) == 2  # no tokenizer / prompt length
 
 
+def test_parse_samples_command_equals_one_parse_per_set(tmp_path):
+    """Several sample sets parsed by one command (one parser start-up) give byte for byte the
+    files of one ``syntax parse`` per set."""
+    from copyscope.cli import main
+    from copyscope.tokenize import from_spec
+
+    train = ["The dog ran home. The cat sat down. A bird sang."] * 20
+    tok_dir = tmp_path / "bpe"
+    tok = from_spec({"kind": "bpe", "vocab_size": 300}, "bpe").fit(train, tok_dir)
+    prompt = tok.encode("The dog ran").tolist()
+    texts = {"a/pure": [" home. The cat", " away fast", ""], "b/greedy": [" sat. A bird sang."]}
+    params = json.dumps(validate_syntax({"n_process": 1, "batch_size": 2}))
+    sets = []
+    for name, conts in texts.items():
+        rows = [{"window": w, "prompt_length": len(prompt), "prompt": prompt, "text": t}
+                for w, t in enumerate(conts)]  # fmt: skip
+        path = _samples(tmp_path / f"{name.replace('/', '-')}.jsonl", rows)
+        one = tmp_path / f"one-{name.replace('/', '-')}.parquet"
+        argv = ["syntax", "parse", "--params-json", params, "--set-name", name, "--samples",
+                str(path), "--tokenizer", str(tok_dir), "--prompt-length", str(len(prompt)),
+                "--out", str(one)]  # fmt: skip
+        assert main(argv) == 0
+        sets.append((name, path, one))
+    argv = ["syntax", "parse-samples", "--params-json", params, "--prompt-length", str(len(prompt))]
+    for name, path, one in sets:
+        argv += ["--set", name, str(path), str(tok_dir), str(one.with_suffix(".all.parquet"))]
+    assert main(argv) == 0
+    for name, _, one in sets:
+        assert one.with_suffix(".all.parquet").read_bytes() == one.read_bytes(), name
+        assert read_parses(one)[0].set_name == name
+    assert main(argv[:6]) == 2  # no set: an input error
+
+
 # ---------------------------------------------------------------- config
 def validate_syntax(syntax: dict) -> dict:
     import yaml

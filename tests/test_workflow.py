@@ -31,6 +31,7 @@ FIGURES = [
     "syntax_paths.png",
     "templates.png",
     "template_coverage.png",
+    "style_memorization.png",
 ]
 
 
@@ -276,6 +277,44 @@ def check_memorization(out, cfg: dict) -> None:
     assert table["lcp"].between(0, cfg["analysis"]["memorization"]["suffix_tokens"]).all()
 
 
+def check_style(out, cfg: dict) -> None:
+    """Style vs exact memorization: per model the ladder's passages (every rung and the
+    controls) and the sampled training n-grams (counts exact, within their strata, at most
+    per_stratum each); a continuation reproducing the target's tokens reproduces its words and
+    tags; the table
+    has one pooled row per model, intervals bracketing the values."""
+    from copyscope.index import Index
+    from copyscope.syntax.style import strata_labels
+
+    s = yaml.safe_load((ROOT / "config/schema.yaml").read_text())
+    defaults = s["properties"]["analysis"]["properties"]["style"]["properties"]
+    st = {k: v["default"] for k, v in defaults.items()} | cfg["analysis"].get("style", {})
+    ladder = cfg["corpus"]["inject"]["ladder"]
+    index = Index(out / "index" / cfg["models"]["tokenizer"])
+    labels = strata_labels(st["strata"])
+    for model in cfg["models"]["zoo"]:
+        rep = pd.read_csv(out / f"style/repeats/{model}.csv", dtype={"stratum": str})
+        assert rep.groupby("stratum").size().max() <= st["per_stratum"]
+        assert set(rep["stratum"]) <= set(labels) and rep["position"].is_unique
+        tokens = np.concatenate([np.asarray(x.tokens) for x in index.shards])
+        n = st["prompt_tokens"] + st["suffix_tokens"]
+        for r in rep.head(5).itertuples():
+            assert index.count(tokens[r.position : r.position + n]) == r.copies
+        m = pd.read_csv(out / f"style/measures/{model}.csv", dtype={"stratum": str})
+        lad = m[m["source"] == "ladder"]
+        assert len(lad) == ladder["controls"] + ladder["per_rung"] * len(ladder["copies"])
+        assert (m["source"] == "training").sum() == len(rep)
+        exact = m["token_exact"] == 1  # the same text after the same prompt: the same tags
+        assert (m.loc[exact, "word_exact"] == 1).all() and (m.loc[exact, "pos_exact"] == 1).all()
+        for col in ("word_match", "pos_match"):
+            assert m[col].dropna().between(0, 1).all()
+    table = pd.read_csv(out / "tables/style_memorization.csv", dtype={"stratum": str})
+    pooled = table[table["source"] == "all"]
+    assert pooled["model"].tolist() == list(cfg["models"]["zoo"])
+    for name in ("exact_rate", "pos_rate", "pos_minus_exact"):
+        assert _brackets(table, name, f"{name}_ci_low", f"{name}_ci_high"), name
+
+
 @pytest.mark.e2e
 def test_tiny_run_outputs(tiny_run):
     out = tiny_run
@@ -306,6 +345,7 @@ def test_tiny_run_outputs(tiny_run):
     planted = pd.read_csv(out / "tables/planted.csv")
     assert set(planted["copies"]) == {d["m"] for d in TINY["corpus"]["inject"]["duplicates"]}
     check_memorization(out, TINY)
+    check_style(out, TINY)
     # several index shards were built as separate jobs (tiny shard size)
     assert len(list((out / "index/bpe").glob("shard-*"))) > 1
     assert len(list((out / "benchmarks").rglob("*.tsv"))) >= 10

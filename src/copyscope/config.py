@@ -14,6 +14,7 @@ A problem is a pair ``(key, text)``: ``key`` is the dotted path of the config ke
 from __future__ import annotations
 
 import copy
+import itertools
 from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
@@ -519,6 +520,31 @@ def check_membership_reference(cfg: dict) -> list[Problem]:
     ]
 
 
+def check_style(cfg: dict) -> list[Problem]:
+    """``analysis.style``: its strata bounds increase strictly, and P + S + 1 (the leading
+    eos) fits every trained model's ``n_ctx``."""
+    st = cfg["analysis"]["style"]
+    out = []
+    if any(b <= a for a, b in itertools.pairwise(st["strata"])):
+        out.append(("analysis.style.strata", f"expected increasing bounds, found {st['strata']}"))
+    need = st["prompt_tokens"] + st["suffix_tokens"] + 1
+    short = {
+        name: spec["n_ctx"]
+        for name, spec in cfg["models"]["zoo"].items()
+        if spec["kind"] != "pretrained" and spec["n_ctx"] < need
+    }
+    if short:
+        found = ", ".join(f"{k}: {v}" for k, v in short.items())
+        out.append(
+            (
+                "analysis.style.suffix_tokens",
+                f"expected prompt_tokens + suffix_tokens + 1 (eos) <= n_ctx of every trained "
+                f"model, found {need} > n_ctx ({found})",
+            )
+        )
+    return out
+
+
 CROSS_KEY_CHECKS = (
     check_tokenizer_kinds,
     check_novelty_tokenizers,
@@ -537,6 +563,7 @@ CROSS_KEY_CHECKS = (
     check_syntax_backend,
     check_template_headline,
     check_membership_reference,
+    check_style,
 )
 
 
@@ -594,8 +621,7 @@ def check_external_indexes(cfg: dict) -> list[Problem]:
             f"found {_found(Path(spec['index']))}: {spec['index']!r}",
         )
         for name, spec in cfg["tokenizers"].items()
-        if spec.get("index")
-        and not (Path(spec["index"]) / "index.json").is_file()
+        if spec.get("index") and not (Path(spec["index"]) / "index.json").is_file()
     ]
 
 

@@ -46,6 +46,7 @@ ANALYSES = (
     "syntax_novelty",
     "templates",
     "template_coverage",
+    "style",
     "membership",
     "training",
     "findings",

@@ -744,6 +744,43 @@ def templates_in_training(tables: Tables, params: Mapping):
     return decided(parts, verdicts, "no model's pure-sampling templates")
 
 
+@claim(
+    "pos-exceeds-exact",
+    "POS (style) memorization exceeds exact memorization",
+    SHAIB,
+    ("style_memorization",),
+    "per model, over every passage with at least one training copy (the ladder's planted "
+    "passages and the repeated training n-grams; analysis.style): the paired difference "
+    "mean(POS sequence reproduced − words reproduced) with its 95% bootstrap CI over passages; "
+    "holds if the CI lies wholly above 0, does not hold if it lies wholly below 0 or every "
+    "passage has the same two flags while some reproduce their tags (CI [0, 0]: no "
+    "continuation reproduces the tags without the words), else inconclusive (also when no "
+    "continuation reproduces its tags); the claim holds if every model holds",
+)
+def pos_exceeds_exact(tables: Tables, params: Mapping):
+    """Shaib et al. 2024 §8: prompted with repeated training text, models reproduce its POS
+    sequence far more often than its exact words (style is memorized beyond text)."""
+    t = tables["style_memorization"]
+    t = t[(t["source"] == "all") & (t["stratum"] == "repeated")]
+    parts, verdicts = [], []
+    for _, r in t.iterrows():
+        d = _row_ci(r, "pos_minus_exact", "pos_minus_exact_ci_low", "pos_minus_exact_ci_high")
+        if not np.isfinite(d[0]):
+            continue
+        if float(r["pos_rate"]) == 0.0:
+            verdict = UNCLEAR  # no continuation reproduces even the tags: nothing to compare
+        elif d[1] == d[2] == 0.0:
+            verdict = FAILS
+        else:
+            verdict = signs_verdict([compare(d, (0.0, 0.0, 0.0))], 1)
+        verdicts.append(verdict)
+        parts.append(
+            f"{r['model']} ({int(r['n'])} passages): exact {g(r['exact_rate'])}, POS "
+            f"{g(r['pos_rate'])}, difference {ci(d)} → {verdict}"
+        )
+    return decided(parts, verdicts, "no passage with a training copy")
+
+
 LI = "Li 2023"
 SHI = "Shi et al. 2024"
 CHANG = "Chang et al. 2023"

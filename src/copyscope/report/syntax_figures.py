@@ -69,3 +69,54 @@ def template_coverage(frame: pd.DataFrame, path) -> None:
     ax.set_ylabel(f"share in training's top {', '.join(map(str, cuts))} POS n-grams")
     ax.legend(fontsize=8)
     plotting.save(fig, path)
+
+
+STYLE_ROWS = (
+    ("exact_rate", "pos_rate", "passages reproduced\n(whole continuation)"),
+    ("word_match", "pos_match", "positions matched\n(share of the target's)"),
+)
+STYLE_SOURCES = (("ladder", "planted passages (ladder)"), ("training", "training n-grams (index)"))
+
+
+def style_memorization(table: pd.DataFrame, path) -> None:
+    """Shaib et al. §8: exact memorization (words, dashed) vs POS memorization (tags, solid)
+    by the number of training copies, one colour per model, 95% bootstrap bars; columns = the
+    two sources (ladder passages, repeated training n-grams), rows = whole-continuation rates
+    and positional match shares (controls, 0 copies, first on the ladder's axis)."""
+    plotting.setup()
+    fig, axes = plt.subplots(2, 2, figsize=(9.6, 7.0), sharey="row", squeeze=False)
+    fig.suptitle("POS memorization (solid) vs exact memorization (dashed)")
+    models = list(dict.fromkeys(table["model"]))
+    colors = {m: f"C{i % 10}" for i, m in enumerate(models)}
+    for col, (source, title) in enumerate(STYLE_SOURCES):
+        sub = table[table["source"] == source]
+        strata = list(dict.fromkeys(sub["stratum"]))
+        for row, (exact, pos, ylabel) in enumerate(STYLE_ROWS):
+            ax = axes[row][col]
+            for k, (model, g) in enumerate(sub.groupby("model", sort=False)):
+                x = np.array([strata.index(s) for s in g["stratum"]]) + 0.06 * (k - len(models) / 2)
+                for name, style, label in ((pos, "-", "POS"), (exact, "--", "words")):
+                    err = np.vstack(
+                        [g[name] - g[f"{name}_ci_low"], g[f"{name}_ci_high"] - g[name]]
+                    ).clip(min=0)
+                    ax.errorbar(
+                        x, g[name], yerr=err, ls=style, marker="o", ms=3, capsize=2,
+                        color=colors[model], label=f"{model}: {label}",
+                    )  # fmt: skip
+            ax.set_xticks(range(len(strata)), strata)
+            ax.set_ylim(-0.03, 1.03)
+            if row == 0:
+                ax.set_title(title)
+            else:
+                ax.set_xlabel("copies in training")
+            if col == 0:
+                ax.set_ylabel(ylabel)
+            if not len(sub):
+                ax.text(0.5, 0.5, "no passages", ha="center", transform=ax.transAxes)
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    if not handles:
+        handles, labels = axes[0][1].get_legend_handles_labels()
+    if handles:
+        fig.legend(handles, labels, fontsize=8, loc="lower center", ncol=min(4, len(labels)))
+        fig.subplots_adjust(bottom=0.18)
+    plotting.save(fig, path)

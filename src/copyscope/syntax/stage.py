@@ -10,6 +10,7 @@ from ..io import write_jsonl
 from .io import read_parses, write_parses
 from .parse import ParseCounts, make_backend, parse_texts
 from .texts import corpus_texts, sample_texts, tag_documents
+from .types import Passage
 
 log = logging.getLogger("copyscope")
 
@@ -41,6 +42,36 @@ def parse_text_set(
         backend, texts, set_name, ids, params["max_sentence_words"], params["chunk_chars"]
     )
     write_parses(passages, out)
+    return counts
+
+
+def parse_sample_sets(params: dict, sets, prompt_length: int) -> ParseCounts:
+    """Parse several sample sets with one backend (one parser start-up) and write each set's
+    parse file: ``sets`` holds ``(set_name, samples, tokenizer, out)`` per set. Every text is
+    parsed on its own, so each file equals the one :func:`parse_text_set` writes for that set
+    alone. Returns the counts over all sets."""
+    from ..tokenize import load_hf_tokenizer
+
+    if not sets:
+        raise InputError("--set", "at least one sample set")
+    tokenizers, texts, groups = {}, [], []
+    for name, samples, tokenizer, out in sets:
+        if tokenizer not in tokenizers:
+            tokenizers[tokenizer] = load_hf_tokenizer(tokenizer)
+        tok = tokenizers[tokenizer]
+        set_texts, ids = sample_texts(
+            samples, lambda x, tok=tok: tok.decode([int(i) for i in x]), prompt_length
+        )
+        groups.append((name, ids, out, len(texts)))
+        texts += set_texts
+    backend = make_backend(params)
+    log.info("%d sample sets, %d texts, backend %s", len(sets), len(texts), backend.name)
+    passages, counts = parse_texts(
+        backend, texts, "", None, params["max_sentence_words"], params["chunk_chars"]
+    )
+    for name, ids, out, lo in groups:
+        mine = passages[lo : lo + len(ids)]
+        write_parses([Passage(name, i, p.sentences) for i, p in zip(ids, mine, strict=True)], out)
     return counts
 
 

@@ -1,0 +1,444 @@
+"""Style vs exact memorization (Shaib et al. 2024, "Detection and Measurement of Syntactic
+Templates in Generated Text", §8).
+
+Two sources of training text the models have seen a known number of times:
+
+* the memorization ladder's passages (:mod:`copyscope.memorize`: planted ``copies`` times,
+  controls 0), whose greedy generations the ``memorize`` rule already wrote;
+* *naturally repeated training n-grams*: spans of N = P + S tokens of the training stream
+  sampled by how often they occur there (:func:`sample_repeats`; strata of counts), their
+  first P tokens given as prompt and S tokens decoded greedily (:func:`extract_repeats`).
+  Spans inside the ladder's passages (the first source) are left out by default, spans
+  touching any planted text (duplicates, benchmark items) are flagged ``planted``
+  (:func:`planted_mask`; ``analysis.style.exclude_planted: all`` leaves them out too, so only
+  the corpus's own repetition remains — in Shakespeare's plays it hardly reaches 4 copies of
+  a 32-token span).
+
+For every passage, the true continuation (*target*) and the generation are POS-tagged in
+context (prompt + continuation, the syntax stage's backend and counting of generated words),
+and compared word by word (:func:`aligned_match`) on the W words of the target: position
+i < W matches when the generation has an i-th word equal to the target's (words) or with the
+same Penn Treebank tag (tags); a generation shorter than W words misses its absent positions,
+words beyond W are ignored. Per passage (:func:`style_measures`):
+
+* ``word_match`` / ``word_exact`` — exact memorization: the share of the W positions whose
+  words are equal / all W equal (Shaib et al.: the continuation equals the training text);
+* ``pos_match`` / ``pos_exact`` — POS (style) memorization: the same on the tags (the
+  continuation's POS sequence equals the training text's).
+
+Deliberate differences from the paper: Shaib et al. prompt with 50 tokens of repeated 100-grams;
+here P and S are configured (``analysis.style``) and the counts come from the index of the
+model's tokenizer over the training split; a count is that of the whole P + S span (the
+"repeated n-gram"), the prefix's count is recorded beside it.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ..errors import InputError
+from .parse import Text, parse_texts
+from .types import Passage
+
+log = logging.getLogger("copyscope")
+
+HASH_BASE = np.uint64(0x9E3779B97F4A7C15)
+"""Multiplier of the polynomial n-gram hash (odd, so the hash is a bijection per step)."""
+PLANTED_TRIM = 2
+"""Tokens cut from each end of a planted text before it is located: its first and last tokens
+may be tokenized differently inside the training text than on their own."""
+
+REPEAT_COLUMNS = [
+    "model",
+    "passage",
+    "kind",
+    "copies",
+    "prefix_copies",
+    "stratum",
+    "position",
+    "planted",
+    "n_tokens",
+    "exact",
+    "match_fraction",
+    "lcp",
+    "prompt",
+    "target",
+    "generated",
+]
+STYLE_COLUMNS = [
+    "model",
+    "source",
+    "passage",
+    "kind",
+    "copies",
+    "stratum",
+    "planted",
+    "token_exact",
+    "n_target_words",
+    "n_generated_words",
+    "word_match",
+    "word_exact",
+    "pos_match",
+    "pos_exact",
+    "target_tags",
+    "generated_tags",
+]
+
+
+# ---------------------------------------------------------------- the measures
+def aligned_match(target: Sequence, generated: Sequence) -> tuple[float, bool]:
+    """``(fraction, exact)`` of a generation against a target, position by position over the
+    W = len(target) positions of the target: position i matches when ``i < len(generated)``
+    and ``generated[i] == target[i]``; fraction = matches / W, exact = every position matches
+    (so a generation shorter than the target is never exact; symbols after W are ignored).
+    (NaN, False) for an empty target."""
+    w = len(target)
+    if w == 0:
+        return math.nan, False
+    hits = sum(1 for i in range(min(w, len(generated))) if generated[i] == target[i])
+    return hits / w, hits == w
+
+
+def style_measures(target_words, target_tags, generated_words, generated_tags) -> dict:
+    """Exact (words) and POS (tags) memorization of one passage (module docstring):
+    ``word_match``, ``word_exact``, ``pos_match``, ``pos_exact`` and the two word counts."""
+    if len(target_words) != len(target_tags) or len(generated_words) != len(generated_tags):
+        raise ValueError("one tag per word expected")
+    word_match, word_exact = aligned_match(target_words, generated_words)
+    pos_match, pos_exact = aligned_match(target_tags, generated_tags)
+    return {
+        "n_target_words": len(target_words),
+        "n_generated_words": len(generated_words),
+        "word_match": word_match,
+        "word_exact": int(word_exact),
+        "pos_match": pos_match,
+        "pos_exact": int(pos_exact),
+    }
+
+
+def continuation(passage: Passage) -> tuple[list[str], list[str]]:
+    """(words, tags) of a parsed passage's generated words (the continuation), in order."""
+    words = [w for s in passage.sentences for w in s.words if w.generated]
+    return [w.text for w in words], [w.tag for w in words]
+
+
+def tag_continuations(backend, prompts: Sequence[str], texts: Sequence[str], params: Mapping):
+    """(words, tags) of each continuation ``texts[i]``, tagged after its prompt ``prompts[i]``
+    (one piece of text, as the syntax stage parses samples) with ``backend``."""
+    items = [Text(p + t, len(p), continuation=True) for p, t in zip(prompts, texts, strict=True)]
+    passages, _ = parse_texts(
+        backend, items, "style", None, params["max_sentence_words"], params["chunk_chars"]
+    )
+    return [continuation(p) for p in passages]
+
+
+def style_rows(frame: pd.DataFrame, source: str, backend, params: Mapping) -> pd.DataFrame:
+    """:data:`STYLE_COLUMNS` for every passage (row) of an extraction table (columns of
+    :data:`copyscope.memorize.COLUMNS`; ``stratum`` optional): target and generation tagged
+    after the prompt, then :func:`style_measures`."""
+    if not len(frame):
+        return pd.DataFrame(columns=STYLE_COLUMNS)
+    prompts = frame["prompt"].fillna("").astype(str).tolist()
+    targets = tag_continuations(backend, prompts, frame["target"].fillna("").astype(str), params)
+    gens = tag_continuations(backend, prompts, frame["generated"].fillna("").astype(str), params)
+    rows = []
+    for r, (tw, tt), (gw, gt) in zip(frame.to_dict("records"), targets, gens, strict=True):
+        stratum = r.get("stratum")
+        rows.append(
+            {
+                "model": r["model"],
+                "source": source,
+                "passage": r["passage"],
+                "kind": r["kind"],
+                "copies": int(r["copies"]),
+                "stratum": stratum if isinstance(stratum, str) else copies_label(r["copies"]),
+                "planted": int(r.get("planted", r["copies"] > 0)),
+                "token_exact": int(r["exact"]),
+                **style_measures(tw, tt, gw, gt),
+                "target_tags": " ".join(tt),
+                "generated_tags": " ".join(gt),
+            }
+        )
+    return pd.DataFrame(rows, columns=STYLE_COLUMNS)
+
+
+def copies_label(copies: int) -> str:
+    """The stratum label of a ladder rung: ``control`` for 0 copies, else the count."""
+    return "control" if int(copies) == 0 else str(int(copies))
+
+
+# ---------------------------------------------------------------- repeated training n-grams
+def ngram_hashes(tokens: np.ndarray, n: int, sep: int) -> tuple[np.ndarray, np.ndarray]:
+    """(hash, valid) of the n-gram starting at every position 0..len − n of ``tokens``: a
+    polynomial hash modulo 2^64 of its ids (+1, so id 0 counts), and whether it holds no
+    separator ``sep`` (n-grams across documents are not training n-grams)."""
+    t = np.asarray(tokens, dtype=np.uint64)
+    m = len(t) - n + 1
+    if m <= 0 or n <= 0:
+        return np.zeros(0, np.uint64), np.zeros(0, bool)
+    h = np.zeros(m, np.uint64)
+    is_sep = np.asarray(tokens) == sep
+    bad = np.zeros(m, bool)
+    with np.errstate(over="ignore"):
+        for j in range(n):
+            h = h * HASH_BASE + (t[j : j + m] + np.uint64(1))
+            bad |= is_sep[j : j + m]
+    return h, ~bad
+
+
+def ngram_counts(h: np.ndarray, valid: np.ndarray) -> np.ndarray:
+    """Occurrences of the n-gram at each position among the ``valid`` ones, from its hash
+    (:func:`ngram_hashes`; 0 where not valid). Equal n-grams have equal hashes; a collision of
+    different n-grams would only merge two counts, which :func:`repeat_spans` replaces by the
+    index's exact counts."""
+    counts = np.zeros(len(h), np.int64)
+    if valid.any():
+        _, inverse, per = np.unique(h[valid], return_inverse=True, return_counts=True)
+        counts[valid] = per[inverse]
+    return counts
+
+
+def strata_labels(bounds: Sequence[int]) -> list[str]:
+    """Labels of the count strata with lower bounds ``bounds`` (increasing): ``[a, b)`` →
+    ``"a"`` when b = a + 1, ``"a-(b−1)"`` otherwise; the last is ``"a+"``."""
+    out = []
+    for lo, hi in zip(bounds, [*bounds[1:], None], strict=True):
+        out.append(f"{lo}+" if hi is None else str(lo) if hi == lo + 1 else f"{lo}-{hi - 1}")
+    return out
+
+
+def stratum_of(count: int, bounds: Sequence[int]) -> int:
+    """Index of the stratum holding ``count`` (−1 below the first bound)."""
+    return int(np.searchsorted(np.asarray(bounds), count, side="right")) - 1
+
+
+def sample_repeats(
+    tokens: np.ndarray,
+    n: int,
+    sep: int,
+    bounds: Sequence[int],
+    per_stratum: int,
+    seed: int,
+    excluded: np.ndarray | None = None,
+) -> pd.DataFrame:
+    """Sample distinct training n-grams by their number of occurrences.
+
+    Every distinct n-gram of ``tokens`` (no separator inside, no token marked in ``excluded``)
+    is taken at its first occurrence and falls into the stratum [bounds[k], bounds[k+1]) of
+    its count; from each stratum up to ``per_stratum`` n-grams are drawn without replacement
+    with ``numpy.random.default_rng(seed)``. Returns columns ``position`` (start in the
+    stream), ``count`` and ``stratum`` (index), in stratum then position order."""
+    h, valid = ngram_hashes(tokens, n, sep)
+    counts = ngram_counts(h, valid)
+    if excluded is not None and len(h):
+        bad = np.concatenate([[0], np.cumsum(np.asarray(excluded, dtype=np.int64))])
+        valid &= (bad[n : n + len(h)] - bad[: len(h)]) == 0  # no excluded token in the span
+    pos = np.flatnonzero(valid)
+    _, first = np.unique(h[pos], return_index=True)
+    pos = np.sort(pos[first])
+    stratum = np.searchsorted(np.asarray(bounds), counts[pos], side="right") - 1
+    rng = np.random.default_rng(seed)
+    parts = []
+    for k in range(len(bounds)):
+        cand = pos[stratum == k]
+        take = np.sort(rng.choice(cand, size=min(per_stratum, len(cand)), replace=False))
+        parts.append(pd.DataFrame({"position": take, "count": counts[take], "stratum": k}))
+    return pd.concat(parts, ignore_index=True)
+
+
+def training_stream(index) -> np.ndarray:
+    """The whole token stream of an :class:`copyscope.index.Index` (its shards in order, every
+    document followed by the separator)."""
+    return np.concatenate([np.asarray(s.tokens) for s in index.shards])
+
+
+def doc_starts(index) -> np.ndarray:
+    """Start of every document (global document number) in :func:`training_stream`."""
+    parts, base = [], 0
+    for s in index.shards:
+        parts.append(s.doc_starts[:-1] + base)
+        base += s.n_tokens
+    return np.concatenate(parts)
+
+
+def planted_texts(manifest: Mapping, which: str = "all") -> list[str]:
+    """The texts the corpus stage planted into the training split: the ladder's planted
+    passages (``which="ladder"``), with ``"all"`` also the injected duplicates and the
+    benchmark's planted items."""
+    out = [
+        p["text"]
+        for p in (manifest.get("ladder") or {}).get("passages", [])
+        if p.get("kind") == "planted"
+    ]
+    if which == "all":
+        out += [r["text"] for r in manifest.get("injected", [])]
+        out += [
+            p["text"] for p in (manifest.get("benchmark") or {}).get("items", []) if p["planted"]
+        ]
+    return [t for t in out if t.strip()]
+
+
+def planted_mask(index, encode, texts: Sequence[str]) -> np.ndarray:
+    """Tokens of :func:`training_stream` that lie in a planted text: each text's ids
+    (``encode``) without :data:`PLANTED_TRIM` tokens at either end are located in the index
+    (every occurrence) and marked, widened by the trimmed tokens."""
+    starts = doc_starts(index)
+    mask = np.zeros(index.n_tokens, bool)
+    for text in texts:
+        ids = np.asarray(encode(text), dtype=np.int64)
+        core = ids[PLANTED_TRIM : len(ids) - PLANTED_TRIM]
+        if len(core) == 0:
+            continue
+        for _, doc, offset in index.locate(core, limit=index.n_tokens):
+            lo = int(starts[doc]) + offset - PLANTED_TRIM
+            mask[max(lo, 0) : lo + len(ids)] = True
+    return mask
+
+
+def touches(mask: np.ndarray, positions: Sequence[int], n: int) -> np.ndarray:
+    """Whether the n-token span at each position holds a token marked in ``mask``."""
+    marked = np.concatenate([[0], np.cumsum(np.asarray(mask, dtype=np.int64))])
+    pos = np.asarray(positions, dtype=np.int64)
+    return (marked[pos + n] - marked[pos]) > 0
+
+
+def repeat_spans(index, params: Mapping, encode, manifest: Mapping):
+    """The sampled spans (:func:`sample_repeats`) of the index's training stream, with exact
+    counts from the index (``copies`` of the whole span, ``prefix_copies`` of its first P
+    tokens), their stratum re-derived from the exact count, and ``planted`` (the span touches
+    any text the corpus stage planted, :func:`planted_mask`); ``params`` is the
+    ``analysis.style`` block. ``exclude_planted`` (``none`` | ``ladder`` | ``all``) leaves out
+    the spans touching the ladder's passages (the other source of this analysis) or any
+    planted text; ``encode`` turns text into the index's token ids."""
+    p, s = params["prompt_tokens"], params["suffix_tokens"]
+    tokens = training_stream(index)
+    planted = planted_mask(index, encode, planted_texts(manifest, "all"))
+    which = params["exclude_planted"]
+    excluded = None
+    if which == "all":
+        excluded = planted
+    elif which == "ladder":
+        excluded = planted_mask(index, encode, planted_texts(manifest, "ladder"))
+    log.info("%d of %d training tokens lie in planted text", planted.sum(), len(tokens))
+    spans = sample_repeats(
+        tokens,
+        p + s,
+        index.sep,
+        params["strata"],
+        params["per_stratum"],
+        params["seed"],
+        excluded,
+    )
+    ids = [tokens[x : x + p + s].astype(np.int64) for x in spans["position"]]
+    spans["copies"] = [index.count(x) for x in ids]
+    spans["prefix_copies"] = [index.count(x[:p]) for x in ids]
+    labels = strata_labels(params["strata"])
+    spans["stratum"] = [labels[stratum_of(c, params["strata"])] for c in spans["copies"]]
+    spans["planted"] = touches(planted, spans["position"], p + s).astype(int)
+    return spans, ids
+
+
+def extract_repeats(model, tokenizer, spans, ids, *, model_name, params, device) -> pd.DataFrame:
+    """:data:`REPEAT_COLUMNS` for every sampled span: prompt with its first P tokens (after the
+    eos token), decode S tokens greedily (batched, :func:`copyscope.lm.generate`) and score
+    them against the span's last S tokens (:func:`copyscope.memorize.extraction_measures`)."""
+    from ..lm import generate
+    from ..memorize import extraction_measures
+
+    p, s = params["prompt_tokens"], params["suffix_tokens"]
+    outs = generate(
+        model,
+        [x[:p] for x in ids],
+        {"kind": "greedy"},
+        max_new_tokens=s,
+        eos_id=tokenizer.eos_token_id,
+        stop_at_eos=False,
+        seed=0,
+        batch_size=params["batch_size"],
+        device=device,
+    )
+    rows = []
+    for r, x, out in zip(spans.to_dict("records"), ids, outs, strict=True):
+        exact, frac, lcp = extraction_measures(out["ids"], x[p:])
+        rows.append(
+            {
+                "model": model_name,
+                "passage": f"span-{int(r['position'])}",
+                "kind": "training",
+                "copies": int(r["copies"]),
+                "prefix_copies": int(r["prefix_copies"]),
+                "stratum": r["stratum"],
+                "position": int(r["position"]),
+                "planted": int(r["planted"]),
+                "n_tokens": p + s,
+                "exact": int(exact),
+                "match_fraction": frac,
+                "lcp": lcp,
+                "prompt": tokenizer.decode(x[:p].tolist()),
+                "target": tokenizer.decode(x[p:].tolist()),
+                "generated": tokenizer.decode(out["ids"].tolist()),
+            }
+        )
+    return pd.DataFrame(rows, columns=REPEAT_COLUMNS)
+
+
+def repeats_file(model_dir, model_name, index_dir, manifest_json, params, out, device="auto"):
+    """Sample the repeated training n-grams of the index in ``index_dir`` (the model's
+    tokenizer), decode them with the model in ``model_dir``, write :data:`REPEAT_COLUMNS` to
+    ``out`` (.csv) and return the frame."""
+    from ..index import Index
+    from ..io import read_json, write_csv
+    from ..lm import load_model
+
+    model, tok = load_model(model_dir, device)
+    index = Index(index_dir)
+    manifest = read_json(manifest_json)
+    spans, ids = repeat_spans(
+        index, params, lambda t: tok.encode(t, add_special_tokens=False), manifest
+    )
+    if not len(spans):
+        raise InputError(index_dir, "training spans of prompt_tokens + suffix_tokens tokens")
+    frame = extract_repeats(
+        model,
+        tok,
+        spans,
+        ids,
+        model_name=model_name,
+        params=params,
+        device=str(next(model.parameters()).device),
+    )
+    write_csv(out, frame)
+    return frame
+
+
+def style_files(syntax_params: Mapping, ladder: Sequence, repeats: Sequence, out: Sequence):
+    """Tag and measure every model's passages: ``ladder`` and ``repeats`` are ``(model,
+    path)`` pairs of extraction tables (ladder: :mod:`copyscope.memorize`; repeats:
+    :func:`repeats_file`), ``out`` ``(model, path)`` of the per-passage style tables to write
+    (:data:`STYLE_COLUMNS`). One backend (``syntax:`` block) tags them all."""
+    from ..io import write_csv
+    from .parse import make_backend
+
+    if not out:
+        raise InputError("--out", "at least one MODEL PATH to write")
+    backend = make_backend(syntax_params)
+    sources = {m: [] for m, _ in out}
+    for source, pairs in (("ladder", ladder), ("training", repeats)):
+        for model, path in pairs:
+            if model not in sources:
+                raise InputError(path, f"a model with an --out file, found {model!r}")
+            sources[model].append(style_rows(pd.read_csv(path), source, backend, syntax_params))
+    written = {}
+    for model, path in out:
+        parts = [f for f in sources[model] if len(f)]
+        frame = (
+            pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=STYLE_COLUMNS)
+        )
+        write_csv(path, frame)
+        written[model] = frame
+    return written
