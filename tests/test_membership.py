@@ -428,6 +428,30 @@ def test_rank_candidates_picks_the_most_likely_filling(tok):
         assert row["n_candidates"] == len(cs) and row["answer_in_candidates"]
 
 
+def test_common_prefix():
+    a, b = np.array([1, 2, 3, 4]), np.array([1, 2, 9])
+    assert cloze.common_prefix([a, b]) == 2
+    assert cloze.common_prefix([a, a]) == 4
+    assert cloze.common_prefix([a, np.array([5])]) == 0
+    assert cloze.common_prefix([a, np.zeros(0, np.int64)]) == 0
+
+
+@pytest.mark.parametrize("kind", ["gpt2", "lstm"])
+def test_token_logprobs_from_first_equal_the_tail_of_the_full_scores(kind):
+    from copyscope.lm.score import token_logprobs
+
+    model = tiny_model(kind, seed=2)
+    rng = np.random.default_rng(3)
+    seqs = [rng.integers(1, 40, size=n) for n in (5, 9, 12, 3, 7)]
+    first = [2, 0, 11, 3, 6]  # 3 = the whole sequence skipped: nothing returned
+    full = token_logprobs(model, seqs, eos_id=0, batch_size=2)
+    tail = token_logprobs(model, seqs, eos_id=0, batch_size=2, first=first)
+    for f, t, k in zip(full, tail, first, strict=True):
+        np.testing.assert_allclose(t, f[k:], atol=1e-5)
+    with pytest.raises(InputError, match="first"):
+        token_logprobs(model, seqs[:1], eos_id=0, first=[6])
+
+
 # --- continuation overlap --------------------------------------------------------------------
 
 

@@ -67,6 +67,8 @@ __all__ = [
     "candidate_names",
     "capitalisation_mentions",
     "cloze_accuracy",
+    "common_prefix",
+    "fill_ids",
     "gazetteer",
     "ner_mentions",
     "passages_of_speech",
@@ -349,29 +351,61 @@ def candidate_names(
     return sorted(own | {str(x) for x in extra})
 
 
+def fill_ids(tokenizer, item: dict, candidates: list[str]) -> list[np.ndarray]:
+    """The token ids (no special tokens) of ``item``'s passage filled with each candidate."""
+    return [
+        np.asarray(
+            tokenizer.encode(item["text"].replace(MASK, c), add_special_tokens=False), np.int64
+        )
+        for c in candidates
+    ]
+
+
+def common_prefix(seqs: list[np.ndarray]) -> int:
+    """The number of leading ids every sequence of ``seqs`` shares."""
+    n = min(x.size for x in seqs)
+    if n == 0:
+        return 0
+    block = np.stack([x[:n] for x in seqs])
+    same = (block == block[0]).all(axis=0)
+    return n if same.all() else int(np.argmin(same))
+
+
 def rank_candidates(
     model,
     tokenizer,
     items: list[dict],
     candidates: list[list[str]],
     *,
+    ids: list[list[np.ndarray]] | None = None,
     batch_size: int = 20,
     device="cpu",
 ) -> list[dict]:
     """For each item, the log-likelihood of its passage filled with each of its candidates
     (``candidates[i]`` for ``items[i]``; token log-probabilities summed, every token read after
-    one end-of-text token, all fillings of all items scored in one batched
-    :func:`~copyscope.lm.score.token_logprobs` call). Returns per item ``{"item", "answer",
-    "predicted"`` (the best candidate; the first in candidate order on a tie),
-    ``"n_candidates"``, ``"answer_in_candidates"}``."""
+    one end-of-text token; ``ids[i]`` the fillings' token ids when already encoded,
+    :func:`fill_ids`). The tokens before the first one where an item's fillings differ are
+    the same for every candidate and add the same log-probability to each, so only the rest
+    is scored (:func:`~copyscope.lm.score.token_logprobs` with ``first``; the ranking is that
+    of the whole passages), all fillings of all items in one batched call. Returns per item
+    ``{"item", "answer", "predicted"`` (the best candidate; the first in candidate order on a
+    tie), ``"n_candidates"``, ``"answer_in_candidates"}``."""
     from ..lm.score import token_logprobs
 
-    texts = [
-        it["text"].replace(MASK, c) for it, cs in zip(items, candidates, strict=True) for c in cs
-    ]
-    ids = [np.asarray(tokenizer.encode(t, add_special_tokens=False), np.int64) for t in texts]
+    if ids is None:
+        ids = [fill_ids(tokenizer, it, cs) for it, cs in zip(items, candidates, strict=True)]
+    seqs, first = [], []
+    for fills in ids:
+        p = common_prefix(fills)
+        seqs += fills
+        first += [p] * len(fills)
     lps = token_logprobs(
-        model, ids, eos_id=tokenizer.eos_token_id, batch_size=batch_size, device=device
+        model,
+        seqs,
+        eos_id=tokenizer.eos_token_id,
+        batch_size=batch_size,
+        device=device,
+        first=first,
     )
     totals = [float(np.sum(x)) for x in lps]
     out, k = [], 0

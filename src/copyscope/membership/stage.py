@@ -5,7 +5,8 @@ Texts (the corpus manifest's ``benchmark`` block, :mod:`copyscope.corpus.benchma
 encoded with the model's tokenizer without special tokens and scored after one end-of-text
 token; a text longer than the model's context minus one is truncated to it (Li's rule, applied
 to every score) and counted in ``truncated`` and in the log. All texts, their lowercased forms
-and Li's windows go through one batched :func:`~copyscope.lm.score.token_logprobs` call.
+and Li's windows go through one batched :func:`~copyscope.lm.score.token_logprobs` call, each
+distinct token sequence once (:func:`scored_once`).
 The reference-model ratio needs two models; the report computes it from the ``loss`` column
 of both models' tables.
 """
@@ -75,10 +76,23 @@ def benchmark_texts(manifest: dict, where: str) -> list[dict]:
     return rows
 
 
+def scored_once(model, seqs: list[np.ndarray], eos_id: int, **kw) -> list[np.ndarray]:
+    """:func:`~copyscope.lm.score.token_logprobs` of ``seqs`` with every distinct sequence
+    scored once (a Li window that is its whole text, a text already in lower case)."""
+    from ..lm.score import token_logprobs
+
+    slot: dict[bytes, int] = {}
+    where = [slot.setdefault(x.tobytes(), len(slot)) for x in seqs]
+    distinct = [None] * len(slot)
+    for x, k in zip(seqs, where, strict=True):
+        distinct[k] = x
+    lps = token_logprobs(model, distinct, eos_id=eos_id, **kw)
+    return [lps[k] for k in where]
+
+
 def score_texts(model, tokenizer, texts: list[dict], *, li_words: int, seed: int, **kw):
     """One row per text (:data:`TEXT_COLUMNS` without ``model`` and ``n_params``)."""
     from ..lm.models import context_length
-    from ..lm.score import token_logprobs
 
     limit = context_length(model)
 
@@ -95,7 +109,7 @@ def score_texts(model, tokenizer, texts: list[dict], *, li_words: int, seed: int
     seqs = [placement.window_ids(x, limit) for x in full + lower + win]
     if any(x.size == 0 for x in seqs):
         raise InputError("benchmark", "a text encodes to no tokens")
-    lps = token_logprobs(model, seqs, eos_id=tokenizer.eos_token_id, **kw)
+    lps = scored_once(model, seqs, tokenizer.eos_token_id, **kw)
     n = len(texts)
     rows = []
     for i, t in enumerate(texts):
@@ -138,7 +152,7 @@ def cloze_rows(model, tokenizer, docs: dict, names: dict, valid_ids, params: dic
     limit = context_length(model)
     gaz = cloze.gazetteer(names)
     nlp = ner_pipeline(params.get("ner_model"))
-    items, cands, too_long = [], [], 0
+    items, cands, ids, too_long = [], [], [], 0
     for play in sorted(p for p in gaz if p in docs and gaz[p]):
         find = cloze.spacy_mentions(nlp, set(gaz[play])) if nlp is not None else None
         its, rejected = cloze.build_items(
@@ -152,18 +166,18 @@ def cloze_rows(model, tokenizer, docs: dict, names: dict, valid_ids, params: dic
         cs = cloze.candidate_names(gaz, play, params["cloze_distractors"], params["seed"])
         log.info("cloze %s: %d items, %d candidates; %s", play, len(its), len(cs), rejected)
         for it in its:
-            fills = [it["text"].replace(cloze.MASK, c) for c in cs]
-            longest = max(len(tokenizer.encode(f, add_special_tokens=False)) for f in fills)
-            if limit is not None and longest + 1 > limit:
+            fills = cloze.fill_ids(tokenizer, it, cs)
+            if limit is not None and max(x.size for x in fills) + 1 > limit:
                 too_long += 1
                 continue
             items.append(it)
             cands.append(cs)
+            ids.append(fills)
     if too_long:
         log.warning("cloze: %d items skipped: a filling exceeds the context %s", too_long, limit)
     if not items:
         return []
-    ranked = cloze.rank_candidates(model, tokenizer, items, cands, **kw)
+    ranked = cloze.rank_candidates(model, tokenizer, items, cands, ids=ids, **kw)
     cont = overlap.continue_passages(
         model,
         tokenizer,

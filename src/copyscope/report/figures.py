@@ -373,19 +373,22 @@ def membership_placement(table: pd.DataFrame, path) -> None:
         y = [models.index(m) + 0.5 * (k - (n - 1) / 2) / n for m in g["model"]]
         label = name.replace("benchmark_copies_", "planted ×")
         err = [g["mean_nll"] - g["lo"], g["hi"] - g["mean_nll"]]
-        left.errorbar(g["mean_nll"], y, xerr=err, fmt=markers[name], capsize=3, label=label)
+        style = {"fmt": markers[name], "color": f"C{k}", "capsize": 3}
+        left.errorbar(g["mean_nll"], y, xerr=err, label=label, **style)
         if name.startswith("benchmark"):
             perr = [g["position"] - g["position_lo"], g["position_hi"] - g["position"]]
-            right.errorbar(g["position"], y, xerr=perr, fmt=markers[name], capsize=3)
-    for x, text in ((0, "clean"), (1, "memorised")):
+            right.errorbar(g["position"], y, xerr=perr, **style)
+    for x in (0, 1):
         right.axvline(x, color="0.6", ls=":", lw=1)
-        right.text(x, 1.0, text, transform=right.get_xaxis_transform(), ha="center",
-                   va="bottom", fontsize=7)  # fmt: skip
     left.set_yticks(range(len(models)), models)
     left.invert_yaxis()
     left.set_xlabel("mean token NLL of the window (nats; Li 2023)")
-    right.set_xlabel("copyscope's normalised position\n(clean − set) / (clean − memorised)")
-    fig.legend(fontsize=7, ncols=4, loc="upper center", bbox_to_anchor=(0.5, 0.0))
+    right.set_xlabel(
+        "copyscope's normalised position, not Li's:\n"
+        "(clean − set) / (clean − memorised); dotted: 0 clean, 1 memorised",
+        fontsize=8,
+    )
+    fig.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.0, 0.5))
     plotting.save(fig, path)
 
 
