@@ -33,8 +33,8 @@ speech whole (:func:`spacy_mentions`, :func:`ner_mentions`):
   proper name all the same; rejecting it keeps precision);
 * the name *recurs* when its word occurs more than once in the passage, tagged or not.
 
-Only speeches with a capitalised gazetteer word are run through the recognizer (no other
-speech can hold a person mention). Without a pipeline (``ner_model: null``, or the tests) the
+Only speeches with a passage of the right length holding exactly one capitalised gazetteer
+word, once, are run through the recognizer: no other speech can give an item. Without a pipeline (``ner_model: null``, or the tests) the
 capitalisation rule :func:`capitalisation_mentions` stands in: a person mention is a
 capitalised word whose title case is in the gazetteer; another proper name is any other
 capitalised word that does not start a line or a sentence and is not "I", "O" or stop-listed
@@ -283,20 +283,22 @@ def build_items(
     """Name cloze items of one play (see the module docstring).
 
     ``names``: the person names (title case) of the gazetteer; ``mentions``: the proper-name
-    finder, called once with the speeches that hold a capitalised gazetteer word (default:
-    :func:`capitalisation_mentions` with ``names``; the stage passes :func:`spacy_mentions`);
-    every other speech has no person mention and no item. Returns ``(items,
+    finder (the stage passes :func:`spacy_mentions`; default: :func:`capitalisation_mentions`
+    with ``names``), called once with the speeches it could find an item in — those with a
+    passage of the right length holding one capitalised gazetteer word once (a finder whose
+    persons are gazetteer words, every other one a proper name, accepts nothing else); the
+    other speeches keep the capitalisation rule's verdicts, all rejections. Returns ``(items,
     rejected)``: up to ``per_play`` non-overlapping accepted passages drawn with a generator
     seeded by ``seed`` (each ``{"play", "item", "text"`` with ``[MASK]``, ``"passage"``,
     ``"answer"``, ``"speech"``, ``"start"``, ``"end"}``), and the count of candidate passages
     per rejection reason (:data:`REJECTIONS`) plus ``accepted``."""
-    find = mentions or (lambda texts: [capitalisation_mentions(t, names) for t in texts])
     accepted, rejected = [], dict.fromkeys(REJECTIONS, 0)
     parts = speeches(text)
-    named = [i for i, sp in enumerate(parts) if _has_name(sp, names)]
-    found: list[list[Mention]] = [[] for _ in parts]
-    for i, ms in zip(named, find([parts[i] for i in named]), strict=True):
-        found[i] = ms
+    found = [capitalisation_mentions(sp, names) for sp in parts]
+    if mentions is not None:
+        need = [i for i, sp in enumerate(parts) if _may_hold_item(sp, found[i], lo, hi)]
+        for i, ms in zip(need, mentions([parts[i] for i in need]), strict=True):
+            found[i] = ms
     for s, speech in enumerate(parts):
         for a, b, reason, mention in passages_of_speech(speech, found[s], lo, hi):
             if reason is not None:
@@ -331,11 +333,14 @@ def build_items(
     return items, rejected
 
 
-def _has_name(text: str, names: set[str], stop=STOP) -> bool:
-    """``text`` holds a capitalised word whose title case is a gazetteer name."""
-    return any(
-        w[0].isupper() and w.capitalize() in names and w.lower() not in stop
-        for w in _WORD.findall(text)
+def _may_hold_item(speech: str, cheap: list[Mention], lo: int, hi: int) -> bool:
+    """Whether a finder whose person mentions are capitalised gazetteer words, and which
+    counts every other such word as another proper name (:func:`ner_mentions`), can accept a
+    passage of ``speech``: some passage of ``lo``–``hi`` tokens holds exactly one occurrence
+    of one capitalised gazetteer word (``cheap``: the capitalisation rule's mentions)."""
+    persons = [m for m in cheap if m[3]]
+    return bool(persons) and any(
+        r is None for _, _, r, _ in passages_of_speech(speech, persons, lo, hi)
     )
 
 
