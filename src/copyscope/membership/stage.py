@@ -5,8 +5,7 @@ Texts (the corpus manifest's ``benchmark`` block, :mod:`copyscope.corpus.benchma
 encoded with the model's tokenizer without special tokens and scored after one end-of-text
 token; a text longer than the model's context minus one is truncated to it (Li's rule, applied
 to every score) and counted in ``truncated`` and in the log. All texts, their lowercased forms
-and Li's windows go through one batched :func:`~copyscope.lm.score.token_logprobs` call, each
-distinct token sequence once (:func:`scored_once`).
+and Li's windows go through one batched :func:`~copyscope.lm.score.token_logprobs` call.
 The reference-model ratio needs two models; the report computes it from the ``loss`` column
 of both models' tables.
 """
@@ -76,23 +75,10 @@ def benchmark_texts(manifest: dict, where: str) -> list[dict]:
     return rows
 
 
-def scored_once(model, seqs: list[np.ndarray], eos_id: int, **kw) -> list[np.ndarray]:
-    """:func:`~copyscope.lm.score.token_logprobs` of ``seqs`` with every distinct sequence
-    scored once (a Li window that is its whole text, a text already in lower case)."""
-    from ..lm.score import token_logprobs
-
-    slot: dict[bytes, int] = {}
-    where = [slot.setdefault(x.tobytes(), len(slot)) for x in seqs]
-    distinct = [None] * len(slot)
-    for x, k in zip(seqs, where, strict=True):
-        distinct[k] = x
-    lps = token_logprobs(model, distinct, eos_id=eos_id, **kw)
-    return [lps[k] for k in where]
-
-
 def score_texts(model, tokenizer, texts: list[dict], *, li_words: int, seed: int, **kw):
     """One row per text (:data:`TEXT_COLUMNS` without ``model`` and ``n_params``)."""
     from ..lm.models import context_length
+    from ..lm.score import token_logprobs
 
     limit = context_length(model)
 
@@ -109,7 +95,7 @@ def score_texts(model, tokenizer, texts: list[dict], *, li_words: int, seed: int
     seqs = [placement.window_ids(x, limit) for x in full + lower + win]
     if any(x.size == 0 for x in seqs):
         raise InputError("benchmark", "a text encodes to no tokens")
-    lps = scored_once(model, seqs, tokenizer.eos_token_id, **kw)
+    lps = token_logprobs(model, seqs, eos_id=tokenizer.eos_token_id, **kw)
     n = len(texts)
     rows = []
     for i, t in enumerate(texts):
