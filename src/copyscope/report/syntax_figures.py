@@ -13,9 +13,13 @@ from .. import plotting
 FAMILIES = (("labeled_path", "labeled paths"), ("unlabeled_path", "unlabeled paths"))
 
 
-def path_novelty(curves: pd.DataFrame, path, human: str | None = None) -> None:
+def path_novelty(
+    curves: pd.DataFrame, path, human: str | None = None, models: list[str] | None = None
+) -> None:
     """RAVEN Fig. 5: novelty of dependency paths by length k (nodes), labeled and unlabeled,
-    one line per text set with its bootstrap band; ``human`` (a set name) is drawn in black."""
+    one line per text set with its bootstrap band; ``human`` (a set name) is drawn in black,
+    a model's sets (``model/decoding``) in the colour of its place in ``models`` (the config's
+    order, as in the other figures)."""
     from matplotlib.ticker import MaxNLocator
 
     plotting.setup()
@@ -23,7 +27,10 @@ def path_novelty(curves: pd.DataFrame, path, human: str | None = None) -> None:
     for ax, (family, title) in zip(axes, FAMILIES, strict=True):
         sub = curves[curves["family"] == family]
         for name, g in sub.groupby("set", sort=False):
+            model = str(name).split("/")[0]
             kw = {"color": "black"} if name == human else {}
+            if name != human and models and model in models:
+                kw = {"color": f"C{models.index(model) % 10}"}
             line = ax.plot(g["k"], g["novelty"], marker="o", ms=3, label=name, **kw)[0]
             ax.fill_between(g["k"], g["ci_low"], g["ci_high"], alpha=0.2, color=line.get_color())
         ax.set_title(title)

@@ -102,7 +102,8 @@ def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
     sets = table1_sets(settings, params["sampling"]["decodings"])
     write_csv(out["table1"], raven_table1(frame, sets).reset_index())
     curves = path_curves(frame[frame["set"].isin(sets)])
-    path_novelty(curves, out["fig"], human=set_name("human", "reference"))
+    models = list(params.get("models", {}).get("zoo", {}))
+    path_novelty(curves, out["fig"], human=set_name("human", "reference"), models=models)
 
 
 def summary_section(tables: Mapping[str, pd.DataFrame], params: Mapping) -> list[str]:
