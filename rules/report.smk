@@ -314,7 +314,7 @@ SYNTAX_ANALYSIS = as_json(
         "syntax": {"backend": config["syntax"]["backend"]},
         "analysis": {"syntax": config["analysis"]["syntax"]},
         "sampling": {"decodings": config["sampling"]["decodings"]},
-        "models": {"zoo": config["models"]["zoo"]},
+        "models": MODELS,  # a list: the config's order (JSON objects are sorted)
     }
 )
 

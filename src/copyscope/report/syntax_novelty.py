@@ -33,7 +33,10 @@ OUTPUTS = {
     "table1": "RAVEN Table 1: units × (each model's pure sampling, human) (.csv)",
     "fig": "figure: dependency-path novelty by path length (RAVEN Fig. 5) (.png)",
 }
-PARAMS = "the config blocks syntax (backend), analysis (syntax) and sampling (decodings)"
+PARAMS = (
+    "the config blocks syntax (backend), analysis (syntax) and sampling (decodings), and the "
+    "model names in the config's order (models)"
+)
 SUMMARY_TABLES = ("syntax_novelty",)  # read by summary_section
 
 SUMMARY_UNITS = {
@@ -102,7 +105,7 @@ def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
     sets = table1_sets(settings, params["sampling"]["decodings"])
     write_csv(out["table1"], raven_table1(frame, sets).reset_index())
     curves = path_curves(frame[frame["set"].isin(sets)])
-    models = list(params.get("models", {}).get("zoo", {}))
+    models = list(params.get("models", []))  # the config's order of the models
     path_novelty(curves, out["fig"], human=set_name("human", "reference"), models=models)
 
 
