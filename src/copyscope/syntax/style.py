@@ -42,6 +42,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
+from ..memorize import COLUMNS as MEMORIZE_COLUMNS
 from .parse import Text, parse_texts
 from .types import Passage
 
@@ -53,22 +54,14 @@ PLANTED_TRIM = 2
 """Tokens cut from each end of a planted text before it is located: its first and last tokens
 may be tokenized differently inside the training text than on their own."""
 
+# the extraction table's columns (copyscope.memorize) plus the sampler's strata and provenance
 REPEAT_COLUMNS = [
-    "model",
-    "passage",
-    "kind",
-    "copies",
+    *MEMORIZE_COLUMNS[:4],
     "prefix_copies",
     "stratum",
     "position",
     "planted",
-    "n_tokens",
-    "exact",
-    "match_fraction",
-    "lcp",
-    "prompt",
-    "target",
-    "generated",
+    *MEMORIZE_COLUMNS[4:],
 ]
 STYLE_COLUMNS = [
     "model",
