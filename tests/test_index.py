@@ -199,16 +199,20 @@ def test_property_alphabets_u32(engine, tmp_path_factory, alphabet, seed):
 
 
 @settings(
-    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(
     segment=st.integers(1, 9),
     keep=st.integers(1, 4),
+    probe=st.integers(0, 4),
+    cap=st.integers(1, 6),
     seed=st.integers(0, 2**16),
 )
-def test_property_segments_and_kept_occurrences(tmp_path_factory, segment, keep, seed):
+def test_property_segments_and_kept_occurrences(tmp_path_factory, segment, keep, probe, cap, seed):
     """Queries cut into short segments (a segment restarts the matching statistics inside a
-    query) and few kept occurrences (matches with more occurrences are searched again) give
+    query), few kept occurrences (matches with more occurrences are searched again), short
+    probe windows (segments handed to the batched searches early; 0: never) and low caps of
+    the batched searches (matches reaching the cap answered again by matching statistics) give
     the same L_t and C_t as brute force; duplicated documents make counts above ``keep``."""
     rng = np.random.default_rng(seed)
     docs = [rng.integers(0, 3, size=rng.integers(1, 40)) for _ in range(10)]
@@ -219,6 +223,8 @@ def test_property_segments_and_kept_occurrences(tmp_path_factory, segment, keep,
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(core, "SEGMENT_TOKENS", segment)
         mp.setattr(core, "KEEP_OCCURRENCES", keep)
+        mp.setattr(core, "PROBE", probe)
+        mp.setattr(core, "BATCH_CAP", cap)
         m = idx.longest_matches(queries)
     for i, q in enumerate(queries):
         L, C = brute_matches(docs, q)

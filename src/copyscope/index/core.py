@@ -48,6 +48,8 @@ def use_numpy_path(n_query_tokens: int) -> bool:
 
 SEGMENT_TOKENS = 2048  # queries are cut into pieces of this size for the parallel kernel
 KEEP_OCCURRENCES = 64  # matches with at most this many occurrences are extended in place
+PROBE = 32  # a window of 32 positions with more than 24 searches: the rest is searched batched
+BATCH_CAP = 64  # batched searches read at most 64 pattern tokens (longer: matching statistics)
 
 
 @dataclass
@@ -162,11 +164,22 @@ class Shard:
         if segments is None:
             qstart = np.repeat(offsets[:-1], np.diff(offsets))
             return longest_matches_numpy(self.tokens, self.sa, flat, qstart)
+        k = _kernels()
+        args = self.kernel_args()
         ln = np.empty(flat.shape[0], dtype=np.int64)
         cn = np.empty(flat.shape[0], dtype=np.int64)
-        _kernels().longest_matches_kernel(
-            *self.kernel_args(), flat, *segments, KEEP_OCCURRENCES, ln, cn
-        )
+        stop = np.empty(segments[0].shape[0], dtype=np.int64)
+        k.longest_matches_kernel(*args, flat, *segments, KEEP_OCCURRENCES, PROBE, stop, ln, cn)
+        pos, pqs = k.pending_positions(stop, segments[1], segments[2])
+        if pos.size:  # short matches: batched searches, then matching statistics for long ones
+            from numba import get_num_threads
+
+            k.batched_matches_kernel(*args, flat, pos, pqs, BATCH_CAP, get_num_threads(), ln, cn)
+            runs = k.capped_runs(pos, pqs, ln, BATCH_CAP)
+            if runs[0].size:
+                k.longest_matches_kernel(
+                    *args, flat, *runs, KEEP_OCCURRENCES, 0, np.empty_like(runs[0]), ln, cn
+                )
         return ln, cn
 
     def positions(self, first: int, last: int, length: int, limit: int) -> np.ndarray:

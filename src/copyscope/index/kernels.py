@@ -18,17 +18,49 @@ the index is opened) let the occurrence interval of a match be widened in a few 
 even when it holds millions of occurrences.  For matches of 255 tokens or more the capped LCP
 cannot decide, and the interval bounds are found exactly by binary search with direct
 comparisons of the text (the exact fallback).
+
+Text with short matches (new text: most positions need a search, and matching statistics saves
+little) is answered by *batched* searches instead: a window of positions where matching
+statistics searched at more than 3/4 of the positions hands the rest of its segment to
+:func:`batched_matches_kernel`, which searches 32 positions at a time in lockstep, issuing the
+memory loads of all 32 before using any of them (group prefetching, Chen et al. 2004), so the
+cache misses of independent searches overlap instead of queueing.  Batched searches read at most
+``cap`` pattern tokens; runs of positions whose match reaches the cap are answered again by
+matching statistics.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from llvmlite import ir
+from numba import njit, prange, types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 LCP_CAP = 255
 SAMPLE_SHIFT = 4  # the sampled keys hold every 16th suffix-array rank
 BLOCK_SHIFT = 6  # 64 entries per block at each level
 N_LEVELS = 3
+BATCH = 32  # positions searched in lockstep by batched_search
+
+
+@intrinsic
+def prefetch(typingctx, arr, idx):
+    """Ask the CPU to start loading ``arr[idx]`` into the cache (``llvm.prefetch``: read, keep)."""
+    sig = types.void(arr, idx)
+
+    def codegen(context, builder, signature, args):
+        aryty = signature.args[0]
+        ary = context.make_array(aryty)(context, builder, args[0])
+        ptr = cgutils.get_item_pointer(context, builder, aryty, ary, [args[1]], wraparound=False)
+        i8p = ir.IntType(8).as_pointer()
+        i32 = ir.IntType(32)
+        fnty = ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32])
+        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0i8")
+        builder.call(fn, [builder.bitcast(ptr, i8p), i32(0), i32(3), i32(1)])
+        return context.get_dummy_value()
+
+    return sig, codegen
 
 
 @njit(cache=True, nogil=True)
@@ -241,7 +273,7 @@ def match_capped(tokens, sa, lcp, m1, m2, m3, bucket, keys, kbits, q, t, m):
 
 @njit(cache=True, nogil=True)
 def matching_statistics(
-    tokens, sa, lcp, m1, m2, m3, bucket, keys, kbits, q, qs, s, e, occ, out_len, out_cnt
+    tokens, sa, lcp, m1, m2, m3, bucket, keys, kbits, q, qs, s, e, occ, probe, out_len, out_cnt
 ):
     """L_t and C_t for the positions ``s <= t < e`` of one query starting at ``qs``, in order.
 
@@ -250,12 +282,21 @@ def matching_statistics(
     at ``t+1`` is then ``L_t + 1`` with count = the number of them followed by ``q[t+1]`` if
     any is, with no search.  Otherwise the search for ``t+1`` reads at most ``L_t + 1``
     pattern tokens (``L_t`` when the kept occurrences all fail to extend).
+
+    With ``probe > 0``, after every ``probe`` positions of which more than 3/4 needed a search,
+    the remaining positions are left for :func:`batched_matches_kernel`.  Returns the first
+    position not answered (``e`` when all were).
     """
     n = tokens.shape[0]
     K = occ.shape[0]
     L = 0
     k = 0  # number of kept occurrences (0: none kept)
+    searches = 0
     for t in range(s, e):
+        if probe > 0 and t > s and (t - s) % probe == 0:
+            if 4 * searches > 3 * probe:
+                return t
+            searches = 0
         if t > s:
             if k > 0:
                 v = q[t]
@@ -280,6 +321,7 @@ def matching_statistics(
                 m = 1
         else:
             m = t - qs + 1
+        searches += 1
         L, first, last = match_capped(tokens, sa, lcp, m1, m2, m3, bucket, keys, kbits, q, t, m)
         if L == 0:
             out_len[t] = 0
@@ -295,6 +337,7 @@ def matching_statistics(
             k = c
         else:
             k = 0
+    return e
 
 
 @njit(cache=True, parallel=True)
@@ -313,6 +356,8 @@ def longest_matches_kernel(
     seg_end,
     seg_qs,
     keep,
+    probe,
+    stop,
     out_len,
     out_cnt,
 ):
@@ -320,11 +365,12 @@ def longest_matches_kernel(
 
     The positions come in segments ``seg_start[i] <= t < seg_end[i]`` of the query that starts
     at ``seg_qs[i]`` (see :func:`query_segments`); segments run in parallel, each one left to
-    right by :func:`matching_statistics`, keeping up to ``keep`` occurrences.
+    right by :func:`matching_statistics`, keeping up to ``keep`` occurrences.  ``stop[i]`` is
+    the first position of segment i left unanswered (see ``probe`` there).
     """
     for i in prange(seg_start.shape[0]):
         occ = np.empty(keep, dtype=np.int64)
-        matching_statistics(
+        stop[i] = matching_statistics(
             tokens,
             sa,
             lcp,
@@ -339,9 +385,232 @@ def longest_matches_kernel(
             seg_start[i],
             seg_end[i],
             occ,
+            probe,
             out_len,
             out_cnt,
         )
+
+
+@njit(cache=True)
+def pending_positions(stop, seg_end, seg_qs):
+    """The positions ``stop[i] <= t < seg_end[i]`` of every segment, with their query's start."""
+    total = 0
+    for i in range(stop.shape[0]):
+        total += seg_end[i] - stop[i]
+    pos = np.empty(total, dtype=np.int64)
+    pqs = np.empty(total, dtype=np.int64)
+    j = 0
+    for i in range(stop.shape[0]):
+        for t in range(stop[i], seg_end[i]):
+            pos[j] = t
+            pqs[j] = seg_qs[i]
+            j += 1
+    return pos, pqs
+
+
+@njit(cache=True)
+def capped_runs(pos, pqs, out_len, cap):
+    """Maximal runs of consecutive positions (same query) whose batched match reached ``cap``
+    tokens, as segments ``(start, end, query_start)`` for :func:`longest_matches_kernel`."""
+    nrun = 0
+    for i in range(pos.shape[0]):
+        t = pos[i]
+        if out_len[t] >= cap and (i == 0 or pos[i - 1] != t - 1 or out_len[t - 1] < cap):
+            nrun += 1
+    start = np.empty(nrun, dtype=np.int64)
+    end = np.empty(nrun, dtype=np.int64)
+    qs = np.empty(nrun, dtype=np.int64)
+    r = -1
+    for i in range(pos.shape[0]):
+        t = pos[i]
+        if out_len[t] < cap:
+            continue
+        if i == 0 or pos[i - 1] != t - 1 or out_len[t - 1] < cap:
+            r += 1
+            start[r] = t
+            qs[r] = pqs[i]
+        end[r] = t + 1
+    return start, end, qs
+
+
+@njit(cache=True, nogil=True)
+def batched_search(
+    tokens, sa, lcp, m1, m2, m3, bucket, keys, bits, q, pos, pqs, cap, g0, g1, out_len, out_cnt, w
+):
+    """:func:`match_capped` for the positions ``pos[g0:g1]`` (at most :data:`BATCH`), in lockstep.
+
+    Each step of the binary searches first computes every position's next address and
+    prefetches it, then reads them all (group prefetching), so the positions' cache misses
+    overlap.  Pattern of position ``t``: its first ``min(cap, t - query start + 1)`` tokens.
+    ``w`` is scratch space (10 rows of BATCH int64).
+    """
+    n = tokens.shape[0]
+    per = 64 // bits
+    shift = SAMPLE_SHIFT
+    period = 1 << shift
+    G = g1 - g0
+    lo_, hi_, x_, y_, a_, z_, llo_, lhi_, m_, kp_ = w  # rows of the scratch space
+    for g in range(G):
+        t = pos[g0 + g]
+        m = t - pqs[g0 + g] + 1
+        m_[g] = m if m < cap else cap
+        v = q[t]
+        if v + 1 >= bucket.shape[0]:
+            lo_[g] = 0
+            hi_[g] = 0
+        else:
+            lo_[g] = bucket[v]
+            hi_[g] = bucket[v + 1]
+        kp = np.uint64(0)
+        for h in range(1, per + 1):
+            kp = kp << np.uint64(bits)
+            if h < m_[g]:
+                kp |= np.uint64(q[t - h] + 1)
+        kp_[g] = np.int64(kp)  # stored bit for bit; compared as uint64 below
+        x_[g] = (lo_[g] + period - 1) >> shift
+        y_[g] = (hi_[g] + period - 1) >> shift
+    # the sampled keys: A = first sample with key >= kp ...
+    active = True
+    while active:
+        active = False
+        for g in range(G):
+            if x_[g] < y_[g]:
+                prefetch(keys, (x_[g] + y_[g]) >> 1)
+        for g in range(G):
+            if x_[g] < y_[g]:
+                mid = (x_[g] + y_[g]) >> 1
+                if keys[mid] < np.uint64(kp_[g]):
+                    x_[g] = mid + 1
+                else:
+                    y_[g] = mid
+                active = True
+    # ... and B = first sample with key > kp where equal keys do not decide (m > per + 1)
+    for g in range(G):
+        a_[g] = x_[g]
+        y_[g] = ((hi_[g] + period - 1) >> shift) if m_[g] > per + 1 else x_[g]
+    active = True
+    while active:
+        active = False
+        for g in range(G):
+            if x_[g] < y_[g]:
+                prefetch(keys, (x_[g] + y_[g]) >> 1)
+        for g in range(G):
+            if x_[g] < y_[g]:
+                mid = (x_[g] + y_[g]) >> 1
+                if keys[mid] <= np.uint64(kp_[g]):
+                    x_[g] = mid + 1
+                else:
+                    y_[g] = mid
+                active = True
+    for g in range(G):  # the window [a, z) of ranks, as in _sampled_range
+        lo = lo_[g]
+        hi = hi_[g]
+        jlo = (lo + period - 1) >> shift
+        jhi = (hi + period - 1) >> shift
+        A = a_[g]
+        B = x_[g]
+        kp = np.uint64(kp_[g])
+        if A > jlo:
+            a_[g] = ((A - 1) << shift) + 1
+            llo_[g] = _key_lcp(keys[A - 1], kp, m_[g], bits, per)
+        else:
+            a_[g] = lo
+            llo_[g] = 1
+        if B < jhi:
+            z_[g] = B << shift
+            lhi_[g] = _key_lcp(keys[B], kp, m_[g], bits, per)
+        else:
+            z_[g] = hi
+            lhi_[g] = 1
+    # binary search in the window: prefetch the suffix-array entries, then the text
+    active = True
+    while active:
+        active = False
+        for g in range(G):
+            if a_[g] < z_[g]:
+                prefetch(sa, (a_[g] + z_[g]) >> 1)
+        for g in range(G):
+            if a_[g] < z_[g]:
+                h = llo_[g] if llo_[g] < lhi_[g] else lhi_[g]
+                b = n - 1 - sa[(a_[g] + z_[g]) >> 1] - h
+                if b >= 0:
+                    prefetch(tokens, b)
+        for g in range(G):
+            a = a_[g]
+            z = z_[g]
+            if a < z:
+                active = True
+                t = pos[g0 + g]
+                m = m_[g]
+                mid = (a + z) >> 1
+                h = llo_[g] if llo_[g] < lhi_[g] else lhi_[g]
+                r = sa[mid]
+                lim = n - r
+                if lim > m:
+                    lim = m
+                base = n - 1 - r
+                while h < lim and q[t - h] == tokens[base - h]:
+                    h += 1
+                if h == m:
+                    z_[g] = mid
+                    lhi_[g] = h
+                elif h == n - r or tokens[base - h] < q[t - h]:
+                    a_[g] = mid + 1
+                    llo_[g] = h
+                else:
+                    z_[g] = mid
+                    lhi_[g] = h
+    # the match and one rank k of it (as in match_capped); prefetch the LCP around k
+    for g in range(G):
+        t = pos[g0 + g]
+        x_[g] = -1
+        if lo_[g] == hi_[g]:
+            out_len[t] = 0
+            out_cnt[t] = 0
+            continue
+        a = a_[g]
+        llo = llo_[g]
+        lhi = lhi_[g]
+        if llo >= lhi and a > lo_[g]:
+            L = llo
+            k = a - 1
+        else:
+            L = lhi if lhi > llo else llo
+            k = a
+        out_len[t] = L
+        if L == 1:
+            out_cnt[t] = hi_[g] - lo_[g]
+        else:
+            x_[g] = k
+            prefetch(lcp, k)
+            prefetch(m1, k >> BLOCK_SHIFT)
+    for g in range(G):
+        k = x_[g]
+        if k >= 0:
+            t = pos[g0 + g]
+            L = out_len[t]
+            first = _widen_left(tokens, sa, lcp, m1, m2, m3, q, t, k, L, lo_[g])
+            last = _widen_right(tokens, sa, lcp, m1, m2, m3, q, t, k, L, hi_[g])
+            out_cnt[t] = last - first + 1
+
+
+@njit(cache=True, parallel=True)
+def batched_matches_kernel(
+    tokens, sa, lcp, m1, m2, m3, bucket, keys, kbits, q, pos, pqs, cap, nt, out_len, out_cnt
+):
+    """``out_len[t]``/``out_cnt[t]`` for the positions ``pos`` (query starts ``pqs``), each one
+    searched on its own by :func:`batched_search` with at most ``cap`` pattern tokens (a match
+    of ``cap`` tokens may be longer, see :func:`capped_runs`), in ``nt`` threads."""
+    nb = (pos.shape[0] + BATCH - 1) // BATCH
+    for th in prange(nt):  # batches dealt out in turn, so the threads get similar text
+        w = np.empty((10, BATCH), dtype=np.int64)
+        for b in range(th, nb, nt):
+            g0 = b * BATCH
+            g1 = min(pos.shape[0], g0 + BATCH)
+            batched_search(
+                tokens, sa, lcp, m1, m2, m3, bucket, keys, kbits, q, pos, pqs, cap, g0, g1,
+                out_len, out_cnt, w,
+            )  # fmt: skip
 
 
 @njit(cache=True)
