@@ -434,6 +434,50 @@ def capped_runs(pos, pqs, out_len, cap):
 
 
 @njit(cache=True, nogil=True)
+def _right_block(lcp, m1, m2, m3, k, L):
+    """First stage of :func:`_widen_right` for L < LCP_CAP: scan the LCP from ``k + 1`` to the
+    end of its block of 64, then skip whole blocks by their minima.  Returns ``(j, done)``:
+    the last rank of the interval (done), or the start of the block of 64 holding it."""
+    n = lcp.shape[0]
+    j = k + 1
+    while j < n and (j & 63) != 0:
+        if lcp[j] < L:
+            return j - 1, True
+        j += 1
+    while j < n:
+        if (j & 262143) == 0 and m3[j >> 18] >= L:
+            j += 262144
+        elif (j & 4095) == 0 and m2[j >> 12] >= L:
+            j += 4096
+        elif m1[j >> 6] >= L:
+            j += 64
+        else:
+            return j, False
+    return n - 1, True
+
+
+@njit(cache=True, nogil=True)
+def _left_block(lcp, m1, m2, m3, k, L):
+    """First stage of :func:`_widen_left` for L < LCP_CAP (the mirror of :func:`_right_block`):
+    ``(first rank, True)`` or ``(end of the block of 64 holding it, False)``."""
+    j = k
+    while j > 0 and (j & 63) != 63:
+        if lcp[j] < L:
+            return j, True
+        j -= 1
+    while j > 0:
+        if (j & 262143) == 262143 and m3[j >> 18] >= L:
+            j -= 262144
+        elif (j & 4095) == 4095 and m2[j >> 12] >= L:
+            j -= 4096
+        elif m1[j >> 6] >= L:
+            j -= 64
+        else:
+            return j, False
+    return 0, True
+
+
+@njit(cache=True, nogil=True)
 def batched_search(
     tokens, sa, lcp, m1, m2, m3, bucket, keys, bits, q, pos, pqs, cap, g0, g1, out_len, out_cnt, w
 ):
@@ -584,14 +628,44 @@ def batched_search(
             x_[g] = k
             prefetch(lcp, k)
             prefetch(m1, k >> BLOCK_SHIFT)
+    # the interval: blocks of 64 holding its ends (prefetched), then the ends themselves
     for g in range(G):
         k = x_[g]
-        if k >= 0:
-            t = pos[g0 + g]
-            L = out_len[t]
+        if k < 0:
+            continue
+        t = pos[g0 + g]
+        L = out_len[t]
+        if L >= LCP_CAP:
             first = _widen_left(tokens, sa, lcp, m1, m2, m3, q, t, k, L, lo_[g])
             last = _widen_right(tokens, sa, lcp, m1, m2, m3, q, t, k, L, hi_[g])
             out_cnt[t] = last - first + 1
+            x_[g] = -1
+            continue
+        j, done = _left_block(lcp, m1, m2, m3, k, L)
+        a_[g] = j if done else -1 - j
+        if not done:
+            prefetch(lcp, j - 63)
+        j, done = _right_block(lcp, m1, m2, m3, k, L)
+        z_[g] = j if done else -1 - j
+        if not done:
+            prefetch(lcp, j)
+    for g in range(G):
+        if x_[g] < 0:
+            continue
+        t = pos[g0 + g]
+        L = out_len[t]
+        first = a_[g]
+        if first < 0:
+            first = -1 - first
+            while lcp[first] >= L:
+                first -= 1
+        last = z_[g]
+        if last < 0:
+            last = -1 - last
+            while lcp[last] >= L:
+                last += 1
+            last -= 1
+        out_cnt[t] = last - first + 1
 
 
 @njit(cache=True, parallel=True)
