@@ -4,7 +4,9 @@
     python benchmarks/shard_scale.py curve --tokens 1e7 --shards 1 4 16
     # one large run: build (plan + one process per shard), peak RSS, disk, query throughput
     # single-process and fanned out per shard, brute-force spot checks of sampled positions
-    python benchmarks/shard_scale.py run --tokens 1e9 --shard-tokens 2e8 --workdir /scratch
+    python benchmarks/shard_scale.py run --tokens 1e9 --shard-tokens 5e8 --workdir /scratch
+    # the queries again on the corpus and index of a run made with --keep-workdir
+    python benchmarks/shard_scale.py run --tokens 1e9 --reuse /scratch/shard_run.XXXX
 
 Synthetic corpus: Zipf(1.1) ids over a 50,000-word vocabulary (uint16), lognormal document
 lengths (mean 1,000), 10 % of the documents duplicates of earlier ones. Queries: half corpus
@@ -216,35 +218,61 @@ def _copyscope(*argv) -> float:
     return time.perf_counter() - t0
 
 
+def build_run(work: Path, args) -> dict:
+    """Corpus, plan, one child process per shard and the manifest in ``work``; the figures."""
+    from copyscope.index.build import plan_shards
+
+    t0 = time.perf_counter()
+    stats = write_corpus(work / "train.npy", args.tokens, args)
+    gen = time.perf_counter() - t0
+    meta = json.loads((work / "train.json").read_text())
+    plan = plan_shards(meta["doc_lengths"], args.shard_tokens)
+    (work / "plan.json").write_text(json.dumps(plan))
+    out = work / "index"
+    shard_secs = []
+    for s in plan["shards"]:
+        shard_secs.append(
+            _copyscope(
+                "index", "shard", "--tokens", str(work / "train.npy"), "--meta",
+                str(work / "train.json"), "--plan", str(work / "plan.json"), "--shard",
+                s["name"], "--out", str(out / s["name"]),
+            )
+        )  # fmt: skip
+    dirs = [str(out / s["name"]) for s in plan["shards"]]
+    _copyscope("index", "manifest", "--plan", str(work / "plan.json"), "--shards", *dirs,
+               "--out", str(out / "index.json"))  # fmt: skip
+    return {
+        "corpus": stats,
+        "generate_seconds": round(gen, 1),
+        "shards": len(plan["shards"]),
+        "shard_tokens": args.shard_tokens,
+        "build_seconds_total": round(sum(shard_secs), 1),
+        "build_seconds_max_shard": round(max(shard_secs), 1),
+        "build_peak_rss_mb": round(peak_rss_mb(resource.RUSAGE_CHILDREN)),
+        "index_bytes": dir_bytes(out),
+        "bytes_per_token": round(dir_bytes(out) / args.tokens, 3),
+    }
+
+
 def cmd_run(args) -> dict:
     """The pipeline's index path on one large corpus: plan, one child process per shard (peak
     RSS of the largest), manifest; queries single-process and fanned out, spot-checked."""
     from copyscope.index import Index
-    from copyscope.index.build import plan_shards
     from copyscope.index.fanout import merge_matches, shard_matches
 
-    work = Path(tempfile.mkdtemp(prefix="shard_run.", dir=args.workdir))
-    try:
-        t0 = time.perf_counter()
-        stats = write_corpus(work / "train.npy", args.tokens, args)
-        gen = time.perf_counter() - t0
-        meta = json.loads((work / "train.json").read_text())
-        plan = plan_shards(meta["doc_lengths"], args.shard_tokens)
-        (work / "plan.json").write_text(json.dumps(plan))
+    if args.reuse:  # the corpus and index of an earlier run (kept with --keep-workdir)
+        work = args.reuse
+        if not (work / "build.json").exists():
+            raise SystemExit(f"{work}: expected build.json of a run made with --keep-workdir")
+        built = json.loads((work / "build.json").read_text())
         out = work / "index"
-        shard_secs = []
-        for s in plan["shards"]:
-            shard_secs.append(
-                _copyscope(
-                    "index", "shard", "--tokens", str(work / "train.npy"), "--meta",
-                    str(work / "train.json"), "--plan", str(work / "plan.json"), "--shard",
-                    s["name"], "--out", str(out / s["name"]),
-                )
-            )  # fmt: skip
-        dirs = [str(out / s["name"]) for s in plan["shards"]]
-        _copyscope("index", "manifest", "--plan", str(work / "plan.json"), "--shards", *dirs,
-                   "--out", str(out / "index.json"))  # fmt: skip
-        build_rss = peak_rss_mb(resource.RUSAGE_CHILDREN)
+    else:
+        work = Path(tempfile.mkdtemp(prefix="shard_run.", dir=args.workdir))
+    try:
+        if not args.reuse:
+            built = build_run(work, args)
+            (work / "build.json").write_text(json.dumps(built, indent=2) + "\n")
+        out = work / "index"
         corpus = np.load(work / "train.npy", mmap_mode="r")
         queries = make_queries(corpus, args)
         rss0 = peak_rss_mb()
@@ -252,6 +280,7 @@ def cmd_run(args) -> dict:
         index = Index(out)  # maps the arrays, derives the buckets and LCP block minima
         open_seconds = time.perf_counter() - t0
         seconds, answers = time_queries(index, queries, args.repeats)
+        query_rss = peak_rss_mb()  # before the fan-out and the brute-force scans below
         t0 = time.perf_counter()
         parts = [shard_matches(out / s, queries) for s in index.manifest["shards"]]
         merged = merge_matches(parts, index.n_tokens)
@@ -261,27 +290,19 @@ def cmd_run(args) -> dict:
         )
         check = spot_check(corpus, queries, answers, args.spot_checks, args.seed)
         return {
-            "corpus": stats,
-            "generate_seconds": round(gen, 1),
-            "shards": len(plan["shards"]),
-            "shard_tokens": args.shard_tokens,
-            "build_seconds_total": round(sum(shard_secs), 1),
-            "build_seconds_max_shard": round(max(shard_secs), 1),
-            "build_peak_rss_mb": round(build_rss),
-            "index_bytes": dir_bytes(out),
-            "bytes_per_token": round(dir_bytes(out) / args.tokens, 3),
+            **built,
             "open_seconds": round(open_seconds, 3),
             "query_tokens": int(len(answers[0])),
             "query_seconds": round(seconds, 3),
             "query_tokens_per_second": round(len(answers[0]) / seconds),
-            "query_peak_rss_mb": round(peak_rss_mb()),
+            "query_peak_rss_mb": round(query_rss),
             "query_rss_before_open_mb": round(rss0),
             "fanout_in_process_seconds": round(fan_seconds, 3),
             "fanout_equals_single_process": bool(fan_same),
             **check,
         }
     finally:
-        if not args.keep_workdir:
+        if not (args.keep_workdir or args.reuse):
             shutil.rmtree(work, ignore_errors=True)
 
 
@@ -303,6 +324,12 @@ def main(argv=None) -> int:
     run = sub.choices["run"]
     run.add_argument("--shard-tokens", type=parse_size, default=2 * 10**8)
     run.add_argument("--keep-workdir", action="store_true", help="keep corpus and index")
+    run.add_argument(
+        "--reuse",
+        type=Path,
+        help="work folder of an earlier run with --keep-workdir: time its queries again "
+        "(its build figures come from its build.json)",
+    )
     args = p.parse_args(argv)
     result = {"command": " ".join(sys.argv), **args.func(args)}
     text = json.dumps(result, indent=2)
