@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pydivsufsort
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -10,7 +11,7 @@ from hypothesis import strategies as st
 from conftest import brute_count, brute_matches, stream_of
 from copyscope.errors import InputError
 from copyscope.index import Index, build_index, core, maximal_spans
-from copyscope.index.build import shard_plan, suffix_array
+from copyscope.index.build import shard_plan, suffix_array, token_code
 
 
 @pytest.fixture(params=["compiled", "numpy"])
@@ -39,12 +40,65 @@ def test_paper_worked_example_characters(tmp_path):
     assert C.tolist() == [3, 1, 1, 12, 1]
 
 
+def sorted_suffixes(seq) -> list[int]:
+    """The suffix array by definition: start positions ordered by their suffixes."""
+    return sorted(range(len(seq)), key=lambda i: seq[i:].tolist())
+
+
 def test_suffix_array_matches_sorted_suffixes(rng):
     for dtype, hi in ((np.uint16, 5), (np.uint32, 70_000)):
         seq = rng.integers(0, hi, size=300).astype(dtype)
+        assert suffix_array(seq).tolist() == sorted_suffixes(seq)
+
+
+U16_MAX, U32_MAX = 2**16 - 1, 2**32 - 1
+
+
+@pytest.mark.parametrize(
+    "dtype, ids, width",
+    [
+        (np.uint16, [0, 1, 2, 254], 1),  # the separator recoded as 255: one byte per token
+        (np.uint16, [0, 1, 255, 40_000, U16_MAX - 2, U16_MAX - 1], 2),
+        (np.uint32, [0, 3, 70_000, 2**24 - 3], 3),
+        (np.uint32, [0, 7, 2**31 - 1, 2**31, 2**31 + 1, U32_MAX - 2, U32_MAX - 1], 4),
+        (np.uint32, [U32_MAX - 1], 4),
+    ],
+)
+def test_suffix_array_of_streams_with_ids_near_the_dtype_max(rng, dtype, ids, width):
+    """libdivsufsort's byte sort of the stream (ids up to the dtype's max, separator = max) gives
+    the suffix array by definition, with the fewest bytes per token that keep the order."""
+    sep = np.iinfo(dtype).max
+    for size in (1, 2, 3, 40, 400):
+        docs = [rng.choice(ids, size=rng.integers(0, size + 1)) for _ in range(3)]
+        seq = stream_of(docs, dtype)
         sa = suffix_array(seq)
-        expect = sorted(range(len(seq)), key=lambda i: seq[i:].tolist())
-        assert sa.tolist() == expect
+        assert sa.dtype == np.int32 and sa.tolist() == sorted_suffixes(seq)
+        rev = np.ascontiguousarray(seq[::-1])
+        assert suffix_array(rev).tolist() == sorted_suffixes(rev)
+    assert token_code(stream_of([ids], dtype)) == (sep, max(ids) + 1, width)
+    one = np.array([sep], dtype=dtype)
+    assert suffix_array(one).tolist() == [0] and suffix_array(one[:0]).tolist() == []
+
+
+def test_suffix_array_from_the_64_bit_sorter(rng, monkeypatch):
+    """Past 2^31 - 1 bytes pydivsufsort sorts with divsufsort64 (int64 positions): forced here on
+    a small stream, the int32 suffix array is the same."""
+    from copyscope.index import build
+
+    calls = []
+    sort = pydivsufsort.divsufsort
+
+    def sort64(data):
+        out = sort(data, force64=True)
+        calls.append(out.dtype)
+        return out
+
+    seq = stream_of([rng.integers(0, 300, size=200), [5, 6, 7] * 30, [5, 6, 7] * 30])
+    expect = suffix_array(seq).tolist()
+    monkeypatch.setattr(build.pydivsufsort, "divsufsort", sort64)
+    sa = suffix_array(seq)
+    assert calls == [np.int64] and sa.dtype == np.int32
+    assert sa.tolist() == expect == sorted_suffixes(seq)
 
 
 # ----------------------------------------------------------------------------- brute force

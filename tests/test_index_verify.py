@@ -258,3 +258,20 @@ def test_index_build_accepts_signed_streams(tmp_path, capsys, dtype):
     idx, ref = Index(tmp_path / "out"), Index(tmp_path / "ref")
     assert idx.dtype == np.uint16 and np.array_equal(idx.shards[0].tokens, ref.shards[0].tokens)
     assert idx.count([2, 3]) == 2
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.int32, np.int64])
+def test_arrays_are_saved_as_numpy_saves_them(tmp_path, dtype):
+    """The shard's arrays, hashed while written, are byte for byte numpy.save's files, and the
+    recorded size and sha256 are the file's."""
+    from copyscope.io import save_npy_hashed, sha256_file
+
+    for n in (0, 1, 1000, 3_000_001):
+        array = np.arange(n, dtype=np.int64).astype(dtype)[::-1]
+        np.save(tmp_path / "ref.npy", array)
+        record = save_npy_hashed(tmp_path / "ours.npy", array, chunk=1 << 20)
+        assert (tmp_path / "ours.npy").read_bytes() == (tmp_path / "ref.npy").read_bytes()
+        assert record == {
+            "bytes": (tmp_path / "ref.npy").stat().st_size,
+            "sha256": sha256_file(tmp_path / "ref.npy"),
+        }

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import io
 import json
 import os
 import shutil
@@ -116,3 +117,21 @@ def sha256_tree(directory) -> str:
 
 def sha256_array(array: np.ndarray) -> str:
     return hashlib.sha256(np.ascontiguousarray(array).view(np.uint8)).hexdigest()
+
+
+def save_npy_hashed(path, array: np.ndarray, chunk: int = 1 << 22) -> dict:
+    """Write a 1-D ``array`` to ``path`` as the same bytes as ``numpy.save`` (``.npy`` format
+    1.0) and return the file's ``{"bytes", "sha256"}``, hashed while it is written (each chunk
+    of ``chunk`` bytes hashed and written while it is in cache, the file never read back)."""
+    array = np.ascontiguousarray(array)
+    head = io.BytesIO()
+    np.lib.format.write_array_header_1_0(head, np.lib.format.header_data_from_array_1_0(array))
+    data = memoryview(array.reshape(-1).view(np.uint8))
+    h = hashlib.sha256(head.getvalue())
+    with open(path, "wb") as fh:
+        fh.write(head.getvalue())
+        for a in range(0, len(data), chunk):
+            block = data[a : a + chunk]
+            h.update(block)
+            fh.write(block)
+    return {"bytes": len(head.getvalue()) + len(data), "sha256": h.hexdigest()}

@@ -1,4 +1,4 @@
-"""Building one index shard: suffix array (PySAIS) + LCP (Kasai) over the reversed stream.
+"""Building one index shard: suffix array (libdivsufsort) + capped LCP over the reversed stream.
 
 On-disk format of a shard directory (format ``copyscope-index/1``); arrays are ``.npy`` so they
 memory-map, 7 bytes per token with uint16 ids:
@@ -15,8 +15,9 @@ doc_ids.json  document ids (only when they are not simply 0, 1, 2, …)
 
 A shard of 2^31 tokens or more (:data:`INT32_SUFFIXES`) stores an int64 suffix array:
 11 bytes/token; ``index.shard_tokens`` (at most 2·10^9) keeps planned shards below it.
-PySAIS switches to its 64-bit sorter at 2^30 bytes (2^29 uint16 tokens), which needs about
-twice the memory per token while sorting.
+libdivsufsort sorts ``width`` bytes per token (2 for a uint16 stream of 255 ids or more, see
+:func:`token_code`) and switches to its 64-bit sorter (8 instead of 4 bytes per sorted byte)
+past 2^31 - 1 bytes, i.e. about 1.07e9 uint16 tokens.
 
 Everything else the queries need (per-token buckets, LCP block minima, the sampled keys of
 the suffix array, document starts) is
@@ -32,31 +33,54 @@ import time
 from pathlib import Path
 
 import numpy as np
-import PySAIS
+import pydivsufsort
 
 from ..errors import InputError
-from ..io import atomic_path, sha256_array
-from .kernels import LCP_CAP, aligned_suffixes, alphabet_size, lcp_capped
+from ..io import atomic_path, save_npy_hashed, sha256_array
+from .kernels import (
+    LCP_CAP,
+    aligned_suffixes,
+    alphabet_size,
+    fixed_width_bytes,
+    lcp_capped,
+    top_two,
+)
 from .stream import SUPPORTED_DTYPES, default_sep, token_dtype_for
 from .verify import FORMAT, file_records, meta_sha256
 
 
-def suffix_array(seq: np.ndarray) -> np.ndarray:
-    """Suffix array of an integer sequence (uint16/uint32) using PySAIS (Yuta Mori's SA-IS).
+def token_code(seq: np.ndarray) -> tuple[int, int, int]:
+    """``(top, code_top, width)``: the fewest bytes ``width`` that hold every value of ``seq``
+    once its largest value ``top`` is recoded as ``code_top`` = one more than the next largest
+    value. The order of values is unchanged, so the separator (the dtype's largest value) costs
+    no extra byte: a uint16 stream of fewer than 255 ids needs 1 byte per token, a uint32
+    stream of fewer than 2^24 - 1 ids 3 bytes."""
+    top, below = top_two(seq)
+    code_top = min(top, below + 1)
+    return top, code_top, max(1, (code_top.bit_length() + 7) // 8)
 
-    PySAIS sorts bytes only, so each token is written as fixed-width big-endian bytes; the
-    order of the byte suffixes that start at multiples of the width equals the order of the
-    token suffixes.
+
+def suffix_array(seq: np.ndarray) -> np.ndarray:
+    """Suffix array of an integer sequence (uint16/uint32), sorted by libdivsufsort (Yuta
+    Mori's divsufsort, through pydivsufsort).
+
+    libdivsufsort sorts bytes, so each value is written as ``width`` big-endian bytes
+    (:func:`token_code`); the order of the byte suffixes that start at multiples of ``width``
+    equals the order of the token suffixes. pydivsufsort runs the 32-bit sorter up to 2^31 - 1
+    bytes and divsufsort64 beyond; the result is int32 below :data:`INT32_SUFFIXES` tokens,
+    else int64 (:func:`suffix_dtype`).
     """
-    seq = np.ascontiguousarray(seq)
-    width = seq.dtype.itemsize
-    n = seq.shape[0]
-    be = seq.astype(seq.dtype.newbyteorder(">"), copy=False).tobytes()
-    sa_bytes = PySAIS.sais(be)
-    del be
-    sa = aligned_suffixes(sa_bytes, width, n) if width > 1 else sa_bytes
-    del sa_bytes
-    return sa.astype(suffix_dtype(n), copy=False)
+    n = int(seq.shape[0])
+    out = np.empty(n + 1, dtype=suffix_dtype(n))
+    if n == 0:
+        return out[:0]
+    top, code_top, width = token_code(seq)
+    data = np.empty(n * width, dtype=np.uint8)
+    fixed_width_bytes(seq, top, code_top, width, data)
+    sa_bytes = pydivsufsort.divsufsort(data)
+    del data
+    aligned_suffixes(sa_bytes, width, out)
+    return out[:n]
 
 
 INT32_SUFFIXES = 2**31
@@ -129,11 +153,13 @@ def build_shard(
     arrays = {"tokens": tokens, "sa": sa, "lcp": lcp}
     with atomic_path(out_dir) as tmp:
         tmp.mkdir()
-        for name, arr in arrays.items():
-            np.save(tmp / f"{name}.npy", arr)
+        files = {
+            f"{name}.npy": save_npy_hashed(tmp / f"{name}.npy", a) for name, a in arrays.items()
+        }
         if doc_ids is not None and list(doc_ids) != [str(i) for i in range(n_docs)]:
             (tmp / "doc_ids.json").write_text(json.dumps(list(doc_ids)))
-        meta["files"] = file_records(tmp, sorted(p.name for p in tmp.iterdir()))
+            files.update(file_records(tmp, ["doc_ids.json"]))
+        meta["files"] = files
         meta["bytes_on_disk"] = sum(p.stat().st_size for p in tmp.iterdir())
         meta["bytes_per_token"] = meta["bytes_on_disk"] / n
         (tmp / "meta.json").write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")

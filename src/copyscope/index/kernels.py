@@ -770,15 +770,43 @@ def lcp_capped(text, sa, scratch, out, cap):
 
 
 @njit(cache=True)
-def aligned_suffixes(sa_bytes, width, n):
-    """Keep the byte suffixes that start at multiples of ``width`` and convert them to token ranks."""
-    out = np.empty(n + 1, dtype=sa_bytes.dtype)
+def top_two(seq):
+    """The largest value of ``seq`` and the largest value below it (-1 where there is none)."""
+    top = -1
+    below = -1
+    for i in range(seq.shape[0]):
+        v = np.int64(seq[i])
+        if v > top:
+            below = top
+            top = v
+        elif below < v < top:
+            below = v
+    return top, below
+
+
+@njit(cache=True)
+def fixed_width_bytes(seq, top, code_top, width, out):
+    """Write every value of ``seq`` as ``width`` big-endian bytes into ``out`` (``width`` bytes
+    per value), the value ``top`` written as ``code_top`` instead."""
+    for i in range(seq.shape[0]):
+        v = np.int64(seq[i])
+        if v == top:
+            v = code_top
+        base = i * width
+        for k in range(width - 1, -1, -1):
+            out[base + k] = v & 255
+            v >>= 8
+
+
+@njit(cache=True)
+def aligned_suffixes(sa_bytes, width, out):
+    """Keep the byte suffixes that start at multiples of ``width``, as token positions, in
+    ``out`` (one more entry than tokens: the last write of the loop lands past the end)."""
     j = 0
     for i in range(sa_bytes.shape[0]):
         p = sa_bytes[i]
         out[j] = p // width
         j += 1 if p % width == 0 else 0
-    return out[:n]
 
 
 @njit(cache=True, parallel=True)
