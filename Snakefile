@@ -43,6 +43,7 @@ include: "rules/analyze.smk"
 include: "rules/memorize.smk"
 include: "rules/syntax.smk"
 include: "rules/membership.smk"
+include: "rules/probe.smk"
 include: "rules/report.smk"
 
 

@@ -1,5 +1,6 @@
-# Per-setting analyses: one job per (model, decoding) and the human reference (see
-# copyscope.analyze.analyze_setting for why it is one job), and the completion loss per model.
+# Per-setting analyses (see copyscope.analyze.analyze_setting for why a setting's analyses are
+# one command), one job per model and one for the human reference, which also runs the
+# completion loss of every model.
 
 
 rule analyze_queries:
@@ -22,85 +23,65 @@ rule analyze_queries:
         "--out-words {output.words} > {log} 2>&1"
 
 
+# A model's sample sets analysed in one job (``copyscope each``: one torch/transformers start-up
+# for the evaluator instead of one per set): one ``analyze setting`` per set, each writing the
+# same files as run alone. The human reference, the grid models' and the others' sets are the
+# rules analyze_human, analyze and analyze_shared (the same rule, other decodings).
 rule analyze:
     input:
-        unpack(analysis_inputs),
-        unpack(
-            fanout_matches(
-                token_matches="analysis/{model}/{decoding}/tokens",
-                word_matches="analysis/{model}/{decoding}/words",
-            )
-        ),
-        samples=f"{R}/samples/{{model}}/{{decoding}}.jsonl",
-        words=f"{R}/tokenizers/{WORDS}",
-        word_index=f"{R}/index/{WORD_INDEX}/index.json",
-        manifest=f"{R}/corpus/manifest.json",
+        unpack(analyze_inputs),
     output:
-        tokens=f"{R}/analysis/{{model}}/{{decoding}}/tokens.parquet",
-        words=f"{R}/analysis/{{model}}/{{decoding}}/words.parquet",
-        quality=f"{R}/analysis/{{model}}/{{decoding}}/quality.csv",
-        supercopies=f"{R}/analysis/{{model}}/{{decoding}}/supercopies.csv",
-        planted=f"{R}/analysis/{{model}}/{{decoding}}/planted.csv",
+        analysis_outputs(DECODINGS),
     log:
-        f"{R}/logs/analyze/{{model}}_{{decoding}}.log",
+        f"{R}/logs/analyze/{{model}}.log",
     benchmark:
-        f"{R}/benchmarks/analyze/{{model}}_{{decoding}}.tsv"
+        f"{R}/benchmarks/analyze/{{model}}.tsv"
+    wildcard_constraints:
+        model=_alternatives(GRID_MODELS),
     conda:
         "../envs/models.yaml"
     threads: 1
     resources:
         mem_mb=index_query_mem_mb,
-        runtime=30,
+        runtime=60,
         slurm_extra=gpu_request,
     params:
-        index_dir=lambda w, input: os.path.dirname(input.index),
-        word_index_dir=lambda w, input: os.path.dirname(input.word_index),
-        evaluator=lambda w, input: input.evaluator,
-        same=lambda w: "--same-tokenizer" if evaluator_same_tokenizer(w.model) else "",
-        supercopy_min=config["analysis"]["supercopy_min"],
-        planted_min=config["analysis"]["planted_min_copy"],
-        device=config["models"]["device"],
-        fanout=fanout_flags(
-            **{"--token-matches": "token_matches", "--word-matches": "word_matches"}
-        ),
+        commands=analyze_commands,
     shell:
         "OMP_NUM_THREADS={threads} NUMBA_NUM_THREADS={threads} "
-        "python -m copyscope analyze setting --samples {input.samples} "
-        "--tokenizer {input.model_tokenizer} --index {params.index_dir} "
-        "--word-tokenizer {input.words} --word-index {params.word_index_dir} "
-        "--evaluator {params.evaluator} {params.same} --manifest {input.manifest} "
-        "--supercopy-min {params.supercopy_min} --planted-min {params.planted_min} "
-        "--device {params.device} --out-tokens {output.tokens} --out-words {output.words} "
-        "--out-quality {output.quality} --out-supercopies {output.supercopies} "
-        "--out-planted {output.planted} {params.fanout} > {log} 2>&1"
+        "python -m copyscope each {params.commands} > {log} 2>&1"
 
 
-rule completion_loss:
-    input:
-        unpack(model_input),
-        samples=f"{R}/samples/human/reference.jsonl",
-        tokens=f"{R}/analysis/human/reference/tokens.parquet",
+use rule analyze as analyze_shared with:
     output:
-        f"{R}/analysis/{{model}}/completion_loss.parquet",
-    log:
-        f"{R}/logs/completion_loss/{{model}}.log",
-    benchmark:
-        f"{R}/benchmarks/completion_loss/{{model}}.tsv"
+        analysis_outputs(SHARED_DECODINGS),
     wildcard_constraints:
-        model=_alternatives(MODELS),
+        model=_alternatives(SHARED_MODELS),
+
+
+# the human reference, and then (reading its tokens.parquet) the completion loss of every
+# model in the model tokenizer on it: one start-up for all of them
+rule analyze_human:
+    input:
+        unpack(analyze_inputs),
+        **{f"model_{m}": model_dir(m) for m in COMPLETION_MODELS},
+    output:
+        analysis_outputs(["reference"], "human"),
+        COMPLETION_OUTPUTS,
+    log:
+        f"{R}/logs/analyze/human.log",
+    benchmark:
+        f"{R}/benchmarks/analyze/human.tsv"
     conda:
         "../envs/models.yaml"
     threads: 1
     resources:
-        mem_mb=3000,
-        runtime=30,
+        mem_mb=index_query_mem_mb,
+        runtime=60,
         slurm_extra=gpu_request,
     params:
-        model_dir=lambda w, input: input.model,
-        prompt_length=config["sampling"]["prompt_length"],
-        device=config["models"]["device"],
+        commands=analyze_commands,
+        completion=completion_commands,
     shell:
-        "OMP_NUM_THREADS={threads} python -m copyscope analyze completion-loss "
-        "--model {params.model_dir} --samples {input.samples} --tokens {input.tokens} "
-        "--prompt-length {params.prompt_length} --device {params.device} "
-        "--out {output} > {log} 2>&1"
+        "OMP_NUM_THREADS={threads} NUMBA_NUM_THREADS={threads} "
+        "python -m copyscope each {params.commands} {params.completion} > {log} 2>&1"

@@ -1,6 +1,7 @@
 import json
 import os
 import re
+import shlex
 
 R = config["results"]
 TOKENIZERS = list(config["tokenizers"])
@@ -231,11 +232,13 @@ def evaluator_same_tokenizer(model):
     return model_tokenizer(model) == model_tokenizer(config["models"]["evaluator"])
 
 
-def analysis_inputs(wildcards):
-    tok = model_tokenizer(wildcards.model)
+def analysis_inputs(model):
+    """The index and tokenizer of ``model``'s tokens (``human``: the model tokenizer) and
+    the evaluator."""
+    tok = model_tokenizer(model)
     tok_dir = (
-        ZOO[wildcards.model]["path"]
-        if tok not in (MODEL_TOK,) and wildcards.model != "human"
+        ZOO[model]["path"]
+        if tok not in (MODEL_TOK,) and model != "human"
         else f"{R}/tokenizers/{MODEL_TOK}"
     )
     return {
@@ -262,6 +265,173 @@ def decodings_of(model):
 def settings():
     """Every (model, decoding) pair analysed, the human baseline first."""
     return [("human", "reference")] + [(m, d) for m in MODELS for d in decodings_of(m)]
+
+
+# ---------------------------------------------------------------- one job per model
+# The model jobs run several copyscope commands in one process (``copyscope each A :: B``,
+# one torch/transformers start-up): a model's sample sets (rules sample, sample_shared), its
+# sets' analyses (analyze, analyze_shared, analyze_human) and its probes (probe). The grid
+# models are sampled under every decoding, the others under sampling.shared_decodings.
+GRID_MODELS = [m for m in MODELS if decodings_of(m) == DECODINGS]
+SHARED_MODELS = [m for m in MODELS if m not in GRID_MODELS]
+SHARED_DECODINGS = decodings_of(SHARED_MODELS[0]) if SHARED_MODELS else []
+
+
+def sample_commands(wildcards, input, output):
+    """One ``sample generate …`` command line per output sample set, joined by ``::``."""
+    s = config["sampling"]
+    decodings = decodings_of(wildcards.model)
+    if len(decodings) != len(output):
+        raise ValueError(
+            f"{wildcards.model}: {len(decodings)} decodings, {len(output)} files"
+        )
+    return " :: ".join(
+        f"sample generate --model {input.model} --model-name {wildcards.model} "
+        f"--decoding {d} --params-json {shlex.quote(as_json(s['decodings'][d]))} "
+        f"--prompts {input.prompts} --prompt-tokenizer {input.prompt_tokenizer} "
+        "--prompt-lengths "
+        + " ".join(map(str, prompt_lengths_for(wildcards.model, d)))
+        + f" --new-tokens {s['new_tokens']} --seed {s['seed']} "
+        f"--batch-size {s['batch_size']} --device {config['models']['device']} --out {out}"
+        for d, out in zip(decodings, output)
+    )
+
+
+ANALYSIS_OUTPUTS = [
+    "tokens.parquet",
+    "words.parquet",
+    "quality.csv",
+    "supercopies.csv",
+    "planted.csv",
+]
+
+
+def analysis_outputs(decodings, model="{model}"):
+    """The files of ``analyze setting`` for each decoding of a model (default: of the
+    wildcard ``model``)."""
+    return [
+        f"{R}/analysis/{model}/{d}/{name}"
+        for d in decodings
+        for name in ANALYSIS_OUTPUTS
+    ]
+
+
+def analyzed_decodings(model):
+    return ["reference"] if model == "human" else decodings_of(model)
+
+
+def analyze_model(wildcards):
+    """The model whose sets a job of analyze, analyze_shared or analyze_human analyses."""
+    return wildcards.get("model", "human")
+
+
+def analyze_inputs(wildcards):
+    """The evaluator, indexes and tokenizers, and each set's samples (and merged fan-out
+    matches)."""
+    m = analyze_model(wildcards)
+    inputs = {
+        **analysis_inputs(m),
+        "words": f"{R}/tokenizers/{WORDS}",
+        "word_index": f"{R}/index/{WORD_INDEX}/index.json",
+        "manifest": f"{R}/corpus/manifest.json",
+    }
+    for d in analyzed_decodings(m):
+        inputs[f"samples_{d}"] = f"{R}/samples/{m}/{d}.jsonl"
+        if FANOUT:
+            inputs[f"token_matches_{d}"] = (
+                f"{R}/fanout/analysis/{m}/{d}/tokens/matches.npz"
+            )
+            inputs[f"word_matches_{d}"] = (
+                f"{R}/fanout/analysis/{m}/{d}/words/matches.npz"
+            )
+    return inputs
+
+
+def analyze_commands(wildcards, input, output):
+    """One ``analyze setting …`` command line per sample set, joined by ``::`` (the first
+    files of ``output``, ANALYSIS_OUTPUTS per set)."""
+    a = config["analysis"]
+    model = analyze_model(wildcards)
+    decodings = analyzed_decodings(model)
+    k = len(ANALYSIS_OUTPUTS)
+    same = " --same-tokenizer" if evaluator_same_tokenizer(model) else ""
+    commands = []
+    for i, d in enumerate(decodings):
+        tokens, words, quality, supercopies, planted = output[i * k : (i + 1) * k]
+        fanout = (
+            f" --token-matches {input[f'token_matches_{d}']} "
+            f"--word-matches {input[f'word_matches_{d}']}"
+            if FANOUT
+            else ""
+        )
+        commands.append(
+            f"analyze setting --samples {input[f'samples_{d}']} "
+            f"--tokenizer {input.model_tokenizer} --index {os.path.dirname(input.index)} "
+            f"--word-tokenizer {input.words} "
+            f"--word-index {os.path.dirname(input.word_index)} "
+            f"--evaluator {input.evaluator}{same} --manifest {input.manifest} "
+            f"--supercopy-min {a['supercopy_min']} --planted-min {a['planted_min_copy']} "
+            f"--device {config['models']['device']} --out-tokens {tokens} "
+            f"--out-words {words} --out-quality {quality} "
+            f"--out-supercopies {supercopies} --out-planted {planted}{fanout}"
+        )
+    return " :: ".join(commands)
+
+
+COMPLETION_OUTPUTS = [
+    f"{R}/analysis/{m}/completion_loss.parquet" for m in COMPLETION_MODELS
+]
+
+
+def completion_commands(wildcards, input, output):
+    """``:: analyze completion-loss …`` of every model in COMPLETION_MODELS, in order."""
+    outs = output[len(output) - len(COMPLETION_MODELS) :]
+    return " ".join(
+        f":: analyze completion-loss --model {input[f'model_{m}']} "
+        f"--samples {input['samples_reference']} --tokens {output[0]} "
+        f"--prompt-length {config['sampling']['prompt_length']} "
+        f"--device {config['models']['device']} --out {out}"
+        for m, out in zip(COMPLETION_MODELS, outs)
+    )
+
+
+def probe_inputs(wildcards):
+    inputs = {
+        "model": model_dir(wildcards.model),
+        "index": f"{R}/index/{model_tokenizer(wildcards.model)}/index.json",
+        "manifest": f"{R}/corpus/manifest.json",
+    }
+    if BENCHMARK:
+        inputs["names"] = f"{R}/corpus/names.json"
+        inputs["train"] = f"{R}/corpus/train.jsonl"
+        inputs["valid"] = f"{R}/corpus/valid.jsonl"
+    return inputs
+
+
+def ladder_command(wildcards, input, output):
+    """``:: memorize extract …`` for the ladder's extraction test, or nothing without one."""
+    if not LADDER:
+        return ""
+    m = MEMORIZATION
+    return (
+        f":: memorize extract --model {input.model} --model-name {wildcards.model} "
+        f"--manifest {input.manifest} --prompt-tokens {m['prompt_tokens']} "
+        f"--suffix-tokens {m['suffix_tokens']} --batch-size {m['batch_size']} "
+        f"--device {config['models']['device']} --out {output.ladder}"
+    )
+
+
+def membership_command(wildcards, input, output):
+    """``:: membership score …`` for the benchmark's detectors, or nothing without one."""
+    if not BENCHMARK:
+        return ""
+    return (
+        f":: membership score --model {input.model} --model-name {wildcards.model} "
+        f"--manifest {input.manifest} --names {input.names} --train {input.train} "
+        f"--valid {input.valid} --params-json {shlex.quote(as_json(MEMBERSHIP))} "
+        f"--device {config['models']['device']} "
+        f"--out-texts {output.texts} --out-cloze {output.cloze}"
+    )
 
 
 def analysis_files(name):

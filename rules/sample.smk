@@ -1,3 +1,5 @@
+
+
 rule prompts:
     input:
         valid=f"{R}/tokens/{MODEL_TOK}/valid.npy",
@@ -21,19 +23,24 @@ rule prompts:
         "--out-human {output.human} > {log} 2>&1"
 
 
+# A model's sample sets in one job (``copyscope each``: one torch/transformers start-up instead
+# of one per decoding): one ``sample generate`` per decoding, each seeded by its own (model,
+# decoding, prompt length) (copyscope.sample.setting_seed), so each file is the same as
+# generated alone. The grid models are sampled under every decoding, the others under
+# sampling.shared_decodings (common.smk: decodings_of).
 rule sample:
     input:
         unpack(model_input),
         prompts=f"{R}/prompts/prompts.jsonl",
         prompt_tokenizer=f"{R}/tokenizers/{MODEL_TOK}",
     output:
-        f"{R}/samples/{{model}}/{{decoding}}.jsonl",
+        expand(f"{R}/samples/{{{{model}}}}/{{decoding}}.jsonl", decoding=DECODINGS),
     log:
-        f"{R}/logs/sample/{{model}}_{{decoding}}.log",
+        f"{R}/logs/sample/{{model}}.log",
     benchmark:
-        f"{R}/benchmarks/sample/{{model}}_{{decoding}}.tsv"
+        f"{R}/benchmarks/sample/{{model}}.tsv"
     wildcard_constraints:
-        model=_alternatives(MODELS),
+        model=_alternatives(GRID_MODELS),
     conda:
         "../envs/models.yaml"
     threads: 1
@@ -42,18 +49,15 @@ rule sample:
         runtime=60,
         slurm_extra=gpu_request,
     params:
-        method=lambda w: as_json(config["sampling"]["decodings"][w.decoding]),
-        lengths=lambda w: " ".join(map(str, prompt_lengths_for(w.model, w.decoding))),
-        model_dir=lambda w, input: input.model,
-        new_tokens=config["sampling"]["new_tokens"],
-        seed=config["sampling"]["seed"],
-        batch_size=config["sampling"]["batch_size"],
-        device=config["models"]["device"],
+        commands=sample_commands,
     shell:
-        "OMP_NUM_THREADS={threads} python -m copyscope sample generate "
-        "--model {params.model_dir} --model-name {wildcards.model} "
-        "--decoding {wildcards.decoding} --params-json {params.method:q} "
-        "--prompts {input.prompts} --prompt-tokenizer {input.prompt_tokenizer} "
-        "--prompt-lengths {params.lengths} --new-tokens {params.new_tokens} "
-        "--seed {params.seed} --batch-size {params.batch_size} "
-        "--device {params.device} --out {output} > {log} 2>&1"
+        "OMP_NUM_THREADS={threads} python -m copyscope each {params.commands} > {log} 2>&1"
+
+
+use rule sample as sample_shared with:
+    output:
+        expand(
+            f"{R}/samples/{{{{model}}}}/{{decoding}}.jsonl", decoding=SHARED_DECODINGS
+        ),
+    wildcard_constraints:
+        model=_alternatives(SHARED_MODELS),

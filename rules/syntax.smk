@@ -61,40 +61,9 @@ rule pos_tags:
 
 
 # Style vs exact memorization (Shaib et al. §8): repeated training n-grams sampled from the
-# index and decoded per model; then the ladder's and these continuations POS-tagged in one job.
+# index and decoded per model (in its probe job, rules/probe.smk); then the ladder's and these
+# continuations POS-tagged in one job.
 STYLE = config["analysis"]["style"]
-
-
-rule style_repeats:
-    input:
-        unpack(model_input),
-        index=lambda w: f"{R}/index/{model_tokenizer(w.model)}/index.json",
-        manifest=f"{R}/corpus/manifest.json",
-    output:
-        f"{R}/style/repeats/{{model}}.csv",
-    log:
-        f"{R}/logs/style_repeats/{{model}}.log",
-    benchmark:
-        f"{R}/benchmarks/style_repeats/{{model}}.tsv"
-    wildcard_constraints:
-        model=_alternatives(MODELS),
-    conda:
-        "../envs/models.yaml"
-    threads: 1
-    resources:
-        mem_mb=3000,
-        runtime=30,
-        slurm_extra=gpu_request,
-    params:
-        model_dir=lambda w, input: input.model,
-        index_dir=lambda w, input: os.path.dirname(input.index),
-        style=as_json(STYLE),
-        device=config["models"]["device"],
-    shell:
-        "OMP_NUM_THREADS={threads} python -m copyscope syntax repeats "
-        "--model {params.model_dir} --model-name {wildcards.model} "
-        "--index {params.index_dir} --manifest {input.manifest} "
-        "--params-json {params.style:q} --device {params.device} --out {output} > {log} 2>&1"
 
 
 rule style_memorization:

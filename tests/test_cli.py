@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from copyscope.cli import STAGES, TOOLS, _requested_stage, build_parser, main
+from copyscope.cli import STAGES, TOOLS, _requested_stage, build_parser, main, split_commands
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "copyscope"
 MAX_COMMAND_LINES = 15
@@ -129,3 +129,44 @@ def test_unknown_command_and_copyscope_errors(tmp_path, capsys):
               "--train", "t", "--out", "o"])  # fmt: skip
     assert exc.value.code == 2
     assert "expected JSON" in capsys.readouterr().err
+
+
+def _tree(directory: Path) -> dict[str, bytes]:
+    """Every data file under ``directory`` (not the .json records, which name their paths)."""
+    return {
+        str(p.relative_to(directory)): p.read_bytes()
+        for p in directory.rglob("*")
+        if p.is_file() and p.suffix != ".json"
+    }
+
+
+def test_each_runs_commands_in_order_as_run_alone(tmp_path, capsys):
+    """``copyscope each A :: B``: every command writes what it writes alone; the first failing
+    command's status is returned and the commands after it do not run."""
+    import numpy as np
+
+    np.save(tmp_path / "a.npy", np.array([5, 6, 7, 65535, 5, 6, 9, 65535], dtype=np.uint16))
+    np.save(tmp_path / "b.npy", np.array([1, 2, 3, 1, 2, 3, 65535], dtype=np.uint16))
+    assert main(["index", "build", str(tmp_path / "a.npy"), str(tmp_path / "alone")]) == 0
+    status = main(["each", "index", "build", str(tmp_path / "a.npy"), str(tmp_path / "one"),
+                   "::", "index", "build", str(tmp_path / "b.npy"), str(tmp_path / "two"),
+                   "::", "count", str(tmp_path / "missing"), "--ids", "1",
+                   "::", "index", "build", str(tmp_path / "b.npy"), str(tmp_path / "three")])  # fmt: skip
+    assert status == 2
+    assert _tree(tmp_path / "one") == _tree(tmp_path / "alone") != {}
+    assert (tmp_path / "two" / "index.json").exists()
+    assert not (tmp_path / "three").exists()
+    assert "copyscope: error:" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "argv", [[], ["::", "count", "x"], ["count", "x", "::"], ["a", "::", "::", "b"]]
+)
+def test_each_rejects_an_empty_command(argv):
+    with pytest.raises(SystemExit, match="empty command"):
+        main(["each", *argv])
+
+
+def test_split_commands():
+    assert split_commands(["a", "-x", "1", "::", "b"]) == [["a", "-x", "1"], ["b"]]
+    assert split_commands(["a"]) == [["a"]]

@@ -96,9 +96,18 @@ def _strict(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
 
 def _parses(argv: list[str]) -> str | None:
     """None if the copyscope CLI accepts ``argv`` (flags spelt in full), else argparse's
-    message."""
-    from copyscope.cli import build_parser
+    message. ``each A… :: B…``: every command is checked; a lone placeholder value there
+    (``{params.commands}``, command lines computed in common.smk) is checked on the command
+    lines of a dry run (test_each_commands_of_a_dry_run_parse)."""
+    from copyscope.cli import EACH, build_parser, split_commands
 
+    if argv[:1] == [EACH]:
+        try:
+            commands = split_commands(argv[1:])
+        except SystemExit as exc:
+            return str(exc)
+        problems = [_parses(c) for c in commands if c != ["1"]]
+        return next((p for p in problems if p), None)
     err = io.StringIO()
     try:
         with contextlib.redirect_stderr(err):
@@ -140,6 +149,33 @@ def test_rule_check_catches_a_flag_the_cli_does_not_accept():
         words = argv.split()
         bad = " ".join([words[0], words[1] + "x", *words[2:]])
         assert all(_parses(a) for a in _argv_variants(bad)), f"{smk}: {name}: {bad}"
+
+
+def test_each_commands_of_a_dry_run_parse(tmp_path):
+    """The command lines the model jobs run through ``copyscope each`` (computed in
+    rules/common.smk) in a dry run of the tiny configuration: every one is accepted by the
+    CLI, and every sample set, analysis and probe file is some command's output."""
+    from conftest import snakemake
+
+    results = tmp_path / "results"
+    proc = snakemake(
+        "-n", "-p", "--configfile", "config/tiny.yaml", "--config", f"results={results}"
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    lines = [
+        line.split("python -m copyscope ", 1)[1].rsplit(" > ", 1)[0]
+        for line in proc.stdout.splitlines()
+        if "python -m copyscope each " in line
+    ]
+    assert len(lines) >= 10
+    commands = [shlex.split(line) for line in lines]
+    assert [_parses(argv) for argv in commands] == [None] * len(commands)
+    outs = {w for argv in commands for f, w in itertools.pairwise(argv) if f.startswith("--out")}
+    for part in ("samples/gpt2-b/beam_2.jsonl", "analysis/lstm/greedy/planted.csv",
+                 "analysis/gpt2-a/completion_loss.parquet", "membership/lstm/cloze.csv",
+                 "memorization/gpt2-b.csv", "style/repeats/gpt2-a.csv"):  # fmt: skip
+        assert str(results / part) in outs, part
+    assert _parses(["each", "sample", "generate", "::", "index", "build"]) is not None
 
 
 def test_report_captions_exist():

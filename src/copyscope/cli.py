@@ -13,6 +13,12 @@ Each takes --file PATH (- for stdin) instead of --text, or --batch texts.jsonl|t
 one result row per text (--format table|csv|json).  The other commands are the pipeline's
 stages, which the workflow's rules call.
 
+    copyscope each COMMAND… :: COMMAND… [:: …]   # several commands in one process, in order
+
+``each`` runs stage commands one after another in one Python process, so torch and
+transformers are imported once (the workflow runs a model's sample sets and its probes so);
+it stops at the first command that fails.
+
 Every stage package ``copyscope/<stage>/`` registers its commands in ``<stage>/cli.py``
 (``register(subparsers)``); ``copyscope <stage> --help`` lists them.
 """
@@ -71,8 +77,33 @@ def _requested_stage(argv: list[str]) -> str | None:
     return TOOLS.get(word, word if word in STAGES else None)
 
 
+# ``copyscope each A… :: B…``: the word that runs several commands and their separator
+EACH = "each"
+SEPARATOR = "::"
+
+
+def split_commands(argv: list[str]) -> list[list[str]]:
+    """The command lines of ``each``'s arguments, split at every ``::``; an empty one (two
+    separators in a row, or one at either end) is an error."""
+    commands: list[list[str]] = [[]]
+    for word in argv:
+        if word == SEPARATOR:
+            commands.append([])
+        else:
+            commands[-1].append(word)
+    if any(not c for c in commands):
+        raise SystemExit(f"copyscope each: an empty command between '{SEPARATOR}' separators")
+    return commands
+
+
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == [EACH]:
+        for command in split_commands(argv[1:]):
+            status = main(command)
+            if status:
+                return status
+        return 0
     stage = _requested_stage(argv)
     args = build_parser((stage,) if stage else STAGES).parse_args(argv)
     logging.basicConfig(

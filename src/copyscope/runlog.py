@@ -19,7 +19,16 @@ JOB_FIELD = re.compile(r"^\s+(jobid|log|benchmark|wildcards): (.+)$")
 FINISHED = re.compile(r"^Finished jobid: (\d+)")
 LOG_MESSAGE = re.compile(r"^\S+ \S+ INFO \S+: (.+)$")
 # the jobs worth one line each at the end of a run (they take up to many minutes each)
-LONG_RULES = ("novelty_valid", "train_model", "sample", "analyze", "completion_loss", "memorize")
+LONG_RULES = (
+    "novelty_valid",
+    "train_model",
+    "sample",
+    "sample_shared",
+    "analyze",
+    "analyze_shared",
+    "analyze_human",
+    "probe",
+)
 LOG_LINE = re.compile(r"^\s+log: (.+?)(?: \(check log file\(s\) for error details\))?$")
 TAIL_LINES = 6
 
