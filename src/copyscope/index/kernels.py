@@ -186,7 +186,8 @@ def _sampled_range(keys, bits, q, t, m, lo, hi):
             y = mid
     A = x
     B = A
-    if m > per + 1:  # equal keys do not decide: B = first sample with key > kp
+    if m > per + 1 and A < jhi and keys[A] == kp:
+        # equal keys do not decide: B = first sample with key > kp (else B = A)
         y = jhi
         while x < y:
             mid = (x + y) >> 1
@@ -531,7 +532,9 @@ def batched_search(
     # ... and B = first sample with key > kp where equal keys do not decide (m > per + 1)
     for g in range(G):
         a_[g] = x_[g]
-        y_[g] = ((hi_[g] + period - 1) >> shift) if m_[g] > per + 1 else x_[g]
+        jhi = (hi_[g] + period - 1) >> shift
+        A = x_[g]
+        y_[g] = jhi if m_[g] > per + 1 and A < jhi and keys[A] == np.uint64(kp_[g]) else A
     active = True
     while active:
         active = False
