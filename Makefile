@@ -60,7 +60,7 @@ lint: setup
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/snakemake --lint --configfile config/tiny.yaml
 
 bench: setup
-	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python benchmarks/index_bench.py --sizes 1e6 1e7
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python benchmarks/index_bench.py --sizes 1e6 1e7 1e8
 
 # copy the figures of the last `make run` into docs/figures (shown in the README)
 figures:

@@ -79,7 +79,17 @@ def log(msg: str) -> None:
 
 
 def peak_rss_mb() -> float:
-    """Peak resident set size of this process in MiB (ru_maxrss is in KiB on Linux)."""
+    """Peak resident set size of this process in MiB: VmHWM of /proc/self/status (the high-water
+    mark of this program's memory), else ru_maxrss.  Linux keeps ru_maxrss across fork and exec,
+    so in a child process it is at least the parent's RSS at the fork; the tasks run in child
+    processes of a parent that holds the corpus, so ru_maxrss would report the parent's size."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 

@@ -30,6 +30,8 @@ from pathlib import Path
 
 import numpy as np
 
+from index_bench import peak_rss_mb as self_peak_rss_mb
+
 SEP = 65535
 
 
@@ -39,8 +41,21 @@ def parse_size(text: str) -> int:
 
 
 def peak_rss_mb(who=resource.RUSAGE_SELF) -> float:
-    """Peak resident set size in MiB (``ru_maxrss`` is KiB on Linux)."""
+    """Peak resident set size in MiB: of this process since :func:`reset_peak_rss` (VmHWM, as in
+    index_bench), or the largest of the finished children (``ru_maxrss``, KiB on Linux)."""
+    if who == resource.RUSAGE_SELF:
+        return self_peak_rss_mb()
     return resource.getrusage(who).ru_maxrss / 1024
+
+
+def reset_peak_rss() -> None:
+    """Start this process's peak RSS afresh (Linux: writing 5 to /proc/self/clear_refs), so the
+    query figures do not include the corpus generation before them."""
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+    except OSError:
+        pass
 
 
 def dir_bytes(path: Path) -> int:
@@ -275,6 +290,7 @@ def cmd_run(args) -> dict:
         out = work / "index"
         corpus = np.load(work / "train.npy", mmap_mode="r")
         queries = make_queries(corpus, args)
+        reset_peak_rss()
         rss0 = peak_rss_mb()
         t0 = time.perf_counter()
         index = Index(out)  # maps the arrays, derives the buckets and LCP block minima
