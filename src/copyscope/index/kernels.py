@@ -479,6 +479,29 @@ def _left_block(lcp, m1, m2, m3, k, L):
 
 
 @njit(cache=True, nogil=True)
+def _lockstep_keys(keys, kp_, x_, y_, G, past_equal):
+    """Binary searches of the sampled keys for lanes 0..G-1 in lockstep, each step's keys
+    prefetched for every lane first: ``x_[g]`` ends at the first index in ``[x_[g], y_[g])``
+    whose key is >= ``kp_[g]`` (> with ``past_equal``); keys ``kp_`` are stored as int64."""
+    active = True
+    while active:
+        active = False
+        for g in range(G):
+            if x_[g] < y_[g]:
+                prefetch(keys, (x_[g] + y_[g]) >> 1)
+        for g in range(G):
+            if x_[g] < y_[g]:
+                mid = (x_[g] + y_[g]) >> 1
+                k = keys[mid]
+                kp = np.uint64(kp_[g])
+                if k < kp or (past_equal and k == kp):
+                    x_[g] = mid + 1
+                else:
+                    y_[g] = mid
+                active = True
+
+
+@njit(cache=True, nogil=True)
 def batched_search(
     tokens, sa, lcp, m1, m2, m3, bucket, keys, bits, q, pos, pqs, cap, g0, g1, out_len, out_cnt, w
 ):
@@ -515,40 +538,14 @@ def batched_search(
         x_[g] = (lo_[g] + period - 1) >> shift
         y_[g] = (hi_[g] + period - 1) >> shift
     # the sampled keys: A = first sample with key >= kp ...
-    active = True
-    while active:
-        active = False
-        for g in range(G):
-            if x_[g] < y_[g]:
-                prefetch(keys, (x_[g] + y_[g]) >> 1)
-        for g in range(G):
-            if x_[g] < y_[g]:
-                mid = (x_[g] + y_[g]) >> 1
-                if keys[mid] < np.uint64(kp_[g]):
-                    x_[g] = mid + 1
-                else:
-                    y_[g] = mid
-                active = True
+    _lockstep_keys(keys, kp_, x_, y_, G, False)
     # ... and B = first sample with key > kp where equal keys do not decide (m > per + 1)
     for g in range(G):
         a_[g] = x_[g]
         jhi = (hi_[g] + period - 1) >> shift
         A = x_[g]
         y_[g] = jhi if m_[g] > per + 1 and A < jhi and keys[A] == np.uint64(kp_[g]) else A
-    active = True
-    while active:
-        active = False
-        for g in range(G):
-            if x_[g] < y_[g]:
-                prefetch(keys, (x_[g] + y_[g]) >> 1)
-        for g in range(G):
-            if x_[g] < y_[g]:
-                mid = (x_[g] + y_[g]) >> 1
-                if keys[mid] <= np.uint64(kp_[g]):
-                    x_[g] = mid + 1
-                else:
-                    y_[g] = mid
-                active = True
+    _lockstep_keys(keys, kp_, x_, y_, G, True)
     for g in range(G):  # the window [a, z) of ranks, as in _sampled_range
         lo = lo_[g]
         hi = hi_[g]
