@@ -76,6 +76,69 @@ def _has_prefix(tokens, sa, n, q, t, r, L):
 
 
 @njit(cache=True, nogil=True)
+def _right_block(lcp, m1, m2, m3, k, L):
+    """First stage of :func:`_widen_right` for L < LCP_CAP (the batched searches prefetch
+    between the stages): scan the LCP from ``k + 1`` to the
+    end of its block of 64, then skip whole blocks by their minima.  Returns ``(j, done)``:
+    the last rank of the interval (done), or the start of the block of 64 holding it."""
+    n = lcp.shape[0]
+    j = k + 1
+    while j < n and (j & 63) != 0:
+        if lcp[j] < L:
+            return j - 1, True
+        j += 1
+    while j < n:
+        if (j & 262143) == 0 and m3[j >> 18] >= L:
+            j += 262144
+        elif (j & 4095) == 0 and m2[j >> 12] >= L:
+            j += 4096
+        elif m1[j >> 6] >= L:
+            j += 64
+        else:
+            return j, False
+    return n - 1, True
+
+
+@njit(cache=True, nogil=True)
+def _left_block(lcp, m1, m2, m3, k, L):
+    """First stage of :func:`_widen_left` for L < LCP_CAP (the mirror of :func:`_right_block`):
+    ``(first rank, True)`` or ``(end of the block of 64 holding it, False)``."""
+    j = k
+    while j > 0 and (j & 63) != 63:
+        if lcp[j] < L:
+            return j, True
+        j -= 1
+    while j > 0:
+        if (j & 262143) == 262143 and m3[j >> 18] >= L:
+            j -= 262144
+        elif (j & 4095) == 4095 and m2[j >> 12] >= L:
+            j -= 4096
+        elif m1[j >> 6] >= L:
+            j -= 64
+        else:
+            return j, False
+    return 0, True
+
+
+@njit(cache=True, nogil=True)
+def _scan_right(lcp, j, L):
+    """Second stage of :func:`_widen_right`: the last rank of the interval, scanning the block
+    of 64 that starts at ``j`` and holds it."""
+    while lcp[j] >= L:
+        j += 1
+    return j - 1
+
+
+@njit(cache=True, nogil=True)
+def _scan_left(lcp, j, L):
+    """Second stage of :func:`_widen_left`: the first rank of the interval, scanning down the
+    block of 64 that ends at ``j`` and holds it."""
+    while lcp[j] >= L:
+        j -= 1
+    return j
+
+
+@njit(cache=True, nogil=True)
 def _widen_right(tokens, sa, lcp, m1, m2, m3, q, t, k, L, hi):
     """Last rank j >= k of the interval of suffixes sharing the first L pattern tokens."""
     n = tokens.shape[0]
@@ -90,23 +153,8 @@ def _widen_right(tokens, sa, lcp, m1, m2, m3, q, t, k, L, hi):
             else:
                 z = mid - 1
         return a
-    j = k + 1
-    while j < n:
-        if (j & 262143) == 0 and m3[j >> 18] >= L:
-            j += 262144
-            continue
-        if (j & 4095) == 0 and m2[j >> 12] >= L:
-            j += 4096
-            continue
-        if (j & 63) == 0 and m1[j >> 6] >= L:
-            j += 64
-            continue
-        if lcp[j] < L:
-            break
-        j += 1
-    if j > n:
-        j = n
-    return j - 1
+    j, done = _right_block(lcp, m1, m2, m3, k, L)
+    return j if done else _scan_right(lcp, j, L)
 
 
 @njit(cache=True, nogil=True)
@@ -123,23 +171,8 @@ def _widen_left(tokens, sa, lcp, m1, m2, m3, q, t, k, L, lo):
             else:
                 a = mid + 1
         return a
-    j = k  # the interval starts at the first j (going down) with LCP[j] < L
-    while j > 0:
-        if (j & 262143) == 262143 and m3[j >> 18] >= L:
-            j -= 262144
-            continue
-        if (j & 4095) == 4095 and m2[j >> 12] >= L:
-            j -= 4096
-            continue
-        if (j & 63) == 63 and m1[j >> 6] >= L:
-            j -= 64
-            continue
-        if lcp[j] < L:
-            break
-        j -= 1
-    if j < 0:
-        j = 0
-    return j
+    j, done = _left_block(lcp, m1, m2, m3, k, L)
+    return j if done else _scan_left(lcp, j, L)
 
 
 @njit(cache=True, nogil=True)
@@ -212,6 +245,24 @@ def _sampled_range(keys, bits, q, t, m, lo, hi):
 
 
 @njit(cache=True, nogil=True)
+def _compare(tokens, sa, q, t, m, mid, h):
+    """One step of the binary search for the pattern ``q[t], q[t-1], ..., q[t-m+1]``: its lcp
+    with the reversed suffix of rank ``mid`` (the first ``h`` tokens known to agree), and
+    whether that suffix sorts below the pattern (a suffix with the whole pattern as prefix
+    does not)."""
+    n = tokens.shape[0]
+    r = sa[mid]
+    lim = n - r
+    if lim > m:
+        lim = m
+    base = n - 1 - r
+    while h < lim and q[t - h] == tokens[base - h]:
+        h += 1
+    below = h < m and (h == n - r or tokens[base - h] < q[t - h])
+    return h, below
+
+
+@njit(cache=True, nogil=True)
 def match_one(tokens, sa, lcp, m1, m2, m3, bucket, keys, kbits, q, qs, t):
     """Longest suffix of ``q[qs..t]`` that occurs in the corpus, and its occurrence interval.
 
@@ -229,7 +280,6 @@ def match_capped(tokens, sa, lcp, m1, m2, m3, bucket, keys, kbits, q, t, m):
     When the longest match is known to be at most ``m`` tokens, the answer equals that of the
     whole pattern, and no comparison reads beyond ``m`` tokens.
     """
-    n = tokens.shape[0]
     v = q[t]
     if v + 1 >= bucket.shape[0]:
         return 0, 0, -1
@@ -240,18 +290,8 @@ def match_capped(tokens, sa, lcp, m1, m2, m3, bucket, keys, kbits, q, t, m):
     a, z, llo, lhi = _sampled_range(keys, kbits, q, t, m, lo, hi)
     while a < z:
         mid = (a + z) >> 1
-        h = llo if llo < lhi else lhi
-        r = sa[mid]
-        lim = n - r
-        if lim > m:
-            lim = m
-        base = n - 1 - r
-        while h < lim and q[t - h] == tokens[base - h]:
-            h += 1
-        if h == m:
-            z = mid
-            lhi = h
-        elif h == n - r or tokens[base - h] < q[t - h]:
+        h, below = _compare(tokens, sa, q, t, m, mid, llo if llo < lhi else lhi)
+        if below:
             a = mid + 1
             llo = h
         else:
@@ -435,50 +475,6 @@ def capped_runs(pos, pqs, out_len, cap):
 
 
 @njit(cache=True, nogil=True)
-def _right_block(lcp, m1, m2, m3, k, L):
-    """First stage of :func:`_widen_right` for L < LCP_CAP: scan the LCP from ``k + 1`` to the
-    end of its block of 64, then skip whole blocks by their minima.  Returns ``(j, done)``:
-    the last rank of the interval (done), or the start of the block of 64 holding it."""
-    n = lcp.shape[0]
-    j = k + 1
-    while j < n and (j & 63) != 0:
-        if lcp[j] < L:
-            return j - 1, True
-        j += 1
-    while j < n:
-        if (j & 262143) == 0 and m3[j >> 18] >= L:
-            j += 262144
-        elif (j & 4095) == 0 and m2[j >> 12] >= L:
-            j += 4096
-        elif m1[j >> 6] >= L:
-            j += 64
-        else:
-            return j, False
-    return n - 1, True
-
-
-@njit(cache=True, nogil=True)
-def _left_block(lcp, m1, m2, m3, k, L):
-    """First stage of :func:`_widen_left` for L < LCP_CAP (the mirror of :func:`_right_block`):
-    ``(first rank, True)`` or ``(end of the block of 64 holding it, False)``."""
-    j = k
-    while j > 0 and (j & 63) != 63:
-        if lcp[j] < L:
-            return j, True
-        j -= 1
-    while j > 0:
-        if (j & 262143) == 262143 and m3[j >> 18] >= L:
-            j -= 262144
-        elif (j & 4095) == 4095 and m2[j >> 12] >= L:
-            j -= 4096
-        elif m1[j >> 6] >= L:
-            j -= 64
-        else:
-            return j, False
-    return 0, True
-
-
-@njit(cache=True, nogil=True)
 def _lockstep_keys(keys, kp_, x_, y_, G, past_equal):
     """Binary searches of the sampled keys for lanes 0..G-1 in lockstep, each step's keys
     prefetched for every lane first: ``x_[g]`` ends at the first index in ``[x_[g], y_[g])``
@@ -588,17 +584,8 @@ def batched_search(
                 m = m_[g]
                 mid = (a + z) >> 1
                 h = llo_[g] if llo_[g] < lhi_[g] else lhi_[g]
-                r = sa[mid]
-                lim = n - r
-                if lim > m:
-                    lim = m
-                base = n - 1 - r
-                while h < lim and q[t - h] == tokens[base - h]:
-                    h += 1
-                if h == m:
-                    z_[g] = mid
-                    lhi_[g] = h
-                elif h == n - r or tokens[base - h] < q[t - h]:
+                h, below = _compare(tokens, sa, q, t, m, mid, h)
+                if below:
                     a_[g] = mid + 1
                     llo_[g] = h
                 else:
@@ -654,17 +641,8 @@ def batched_search(
             continue
         t = pos[g0 + g]
         L = out_len[t]
-        first = a_[g]
-        if first < 0:
-            first = -1 - first
-            while lcp[first] >= L:
-                first -= 1
-        last = z_[g]
-        if last < 0:
-            last = -1 - last
-            while lcp[last] >= L:
-                last += 1
-            last -= 1
+        first = a_[g] if a_[g] >= 0 else _scan_left(lcp, -1 - a_[g], L)
+        last = z_[g] if z_[g] >= 0 else _scan_right(lcp, -1 - z_[g], L)
         out_cnt[t] = last - first + 1
 
 
