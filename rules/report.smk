@@ -497,6 +497,7 @@ rule report_findings:
                 "models": {
                     "zoo": config["models"]["zoo"],
                     "evaluator": config["models"]["evaluator"],
+                    "evaluators": config["models"].get("evaluators") or {},
                 },
             }
         ),

@@ -500,35 +500,42 @@ def test_tokenizer_kinds_come_from_the_registry():
 
 # --------------------------------------------------------------------------- findings block
 def test_findings_defaults_and_unknown_key():
-    assert validate(copy.deepcopy(TINY))["findings"] == {
-        "n_large": 5,
-        "n_large_max": 10,
-        "n_small": 2,
-        "alpha": 0.05,
-        "rho_min": 0.8,
-        "min_tokens": 20,
+    f = validate(copy.deepcopy(TINY))["findings"]
+    assert f["raven_decoding"] == "top_k_10"  # set by the tiny config
+    assert {k: f[k] for k in ("n_max", "n_small", "pure_decoding", "novelty_source")} == {
+        "n_max": 20,
+        "n_small": 4,
+        "pure_decoding": "pure",
+        "novelty_source": "natural",
     }
-    lines = problems(lambda c: c.update(findings={"fooo": 1}))
+    assert f["local_units"][:3] == ["labeled_arc", "unlabeled_arc", "dependency_role"]
+    assert (f["coverage_effect"], f["style_effect"], f["overlap_r_effect"]) == (0.41, 0.011, 0.77)
+    lines = problems(lambda c: c["findings"].update(fooo=1))
     assert len(lines) == 1 and lines[0].startswith("config key 'findings.fooo': expected ")
 
 
 @pytest.mark.parametrize(
     "findings, expected",
     [
-        ({"n_small": 5}, "config key 'findings.n_small': expected less than findings.n_large "),
-        ({"n_large": 8, "n_large_max": 6}, "config key 'findings.n_large_max': expected at least "),
-        ({"n_large_max": 101}, "config key 'findings.n_large_max': expected at most novelty.n_max"),
+        ({"n_max": 101}, "config key 'findings.n_max': expected at most novelty.n_max (100)"),
+        ({"n_small": 30}, "config key 'findings.n_small': expected at most findings.n_max (20)"),
+        ({"raven_small_max": 7}, "config key 'findings.raven_small_max': expected less than "),
+        ({"raven_large_min": 9, "raven_n_max": 8}, "config key 'findings.raven_large_min': "),
+        ({"raven_decoding": "top_k_40"}, "config key 'findings.raven_decoding': expected a "),
+        ({"pure_decoding": "nope"}, "config key 'findings.pure_decoding': expected a decoding"),
+        ({"trend_min_points": 2}, "config key 'findings.trend_min_points': expected "),
+        ({"novelty_source": "planted"}, "config key 'findings.novelty_source': expected "),
     ],
 )
 def test_findings_ranges_are_checked(findings, expected):
-    lines = problems(lambda c: c.update(findings=findings))
+    lines = problems(lambda c: c["findings"].update(findings))
     assert len(lines) == 1 and lines[0].startswith(expected), lines
 
 
 def test_findings_ranges_within_bounds_pass():
     cfg = copy.deepcopy(TINY)
-    cfg["findings"] = {"n_small": 4, "n_large": 5, "n_large_max": 5}
-    assert validate(cfg)["findings"]["n_large_max"] == 5
+    cfg["findings"].update(n_small=20, n_max=20, raven_small_max=3, raven_large_min=4)
+    assert validate(cfg)["findings"]["n_small"] == 20
 
 
 # --------------------------------------------------------------------------- memorization ladder

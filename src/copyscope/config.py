@@ -404,31 +404,48 @@ def check_valid_ids_in_subset(cfg: dict) -> list[Problem]:
 
 
 def check_findings_ranges(cfg: dict) -> list[Problem]:
-    """``findings``: n_small < n_large ≤ n_large_max ≤ novelty.n_max (the novelty curves end
-    at n_max)."""
+    """``findings``: n_small ≤ n_max ≤ novelty.n_max (the novelty curves end at n_max);
+    raven_small_max < raven_large_min ≤ raven_n_max; pure_decoding and raven_decoding name
+    decodings of ``sampling.decodings``."""
     f, n_max = cfg["findings"], cfg["novelty"]["n_max"]
     out = []
-    if f["n_small"] >= f["n_large"]:
+    if f["n_max"] > n_max:
+        out.append(
+            ("findings.n_max", f"expected at most novelty.n_max ({n_max}), found {f['n_max']}")
+        )
+    if f["n_small"] > f["n_max"]:
         out.append(
             (
                 "findings.n_small",
-                f"expected less than findings.n_large ({f['n_large']}), found {f['n_small']}",
+                f"expected at most findings.n_max ({f['n_max']}), found {f['n_small']}",
             )
         )
-    if f["n_large_max"] < f["n_large"]:
+    if f["raven_small_max"] >= f["raven_large_min"]:
         out.append(
             (
-                "findings.n_large_max",
-                f"expected at least findings.n_large ({f['n_large']}), found {f['n_large_max']}",
+                "findings.raven_small_max",
+                f"expected less than findings.raven_large_min ({f['raven_large_min']}), "
+                f"found {f['raven_small_max']}",
             )
         )
-    if f["n_large_max"] > n_max:
+    if f["raven_large_min"] > f["raven_n_max"]:
         out.append(
             (
-                "findings.n_large_max",
-                f"expected at most novelty.n_max ({n_max}), found {f['n_large_max']}",
+                "findings.raven_large_min",
+                f"expected at most findings.raven_n_max ({f['raven_n_max']}), "
+                f"found {f['raven_large_min']}",
             )
         )
+    decodings = cfg["sampling"]["decodings"]
+    for key in ("pure_decoding", "raven_decoding"):
+        if f[key] not in decodings:
+            out.append(
+                (
+                    f"findings.{key}",
+                    f"expected a decoding of sampling.decodings ({', '.join(decodings)}), "
+                    f"found {f[key]!r}",
+                )
+            )
     return out
 
 

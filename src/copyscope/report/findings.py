@@ -1,22 +1,39 @@
-"""Findings scorecard: each qualitative claim of the papers, decided from this run's tables.
+"""Findings scorecard: each claim of the papers, as the paper states it, decided from this run's
+tables.
 
-A claim is one small pure function ``(tables, params) -> Finding`` registered in
-:data:`CLAIMS`: it reads the named tables (``tables[name]`` is ``results/tables/<name>.csv``),
-computes its numbers and applies an explicit rule — comparisons of 95% bootstrap intervals
-(:func:`compare`), rank correlations (:func:`rank_test`) or a sign test — whose text is the
-``rule`` column. Verdicts are ``holds``, ``does not hold`` or ``inconclusive``; nothing is
-written by hand. A claim whose table is not an output of the run (e.g. a config without the
-decodings or the analysis it needs) is kept as a row, ``inconclusive`` with the reason
-``not measured: …`` in ``measured``, so the scorecard always has the same rows.
+A claim is one small pure function ``(tables, params) -> (measured, verdict)`` registered in
+:data:`CLAIMS` with :func:`claim`: the paper's claim in one sentence, where the paper makes it,
+the conditions it holds under (models, decoding, baseline, data), and a ``setting`` note where
+copyscope's configuration differs from the paper's in a way that predicts another outcome. The
+function reads the named tables (``tables[name]`` is ``results/tables/<name>.csv``), computes
+its numbers and applies an explicit rule whose text is the ``rule`` column. Verdicts are
+``holds``, ``does not hold`` or ``inconclusive``; nothing is written by hand.
 
-Claims evaluated per model (or per decoding family, per n …) combine their parts with
-:func:`combine`: ``holds`` only when every part holds.
+The rules follow three principles:
+
+* **"does not hold" needs an interval that excludes the paper's effect**, not only a null
+  result: an interval on the wrong side of zero, or, where the paper gives an effect size
+  (``findings.*_effect``), an interval whose upper bound lies below it (:func:`effect_verdict`);
+* **a claimed absence of an effect holds only when an interval bounds it**: every difference's
+  interval lies within a margin (``findings.*_margin``, :func:`equivalence_verdict`);
+* **nothing is decided from too little**: a trend needs ``findings.trend_min_points`` points,
+  and a sample set with fewer than ``findings.min_distinct`` distinct generated texts (100
+  identical greedy continuations of an empty prompt are one sample) is left out.
+
+A claim whose table is not an output of the run, or whose table holds no rows it can decide on,
+stays a row, ``inconclusive`` with ``not measured: …`` in ``measured``, so the scorecard always
+has the same rows. Claims evaluated per model (or per decoding, per n …) combine their parts
+with :func:`combine`: ``holds`` only when every part holds.
 
 Papers: Merrill, Smith & Elazar 2024, "Evaluating n-Gram Novelty of Language Models Using
 Rusty-DAWG" (EMNLP); McCoy et al. 2023, "How Much Do Language Models Copy From Their Training
-Data? Evaluating Linguistic Novelty in Text Generation Using RAVEN" (TACL); Carlini et al.
-2023, "Quantifying Memorization Across Neural Language Models" (ICLR); Shaib et al. 2024,
-"Detection and Measurement of Syntactic Templates in Generated Text" (EMNLP).
+Data? Evaluating Linguistic Novelty in Text Generation Using RAVEN" (TACL); Shaib et al. 2024,
+"Detection and Measurement of Syntactic Templates in Generated Text" (EMNLP); Li 2023,
+"Estimating Contamination via Perplexity"; Carlini et al. 2023, "Quantifying Memorization
+Across Neural Language Models" (ICLR); Shi et al. 2024, "Detecting Pretraining Data from Large
+Language Models" (ICLR, Min-K% Prob); Chang et al. 2023, "Speak, Memory: An Archaeology of
+Books Known to ChatGPT/GPT-4" (EMNLP); Zhang et al. 2024 (the literature-memorization study:
+name cloze on English and French books with open LLMs, OLMo/Dolma).
 """
 
 from __future__ import annotations
@@ -28,12 +45,13 @@ from dataclasses import asdict, dataclass, fields
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 from ..errors import InputError
 from ..io import write_csv, write_text
 
 NAME = "findings"
-HELP = "scorecard: each qualitative claim of the papers, decided from the tables by a rule"
+HELP = "scorecard: each claim of the papers, stated with its conditions, decided by a rule"
 INPUTS = {
     "table": (
         ("NAME",),
@@ -41,15 +59,23 @@ INPUTS = {
     )
 }
 OUTPUTS = {"csv": "the scorecard (.csv)", "md": "the scorecard (.md)"}
-PARAMS = "the config blocks findings, analysis (syntax), sampling and models (zoo, evaluator)"
+PARAMS = (
+    "the config blocks findings, analysis (syntax), sampling, models (zoo, evaluator, "
+    "evaluators) and corpus (inject)"
+)
 
 HOLDS, FAILS, UNCLEAR = "holds", "does not hold", "inconclusive"
 MERRILL = "Merrill et al. 2024"
 RAVEN = "McCoy et al. 2023"
-CARLINI = "Carlini et al. 2023"
 SHAIB = "Shaib et al. 2024"
+LI = "Li 2023"
+CARLINI = "Carlini et al. 2023"
+SHI = "Shi et al. 2024"
+CHANG = "Chang et al. 2023"
+ZHANG = "Zhang et al. 2024"
 EXACT_MAX = 8  # rank_test: exact permutation p-values up to this many points ...
 N_PERMUTATIONS = 20000  # ... else from this many random permutations
+Z95 = stats.norm.ppf(0.975)
 
 
 @dataclass(frozen=True)
@@ -59,6 +85,9 @@ class Finding:
     id: str
     claim: str
     paper: str
+    where: str
+    conditions: str
+    setting: str
     measured: str
     rule: str
     verdict: str
@@ -72,6 +101,10 @@ TABLES: set[str] = set()
 """Every table name a claim reads."""
 
 
+class NotMeasured(Exception):
+    """The run's tables hold no rows a claim can be decided on (the message says why)."""
+
+
 # --------------------------------------------------------------------------- decision helpers
 def compare(a: Sequence[float], b: Sequence[float]) -> int:
     """+1 if interval ``a = (value, low, high)`` lies wholly above ``b``, −1 if wholly below,
@@ -80,6 +113,9 @@ def compare(a: Sequence[float], b: Sequence[float]) -> int:
     if any(not np.isfinite(v) for v in (alo, ahi, blo, bhi)):
         return 0
     return 1 if alo > bhi else -1 if ahi < blo else 0
+
+
+ZERO = (0.0, 0.0, 0.0)
 
 
 def combine(verdicts: Sequence[str]) -> str:
@@ -111,6 +147,88 @@ def signs_verdict(signs: Sequence[int], want: int) -> str:
     if hits == {-want}:
         return FAILS
     return UNCLEAR
+
+
+def every_verdict(signs: Sequence[int], want: int) -> str:
+    """Verdict of a claim that holds *at every* point (every n, every unit) from interval
+    comparisons: ``holds`` if at least one comparison is ``want`` and none is ``-want``;
+    ``does not hold`` if any is ``-want`` (an interval that excludes the claimed direction at
+    that point refutes "at every"); else ``inconclusive``."""
+    if -want in signs:
+        return FAILS
+    return HOLDS if want in signs else UNCLEAR
+
+
+def effect_verdict(v: Sequence[float], paper_effect: float | None = None) -> str:
+    """Verdict on a difference ``v = (value, low, high)`` that the paper claims is positive:
+    ``holds`` if the interval lies wholly above 0; ``does not hold`` if it lies wholly below 0,
+    or, where the paper reports an effect size ``paper_effect`` (> 0), if its upper bound lies
+    below that size (the interval excludes an effect as large as the paper's); else
+    ``inconclusive`` (also for a missing bound)."""
+    _, lo, hi = v
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        return UNCLEAR
+    if lo > 0:
+        return HOLDS
+    if hi < 0 or (paper_effect is not None and hi < paper_effect):
+        return FAILS
+    return UNCLEAR
+
+
+def negated(v: Sequence[float]) -> tuple[float, float, float]:
+    """``−v`` of an interval ``(value, low, high)``: ``(−value, −high, −low)``."""
+    return -float(v[0]), -float(v[2]), -float(v[1])
+
+
+def equivalence_verdict(deltas: Sequence[Sequence[float]], margin: float) -> str:
+    """Verdict of a claimed *absence* of an effect from differences ``(value, low, high)``:
+    ``holds`` if every interval lies within ``[−margin, margin]`` (the effect is bounded);
+    ``does not hold`` if some interval lies wholly outside it (a clear effect); else
+    ``inconclusive`` (also with no differences or a missing bound)."""
+    if not deltas or any(not (np.isfinite(lo) and np.isfinite(hi)) for _, lo, hi in deltas):
+        return UNCLEAR
+    if any(lo > margin or hi < -margin for _, lo, hi in deltas):
+        return FAILS
+    if all(-margin <= lo and hi <= margin for _, lo, hi in deltas):
+        return HOLDS
+    return UNCLEAR
+
+
+def difference_bounds(a: Sequence[float], b: Sequence[float]) -> tuple[float, float, float]:
+    """Bounds on ``a − b`` from two independent intervals: ``(a − b, a_low − b_high,
+    a_high − b_low)``; each 95% interval covers its value, so both do with probability at
+    least 90%, and then the difference lies within these bounds."""
+    return (
+        float(a[0]) - float(b[0]),
+        float(a[1]) - float(b[2]),
+        float(a[2]) - float(b[1]),
+    )
+
+
+def wilson(k: int, n: int) -> tuple[float, float, float]:
+    """The proportion k/n with its 95% Wilson score interval (NaNs for n = 0)."""
+    if n <= 0:
+        return math.nan, math.nan, math.nan
+    ci = stats.binomtest(int(k), int(n)).proportion_ci(0.95, method="wilson")
+    return k / n, float(ci.low), float(ci.high)
+
+
+def clopper_pearson(k: int, n: int) -> tuple[float, float, float]:
+    """The proportion k/n with its exact (Clopper–Pearson) 95% interval (NaNs for n = 0).
+    Unlike a bootstrap over n binary outcomes, it does not collapse to [0, 0] when k = 0."""
+    if n <= 0:
+        return math.nan, math.nan, math.nan
+    ci = stats.binomtest(int(k), int(n)).proportion_ci(0.95, method="exact")
+    return k / n, float(ci.low), float(ci.high)
+
+
+def newcombe(k1: int, n1: int, k2: int, n2: int) -> tuple[float, float, float]:
+    """The difference of proportions k1/n1 − k2/n2 with Newcombe's (1998, method 10) 95%
+    hybrid score interval, built from the two Wilson intervals."""
+    p1, l1, u1 = wilson(k1, n1)
+    p2, l2, u2 = wilson(k2, n2)
+    d = p1 - p2
+    return d, d - math.hypot(p1 - l1, u2 - p2), d + math.hypot(u1 - p1, p2 - l2)
 
 
 def ranks(x: Sequence[float]) -> np.ndarray:
@@ -152,22 +270,26 @@ def sign_test(k: int, m: int) -> float:
 
 def p_verdict(rho: float, p: float, want: int, alpha: float) -> str:
     """``holds`` if ρ has the sign ``want`` with p < alpha, ``does not hold`` if it has the
-    opposite sign with p < alpha, else ``inconclusive``."""
+    opposite sign with p < alpha (a test that excludes the claimed direction), else
+    ``inconclusive``."""
     if not (np.isfinite(rho) and np.isfinite(p)) or p >= alpha or rho == 0:
         return UNCLEAR
     return HOLDS if np.sign(rho) == want else FAILS
 
 
-def trend_verdict(points: pd.DataFrame, x: str, want: int, rho_min: float) -> tuple[str, float]:
+def trend_verdict(
+    points: pd.DataFrame, x: str, want: int, rho_min: float, min_points: int
+) -> tuple[str, float]:
     """Does ``value`` move with ``x`` in the direction ``want`` (+1 up, −1 down)? Spearman ρ
     over the points and the intervals of the two extreme points (lowest and highest x):
     ``holds`` if want·ρ ≥ rho_min and the extremes' intervals differ in that direction,
     ``does not hold`` if want·ρ ≤ −rho_min and they differ the other way, else
-    ``inconclusive``. ``points`` has columns ``x``, value, ci_low, ci_high; returns (verdict, ρ).
-    """
+    ``inconclusive`` — always with fewer than ``min_points`` points (two points give ρ = ±1
+    whatever they are). ``points`` has columns ``x``, value, ci_low, ci_high; returns
+    (verdict, ρ)."""
     p = points.sort_values(x)
     rho, _ = rank_test(p[x], p["value"])
-    if len(p) < 2 or not np.isfinite(rho):
+    if len(p) < max(2, min_points) or not np.isfinite(rho):
         return UNCLEAR, rho
     ends = compare(_ci(p.iloc[-1]), _ci(p.iloc[0]))
     if want * rho >= rho_min - 1e-9 and ends == want:
@@ -177,8 +299,8 @@ def trend_verdict(points: pd.DataFrame, x: str, want: int, rho_min: float) -> tu
     return UNCLEAR, rho
 
 
-def _ci(row) -> tuple[float, float, float]:
-    return float(row["value"]), float(row["ci_low"]), float(row["ci_high"])
+def _ci(row, value: str = "value", lo: str = "ci_low", hi: str = "ci_high"):
+    return float(row[value]), float(row[lo]), float(row[hi])
 
 
 def g(x: float) -> str:
@@ -196,17 +318,24 @@ def n_range(ns: Sequence[int]) -> str:
     return "{" + ", ".join(str(int(n)) for n in sorted(ns)) + "}"
 
 
-class NotMeasured(Exception):
-    """The run's tables hold no rows a claim can be decided on (the message says why)."""
-
-
 # --------------------------------------------------------------------------- the registry
-def claim(id: str, text: str, paper: str, tables: Sequence[str], rule: str):
+def claim(
+    id: str,
+    text: str,
+    paper: str,
+    where: str,
+    conditions: str,
+    tables: Sequence[str],
+    rule: str,
+    setting: str = "",
+):
     """Register a decision function ``(tables, params) -> (measured, verdict)`` as the claim
-    ``id`` (one-line ``text`` of ``paper``), reading ``tables``; ``rule`` is the text of its
-    decision rule, formatted with the config's ``findings`` block. The registered claim
-    function returns a :class:`Finding`; a missing table or :class:`NotMeasured` gives
-    ``inconclusive`` with ``not measured: <reason>``."""
+    ``id``: ``text`` states the claim of ``paper`` as the paper does, at ``where`` (section,
+    figure), under ``conditions``; ``setting`` says where copyscope's default differs in a way
+    that predicts another outcome. It reads ``tables``; ``rule`` is the text of its decision
+    rule, formatted with the config's ``findings`` block. The registered claim function
+    returns a :class:`Finding`; a missing table or :class:`NotMeasured` gives ``inconclusive``
+    with ``not measured: <reason>``."""
 
     def register(decide):
         def finding(tabs: Tables, params: Mapping) -> Finding:
@@ -218,7 +347,7 @@ def claim(id: str, text: str, paper: str, tables: Sequence[str], rule: str):
                 measured, verdict = decide(tabs, params)
             except NotMeasured as exc:
                 measured, verdict = f"not measured: {exc}", UNCLEAR
-            return Finding(id, text, paper, measured, r, verdict)
+            return Finding(id, text, paper, where, conditions, setting, measured, r, verdict)
 
         finding.__doc__ = decide.__doc__
         finding.__name__ = decide.__name__
@@ -229,77 +358,75 @@ def claim(id: str, text: str, paper: str, tables: Sequence[str], rule: str):
     return register
 
 
+# --------------------------------------------------------------------------- table selection
 def _main(table: pd.DataFrame, params: Mapping) -> pd.DataFrame:
+    """The rows at the main prompt length (``sampling.prompt_length``)."""
     return table[table["prompt_length"] == params["sampling"]["prompt_length"]]
 
 
-def _pure(table: pd.DataFrame) -> dict[str, pd.DataFrame]:
-    """model → its rows of the first decoding (in table order) of the pure family; the human
-    reference (model ``human``) under ``human``."""
-    out = {}
-    for model, rows in table.groupby("model", sort=False):
-        fam = "human" if model == "human" else "pure"
-        dec = rows.loc[rows["family"] == fam, "decoding"]
-        if len(dec):
-            out[model] = rows[rows["decoding"] == dec.iloc[0]]
-    return out
+def _source(table: pd.DataFrame, source: str) -> pd.DataFrame:
+    """The rows of ``source`` (``all``: matched against the whole training split; ``natural``:
+    against its text before any planting) of a novelty table; a table without a ``source``
+    column has ``all`` rows only."""
+    if "source" not in table.columns:
+        if source == "all":
+            return table
+        raise NotMeasured(f"no {source!r} rows (source column) in the novelty tables")
+    return table[table["source"] == source]
 
 
-def _versus_human(tables: Tables, params: Mapping, ns: Sequence[int], want: int):
-    """Pure sampling of every model vs. human text at the main prompt length: novelty(n) at
-    each n in ``ns`` compared by intervals (:func:`compare`), ``want`` = −1 for "less novel"."""
-    pure = _pure(_main(tables["novelty_samples"], params))
-    if "human" not in pure or len(pure) < 2:
-        raise NotMeasured("no pure-sampling or no human rows at the main prompt length")
-    human = pure.pop("human").set_index("n")
+def _enough(table: pd.DataFrame, params: Mapping) -> pd.DataFrame:
+    """The rows of sample sets with at least ``findings.min_distinct`` distinct generated texts
+    (column ``distinct``, where the table has it)."""
+    if "distinct" not in table.columns:
+        return table
+    return table[table["distinct"].fillna(0) >= params["findings"]["min_distinct"]]
+
+
+def _set(table: pd.DataFrame, model: str, decoding: str) -> pd.DataFrame:
+    return table[(table["model"] == model) & (table["decoding"] == decoding)]
+
+
+def _models(table: pd.DataFrame) -> list[str]:
+    """The models of a table in table order, without the human reference."""
+    return [m for m in pd.unique(table["model"]) if m != "human"]
+
+
+def _novelty_vs_human(
+    table: pd.DataFrame,
+    params: Mapping,
+    decodings: Sequence[str],
+    ns: Sequence[int],
+    want: int,
+    human: str = "reference",
+    value: str = "novelty",
+) -> tuple[list[str], list[str]]:
+    """Each model's novelty(n) under each decoding of ``decodings`` (that it was sampled
+    under) against the human set ``human/<human>``, at each n of ``ns`` (95% CIs compared,
+    :func:`compare`): parts and verdicts (:func:`every_verdict` with ``want``) per (model,
+    decoding). ``table`` has columns model, decoding, n, ``value``, ci_low, ci_high."""
+    h = _set(table, "human", human).set_index("n")
+    if not len(h):
+        raise NotMeasured(f"no human/{human} rows")
+    h = h.rename(columns={value: "value"})
     parts, verdicts = [], []
-    for model, rows in pure.items():
-        rows = rows.set_index("n").rename(columns={"novelty": "value"})
-        both = [n for n in ns if n in rows.index and n in human.index]
-        h = human.rename(columns={"novelty": "value"})
-        signs = {n: compare(_ci(rows.loc[n]), _ci(h.loc[n])) for n in both}
-        verdict = signs_verdict(list(signs.values()), want)
-        verdicts.append(verdict)
-        if not both:
-            parts.append(f"{model}: no n in range → {verdict}")
-            continue
-        n0 = both[0]
-        parts.append(
-            f"{model}: novelty({n0}) {ci(_ci(rows.loc[n0]))} vs human {ci(_ci(h.loc[n0]))}; "
-            f"below at n ∈ {n_range([n for n, s in signs.items() if s < 0])}, "
-            f"above at n ∈ {n_range([n for n, s in signs.items() if s > 0])} → {verdict}"
-        )
-    return "; ".join(parts), combine(verdicts)
-
-
-# --------------------------------------------------------------------------- the claims
-@claim(
-    "less-novel-large-n",
-    "LM text is less novel than human text for large n",
-    MERRILL,
-    ("novelty_samples",),
-    "pure sampling of each model vs. held-out human text, main prompt length, model tokens: "
-    "at each n in {n_large}..{n_large_max} compare the 95% CIs of novelty(n); a model holds if "
-    "it is below human with non-overlapping CIs at some n and above at none (does not hold: "
-    "the mirror case; else inconclusive); the claim holds if every model holds",
-)
-def less_novel_large_n(tables: Tables, params: Mapping):
-    """Merrill et al.: for n > 4, LM-generated text is less novel than human-written text."""
-    f = params["findings"]
-    return _versus_human(tables, params, range(f["n_large"], f["n_large_max"] + 1), -1)
-
-
-@claim(
-    "more-novel-small-n",
-    "LM text is more novel than human text for small n",
-    MERRILL,
-    ("novelty_samples",),
-    "as above for n in 1..{n_small}: a model holds if it is above human with non-overlapping "
-    "95% CIs at some n and below at none; the claim holds if every model holds",
-)
-def more_novel_small_n(tables: Tables, params: Mapping):
-    """Merrill et al.: for small n, LM-generated text is more novel than human-written text."""
-    return _versus_human(tables, params, range(1, params["findings"]["n_small"] + 1), +1)
+    for model in _models(table):
+        for decoding in decodings:
+            rows = _set(table, model, decoding).set_index("n").rename(columns={value: "value"})
+            both = [n for n in ns if n in rows.index and n in h.index]
+            if not both:
+                continue
+            signs = {n: compare(_ci(rows.loc[n]), _ci(h.loc[n])) for n in both}
+            verdict = every_verdict(list(signs.values()), want)
+            verdicts.append(verdict)
+            n0 = both[0]
+            parts.append(
+                f"{model} {decoding}: novelty({n0}) {ci(_ci(rows.loc[n0]))} vs human/{human} "
+                f"{ci(_ci(h.loc[n0]))}; above at n ∈ "
+                f"{n_range([n for n, s in signs.items() if s > 0])}, below at n ∈ "
+                f"{n_range([n for n, s in signs.items() if s < 0])} → {verdict}"
+            )
+    return parts, verdicts
 
 
 def model_size(spec: Mapping) -> int | None:
@@ -311,28 +438,111 @@ def model_size(spec: Mapping) -> int | None:
     return 12 * int(spec["n_layer"]) * int(spec["n_embd"]) ** 2
 
 
+def evaluator_of(model: str, params: Mapping) -> str:
+    """The model that scores ``model``'s samples: ``models.evaluators[model]``, else
+    ``models.evaluator``."""
+    m = params["models"]
+    return (m.get("evaluators") or {}).get(model, m["evaluator"])
+
+
+# --------------------------------------------------------------------------- Merrill et al.
+MERRILL_PURE = (
+    "Pythia 70M–12B trained on the Pile; pure (naive) sampling, 1,000 new tokens; baseline: the "
+    "Pile's validation text, which duplicates training n-grams (less novel than the no-"
+    "duplication lower bound for n > 20); n = 1..100"
+)
+
+
+@claim(
+    "pure-more-novel-than-validation",
+    "With pure sampling, LM text is more novel than held-out validation text at every n",
+    MERRILL,
+    "Fig. 1 (left), §3",
+    MERRILL_PURE,
+    ("novelty_samples",),
+    "pure sampling ({pure_decoding}) of each model vs the true continuations of clean held-out "
+    "windows (human/reference), main prompt length, model tokens, matched against the "
+    "{novelty_source} training text: at each n in 1..{n_max} the 95% CIs of novelty(n) are "
+    "compared; a model holds if it is above with disjoint CIs at some n and below at none, "
+    "does not hold if it is below at some n (an interval excluding 'more novel' there), else "
+    "inconclusive; the claim holds if every model holds",
+    setting="copyscope's held-out plays are clean (they share no planted or split-crossing "
+    "text with training), unlike the Pile's validation set: the authors' own explanation "
+    "predicts that pure samples are NOT more novel than a clean baseline, so 'does not hold' "
+    "here is the explanation's prediction (next row: the contaminated baseline)",
+)
+def pure_more_novel_than_validation(tables: Tables, params: Mapping):
+    """Merrill et al. 2024 Fig. 1 (left): pure samples are more novel than validation text."""
+    f = params["findings"]
+    t = _main(_source(tables["novelty_samples"], f["novelty_source"]), params)
+    parts, verdicts = _novelty_vs_human(
+        t, params, [f["pure_decoding"]], range(1, f["n_max"] + 1), 1
+    )
+    return decided(parts, verdicts, "no pure-sampling rows at the main prompt length")
+
+
+@claim(
+    "pure-vs-contaminated-baseline",
+    "The authors' explanation of Fig. 1: validation text that duplicates training n-grams is "
+    "less novel than pure samples, so against a contaminated held-out baseline pure samples "
+    "are more novel at every n",
+    MERRILL,
+    "§3 (on Fig. 1 left)",
+    MERRILL_PURE,
+    ("novelty_samples",),
+    "as the row above, against the true continuations of windows from held-out plays whose "
+    "excerpts are planted in training (human/contaminated, corpus.inject.excerpts), matched "
+    "against all training text (planted included); holds if every model is above at some n in "
+    "1..{n_max} and below at none, does not hold if a model is below at some n; the clean "
+    "baseline's comparison is reported beside it",
+    setting="the contamination is planted (a share of the speeches of a few held-out plays, "
+    "copied 1–16 times), not the Pile's natural train–validation overlap",
+)
+def pure_vs_contaminated_baseline(tables: Tables, params: Mapping):
+    """Merrill et al. 2024 §3: the order of pure samples and validation text depends on the
+    validation text duplicating training n-grams."""
+    f = params["findings"]
+    t = _main(_source(tables["novelty_samples"], "all"), params)
+    ns, pure = range(1, f["n_max"] + 1), [f["pure_decoding"]]
+    parts, verdicts = _novelty_vs_human(t, params, pure, ns, 1, human="contaminated")
+    try:
+        clean, _ = _novelty_vs_human(t, params, pure, ns, 1)
+        parts += [f"[clean baseline, all text: {p}]" for p in clean]
+    except NotMeasured:
+        pass
+    return decided(parts, verdicts, "no human/contaminated or no pure-sampling rows")
+
+
 @claim(
     "larger-less-novel",
-    "larger models are less novel (same decoding)",
+    "Larger models generate less novel text than smaller ones (same decoding)",
     MERRILL,
+    "Fig. 1 (left)",
+    "Pythia 70M, 160M, 410M, 1B, 1.4B, 2.8B, 6.9B, 12B (one training run on the Pile); pure "
+    "sampling",
     ("nnsl_samples",),
-    "pure sampling, main prompt length; the gpt2 models of models.zoo ordered by "
-    "12·n_layer·n_embd² (other kinds are not compared): for each pair of consecutive sizes, "
-    "holds if the larger model's mean L_t 95% CI lies above the smaller's (less novel), does "
-    "not hold if below, else inconclusive; the claim holds if every pair holds",
+    "pure sampling ({pure_decoding}), main prompt length, {novelty_source} training text; the "
+    "gpt2 models of models.zoo ordered by 12·n_layer·n_embd² (other kinds are not compared): "
+    "for each pair of consecutive sizes, holds if the larger model's mean L_t 95% CI lies above "
+    "the smaller's (less novel), does not hold if below, else inconclusive; the claim holds if "
+    "every pair holds",
+    setting="two GPT-2 sizes two orders of magnitude smaller than Pythia's, trained on ~1M "
+    "tokens; McCoy et al. (RAVEN §5, Fig. 3) found the size effect inconsistent across GPT-2 "
+    "sizes",
 )
 def larger_less_novel(tables: Tables, params: Mapping):
-    """Merrill et al.: larger LMs generate less novel text (higher mean non-novel suffix
-    length L_t)."""
-    pure = _pure(_main(tables["nnsl_samples"], params))
+    """Merrill et al. 2024: larger LMs generate less novel text (higher mean L_t)."""
+    f = params["findings"]
+    t = _enough(_main(_source(tables["nnsl_samples"], f["novelty_source"]), params), params)
+    t = t[t["decoding"] == f["pure_decoding"]].rename(columns={"mean_nnsl": "value"})
     zoo = params["models"]["zoo"]
     sized = sorted(
-        (model_size(zoo[m]), m) for m in pure if m in zoo and model_size(zoo[m]) is not None
+        (model_size(zoo[m]), m) for m in _models(t) if m in zoo and model_size(zoo[m]) is not None
     )
     pairs = [(a, b) for a, b in itertools.pairwise(sized) if b[0] > a[0]]
     if not pairs:
         raise NotMeasured("fewer than two gpt2 models of different sizes with pure sampling")
-    row = {m: pure[m].rename(columns={"mean_nnsl": "value"}).iloc[0] for _, m in sized}
+    row = {m: t[t["model"] == m].iloc[0] for _, m in sized}
     parts, verdicts = [], []
     for (_, small), (_, large) in pairs:
         s = compare(_ci(row[large]), _ci(row[small]))
@@ -350,10 +560,12 @@ UNCONSTRAINED = {"temperature": 1.0, "top_k": math.inf, "top_p": 1.0}
 """The value of each parameter that pure sampling has."""
 
 
-def _constraint_parts(rows: pd.DataFrame, decodings: Mapping, rho_min: float):
+def _constraint_parts(rows: pd.DataFrame, params: Mapping):
     """(text, verdict) per decoding family of one model's rows (``value`` = mean L_t), after
     (pure sampling's mean L_t, None) when the model has pure sampling."""
-    pure = rows[rows["family"] == "pure"]
+    f = params["findings"]
+    decodings = params["sampling"]["decodings"]
+    pure = rows[rows["decoding"] == f["pure_decoding"]]
     parts = []
     for fam, key in CONSTRAINT.items():
         sub = rows[rows["family"] == fam]
@@ -361,10 +573,12 @@ def _constraint_parts(rows: pd.DataFrame, decodings: Mapping, rho_min: float):
             continue
         pts = pd.concat([sub, pure.iloc[:1]])
         pts["x"] = [
-            UNCONSTRAINED[key] if f == "pure" else float(decodings[d][key])
-            for d, f in zip(pts["decoding"], pts["family"], strict=True)
+            UNCONSTRAINED[key] if d == f["pure_decoding"] else float(decodings[d][key])
+            for d in pts["decoding"]
         ]
-        verdict, rho = trend_verdict(pts, "x", -1, rho_min)
+        if len(pts) < f["trend_min_points"]:
+            continue  # two points give ρ = ±1 whatever they are: no trend is decided
+        verdict, rho = trend_verdict(pts, "x", -1, f["rho_min"], f["trend_min_points"])
         parts.append((f"{fam} ρ = {g(rho)} ({len(pts)} decodings) → {verdict}", verdict))
     for fam in ("greedy", "beam"):
         for _, r in rows[rows["family"] == fam].iterrows():
@@ -379,23 +593,29 @@ def _constraint_parts(rows: pd.DataFrame, decodings: Mapping, rho_min: float):
 
 @claim(
     "constrained-less-novel",
-    "more constrained decoding (lower temperature, smaller k or p, greedy, beam) is less novel",
+    "Less stochastic decoding (smaller k or p, lower temperature, beam search) decreases novelty",
     MERRILL,
+    "Fig. 2, §4",
+    "Pythia-12B; top-k, top-p and temperature grids, greedy and beam search (beam 8: 3% novel "
+    "10-grams vs 71% at temperature 0.5)",
     ("nnsl_samples",),
-    "mean L_t (95% CI), main prompt length, per model: within each sampling family (with pure "
-    "sampling as temperature 1, k = ∞, p = 1) Spearman ρ between the parameter and mean L_t; "
-    "a family holds if ρ ≤ −{rho_min} and the most constrained decoding's CI lies above the "
-    "least constrained's (does not hold: ρ ≥ {rho_min} and below; else inconclusive); greedy "
-    "and each beam decoding hold if their CI lies above pure sampling's (does not hold: "
-    "below); the claim holds if every family of every model holds",
+    "mean L_t (95% CI), main prompt length, {novelty_source} training text, per model: within "
+    "each sampling family with at least {trend_min_points} decodings (pure sampling counted as "
+    "temperature 1, k = ∞, p = 1) Spearman ρ between the parameter and mean L_t; a family holds "
+    "if ρ ≤ −{rho_min} and the most constrained decoding's CI lies above the least "
+    "constrained's (does not hold: ρ ≥ {rho_min} and below; else inconclusive); greedy and "
+    "each beam decoding hold if their CI lies above pure sampling's (does not hold: below); "
+    "sets with fewer than {min_distinct} distinct texts are left out; the claim holds if every "
+    "family of every model holds",
 )
 def constrained_less_novel(tables: Tables, params: Mapping):
-    """Merrill et al.: more constrained decoding strategies decrease novelty (raise L_t)."""
-    nnsl = _main(tables["nnsl_samples"], params).rename(columns={"mean_nnsl": "value"})
-    decodings, rho_min = params["sampling"]["decodings"], params["findings"]["rho_min"]
+    """Merrill et al. 2024 Fig. 2: more constrained decoding decreases novelty (raises L_t)."""
+    f = params["findings"]
+    nnsl = _enough(_main(_source(tables["nnsl_samples"], f["novelty_source"]), params), params)
+    nnsl = nnsl.rename(columns={"mean_nnsl": "value"})
     texts, verdicts = [], []
-    for model, rows in nnsl[nnsl["model"] != "human"].groupby("model", sort=False):
-        parts = _constraint_parts(rows, decodings, rho_min)
+    for model in _models(nnsl):
+        parts = _constraint_parts(nnsl[nnsl["model"] == model], params)
         if len(parts) > 1:
             texts.append(f"{model}: " + ", ".join(t for t, _ in parts))
             verdicts += [v for _, v in parts if v is not None]
@@ -405,33 +625,27 @@ def constrained_less_novel(tables: Tables, params: Mapping):
 
 
 @claim(
-    "prompt-length",
-    "novelty decreases with prompt length (the prompt-length study's decodings)",
+    "constrained-small-n-below-validation",
+    "Constrained decoding (greedy, beam search) makes small n-grams less novel than "
+    "validation text",
     MERRILL,
-    ("nnsl_samples",),
-    "for each model and decoding of the prompt-length study: Spearman ρ between prompt length "
-    "and mean L_t; holds if ρ ≥ {rho_min} and the longest prompt's 95% CI lies above the "
-    "shortest's (does not hold: ρ ≤ −{rho_min} and below; else inconclusive); the claim holds "
-    "if every (model, decoding) holds",
+    "Fig. 2, §4",
+    "Pythia-12B; greedy and beam decoding against the Pile's validation text",
+    ("novelty_samples",),
+    "greedy and beam decodings of each model vs the true continuations of clean held-out "
+    "windows (human/reference), main prompt length, {novelty_source} training text: at each "
+    "n in 1..{n_small} the 95% CIs of novelty(n) are compared; a set holds if it is below "
+    "human at some n and above at none, does not hold if above at some n; sets with fewer than "
+    "{min_distinct} distinct texts are left out; the claim holds if every set holds",
 )
-def prompt_length(tables: Tables, params: Mapping):
-    """Merrill et al. Fig. 3 (prompt length), stated as: generations after longer prompts are
-    less novel (higher mean L_t)."""
-    s = params["sampling"]
-    models = s.get("prompt_length_models") or [params["models"]["evaluator"]]
-    nnsl = tables["nnsl_samples"].rename(columns={"mean_nnsl": "value"})
-    parts, verdicts = [], []
-    for (model, decoding), rows in nnsl.groupby(["model", "decoding"], sort=False):
-        if model not in models or decoding not in s["prompt_length_decodings"] or len(rows) < 2:
-            continue
-        verdict, rho = trend_verdict(rows, "prompt_length", +1, params["findings"]["rho_min"])
-        lo, hi = rows.sort_values("prompt_length").iloc[[0, -1]].to_dict("records")
-        parts.append(
-            f"{model} {decoding}: ρ = {g(rho)}, mean L_t {ci(_ci(lo))} at {lo['prompt_length']} "
-            f"vs {ci(_ci(hi))} at {hi['prompt_length']} tokens → {verdict}"
-        )
-        verdicts.append(verdict)
-    return decided(parts, verdicts, "no model and decoding sampled at two or more prompt lengths")
+def constrained_small_n_below_validation(tables: Tables, params: Mapping):
+    """Merrill et al. 2024 Fig. 2: greedy and beam text reuses short n-grams more than
+    validation text does."""
+    f = params["findings"]
+    t = _enough(_main(_source(tables["novelty_samples"], f["novelty_source"]), params), params)
+    constrained = list(pd.unique(t.loc[t["family"].isin(["greedy", "beam"]), "decoding"]))
+    parts, verdicts = _novelty_vs_human(t, params, constrained, range(1, f["n_small"] + 1), -1)
+    return decided(parts, verdicts, "no greedy or beam sets with enough distinct texts")
 
 
 def _curves(table: pd.DataFrame, min_tokens: int) -> dict[str, pd.DataFrame]:
@@ -446,8 +660,11 @@ def _curves(table: pd.DataFrame, min_tokens: int) -> dict[str, pd.DataFrame]:
 
 @claim(
     "completion-loss-in-training",
-    "completion loss is lower where the model completes an n-gram seen in training",
+    "The loss of the token completing an n-gram of validation text is lower when that n-gram "
+    "occurs in training, across n",
     MERRILL,
+    "Fig. 1 (right)",
+    "Pythia models on the Pile's validation text; per-token loss grouped by n",
     ("completion_loss",),
     "per model, over the n-gram lengths x where both curves have at least {min_tokens} tokens: "
     "k of m points have the lower loss on the in-training curve; two-sided sign test "
@@ -455,8 +672,8 @@ def _curves(table: pd.DataFrame, min_tokens: int) -> dict[str, pd.DataFrame]:
     "p < {alpha}, else inconclusive; the claim holds if every model holds",
 )
 def completion_loss_in_training(tables: Tables, params: Mapping):
-    """Merrill et al. Fig. 1 (right): tokens that complete an n-gram seen in training have a
-    lower loss than tokens that complete a novel n-gram of the same length."""
+    """Merrill et al. 2024 Fig. 1 (right): tokens that complete an n-gram seen in training have
+    a lower loss than tokens that complete a novel n-gram of the same length."""
     f = params["findings"]
     parts, verdicts = [], []
     for model, c in _curves(tables["completion_loss"], f["min_tokens"]).items():
@@ -477,78 +694,510 @@ def completion_loss_in_training(tables: Tables, params: Mapping):
 
 
 @claim(
-    "completion-loss-length",
-    "completion loss of n-grams seen in training falls with the n-gram's length",
+    "completion-loss-frequency",
+    "For a fixed n-gram length, n-grams that occur more often in training are completed with "
+    "lower loss",
     MERRILL,
-    ("completion_loss",),
-    "per model, the in-training curve at the lengths x with at least {min_tokens} tokens: "
-    "Spearman ρ between x and loss (permutation p-value, exact up to 8 points); holds if ρ < 0 with "
-    "p < {alpha}, does not hold if ρ > 0 with p < {alpha}, else inconclusive; the claim holds "
-    "if every model holds",
+    "released analysis code (loss by training frequency)",
+    "Pythia on the Pile's validation text; tokens with L_t = L for fixed L, bucketed by "
+    "log10 count",
+    ("completion_loss_slope",),
+    "per model and n-gram length L with at least {min_tokens} tokens: the slope of token loss "
+    "on log10 C_t over the tokens with L_t = L, with its 95% bootstrap CI over texts; holds if "
+    "the CI lies wholly below 0, does not hold if wholly above 0, else inconclusive; the claim "
+    "holds if every (model, L) holds",
+    setting="the papers' text does not state this; it is what the authors' analysis code plots",
 )
-def completion_loss_length(tables: Tables, params: Mapping):
-    """Merrill et al. Fig. 1 (right): the longer the training n-gram a token completes, the
-    lower its loss."""
-    f = params["findings"]
+def completion_loss_frequency(tables: Tables, params: Mapping):
+    """Merrill et al. 2024 (analysis code): for a fixed length L, more frequent training
+    n-grams are completed with lower loss (negative slope of loss on log10 count)."""
+    f, t = params["findings"], tables["completion_loss_slope"]
+    t = t[t["tokens"] >= f["min_tokens"]]
     parts, verdicts = [], []
-    for model, c in _curves(tables["completion_loss"], f["min_tokens"]).items():
-        if "in training" not in c.columns:
+    for _, r in t.iterrows():
+        v = _ci(r, "slope", "slope_lo", "slope_hi")
+        if not np.isfinite(v[0]):
             continue
-        curve = c["in training"].dropna()
-        rho, p = rank_test(curve.index, curve.to_numpy())
-        verdict = p_verdict(rho, p, -1, f["alpha"])
-        span = f"{g(curve.iloc[0])} at x = {curve.index[0]} to {g(curve.iloc[-1])} at x = "
+        verdict = effect_verdict(negated(v))
         parts.append(
-            f"{model}: ρ = {g(rho)} (p = {g(p)}, {len(curve)} lengths), loss {span}"
-            f"{curve.index[-1]} → {verdict}"
-            if len(curve)
-            else f"{model}: no length with enough tokens → {verdict}"
+            f"{r['model']} L={int(r['n'])}: slope {ci(v)} nats per decade "
+            f"({int(r['tokens'])} tokens, {int(r['texts'])} texts) → {verdict}"
         )
         verdicts.append(verdict)
-    return decided(parts, verdicts, "no in-training completion-loss curve")
+    return decided(parts, verdicts, f"no length L with ≥ {f['min_tokens']} tokens and a slope")
+
+
+# --------------------------------------------------------------------------- McCoy et al.
+RAVEN_NGRAM = (
+    "LSTM, Transformer and Transformer-XL trained on Wikitext-103, GPT-2 (WebText); Moses "
+    "words; duplication w.r.t. training ∪ context; baseline: the true continuations of the "
+    "prompts"
+)
+
+
+def _raven_curves(table: pd.DataFrame, params: Mapping) -> pd.DataFrame:
+    """raven_summary (training ∪ context, main prompt length) as long rows: model, decoding,
+    family, n, novelty, ci_low, ci_high."""
+    t = _enough(_main(table[table["source"] == "union"], params), params)
+    rows = []
+    for _, r in t.iterrows():
+        for n in range(1, params["findings"]["raven_n_max"] + 1):
+            if f"novelty_{n}" in t.columns:
+                rows.append(
+                    {
+                        "model": r["model"],
+                        "decoding": r["decoding"],
+                        "family": r["family"],
+                        "n": n,
+                        "novelty": r[f"novelty_{n}"],
+                        "ci_low": r[f"novelty_{n}_ci_low"],
+                        "ci_high": r[f"novelty_{n}_ci_high"],
+                    }
+                )
+    cols = ["model", "decoding", "family", "n", "novelty", "ci_low", "ci_high"]
+    return pd.DataFrame(rows, columns=cols)
+
+
+@claim(
+    "raven-top40-small-n",
+    "With top-40 sampling, models are less novel than the human baseline for small n (n < 6)",
+    RAVEN,
+    "§5, Fig. 1",
+    RAVEN_NGRAM + "; top-40 sampling (Wikitext: 6% novel bigrams vs 2–3% for the models)",
+    ("raven_summary",),
+    "the {raven_decoding} samples of each model vs human/reference, RAVEN's word novelty "
+    "(training ∪ context), main prompt length: at each n in 1..{raven_small_max} the 95% CIs are "
+    "compared; a model holds if below at some n and above at none, does not hold if above at "
+    "some n; the claim holds if every model holds",
+)
+def raven_top40_small_n(tables: Tables, params: Mapping):
+    """McCoy et al. 2023 §5: top-40 samples reuse short n-grams more than human text."""
+    f = params["findings"]
+    t = _raven_curves(tables["raven_summary"], params)
+    ns = range(1, f["raven_small_max"] + 1)
+    parts, verdicts = _novelty_vs_human(t, params, [f["raven_decoding"]], ns, -1)
+    return decided(parts, verdicts, f"no {f['raven_decoding']} samples in the RAVEN summary")
+
+
+@claim(
+    "raven-top40-large-n",
+    "With top-40 sampling, models are more novel than the human baseline for n > 6",
+    RAVEN,
+    "§5, Fig. 1",
+    RAVEN_NGRAM + "; top-40 sampling",
+    ("raven_summary",),
+    "as the row above at each n in {raven_large_min}..{raven_n_max}: a model holds if above "
+    "human at some n and below at none, does not hold if below at some n",
+)
+def raven_top40_large_n(tables: Tables, params: Mapping):
+    """McCoy et al. 2023 §5: for larger n, top-40 samples are more novel than human text."""
+    f = params["findings"]
+    t = _raven_curves(tables["raven_summary"], params)
+    ns = range(f["raven_large_min"], f["raven_n_max"] + 1)
+    parts, verdicts = _novelty_vs_human(t, params, [f["raven_decoding"]], ns, 1)
+    return decided(parts, verdicts, f"no {f['raven_decoding']} samples in the RAVEN summary")
+
+
+@claim(
+    "raven-pure-every-n",
+    "With pure sampling, models are more novel than the human baseline at every n",
+    RAVEN,
+    "§5, Fig. 1",
+    RAVEN_NGRAM + "; pure sampling",
+    ("raven_summary",),
+    "the {pure_decoding} samples of each model vs human/reference, RAVEN's word novelty "
+    "(training ∪ context), main prompt length, n in 1..{raven_n_max}: a model holds if above at "
+    "some n and below at none, does not hold if below at some n; the claim holds if every model "
+    "holds",
+)
+def raven_pure_every_n(tables: Tables, params: Mapping):
+    """McCoy et al. 2023 §5: pure samples are more novel than human text at every n."""
+    f = params["findings"]
+    t = _raven_curves(tables["raven_summary"], params)
+    ns = range(1, f["raven_n_max"] + 1)
+    parts, verdicts = _novelty_vs_human(t, params, [f["pure_decoding"]], ns, 1)
+    return decided(parts, verdicts, f"no {f['pure_decoding']} samples in the RAVEN summary")
+
+
+@claim(
+    "lstm-less-novel-small-n",
+    "The LSTM is less novel than the Transformer for small n (recurrence)",
+    RAVEN,
+    "§5, Fig. 1",
+    RAVEN_NGRAM + "; LSTM vs Transformer of Wikitext-103, top-40 sampling",
+    ("raven_summary",),
+    "the {raven_decoding} samples of each lstm model vs each gpt2 model of models.zoo, RAVEN's "
+    "word novelty (training ∪ context), main prompt length, n in 1..{raven_small_max}: a pair "
+    "holds if the LSTM is below at some n and above at none, does not hold if above at some n; "
+    "the claim holds if every pair holds",
+)
+def lstm_less_novel_small_n(tables: Tables, params: Mapping):
+    """McCoy et al. 2023 §5: the recurrent LSTM copies short n-grams more than the
+    Transformer."""
+    f, zoo = params["findings"], params["models"]["zoo"]
+    t = _raven_curves(tables["raven_summary"], params)
+    t = t[t["decoding"] == f["raven_decoding"]]
+    present = set(t["model"])
+    lstms = [m for m, s in zoo.items() if s.get("kind") == "lstm" and m in present]
+    gpts = [m for m, s in zoo.items() if s.get("kind") == "gpt2" and m in present]
+    parts, verdicts = [], []
+    ns = range(1, f["raven_small_max"] + 1)
+    for lstm, gpt in itertools.product(lstms, gpts):
+        a = t[t["model"] == lstm].set_index("n").rename(columns={"novelty": "value"})
+        b = t[t["model"] == gpt].set_index("n").rename(columns={"novelty": "value"})
+        signs = {
+            n: compare(_ci(a.loc[n]), _ci(b.loc[n])) for n in ns if n in a.index and n in b.index
+        }
+        if not signs:
+            continue
+        verdict = every_verdict(list(signs.values()), -1)
+        verdicts.append(verdict)
+        parts.append(
+            f"{lstm} vs {gpt}: below at n ∈ {n_range([n for n, s in signs.items() if s < 0])}, "
+            f"above at n ∈ {n_range([n for n, s in signs.items() if s > 0])} → {verdict}"
+        )
+    return decided(
+        parts, verdicts, f"no lstm and gpt2 model both sampled with {f['raven_decoding']}"
+    )
 
 
 @claim(
     "novelty-quality",
-    "more novel decodings have higher perplexity (novelty–quality tradeoff)",
+    "Decoding methods trade novelty against quality: decodings that produce more novel text "
+    "produce text of lower quality (higher perplexity under a different model)",
     RAVEN,
+    "§5, Fig. 2",
+    "12 decodings (top-k, top-p, temperature grids, pure sampling); quality = perplexity under "
+    "another model (GPT-2 scored the Wikitext models, Transformer-XL scored GPT-2)",
     ("raven_summary",),
-    "per model sampled under the whole decoding grid (sampling.grid_models; absent = every "
-    "model), across its decodings at the main prompt length (training ∪ context): Spearman "
-    "ρ between the truncated duplication score (higher = less novel) and the evaluator's "
-    "perplexity (permutation p-value, exact up to 8 decodings); holds if ρ < 0 with p < {alpha}, does "
-    "not hold if ρ > 0 with p < {alpha}, else inconclusive; the claim holds if every model holds",
+    "per model, across its decodings at the main prompt length (training ∪ context), only sets "
+    "scored by an evaluator other than the model itself (models.evaluator / "
+    "models.evaluators): Spearman ρ between the truncated duplication score (higher = less "
+    "novel) and the evaluator's perplexity (permutation p-value, exact up to 8 decodings), from "
+    "at least {trend_min_points} decodings; holds if ρ < 0 with p < {alpha}, does not hold if "
+    "ρ > 0 with p < {alpha}, else inconclusive; the claim holds if every model holds",
 )
 def novelty_quality(tables: Tables, params: Mapping):
-    """McCoy et al. (RAVEN) Fig. 2: decodings that produce more novel text produce text of
-    lower quality (higher perplexity under the evaluator model)."""
+    """McCoy et al. 2023 Fig. 2: more novel decodings give higher perplexity under a
+    different evaluator model."""
+    f = params["findings"]
     r = tables["raven_summary"]
-    r = _main(r[(r["source"] == "union") & (r["model"] != "human")], params)
-    grid = params["sampling"].get("grid_models")
-    if grid is not None:
-        r = r[r["model"].isin(grid)]
+    r = _enough(_main(r[(r["source"] == "union") & (r["model"] != "human")], params), params)
+    if "evaluator" in r.columns:
+        r = r[r["evaluator"] != r["model"]]
+    else:
+        r = r[r["model"].map(lambda m: evaluator_of(m, params) != m).astype(bool)]
     parts, verdicts = [], []
     for model, rows in r.groupby("model", sort=False):
+        if len(rows) < f["trend_min_points"]:
+            continue
         rho, p = rank_test(rows["truncated_score"], rows["perplexity"])
-        verdict = p_verdict(rho, p, -1, params["findings"]["alpha"])
-        parts.append(f"{model}: ρ = {g(rho)} (p = {g(p)}, {len(rows)} decodings) → {verdict}")
+        verdict = p_verdict(rho, p, -1, f["alpha"])
+        ev = (
+            rows["evaluator"].iloc[0]
+            if "evaluator" in rows.columns
+            else evaluator_of(model, params)
+        )
+        parts.append(
+            f"{model} (scored by {ev}): ρ = {g(rho)} (p = {g(p)}, {len(rows)} decodings) → {verdict}"
+        )
         verdicts.append(verdict)
-    return decided(parts, verdicts, "no model's samples in the RAVEN summary")
+    return decided(
+        parts,
+        verdicts,
+        f"no model with ≥ {f['trend_min_points']} decodings scored by another model",
+    )
 
 
 @claim(
+    "prompt-length-no-effect",
+    "Prompt length has no clear effect on the novelty of the generated text",
+    RAVEN,
+    "supplementary materials (prompt length)",
+    RAVEN_NGRAM + "; prompts of several lengths",
+    ("raven_contrasts",),
+    "per (model, decoding) of the prompt-length study: the paired difference of RAVEN's "
+    "truncated duplication score (training ∪ context) between each prompt length and the main "
+    "one, with its 95% bootstrap CI over windows; prompt lengths whose samples have fewer than "
+    "{min_distinct} distinct texts are left out; a set holds (no clear effect) if every CI lies "
+    "within ±{prompt_length_margin}, does not hold if some CI lies wholly outside it, else "
+    "inconclusive; the claim holds if every set holds",
+    setting="Merrill et al.'s Fig. 3 varies training-text prompts for beam search and states no "
+    "trend either; neither paper claims that novelty falls with prompt length",
+)
+def prompt_length_no_effect(tables: Tables, params: Mapping):
+    """McCoy et al. 2023 (supplement): prompt length has no clear effect on novelty."""
+    f = params["findings"]
+    c = tables["raven_contrasts"]
+    c = c[(c["kind"] == "prompt_length") & (c["model"] != "human")]
+    enough = (c["distinct_a"].fillna(0) >= f["min_distinct"]) & (
+        c["distinct_b"].fillna(0) >= f["min_distinct"]
+    )
+    left_out = c[~enough]
+    parts, verdicts = [], []
+    for (model, decoding), rows in c[enough].groupby(["model", "decoding"], sort=False):
+        deltas = [_ci(r, "delta", "delta_lo", "delta_hi") for _, r in rows.iterrows()]
+        verdict = equivalence_verdict(deltas, f["prompt_length_margin"])
+        verdicts.append(verdict)
+        diffs = ", ".join(
+            f"{r['a']} − {r['b']}: {ci(_ci(r, 'delta', 'delta_lo', 'delta_hi'))}"
+            for _, r in rows.iterrows()
+        )
+        parts.append(f"{model} {decoding}: {diffs} → {verdict}")
+    for _, r in left_out.iterrows():
+        parts.append(
+            f"{r['model']} {r['decoding']} {r['a']} vs {r['b']}: left out "
+            f"({int(r['distinct_a'])} and {int(r['distinct_b'])} distinct texts)"
+        )
+    return decided(parts, verdicts, "no set of the prompt-length study with enough distinct texts")
+
+
+@claim(
+    "train-vs-union",
+    "Results barely change when only training-set duplication is counted instead of "
+    "training ∪ context",
+    RAVEN,
+    "supplementary materials (sources of duplication)",
+    RAVEN_NGRAM + "; the paper's main decodings",
+    ("raven_contrasts",),
+    "per model under {pure_decoding} and {raven_decoding}, main prompt length: the paired "
+    "difference of the truncated duplication score, training ∪ context minus training only, "
+    "with its 95% bootstrap CI; holds if every CI lies within ±{source_margin}, does not hold "
+    "if some CI lies wholly outside it, else inconclusive",
+)
+def train_vs_union(tables: Tables, params: Mapping):
+    """McCoy et al. 2023 (supplement): copying from the context adds little to copying from
+    training."""
+    f = params["findings"]
+    c = tables["raven_contrasts"]
+    c = c[(c["kind"] == "source") & (c["model"] != "human")]
+    c = c[c["decoding"].isin([f["pure_decoding"], f["raven_decoding"]])]
+    parts, verdicts = [], []
+    for model, rows in c.groupby("model", sort=False):
+        deltas = [_ci(r, "delta", "delta_lo", "delta_hi") for _, r in rows.iterrows()]
+        verdict = equivalence_verdict(deltas, f["source_margin"])
+        verdicts.append(verdict)
+        diffs = ", ".join(
+            f"{r['decoding']} {ci(_ci(r, 'delta', 'delta_lo', 'delta_hi'))}"
+            for _, r in rows.iterrows()
+        )
+        parts.append(f"{model}: union − train {diffs} → {verdict}")
+    return decided(parts, verdicts, "no union-vs-training contrast for the compared decodings")
+
+
+def _unit_signs(model: pd.DataFrame, human: pd.DataFrame, units: Sequence[str]) -> dict:
+    """unit → (:func:`compare` of the model's novelty interval with the human one, model
+    interval, human interval), for the units with generated occurrences in both."""
+    m = model[model["total"] > 0].set_index("unit").rename(columns={"novelty": "value"})
+    h = human[human["total"] > 0].set_index("unit").rename(columns={"novelty": "value"})
+    return {
+        u: (compare(_ci(m.loc[u]), _ci(h.loc[u])), _ci(m.loc[u]), _ci(h.loc[u]))
+        for u in units
+        if u in m.index and u in h.index
+    }
+
+
+def _unit_names(signs: dict, want: int) -> str:
+    return "{" + ", ".join(u for u, (s, _, _) in signs.items() if s == want) + "}"
+
+
+@claim(
+    "syntax-local-less-novel",
+    "Local syntactic structure (dependency arcs, roles) of model text is far less novel than "
+    "the baseline's, while whole-sentence structure differs little",
+    RAVEN,
+    "§6, Table 1, Fig. 5",
+    "top-40 sampling; Wikitext-103 models and GPT-2; benepar constituency and Stanford "
+    "Dependencies parses; baseline: the true continuations",
+    ("syntax_novelty",),
+    "the {raven_decoding} samples of each model vs human/reference, 95% CIs of syntactic "
+    "novelty (bootstrap over passages): local units {local_units} hold if the model is below "
+    "human at some unit and above at none (does not hold: above at some and below at none); "
+    "whole-sentence units {structure_units} hold if every unit's difference (bounded by the two "
+    "CIs) lies within ±{syntax_margin} (does not hold: some unit's bounds lie wholly outside); "
+    "a model holds if both parts hold and does not hold if either does not; the claim holds if "
+    "every model holds",
+    setting="parses come from spaCy (ClearNLP labels, no constituency: the dependency-tree "
+    "structure stands in for it); arcs and roles contain words, and small BPE models write "
+    "non-words, which inflates their novelty (RAVEN §7: 96% of GPT-2's novel words are "
+    "well-formed)",
+)
+def syntax_local_less_novel(tables: Tables, params: Mapping):
+    """McCoy et al. 2023 §6: generated text is less syntactically novel than human text in
+    local structure, while sentence-level structure is about as novel."""
+    f = params["findings"]
+    t = tables["syntax_novelty"]
+    human = _set(t, "human", "reference")
+    if not len(human):
+        raise NotMeasured("no human/reference rows in the syntactic novelty table")
+    parts, verdicts = [], []
+    for model in _models(t):
+        rows = _set(t, model, f["raven_decoding"])
+        local = _unit_signs(rows, human, f["local_units"])
+        whole = _unit_signs(rows, human, f["structure_units"])
+        if not local or not whole:
+            continue
+        local_v = signs_verdict([s for s, _, _ in local.values()], -1)
+        whole_v = equivalence_verdict(
+            [difference_bounds(a, b) for _, a, b in whole.values()], f["syntax_margin"]
+        )
+        verdict = FAILS if FAILS in (local_v, whole_v) else combine([local_v, whole_v])
+        verdicts.append(verdict)
+        spread = ", ".join(f"{u} {g(a[0])} vs {g(b[0])}" for u, (_, a, b) in whole.items())
+        parts.append(
+            f"{model} {f['raven_decoding']}: local below human at {_unit_names(local, -1)}, "
+            f"above at {_unit_names(local, 1)} → {local_v}; whole-sentence {spread} → {whole_v}; "
+            f"→ {verdict}"
+        )
+    return decided(
+        parts, verdicts, f"no {f['raven_decoding']} set with local and whole-sentence units"
+    )
+
+
+# --------------------------------------------------------------------------- Shaib et al.
+@claim(
+    "more-templates",
+    "Models produce templated text at a higher rate than human references",
+    SHAIB,
+    "§4–5 (e.g. Rotten Tomatoes: 95% of model outputs contain an n = 6 template vs 38% of "
+    "human texts)",
+    "downstream tasks (summarisation of news, reviews, …) with instruction-tuned and open "
+    "models; templates = the top-100 POS n-grams of a set",
+    ("templates",),
+    "pure sampling ({pure_decoding}) of each model vs human/reference at the headline n "
+    "(analysis.syntax.template_headline_n): the difference in template rate (share of texts "
+    "with a template) with Newcombe's 95% interval; holds if it lies wholly above 0, does not "
+    "hold if wholly below 0, else inconclusive; templates per token and CR-POS are reported; "
+    "the claim holds if every model holds",
+    setting="free continuation of play text by small models trained here, not task outputs of "
+    "large instruction-tuned models",
+)
+def more_templates(tables: Tables, params: Mapping):
+    """Shaib et al. 2024: model outputs contain templates more often than human text."""
+    f = params["findings"]
+    n = params["analysis"]["syntax"]["template_headline_n"]
+    t = tables["templates"]
+    t = t[t["n"] == n]
+    human = _set(t, "human", "reference")
+    if not len(human):
+        raise NotMeasured("no human/reference templates at the headline n")
+    h = human.iloc[0]
+    parts, verdicts = [], []
+    for model in _models(t):
+        rows = _set(t, model, f["pure_decoding"])
+        if not len(rows):
+            continue
+        m = rows.iloc[0]
+        km, nm = round(float(m["template_rate"]) * int(m["texts"])), int(m["texts"])
+        kh, nh = round(float(h["template_rate"]) * int(h["texts"])), int(h["texts"])
+        d = newcombe(km, nm, kh, nh)
+        verdict = effect_verdict(d)
+        verdicts.append(verdict)
+        parts.append(
+            f"{model} n={n}: template rate {g(m['template_rate'])} vs human "
+            f"{g(h['template_rate'])}, difference {ci(d)}; per token "
+            f"{g(m['templates_per_token'])} vs {g(h['templates_per_token'])}, CR-POS "
+            f"{g(m['cr_pos'])} vs {g(h['cr_pos'])} → {verdict}"
+        )
+    return decided(parts, verdicts, "no pure-sampling template rows at the headline n")
+
+
+@claim(
+    "templates-in-training",
+    "Templates in model text are found in the pre-training data far more often than "
+    "templates in human text (76% vs 35%)",
+    SHAIB,
+    "§6",
+    "OLMo and other open models with known pre-training data; the 50K most common POS "
+    "6-grams of a 10B-token tagged sample",
+    ("template_coverage_delta",),
+    "pure sampling ({pure_decoding}) of each model: coverage of its templates within the "
+    "training split's most frequent POS n-grams minus the coverage of human/reference's "
+    "templates, with its 95% bootstrap CI; holds if the CI lies wholly above 0, does not hold "
+    "if it lies wholly below 0 or below the paper's difference of {coverage_effect}, else "
+    "inconclusive; the claim holds if every model holds",
+    setting="the training split is small (~1M tokens), so its list of frequent POS n-grams is "
+    "short",
+)
+def templates_in_training(tables: Tables, params: Mapping):
+    """Shaib et al. 2024 §6: model templates are memorised from the training data more than
+    human text's templates are found there."""
+    f = params["findings"]
+    t = tables["template_coverage_delta"]
+    t = t[t["decoding"] == f["pure_decoding"]]
+    parts, verdicts = [], []
+    for _, r in t.iterrows():
+        d = _ci(r, "delta", "delta_lo", "delta_hi")
+        if not np.isfinite(d[0]):
+            continue
+        verdict = effect_verdict(d, f["coverage_effect"])
+        verdicts.append(verdict)
+        parts.append(
+            f"{r['model']}: coverage {g(r['coverage_model'])} vs human "
+            f"{g(r['coverage_human'])} (n = {int(r['n'])}, top {int(r['cut'])}), difference "
+            f"{ci(d)} → {verdict}"
+        )
+    return decided(parts, verdicts, "no pure-sampling coverage compared with human")
+
+
+@claim(
+    "pos-exceeds-exact",
+    "Style (POS) memorization exceeds exact memorization: a style-only share of "
+    "continuations reproduces the training text's POS sequence but not its words",
+    SHAIB,
+    "§8 (6.4% ± 0.7 vs 5.3% ± 0.6 of sampled repeated 100-grams)",
+    "OLMo-7B prompted with 50 tokens of frequently repeated training 100-grams, greedy "
+    "decoding; higher in every frequency bucket",
+    ("style_memorization",),
+    "per model, over every passage with at least one training copy (the ladder's planted "
+    "passages and repeated training n-grams; analysis.style): the style-only share = POS "
+    "sequence reproduced minus words reproduced (exact memorization is contained in POS "
+    "memorization), as k style-only passages of n with its exact (Clopper–Pearson) 95% "
+    "interval; holds if it lies wholly above 0, does not hold if its upper bound lies below the "
+    "paper's excess of {style_effect}, else inconclusive; the claim holds if every model holds",
+    setting="short prompts and continuations (analysis.style) of small models",
+)
+def pos_exceeds_exact(tables: Tables, params: Mapping):
+    """Shaib et al. 2024 §8: prompted with repeated training text, models reproduce its POS
+    sequence more often than its exact words."""
+    f = params["findings"]
+    t = tables["style_memorization"]
+    t = t[(t["source"] == "all") & (t["stratum"] == "repeated")]
+    parts, verdicts = [], []
+    for _, r in t.iterrows():
+        n = int(r["n"])
+        if n == 0:
+            continue
+        k = max(0, round(float(r["pos_minus_exact"]) * n))
+        d = clopper_pearson(k, n)
+        verdict = effect_verdict(d, f["style_effect"])
+        verdicts.append(verdict)
+        parts.append(
+            f"{r['model']} ({n} passages): exact {g(r['exact_rate'])}, POS {g(r['pos_rate'])}, "
+            f"style-only {k} of {n} = {ci(d)} → {verdict}"
+        )
+    return decided(parts, verdicts, "no passage with a training copy")
+
+
+# --------------------------------------------------------------------------- memorization
+@claim(
     "extraction-duplication",
-    "extraction rises with the number of copies in training (supercopying from duplication)",
+    "Extraction grows with the number of times a sequence is duplicated in training",
     CARLINI,
+    "§4 (Fig. 1b)",
+    "GPT-Neo 125M–6B on the Pile; 50-token prefix, greedy decoding, extractable = the next 50 "
+    "tokens reproduced exactly",
     ("memorization",),
     "per model: the 95% CI of the extraction rate at the top rung (most copies) lies above the "
     "never-planted controls' (copies = 0) and no rung's CI lies wholly below a rung with fewer "
     "copies → holds; the top rung below the controls or such a significant drop → does not "
     "hold; else inconclusive; the claim holds if every model holds",
+    setting="planted passages (the ladder) instead of naturally duplicated ones; prompt and "
+    "suffix of analysis.memorization tokens",
 )
 def extraction_duplication(tables: Tables, params: Mapping):
-    """Carlini et al. 2023 (McCoy et al.'s supercopying): the more often a passage occurs in
-    training, the more often greedy decoding from its prefix reproduces it exactly."""
+    """Carlini et al. 2023: the more often a passage occurs in training, the more often
+    greedy decoding from its prefix reproduces it exactly."""
     mem = tables["memorization"].rename(columns={"extraction_rate": "value"})
     parts, verdicts = [], []
     for model, rows in mem.groupby("model", sort=False):
@@ -567,343 +1216,208 @@ def extraction_duplication(tables: Tables, params: Mapping):
 
 
 @claim(
-    "completion-loss-frequency",
-    "n-grams seen more often in training are completed with lower loss",
-    MERRILL,
-    ("completion_loss_frequency",),
-    "per model and n-gram length L, over the round(log10 count) buckets with at least "
-    "{min_tokens} tokens: Spearman ρ between log10 count and loss (permutation p-value, exact "
-    "up to 8 buckets); holds if ρ < 0 with p < {alpha}, does not hold if ρ > 0 with p < {alpha}, else "
-    "inconclusive; the claim holds if every (model, L) holds",
-)
-def completion_loss_frequency(tables: Tables, params: Mapping):
-    """Merrill et al. (loss vs. frequency): for a fixed length L, the model completes training
-    n-grams that occur more often with lower loss."""
-    f, freq = params["findings"], tables["completion_loss_frequency"]
-    # columns of tables/completion_loss_frequency.csv: n = the n-gram length L, tokens = count
-    freq = freq[freq["tokens"] >= f["min_tokens"]]
-    parts, verdicts = [], []
-    for (model, L), rows in freq.groupby(["model", "n"], sort=False):
-        rho, p = rank_test(rows["log10_count"], rows["loss"])
-        verdict = p_verdict(rho, p, -1, f["alpha"])
-        parts.append(f"{model} L={L}: ρ = {g(rho)} (p = {g(p)}, {len(rows)} buckets) → {verdict}")
-        verdicts.append(verdict)
-    return decided(parts, verdicts, f"no frequency bucket with ≥ {f['min_tokens']} tokens")
-
-
-LOCAL_UNITS = ("labeled_arc", "unlabeled_arc", "dependency_role")
-"""RAVEN's local syntactic units; with the dependency paths of at most :data:`LOCAL_PATH_K` nodes."""
-LOCAL_PATH_K = 3
-STRUCTURE_UNITS = ("pos_sequence", "constituency_structure", "dependency_structure")
-"""RAVEN's whole-sentence units (the dependency-tree structure is copyscope's substitute for
-the constituency structure when the parser has no constituency)."""
-
-
-def _pure_sets(table: pd.DataFrame) -> dict[str, pd.DataFrame]:
-    """model → its rows of its first pure-sampling decoding (``decoding_family`` ``pure``, in
-    table order); the human reference under ``human``."""
-    out = {}
-    for model, rows in table.groupby("model", sort=False):
-        fam = "human" if model == "human" else "pure"
-        dec = rows.loc[rows["decoding_family"] == fam, "decoding"]
-        if len(dec):
-            out[model] = rows[rows["decoding"] == dec.iloc[0]]
-    return out
-
-
-def _versus_human_sets(table: pd.DataFrame, what: str) -> tuple[pd.DataFrame, dict]:
-    """The human rows and model → pure-sampling rows of a syntax table; NotMeasured unless
-    both exist."""
-    pure = _pure_sets(table)
-    if "human" not in pure or len(pure) < 2:
-        raise NotMeasured(f"no pure-sampling or no human rows in the {what} table")
-    return pure.pop("human"), pure
-
-
-def _unit_signs(model: pd.DataFrame, human: pd.DataFrame, units: Sequence[str]) -> dict:
-    """unit → :func:`compare` of the model's novelty interval with the human one, for the units
-    with generated occurrences in both."""
-    m = model[model["total"] > 0].set_index("unit").rename(columns={"novelty": "value"})
-    h = human[human["total"] > 0].set_index("unit").rename(columns={"novelty": "value"})
-    return {
-        u: compare(_ci(m.loc[u]), _ci(h.loc[u])) for u in units if u in m.index and u in h.index
-    }
-
-
-def _unit_names(signs: dict, want: int) -> str:
-    return "{" + ", ".join(u for u, s in signs.items() if s == want) + "}"
-
-
-@claim(
-    "syntax-local-less-novel",
-    "LM text is less novel than human text in local syntax (arcs, roles, short paths) but as "
-    "novel or more in whole-sentence structure",
-    RAVEN,
-    ("syntax_novelty",),
-    "pure sampling of each model vs. human continuations, 95% CIs of syntactic novelty "
-    "(bootstrap over passages): local units (labeled and unlabeled arcs, dependency roles, "
-    f"labeled and unlabeled dependency paths of k ≤ {LOCAL_PATH_K} nodes) hold if the model is "
-    "below human at some unit and above at none (does not hold: the mirror case); "
-    "whole-sentence units (POS sequence, constituency or dependency-tree structure) hold if "
-    "the model is below human at none (does not hold: below at some); a model holds if both "
-    "parts hold and does not hold if either does not; the claim holds if every model holds",
-)
-def syntax_local_less_novel(tables: Tables, params: Mapping):
-    """McCoy et al. (RAVEN) §6: generated text is less syntactically novel than human text for
-    small, local structures, while its sentence-level structures are about as novel."""
-    human, pure = _versus_human_sets(tables["syntax_novelty"], "syntactic novelty")
-    paths = [
-        f"{lab}_path_{k}" for lab in ("labeled", "unlabeled") for k in range(1, LOCAL_PATH_K + 1)
-    ]
-    parts, verdicts = [], []
-    for model, rows in pure.items():
-        local = _unit_signs(rows, human, [*LOCAL_UNITS, *paths])
-        whole = _unit_signs(rows, human, STRUCTURE_UNITS)
-        if not local or not whole:
-            continue
-        local_v = signs_verdict(list(local.values()), -1)
-        whole_v = FAILS if -1 in whole.values() else HOLDS
-        # both parts must hold; either failing refutes the claim for this model
-        verdict = FAILS if FAILS in (local_v, whole_v) else combine([local_v, whole_v])
-        verdicts.append(verdict)
-        parts.append(
-            f"{model}: local below human at {_unit_names(local, -1)}, above at "
-            f"{_unit_names(local, 1)} → {local_v}; whole-sentence below at "
-            f"{_unit_names(whole, -1)} → {whole_v}; → {verdict}"
-        )
-    return decided(parts, verdicts, "no model with local and whole-sentence units measured")
-
-
-TEMPLATE_MEASURES = ("template_rate", "templates_per_token", "cr_pos")
-"""Shaib et al.'s measures of template use (higher = more templated)."""
-
-
-@claim(
-    "more-templates",
-    "LM text uses more syntactic templates than human text",
-    SHAIB,
-    ("templates",),
-    "pure sampling of each model vs. human continuations, POS n-grams of the headline n "
-    "(analysis.syntax.template_headline_n): holds if the model's template rate, "
-    "templates-per-token and CR-POS are all higher than human's, does not hold if all lower, "
-    "else inconclusive; the claim holds if every model holds",
-)
-def more_templates(tables: Tables, params: Mapping):
-    """Shaib et al.: model outputs contain more templates (higher template rate and
-    templates-per-token) and more compressible POS sequences (CR-POS) than human text."""
-    n = params["analysis"]["syntax"]["template_headline_n"]
-    t = tables["templates"]
-    human, pure = _versus_human_sets(t[t["n"] == n], "templates")
-    parts, verdicts = [], []
-    for model, rows in pure.items():
-        m, h = rows.iloc[0], human.iloc[0]
-        diffs = [np.sign(float(m[c]) - float(h[c])) for c in TEMPLATE_MEASURES]
-        verdict = (
-            HOLDS if all(d > 0 for d in diffs) else FAILS if all(d < 0 for d in diffs) else UNCLEAR
-        )
-        verdicts.append(verdict)
-        parts.append(
-            f"{model} n={n}: "
-            + ", ".join(f"{c} {g(m[c])} vs human {g(h[c])}" for c in TEMPLATE_MEASURES)
-            + f" → {verdict}"
-        )
-    return decided(parts, verdicts, "no template measures of the headline n")
-
-
-@claim(
-    "templates-in-training",
-    "templates are found among the training data's frequent POS n-grams more often than "
-    "non-template POS n-grams",
-    SHAIB,
-    ("template_coverage",),
-    "pure sampling of each model: holds if its templates' coverage within the training cut is "
-    "higher and their median training rank lower (more frequent) than those of random "
-    "non-template n-grams of the same texts, with a two-sided Mann–Whitney p < {alpha}; does "
-    "not hold if both are the other way with p < {alpha}; else inconclusive; the claim holds if "
-    "every model holds",
-)
-def templates_in_training(tables: Tables, params: Mapping):
-    """Shaib et al. §6: a model's templates are far more often among the most frequent POS
-    n-grams of the training data than other POS n-grams of its outputs are."""
-    pure = _pure_sets(tables["template_coverage"])
-    pure.pop("human", None)
-    parts, verdicts = [], []
-    for model, rows in pure.items():
-        r = rows.iloc[0]
-        more = float(r["coverage_templates"]) - float(r["coverage_non_templates"])
-        rank = float(r["median_rank_non_templates"]) - float(r["median_rank_templates"])
-        # +1 / -1 when coverage and median rank agree on a direction, else 0 (inconclusive)
-        sign = float(np.sign(more)) if np.sign(more) == np.sign(rank) else 0.0
-        verdict = p_verdict(sign, float(r["p_value"]), +1, params["findings"]["alpha"])
-        verdicts.append(verdict)
-        parts.append(
-            f"{model}: coverage {g(r['coverage_templates'])} vs {g(r['coverage_non_templates'])} "
-            f"(top {int(r['cut'])}), median rank {g(r['median_rank_templates'])} vs "
-            f"{g(r['median_rank_non_templates'])}, p = {g(r['p_value'])} → {verdict}"
-        )
-    return decided(parts, verdicts, "no model's pure-sampling templates")
-
-
-@claim(
-    "pos-exceeds-exact",
-    "POS (style) memorization exceeds exact memorization",
-    SHAIB,
-    ("style_memorization",),
-    "per model, over every passage with at least one training copy (the ladder's planted "
-    "passages and the repeated training n-grams; analysis.style): the paired difference "
-    "mean(POS sequence reproduced − words reproduced) with its 95% bootstrap CI over passages; "
-    "holds if the CI lies wholly above 0, does not hold if it lies wholly below 0 or every "
-    "passage has the same two flags while some reproduce their tags (CI [0, 0]: no "
-    "continuation reproduces the tags without the words), else inconclusive (also when no "
-    "continuation reproduces its tags); the claim holds if every model holds",
-)
-def pos_exceeds_exact(tables: Tables, params: Mapping):
-    """Shaib et al. 2024 §8: prompted with repeated training text, models reproduce its POS
-    sequence far more often than its exact words (style is memorized beyond text)."""
-    t = tables["style_memorization"]
-    t = t[(t["source"] == "all") & (t["stratum"] == "repeated")]
-    parts, verdicts = [], []
-    for _, r in t.iterrows():
-        d = _row_ci(r, "pos_minus_exact", "pos_minus_exact_ci_low", "pos_minus_exact_ci_high")
-        if not np.isfinite(d[0]):
-            continue
-        if float(r["pos_rate"]) == 0.0:
-            verdict = UNCLEAR  # no continuation reproduces even the tags: nothing to compare
-        elif d[1] == d[2] == 0.0:
-            verdict = FAILS
-        else:
-            verdict = signs_verdict([compare(d, (0.0, 0.0, 0.0))], 1)
-        verdicts.append(verdict)
-        parts.append(
-            f"{r['model']} ({int(r['n'])} passages): exact {g(r['exact_rate'])}, POS "
-            f"{g(r['pos_rate'])}, difference {ci(d)} → {verdict}"
-        )
-    return decided(parts, verdicts, "no passage with a training copy")
-
-
-LI = "Li 2023"
-SHI = "Shi et al. 2024"
-CHANG = "Chang et al. 2023"
-ZHANG = "Zhang et al. 2024"
-
-
-def _row_ci(row, value: str, lo: str, hi: str) -> tuple[float, float, float]:
-    return float(row[value]), float(row[lo]), float(row[hi])
-
-
-@claim(
     "benchmark-placement",
-    "a benchmark's planted items sit nearer the memorised baseline than its unplanted ones",
+    "Contaminated benchmark text has lower perplexity than clean text of the same kind, "
+    "placing it toward the memorised baseline",
     LI,
-    ("membership_placement",),
-    "per model: copyscope's normalised position (clean − set) / (clean − memorised) of Li's "
-    "mean NLLs (0 = clean, 1 = memorised); holds if the planted half's 95% CI lies wholly "
-    "above the unplanted half's, does not hold if wholly below, else inconclusive; the claim "
-    "holds if every model holds",
+    "§3–4 (placement between a memorised and a clean baseline)",
+    "real benchmarks (reading comprehension, summarisation: significant memorisation; "
+    "multiple choice: no clear evidence) against memorised and clean baselines of the same "
+    "source and format",
+    ("membership_nll_delta",),
+    "per model, the known-answer version: the benchmark's unplanted items' mean NLL minus its "
+    "planted items' (Li's per-item mean token NLL, nats), with its 95% bootstrap CI; holds if "
+    "the CI lies wholly above 0, does not hold if wholly below 0, else inconclusive; the "
+    "normalised position (clean − set)/(clean − memorised) is reported as a description only; "
+    "the claim holds if every model holds",
+    setting="a contamination set cut from held-out plays and planted (corpus.inject.benchmark), "
+    "not a real benchmark: the category claims need the real-material configurations",
 )
 def benchmark_placement(tables: Tables, params: Mapping):
-    """Li (2023): contaminated benchmark text lies near the memorised baseline in perplexity,
-    clean benchmark text near the clean baseline."""
-    t = tables["membership_placement"]
+    """Li (2023): contaminated items have lower perplexity, near the memorised baseline."""
+    t = tables["membership_nll_delta"]
+    t = t[t["contrast"] == "unplanted − planted"]
     parts, verdicts = [], []
-    for model, rows in t.groupby("model", sort=False):
-        r = rows.set_index("set")
-        if not {"benchmark_planted", "benchmark_unplanted"} <= set(r.index):
+    for _, r in t.iterrows():
+        d = _ci(r, "delta", "lo", "hi")
+        if not np.isfinite(d[0]):
             continue
-        a, b = (_row_ci(r.loc[s], "position", "position_lo", "position_hi") for s in
-                ("benchmark_planted", "benchmark_unplanted"))  # fmt: skip
-        verdict = signs_verdict([compare(a, b)], 1)
-        parts.append(f"{model}: planted {ci(a)} vs unplanted {ci(b)} → {verdict}")
+        verdict = effect_verdict(d)
         verdicts.append(verdict)
-    return decided(parts, verdicts, "no model with planted and unplanted benchmark items")
+        parts.append(
+            f"{r['model']}: unplanted − planted NLL {ci(d)} nats "
+            f"({int(r['n_a'])} vs {int(r['n_b'])} items) → {verdict}"
+        )
+    return decided(parts, verdicts, "no model with planted and unplanted items")
 
 
 @claim(
     "min-k-beats-loss",
-    "Min-K% Prob and the reference-model ratio detect planted items better than plain loss",
+    "Min-K% Prob detects training members better than the loss (perplexity)",
     SHI,
+    "§5, Table 1 (WikiMIA)",
+    "WikiMIA (Wikipedia events after vs before the models' cut-off) with Pythia, GPT-NeoX, "
+    "LLaMA, OPT; k = 20%",
     ("membership_detectors",),
-    "per model, planted vs unplanted benchmark items: the AUC of Min-K% Prob (k = 20%) and of "
-    "the reference ratio (where the model has a reference) minus the AUC of the loss on the "
-    "same items, with its 95% paired bootstrap CI; holds if every compared difference's CI "
-    "lies wholly above 0, does not hold if one lies wholly below 0 and none above, else "
-    "inconclusive; the claim holds if every model holds",
+    "per model, planted vs unplanted contamination-set items: the AUC of Min-K% Prob (k = 20%) "
+    "minus the AUC of the loss on the same items, with its 95% paired bootstrap CI; holds if "
+    "it lies wholly above 0, does not hold if wholly below 0, else inconclusive; the reference "
+    "ratio is reported; the claim holds if every model holds",
+    setting="planted passages of a few dozen words, a few items per class",
 )
 def min_k_beats_loss(tables: Tables, params: Mapping):
-    """Shi et al. (2024): Min-K% Prob and reference-calibrated scores beat the loss (PPL)
-    as membership detectors."""
+    """Shi et al. (2024): Min-K% Prob beats the loss as a membership detector."""
     d = tables["membership_detectors"]
     d = d[d["label_set"] == "planted"]
     parts, verdicts = [], []
     for model, rows in d.groupby("model", sort=False):
         r = rows.set_index("detector")
-        if "loss" not in r.index:
+        if "loss" not in r.index or "min_k_20" not in r.index:
             continue
-        signs, text = [], [f"loss {g(r.at['loss', 'auc'])}"]
-        for det in ("min_k_20", "reference"):
-            if det in r.index:
-                v = _row_ci(r.loc[det], "delta_auc_vs_loss", "delta_auc_lo", "delta_auc_hi")
-                signs.append(compare(v, (0.0, 0.0, 0.0)))
-                text.append(f"{det} {g(r.at[det, 'auc'])}, ΔAUC {ci(v)}")
-        if not signs:
-            continue
-        fails = -1 in signs and 1 not in signs
-        verdict = HOLDS if all(s > 0 for s in signs) else FAILS if fails else UNCLEAR
-        parts.append(f"{model}: AUC " + "; ".join(text) + f" → {verdict}")
+        v = _ci(r.loc["min_k_20"], "delta_auc_vs_loss", "delta_auc_lo", "delta_auc_hi")
+        verdict = effect_verdict(v)
+        text = f"loss {g(r.at['loss', 'auc'])}, min_k_20 {g(r.at['min_k_20', 'auc'])}, ΔAUC {ci(v)}"
+        if "reference" in r.index:
+            ref = _ci(r.loc["reference"], "delta_auc_vs_loss", "delta_auc_lo", "delta_auc_hi")
+            text += f"; reference {g(r.at['reference', 'auc'])}, ΔAUC {ci(ref)}"
+        parts.append(f"{model}: AUC {text} → {verdict}")
         verdicts.append(verdict)
-    return decided(parts, verdicts, "no model with detector AUCs on planted items")
+    return decided(parts, verdicts, "no model with Min-K% and loss AUCs on planted items")
 
 
+# --------------------------------------------------------------------------- name cloze
 @claim(
     "cloze-training-plays",
-    "name cloze accuracy is higher on plays in training than on held-out plays",
+    "Name cloze accuracy reveals memorised books: models fill in character names far more "
+    "often for books they have seen",
     CHANG,
+    "§3–4",
+    "GPT-4 and ChatGPT, instruction prompt, 100 passages per book of 571 English novels; "
+    "accuracy tracks web popularity",
     ("membership_cloze_summary",),
     "per model: the 95% CI of the case-insensitive top-1 accuracy over the items of training "
-    "plays against that of held-out plays; holds if wholly above, does not hold if wholly "
-    "below, else inconclusive; the claim holds if every model holds",
+    "plays against that of fully held-out plays; holds if wholly above, does not hold if "
+    "wholly below, else inconclusive; the claim holds if every model holds",
+    setting="base models trained here rank the play's speaker names by likelihood (copyscope's "
+    "adaptation of the instruction prompt)",
 )
 def cloze_training_plays(tables: Tables, params: Mapping):
-    """Chang et al. (2023): models complete the names of books they were trained on far
-    more often (name cloze as a membership test)."""
+    """Chang et al. (2023): name cloze accuracy is high on books in training."""
     s = tables["membership_cloze_summary"]
     parts, verdicts = [], []
     for model, rows in s.groupby("model", sort=False):
         r = rows.set_index("split")
         if not {"train", "valid"} <= set(r.index):
             continue
-        a, b = (_row_ci(r.loc[x], "acc_insensitive", "acc_insensitive_lo", "acc_insensitive_hi")
-                for x in ("train", "valid"))  # fmt: skip
+        a, b = (
+            _ci(r.loc[x], "acc_insensitive", "acc_insensitive_lo", "acc_insensitive_hi")
+            for x in ("train", "valid")
+        )
         verdict = signs_verdict([compare(a, b)], 1)
         parts.append(f"{model}: training plays {ci(a)} vs held-out {ci(b)} → {verdict}")
         verdicts.append(verdict)
     return decided(parts, verdicts, "no model with cloze items on training and held-out plays")
 
 
+ZHANG_OLMO = (
+    "OLMo checkpoints with Dolma (known training data); English and French books; excerpts "
+    "found on the web"
+)
+
+
+@claim(
+    "cloze-excerpts",
+    "Excerpts of a book in the training data produce some name cloze memorization even when "
+    "the full text is not in training",
+    ZHANG,
+    "OLMo/Dolma analysis",
+    ZHANG_OLMO,
+    ("membership_cloze_excerpts",),
+    "per model: the 95% CI of the case-insensitive accuracy on plays of which only excerpts "
+    "are planted (corpus.inject.excerpts, pooled) against that of fully held-out plays; holds "
+    "if wholly above, does not hold if wholly below, else inconclusive; the claim holds if "
+    "every model holds",
+    setting="excerpts are planted speeches of held-out plays, copied a known number of times",
+)
+def cloze_excerpts(tables: Tables, params: Mapping):
+    """Zhang et al. 2024: excerpts alone raise name cloze accuracy."""
+    t = tables["membership_cloze_excerpts"]
+    parts, verdicts = [], []
+    for model, rows in t.groupby("model", sort=False):
+        r = rows.set_index("group")
+        if not {"excerpt-pooled", "held-out"} <= set(r.index):
+            continue
+        a, b = (
+            _ci(r.loc[x], "acc_insensitive", "acc_insensitive_lo", "acc_insensitive_hi")
+            for x in ("excerpt-pooled", "held-out")
+        )
+        verdict = signs_verdict([compare(a, b)], 1)
+        parts.append(
+            f"{model}: excerpt plays {ci(a)} ({int(r.at['excerpt-pooled', 'items'])} items) vs "
+            f"held-out {ci(b)} ({int(r.at['held-out', 'items'])} items) → {verdict}"
+        )
+        verdicts.append(verdict)
+    return decided(parts, verdicts, "no model with excerpt and held-out cloze items")
+
+
+@claim(
+    "cloze-excerpt-copies",
+    "Memorization rises with a book's presence on the web (popularity)",
+    ZHANG,
+    "popularity analysis",
+    ZHANG_OLMO + "; popularity measured by web presence",
+    ("membership_cloze_trend",),
+    "per model: Spearman ρ over items between correct (case-insensitive) and the number of "
+    "planted copies of the item's play's excerpts (0 for fully held-out plays), with its 95% "
+    "bootstrap CI over items; holds if the CI lies wholly above 0, does not hold if wholly "
+    "below 0, else inconclusive; the claim holds if every model holds",
+    setting="popularity is stood in for by the planted copy count of a play's excerpts",
+)
+def cloze_excerpt_copies(tables: Tables, params: Mapping):
+    """Zhang et al. 2024: the more often a work's text is on the web, the more it is
+    memorised."""
+    t = tables["membership_cloze_trend"]
+    parts, verdicts = [], []
+    for _, r in t.iterrows():
+        v = _ci(r, "rho", "rho_lo", "rho_hi")
+        if not np.isfinite(v[0]):
+            continue
+        verdict = effect_verdict(v)
+        parts.append(f"{r['model']}: ρ = {ci(v)} ({int(r['items'])} items) → {verdict}")
+        verdicts.append(verdict)
+    return decided(parts, verdicts, "no model with a copy-count trend")
+
+
 @claim(
     "cloze-overlap-correlation",
-    "continuation overlap correlates with name cloze accuracy across plays",
+    "A continuation (n-gram overlap) test agrees with name cloze accuracy across books (r = 0.77)",
     ZHANG,
+    "pilot study",
+    "a pilot over books with known cloze accuracy; an unpublished novel as the never-seen baseline",
     ("membership_cloze_summary",),
-    "per model: Pearson r across plays between name cloze accuracy (case-insensitive) and "
-    "the continuation overlap's match fraction, with its 95% bootstrap CI; holds if the CI "
-    "lies wholly above 0, does not hold if wholly below, else inconclusive; the claim holds "
-    "if every model holds",
+    "per model: Pearson r across training plays only (so membership alone cannot make it "
+    "positive) between name cloze accuracy (case-insensitive) and the continuation overlap's "
+    "match fraction, with its 95% bootstrap CI; holds if the CI lies wholly above 0, does not "
+    "hold if its upper bound lies below the paper's r of {overlap_r_effect}, else "
+    "inconclusive; the claim holds if every model holds",
+    setting="few training plays (corpus.split), so r has a wide interval",
 )
 def cloze_overlap_correlation(tables: Tables, params: Mapping):
     """Zhang et al. (2024)'s pilot: continuation overlap and name cloze accuracy agree
-    across books (r = 0.77)."""
-    s = tables["membership_cloze_summary"]
+    across books."""
+    f, s = params["findings"], tables["membership_cloze_summary"]
+    s = s[s["split"] == "train"] if "split" in s.columns else s
     parts, verdicts = [], []
     for model, rows in s.groupby("model", sort=False):
         r = rows.iloc[0]
-        v = _row_ci(r, "r_overlap", "r_lo", "r_hi")
+        v = _ci(r, "r_overlap", "r_lo", "r_hi")
         if not np.isfinite(v[0]):
             continue
-        verdict = signs_verdict([compare(v, (0.0, 0.0, 0.0))], 1)
-        parts.append(f"{model}: r = {ci(v)} → {verdict}")
+        verdict = effect_verdict(v, f["overlap_r_effect"])
+        plays = f", {int(r['r_plays'])} plays" if "r_plays" in r.index else ""
+        parts.append(f"{model}: r = {ci(v)}{plays} → {verdict}")
         verdicts.append(verdict)
-    return decided(parts, verdicts, "no model with r across at least 3 plays")
+    return decided(parts, verdicts, "no model with r across at least 3 training plays")
 
 
 # --------------------------------------------------------------------------- outputs
@@ -919,14 +1433,17 @@ def _cell(text: str) -> str:
 
 
 def markdown(card: pd.DataFrame) -> str:
-    """The scorecard as markdown: a count of the verdicts, a table (claim, paper, verdict,
-    measured) and the numbered rules."""
+    """The scorecard as markdown: a count of the verdicts, a table (claim with where the paper
+    makes it, paper, verdict, measured) and, per claim, its conditions, copyscope's setting
+    and the rule."""
     counts = card["verdict"].value_counts()
     lines = [
         "# Findings scorecard",
         "",
-        "Each row is a qualitative claim of the papers, decided from this run's tables by the "
-        "rule listed under the table (95% bootstrap intervals over texts or passages).",
+        "Each row is a claim of the papers as the paper states it, decided from this run's "
+        "tables by the rule listed under the table (95% intervals over texts, passages or "
+        'items). "does not hold" needs an interval that excludes the paper\'s effect; a claimed '
+        "absence of an effect holds only within a stated margin.",
         "",
         ", ".join(f"{v}: {int(counts.get(v, 0))}" for v in (HOLDS, FAILS, UNCLEAR)) + ".",
         "",
@@ -935,10 +1452,15 @@ def markdown(card: pd.DataFrame) -> str:
     ]
     for i, r in enumerate(card.itertuples(), 1):
         lines.append(
-            f"| {i} | {_cell(r.claim)} | {_cell(r.paper)} | **{r.verdict}** | {_cell(r.measured)} |"
+            f"| {i} | {_cell(r.claim)} ({_cell(r.where)}) | {_cell(r.paper)} | "
+            f"**{r.verdict}** | {_cell(r.measured)} |"
         )
-    lines += ["", "## Rules", ""]
-    lines += [f"{i}. `{r.id}`: {r.rule}." for i, r in enumerate(card.itertuples(), 1)]
+    lines += ["", "## Conditions, setting and rules", ""]
+    for i, r in enumerate(card.itertuples(), 1):
+        lines.append(f"{i}. `{r.id}` — the paper's conditions: {r.conditions}.")
+        if r.setting:
+            lines.append(f"   - copyscope's setting: {r.setting}.")
+        lines.append(f"   - rule: {r.rule}.")
     return "\n".join(lines) + "\n"
 
 
