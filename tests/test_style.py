@@ -256,7 +256,7 @@ def passages(model, pairs, source="ladder"):
 
 def test_style_table_and_claim():
     style_only = [(1, 0, 1)] * 10 + [(4, 1, 1)] * 4 + [(0, 0, 1)] * 3
-    same = [(1, 0, 0)] * 6 + [(4, 1, 1)] * 6 + [(0, 0, 0)] * 2
+    same = [(1, 0, 0)] * 200 + [(4, 1, 1)] * 200 + [(0, 0, 0)] * 2
     nothing = [(1, 0, 0)] * 6 + [(0, 0, 0)] * 2
     mixed = [(1, 0, 1), (1, 0, 0), (4, 1, 1), (4, 0, 0), (1, 0, 0)]
     frame = pd.concat(
@@ -279,15 +279,17 @@ def test_style_table_and_claim():
     assert a["stratum"].tolist() == ["0", "1", "4"]
     assert a["exact_rate"].tolist() == pytest.approx([0, 0, 1])
     decide = CLAIMS["pos-exceeds-exact"]
-    params = {"findings": {}}
+    params = {"findings": {"style_effect": 0.011}}  # Shaib et al. §8: 6.4% − 5.3%
 
     def verdict(models):
         return decide({"style_memorization": table[table["model"].isin(models)]}, params).verdict
 
     assert verdict(["a"]) == HOLDS
-    assert verdict(["b"]) == FAILS  # no passage reproduces the tags without the words
-    assert verdict(["c"]) == UNCLEAR  # one passage of five: the interval reaches 0
-    assert verdict(["d"]) == UNCLEAR  # nothing reproduced, not even the tags
+    # 0 of 400 passages reproduce the tags without the words: the exact interval [0, 0.0092]
+    # excludes the paper's style-only share of 1.1 points
+    assert verdict(["b"]) == FAILS
+    assert verdict(["c"]) == HOLDS  # one style-only passage of five: [0.005, 0.72]
+    assert verdict(["d"]) == UNCLEAR  # 0 of 6: [0, 0.46] allows the paper's share
     assert verdict(["a", "b"]) == UNCLEAR
     none = decide({"style_memorization": table.iloc[:0]}, params)
     assert none.verdict == UNCLEAR and none.measured.startswith("not measured")
