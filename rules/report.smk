@@ -446,6 +446,61 @@ rule report_style:
         "--out-fig {output.fig} > {log} 2>&1"
 
 
+rule report_calibration:
+    input:
+        tokens=f"{R}/analysis/human/reference/tokens.parquet",
+        words=f"{R}/analysis/human/reference/words.parquet",
+        quality=f"{R}/analysis/human/reference/quality.csv",
+        index=f"{R}/index/{MODEL_TOK}/index.json",
+        extraction=expand(
+            f"{R}/memorization/{{model}}.csv", model=MODELS if LADDER else []
+        ),
+        membership=expand(
+            f"{R}/membership/{{model}}/texts.csv", model=MODELS if BENCHMARK else []
+        ),
+    output:
+        csv=report(
+            f"{R}/tables/findings_calibration.csv",
+            caption="../report/findings_calibration.rst",
+            category="findings",
+        ),
+    log:
+        f"{R}/logs/report_calibration.log",
+    benchmark:
+        f"{R}/benchmarks/report_calibration.tsv"
+    conda:
+        "../envs/novelty.yaml"
+    params:
+        extraction=lambda w, input: labelled(
+            "--extraction", MODELS if LADDER else [], input.extraction
+        ),
+        membership=lambda w, input: labelled(
+            "--membership", MODELS if BENCHMARK else [], input.membership
+        ),
+        config=as_json(
+            {
+                "findings": config["findings"],
+                "novelty": config["novelty"],
+                "sampling": config["sampling"],
+                "models": {
+                    "zoo": config["models"]["zoo"],
+                    "evaluator": config["models"]["evaluator"],
+                    "evaluators": config["models"].get("evaluators") or {},
+                },
+                "analysis": {
+                    "syntax": config["analysis"]["syntax"],
+                    "memorization": config["analysis"]["memorization"],
+                    "membership": config["analysis"]["membership"],
+                },
+            }
+        ),
+    shell:
+        "python -m copyscope report calibration --tokens human reference {input.tokens} "
+        "--words human reference {input.words} --quality human reference {input.quality} "
+        "--index-manifest human {input.index} {params.extraction} {params.membership} "
+        "--params-json {params.config:q} --out-csv {output.csv} > {log} 2>&1"
+
+
 # the tables the findings scorecard reads (copyscope.report.findings.TABLES), by name;
 # a claim whose table is not listed here is reported as inconclusive, "not measured";
 FINDINGS_TABLES = {
@@ -462,6 +517,7 @@ FINDINGS_TABLES = {
     "templates": rules.report_templates.output.table,
     "template_coverage": rules.report_template_coverage.output.table,
     "style_memorization": rules.report_style.output.table,
+    "findings_calibration": rules.report_calibration.output.csv,
 }
 
 

@@ -478,7 +478,10 @@ def contrasts(rows: list[tuple]) -> pd.DataFrame:
     ],
 )
 def test_prompt_length_no_effect(deltas, verdict):
-    rows = [("prompt_length", "big", "pure", a, 8, *d, 100, 100) for a, d in zip((0, 16), deltas)]
+    rows = [
+        ("prompt_length", "big", "pure", a, 8, *d, 100, 100)
+        for a, d in zip((0, 16), deltas, strict=True)
+    ]
     # greedy of an empty prompt: one distinct text, left out whatever it shows
     rows.append(("prompt_length", "big", "greedy", 0, 8, 3.0, 2.9, 3.1, 1, 100))
     rows.append(("prompt_length", "human", "reference", 0, 8, 3.0, 2.9, 3.1, 100, 100))
@@ -780,10 +783,19 @@ def test_markdown_of_a_scorecard():
                       UNCLEAR).__dict__,
         ]
     )  # fmt: skip
+    cal = pd.DataFrame(
+        [("a", "halves", 200, 3, 1, 196, 0.02, 0.008, 0.05)], columns=CALIBRATION_COLUMNS
+    )
+    card = pd.concat([card, F.calibration_columns(["a", "b"], cal)], axis=1)
     md = F.markdown(card)
     assert "holds: 1, does not hold: 0, inconclusive: 1." in md
-    assert "| 1 | x is y (Fig. 1) | P 2024 | **holds** | 1 [0, 2] \\| 3 |\n" in md
-    assert "| 2 | z (§2) | Q | **inconclusive** | not measured: none |\n" in md
+    assert (
+        "| 1 | x is y (Fig. 1) | P 2024 | **holds** | 1 [0, 2] \\| 3 | "
+        "2.0% [0.8%, 5.0%] on halves (200 draws) |\n" in md
+    )
+    assert (
+        "| 2 | z (§2) | Q | **inconclusive** | not measured: none | no null in this run |\n" in md
+    )
     assert md.endswith(
         "1. `a` — the paper's conditions: big models.\n"
         "   - copyscope's setting: small here.\n"
@@ -791,6 +803,25 @@ def test_markdown_of_a_scorecard():
         "2. `b` — the paper's conditions: any.\n"
         "   - rule: rule b.\n"
     )
+
+
+CALIBRATION_COLUMNS = [
+    "claim", "null", "draws", "holds", "does_not_hold", "inconclusive", "false_rate", "false_lo",
+    "false_hi",
+]  # fmt: skip
+
+
+def test_the_worst_null_of_a_rule_is_shown():
+    cal = pd.DataFrame(
+        [
+            ("a", "one", 100, 1, 0, 99, 0.01, 0.0, 0.05),
+            ("a", "two", 100, 5, 5, 90, 0.1, 0.05, 0.17),
+        ],
+        columns=CALIBRATION_COLUMNS,
+    )
+    cols = F.calibration_columns(["a", "b"], cal)
+    assert cols["null_false_rate"].iloc[0] == 0.1 and math.isnan(cols["null_false_rate"].iloc[1])
+    assert cols["calibration"].iloc[0] == "10.0% [5.0%, 17.0%] on two (100 draws)"
 
 
 def test_every_claim_names_where_and_under_which_conditions():
@@ -819,7 +850,8 @@ def test_the_command_writes_one_row_per_claim(tmp_path):
     card = pd.read_csv(out_csv, keep_default_na=False).set_index("id")
     assert list(card.index) == list(F.CLAIMS)
     assert list(card.columns) == [
-        "claim", "paper", "where", "conditions", "setting", "measured", "rule", "verdict"
+        "claim", "paper", "where", "conditions", "setting", "measured", "rule", "verdict",
+        "null_false_rate", "calibration",
     ]  # fmt: skip
     expected = {"pure-more-novel-than-validation": HOLDS, "completion-loss-in-training": HOLDS}
     assert card["verdict"].to_dict() == {c: expected.get(c, UNCLEAR) for c in F.CLAIMS}
@@ -851,6 +883,7 @@ COLUMNS = {
     "membership_cloze_excerpts": ["model", "group", "copies", "items", "acc_insensitive"],
     "membership_cloze_trend": ["model", "items", "rho", "rho_lo", "rho_hi"],
     "style_memorization": ["model", "source", "stratum", "n", "pos_minus_exact"],
+    "findings_calibration": CALIBRATION_COLUMNS,
 }
 
 

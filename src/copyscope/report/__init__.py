@@ -49,6 +49,7 @@ ANALYSES = (
     "style",
     "membership",
     "training",
+    "calibration",
     "findings",
 )
 """The analysis modules, in the order of their commands and of their ``summary.md`` sections."""
@@ -60,9 +61,10 @@ def analyses() -> list[ModuleType]:
 
 
 def family(decoding: str, decodings: Mapping) -> str:
-    """The decoding family of a setting: ``human`` for the reference text, else the family of
-    its configured method (:func:`copyscope.sample.decoding_family`)."""
-    if decoding == "reference":
+    """The decoding family of a setting: ``human`` for the human text sets (the reference, and
+    the contaminated baseline), else the family of its configured method
+    (:func:`copyscope.sample.decoding_family`)."""
+    if decoding in ("reference", "contaminated"):
         return "human"
     return decoding_family(decodings[decoding])
 

@@ -1421,11 +1421,40 @@ def cloze_overlap_correlation(tables: Tables, params: Mapping):
 
 
 # --------------------------------------------------------------------------- outputs
+CALIBRATION = "findings_calibration"
+"""The null calibration table (:mod:`copyscope.report.calibration`): no claim reads it, the
+scorecard shows each rule's measured false-verdict rate from it."""
+TABLES.add(CALIBRATION)
+
+
+def calibration_columns(ids: Sequence[str], cal: pd.DataFrame | None) -> pd.DataFrame:
+    """Per claim id, its worst null of the calibration table ``cal``: ``null_false_rate``
+    (the largest false-verdict rate, NaN when the rule has no null in this run) and
+    ``calibration`` (that rate with its 95% interval, the null and its draws)."""
+    rate, text = [], []
+    for i in ids:
+        rows = pd.DataFrame() if cal is None else cal[cal["claim"] == i]
+        if not len(rows):
+            rate.append(math.nan)
+            text.append("no null in this run")
+            continue
+        w = rows.loc[rows["false_rate"].idxmax()]
+        rate.append(float(w["false_rate"]))
+        text.append(
+            f"{w['false_rate']:.1%} [{w['false_lo']:.1%}, {w['false_hi']:.1%}] on "
+            f"{w['null']} ({int(w['draws'])} draws)"
+        )
+    return pd.DataFrame({"null_false_rate": rate, "calibration": text})
+
+
 def scorecard(tables: Tables, params: Mapping) -> pd.DataFrame:
     """Every registered claim decided on ``tables``: one row per claim, in registry order,
-    with the columns of :class:`Finding`."""
+    with the columns of :class:`Finding` and each rule's measured false-verdict rate on its
+    nulls (:func:`calibration_columns`, from the ``findings_calibration`` table)."""
     rows = [asdict(decide(tables, params)) for decide in CLAIMS.values()]
-    return pd.DataFrame(rows, columns=[f.name for f in fields(Finding)])
+    card = pd.DataFrame(rows, columns=[f.name for f in fields(Finding)])
+    cal = calibration_columns(list(card["id"]), tables.get(CALIBRATION))
+    return pd.concat([card, cal], axis=1)
 
 
 def _cell(text: str) -> str:
@@ -1447,13 +1476,17 @@ def markdown(card: pd.DataFrame) -> str:
         "",
         ", ".join(f"{v}: {int(counts.get(v, 0))}" for v in (HOLDS, FAILS, UNCLEAR)) + ".",
         "",
-        "| # | claim | paper | verdict | measured |",
-        "|---|---|---|---|---|",
+        "The last column is the rule's measured false-verdict rate: how often it reaches a "
+        "verdict on tables where the claim is false by construction (tables/"
+        "findings_calibration.csv).",
+        "",
+        "| # | claim | paper | verdict | measured | false verdicts on nulls |",
+        "|---|---|---|---|---|---|",
     ]
     for i, r in enumerate(card.itertuples(), 1):
         lines.append(
             f"| {i} | {_cell(r.claim)} ({_cell(r.where)}) | {_cell(r.paper)} | "
-            f"**{r.verdict}** | {_cell(r.measured)} |"
+            f"**{r.verdict}** | {_cell(r.measured)} | {_cell(r.calibration)} |"
         )
     lines += ["", "## Conditions, setting and rules", ""]
     for i, r in enumerate(card.itertuples(), 1):

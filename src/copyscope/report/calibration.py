@@ -1,0 +1,364 @@
+"""Null calibration of the findings scorecard: how often each rule reaches a verdict where the
+claim is false by construction.
+
+copyscope controls its data, so it can build tables on which a claim cannot be true and ask
+its own rules about them (issue "calibrated verdicts"; the idea of permutation and split-half
+nulls is standard — e.g. Good 2005, *Permutation, Parametric and Bootstrap Tests*):
+
+* **human halves** — the held-out continuations (human/reference) split at random into two
+  halves by window; one half plays the model (or every decoding of a model), the other the
+  human baseline. No model-vs-human, decoding or size claim can be true between two halves of
+  the same text, so every ``holds`` and every ``does not hold`` is a false verdict;
+* **human parts** — the same with as many parts as the rule has decodings (trend rules);
+* **permuted copies** — the ladder's per-passage extraction results with the copy counts
+  permuted over the passages (controls included): extraction cannot grow with copies;
+* **permuted membership** — the contamination set's per-item scores with the planted labels
+  permuted: no detector can beat another.
+
+Each null is drawn ``draws`` times (seeded); each draw builds the rule's input tables with the
+same builders as the workflow's report modules (:mod:`copyscope.report.rusty_dawg`,
+:mod:`~copyscope.report.raven`, :mod:`~copyscope.report.memorization`,
+:mod:`~copyscope.report.membership`), so the rule is exactly the one of the scorecard, then
+decides the claim (:data:`copyscope.report.findings.CLAIMS`). The false-verdict rate is the
+share of draws with a verdict other than ``inconclusive``, with its 95% Wilson interval.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..io import write_csv
+from ..membership.evaluate import fast_metrics, paired_auc_difference
+from . import corpus_sizes, family, require, rusty_dawg
+from . import findings as F
+from . import membership as membership_report
+from . import raven as raven_report
+from .memorization import memorization_table
+
+NAME = "calibration"
+HELP = "false-verdict rates of the scorecard's rules on null tables (no claim can be true)"
+INPUTS = {
+    "tokens": (("MODEL", "DECODING"), "tokens.parquet of the human reference (per-token L_t)"),
+    "words": (("MODEL", "DECODING"), "words.parquet of the human reference (RAVEN scores)"),
+    "quality": (("MODEL", "DECODING"), "quality.csv of the human reference (evaluator NLL)"),
+    "index_manifest": (("MODEL",), "index.json of the human reference's index (corpus size)"),
+    "extraction": (("MODEL",), "a model's per-passage ladder extraction (memorization/<m>.csv)"),
+    "membership": (("MODEL",), "a model's per-item membership scores (membership/<m>/texts.csv)"),
+}
+OUTPUTS = {"csv": "findings_calibration.csv: rule, null, draws, verdict counts, false rate"}
+PARAMS = (
+    "the config blocks findings (with calibration), novelty, sampling, models, analysis "
+    "(memorization, membership)"
+)
+HUMAN = ("human", "reference")
+COLUMNS = [
+    "claim",
+    "null",
+    "draws",
+    "holds",
+    "does_not_hold",
+    "inconclusive",
+    "false_rate",
+    "false_lo",
+    "false_hi",
+]
+
+
+@dataclass(frozen=True)
+class Data:
+    """The per-item data the nulls are drawn from."""
+
+    tokens: pd.DataFrame | None  # human/reference per-token L_t (tokens.parquet)
+    words: pd.DataFrame | None  # human/reference per-word RAVEN scores (words.parquet)
+    quality: pd.DataFrame | None  # human/reference per-text evaluator NLL (quality.csv)
+    corpus_size: int  # tokens of the index the human tokens were matched against
+    extraction: pd.DataFrame | None  # every model's per-passage ladder results
+    membership: pd.DataFrame | None  # every model's per-item membership scores
+
+
+Tables = dict[str, pd.DataFrame]
+NullBuilder = Callable[[np.random.Generator, Data, Mapping], Tables | None]
+
+
+# --------------------------------------------------------------------------- splitting
+def split_windows(windows: np.ndarray, parts: int, rng: np.random.Generator) -> list[np.ndarray]:
+    """The distinct ``windows`` shuffled and dealt into ``parts`` groups of (nearly) equal
+    size."""
+    w = rng.permutation(np.unique(windows))
+    return [np.sort(w[i::parts]) for i in range(parts)]
+
+
+def _take(frame: pd.DataFrame, windows: np.ndarray) -> pd.DataFrame:
+    return frame[frame["window"].isin(windows)]
+
+
+def _with_sources(table: pd.DataFrame) -> pd.DataFrame:
+    """A novelty table whose builder wrote no ``source`` column: its rows as ``all`` and again
+    as ``natural`` (in a null both sides are human text matched the same way)."""
+    if "source" in table.columns:
+        return table
+    return pd.concat([table.assign(source="all"), table.assign(source="natural")])
+
+
+def novelty_nulls(sets: list[tuple[str, str, pd.DataFrame]], data: Data, params: Mapping) -> Tables:
+    """novelty_samples and nnsl_samples of the given (model, decoding, tokens) sets, built by
+    the novelty report's builder."""
+    sizes = {m: data.corpus_size for m, _, _ in sets}
+    curves, nnsl = rusty_dawg.build(sets, sizes, params["novelty"], params["sampling"]["decodings"])
+    return {"novelty_samples": _with_sources(curves), "nnsl_samples": _with_sources(nnsl)}
+
+
+def raven_nulls(sets: list[tuple[str, str, pd.DataFrame, pd.DataFrame]], params: Mapping) -> Tables:
+    """raven_summary of the given (model, decoding, words, quality) sets, built by the RAVEN
+    report's builder; every set is scored by an evaluator other than itself."""
+    summary, _, _ = raven_report.build(sets, params["novelty"], params["sampling"])
+    summary["evaluator"] = "null-evaluator"
+    return {"raven_summary": summary}
+
+
+def _decoding(params: Mapping, families: tuple[str, ...]) -> str | None:
+    """The first decoding of ``sampling.decodings`` in one of ``families``."""
+    decodings = params["sampling"]["decodings"]
+    for name in decodings:
+        if family(name, decodings) in families:
+            return name
+    return None
+
+
+# --------------------------------------------------------------------------- the nulls
+def human_halves_novelty(claim: str) -> NullBuilder:
+    """Two halves of the human continuations as model and human baseline (model tokens)."""
+
+    def build(rng, data, params):
+        if data.tokens is None:
+            return None
+        f = params["findings"]
+        a, b = split_windows(data.tokens["window"].to_numpy(), 2, rng)
+        ta, tb = _take(data.tokens, a), _take(data.tokens, b)
+        if claim == "constrained-small-n-below-validation":
+            dec = _decoding(params, ("greedy", "beam"))
+            if dec is None:
+                return None
+            sets = [(*HUMAN, tb), ("null", dec, ta)]
+        elif claim == "pure-vs-contaminated-baseline":
+            sets = [(*HUMAN, tb), ("human", "contaminated", tb), ("null", f["pure_decoding"], ta)]
+        elif claim == "larger-less-novel":
+            zoo = params["models"]["zoo"]
+            sized = sorted((F.model_size(s), m) for m, s in zoo.items() if F.model_size(s))
+            if len(sized) < 2 or sized[0][0] == sized[-1][0]:
+                return None
+            sets = [(sized[0][1], f["pure_decoding"], ta), (sized[-1][1], f["pure_decoding"], tb)]
+        else:
+            sets = [(*HUMAN, tb), ("null", f["pure_decoding"], ta)]
+        return novelty_nulls(sets, data, params)
+
+    return build
+
+
+def human_parts_constrained(rng, data, params):
+    """As many parts of the human continuations as a model has decodings in the
+    constrained-decoding rule (pure sampling, the temperature family, greedy, beam): the parts
+    play the decodings of one model."""
+    if data.tokens is None:
+        return None
+    decodings = params["sampling"]["decodings"]
+    names = [
+        d for d in decodings if family(d, decodings) in ("pure", "temperature", "greedy", "beam")
+    ]
+    if len(names) < 2:
+        return None
+    parts = split_windows(data.tokens["window"].to_numpy(), len(names), rng)
+    sets = [("null", d, _take(data.tokens, w)) for d, w in zip(names, parts, strict=True)]
+    return novelty_nulls(sets, data, params)
+
+
+def _raven_sets(data: Data, groups: list[tuple[str, str, np.ndarray]]):
+    return [(m, d, _take(data.words, w), _take(data.quality, w)) for m, d, w in groups]
+
+
+def human_halves_raven(claim: str) -> NullBuilder:
+    """Two halves of the human continuations as model and human baseline (RAVEN's words)."""
+
+    def build(rng, data, params):
+        if data.words is None or data.quality is None:
+            return None
+        f = params["findings"]
+        a, b = split_windows(data.words["window"].to_numpy(), 2, rng)
+        if claim == "lstm-less-novel-small-n":
+            zoo = params["models"]["zoo"]
+            lstm = next((m for m, s in zoo.items() if s.get("kind") == "lstm"), "lstm")
+            gpt = next((m for m, s in zoo.items() if s.get("kind") == "gpt2"), "gpt2")
+            groups = [(lstm, f["raven_decoding"], a), (gpt, f["raven_decoding"], b)]
+            params = {
+                **params,
+                "models": {
+                    **params["models"],
+                    "zoo": {lstm: {"kind": "lstm"}, gpt: {"kind": "gpt2"}},
+                },
+            }
+        else:
+            dec = f["pure_decoding"] if claim == "raven-pure-every-n" else f["raven_decoding"]
+            groups = [(*HUMAN, b), ("null", dec, a)]
+        return raven_nulls(_raven_sets(data, groups), params)
+
+    return build
+
+
+def human_parts_quality(rng, data, params):
+    """The human continuations dealt into as many parts as the grid has decodings, each part
+    playing one decoding of one model: novelty and the evaluator's perplexity are unrelated."""
+    if data.words is None or data.quality is None:
+        return None
+    names = list(params["sampling"]["decodings"])
+    parts = split_windows(data.words["window"].to_numpy(), len(names), rng)
+    return raven_nulls(
+        _raven_sets(data, [("null", d, w) for d, w in zip(names, parts, strict=True)]), params
+    )
+
+
+def permuted_copies(rng, data, params):
+    """The ladder's per-passage extraction results with their copy counts permuted over the
+    passages of each model (controls included)."""
+    if data.extraction is None or not len(data.extraction):
+        return None
+    frame = data.extraction.copy()
+    for _, idx in frame.groupby("model", sort=False).groups.items():
+        frame.loc[idx, "copies"] = rng.permutation(frame.loc[idx, "copies"].to_numpy())
+    m = params["analysis"]["memorization"]
+    return {"memorization": memorization_table(frame, m["bootstrap"], m["seed"])}
+
+
+def permuted_membership(rng, data, params):
+    """The contamination set's per-item loss and Min-K% Prob (k = 20%) with the planted labels
+    permuted among its items, per model: the detector rows the Min-K% rule reads (AUC of each,
+    and Min-K%'s paired ΔAUC against the loss,
+    :func:`copyscope.membership.evaluate.paired_auc_difference`, as the detector table has
+    them)."""
+    if data.membership is None or not len(data.membership):
+        return None
+    m = params["analysis"]["membership"]
+    rows = []
+    for model, g in data.membership[data.membership["set"] == "benchmark"].groupby(
+        "model", sort=False
+    ):
+        y = rng.permutation(g["planted"].to_numpy().astype(int))
+        if y.min(initial=1) == 1 or y.max(initial=0) == 0:
+            continue
+        loss = membership_report._oriented(g, "loss")
+        mink = membership_report._oriented(g, "min_k_20")
+        d = paired_auc_difference(mink, loss, y, n_boot=m["bootstrap"], seed=m["seed"])
+        base = {"model": model, "label_set": "planted"}
+        rows.append(
+            base
+            | {"detector": "loss", "auc": fast_metrics(loss, y)[0]}
+            | dict(zip(membership_report.DELTA, (0.0, 0.0, 0.0), strict=True))
+        )
+        rows.append(base | {"detector": "min_k_20", "auc": fast_metrics(mink, y)[0]}
+                    | dict(zip(membership_report.DELTA, d, strict=True)))  # fmt: skip
+    return {"membership_detectors": pd.DataFrame(rows)}
+
+
+NULLS: dict[str, list[tuple[str, NullBuilder]]] = {
+    "pure-more-novel-than-validation": [
+        ("human halves", human_halves_novelty("pure-more-novel-than-validation"))
+    ],
+    "pure-vs-contaminated-baseline": [
+        ("human halves", human_halves_novelty("pure-vs-contaminated-baseline"))
+    ],
+    "larger-less-novel": [("human halves", human_halves_novelty("larger-less-novel"))],
+    "constrained-less-novel": [("human parts", human_parts_constrained)],
+    "constrained-small-n-below-validation": [
+        ("human halves", human_halves_novelty("constrained-small-n-below-validation"))
+    ],
+    "raven-top40-small-n": [("human halves", human_halves_raven("raven-top40-small-n"))],
+    "raven-top40-large-n": [("human halves", human_halves_raven("raven-top40-large-n"))],
+    "raven-pure-every-n": [("human halves", human_halves_raven("raven-pure-every-n"))],
+    "lstm-less-novel-small-n": [("human halves", human_halves_raven("lstm-less-novel-small-n"))],
+    "novelty-quality": [("human parts", human_parts_quality)],
+    "extraction-duplication": [("permuted copies", permuted_copies)],
+    "min-k-beats-loss": [("permuted membership", permuted_membership)],
+}
+"""claim id → its nulls (name, builder); a builder returns the claim's input tables for one
+draw, or None when the run has no data for it."""
+
+
+# --------------------------------------------------------------------------- calibration
+def false_verdicts(
+    claim: str, builder: NullBuilder, data: Data, params: Mapping, draws: int, seed: int
+) -> dict | None:
+    """Decide ``claim`` on ``draws`` null tables from ``builder`` (draw i seeded with
+    (seed, i)); the verdict counts and the false-verdict rate (every verdict other than
+    ``inconclusive`` is false on a null) with its 95% Wilson interval; None when the run has
+    no data for this null."""
+    counts = {F.HOLDS: 0, F.FAILS: 0, F.UNCLEAR: 0}
+    decide = F.CLAIMS[claim]
+    done = 0
+    for i in range(draws):
+        tables = builder(np.random.default_rng([seed, i]), data, params)
+        if tables is None:
+            return None
+        counts[decide(tables, params).verdict] += 1
+        done += 1
+    wrong = counts[F.HOLDS] + counts[F.FAILS]
+    rate, lo, hi = F.wilson(wrong, done)
+    return {
+        "draws": done,
+        "holds": counts[F.HOLDS],
+        "does_not_hold": counts[F.FAILS],
+        "inconclusive": counts[F.UNCLEAR],
+        "false_rate": rate,
+        "false_lo": lo,
+        "false_hi": hi,
+    }
+
+
+def calibration_table(data: Data, params: Mapping) -> pd.DataFrame:
+    """One row per (claim, null) that this run has data for, in scorecard order
+    (``findings.calibration``: ``draws`` and ``seed``)."""
+    c = params["findings"]["calibration"]
+    rows = []
+    for claim in F.CLAIMS:
+        for name, builder in NULLS.get(claim, []):
+            r = false_verdicts(claim, builder, data, params, c["draws"], c["seed"])
+            if r is not None:
+                rows.append({"claim": claim, "null": name, **r})
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def _one(items, flag: str, what: str):
+    """The single labelled input of ``flag`` (its path), or None when absent."""
+    if not items:
+        return None
+    if len(items) != 1:
+        from ..errors import InputError
+
+        raise InputError(flag, f"one {what}, found {len(items)}")
+    return items[0][-1]
+
+
+def load(inputs: Mapping) -> Data:
+    """The per-item data of the command's inputs."""
+    tokens = _one(inputs.get("tokens"), "--tokens", "human reference tokens.parquet")
+    words = _one(inputs.get("words"), "--words", "human reference words.parquet")
+    quality = _one(inputs.get("quality"), "--quality", "human reference quality.csv")
+    sizes = corpus_sizes(inputs.get("index_manifest") or [])
+    ex = [pd.read_csv(p) for _, p in inputs.get("extraction") or []]
+    mem = [pd.read_csv(p) for _, p in inputs.get("membership") or []]
+    return Data(
+        tokens=pd.read_parquet(tokens) if tokens else None,
+        words=pd.read_parquet(words) if words else None,
+        quality=pd.read_csv(quality) if quality else None,
+        corpus_size=next(iter(sizes.values()), 0),
+        extraction=pd.concat(ex, ignore_index=True) if ex else None,
+        membership=pd.concat(mem, ignore_index=True) if mem else None,
+    )
+
+
+def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
+    """Draw every null of every claim this run has data for; write the calibration table."""
+    require(inputs.get("tokens") or [], "--tokens", "human reference")
+    write_csv(out["csv"], calibration_table(load(inputs), params))
