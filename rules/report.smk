@@ -509,13 +509,10 @@ FINDINGS_TABLES = {
     "raven_summary": rules.report_raven.output.summary,
     "completion_loss": rules.report_completion_loss.output.table,
     "memorization": rules.report_memorization.output.table,
-    "membership_placement": rules.report_membership.output.placement,
     "membership_detectors": rules.report_membership.output.detectors,
     "membership_cloze_summary": rules.report_membership.output.cloze_summary,
-    "completion_loss_frequency": rules.report_completion_loss.output.frequency,
     "syntax_novelty": rules.report_syntax_novelty.output.table,
     "templates": rules.report_templates.output.table,
-    "template_coverage": rules.report_template_coverage.output.table,
     "style_memorization": rules.report_style.output.table,
     "findings_calibration": rules.report_calibration.output.csv,
 }
