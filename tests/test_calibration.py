@@ -187,3 +187,16 @@ def test_the_command_writes_the_calibration_table(tmp_path):
 @pytest.mark.parametrize("claim", sorted(C.NULLS))
 def test_every_null_belongs_to_a_claim(claim):
     assert claim in F.CLAIMS
+
+
+def test_the_shortened_curves_equal_the_full_ones():
+    """The nulls build novelty(n) only up to findings.n_max: the same values and intervals as
+    the full curve's first points (the bootstrap resamples whole texts)."""
+    tok = human_tokens(windows=30)
+    sets = [("human", "reference", tok)]
+    short = C.novelty_nulls(sets, data(), PARAMS)["novelty_samples"]
+    short = short[short["source"] == "all"].reset_index(drop=True)
+    full, _ = C.rusty_dawg.build(sets, {"human": 10**6}, PARAMS["novelty"], {})
+    assert len(short) == PARAMS["findings"]["n_max"] < len(full)
+    cols = ["n", "novelty", "ci_low", "ci_high"]
+    pd.testing.assert_frame_equal(short[cols], full[cols].iloc[: len(short)])

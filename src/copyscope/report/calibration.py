@@ -113,7 +113,11 @@ def novelty_nulls(sets: list[tuple[str, str, pd.DataFrame]], data: Data, params:
     """novelty_samples and nnsl_samples of the given (model, decoding, tokens) sets, built by
     the novelty report's builder."""
     sizes = {m: data.corpus_size for m, _, _ in sets}
-    curves, nnsl = rusty_dawg.build(sets, sizes, params["novelty"], params["sampling"]["decodings"])
+    f = params["findings"]
+    # the rules read novelty(n) up to findings.n_max only; the bootstrap resamples whole texts,
+    # so the curve's first n_max points and their intervals are those of the full curve
+    novelty = {**params["novelty"], "n_max": min(params["novelty"]["n_max"], f["n_max"])}
+    curves, nnsl = rusty_dawg.build(sets, sizes, novelty, params["sampling"]["decodings"])
     return {"novelty_samples": _with_sources(curves), "nnsl_samples": _with_sources(nnsl)}
 
 
