@@ -501,6 +501,50 @@ rule report_calibration:
         "--params-json {params.config:q} --out-csv {output.csv} > {log} 2>&1"
 
 
+rule report_power:
+    input:
+        tokens=f"{R}/analysis/human/reference/tokens.parquet",
+        index=f"{R}/index/{MODEL_TOK}/index.json",
+        extraction=expand(
+            f"{R}/memorization/{{model}}.csv", model=MODELS if LADDER else []
+        ),
+    output:
+        csv=report(
+            f"{R}/tables/findings_power.csv",
+            caption="../report/findings_power.rst",
+            category="findings",
+        ),
+        fig=report(
+            f"{R}/figures/findings_power.png",
+            caption="../report/findings_power.rst",
+            category="findings",
+        ),
+    log:
+        f"{R}/logs/report_power.log",
+    benchmark:
+        f"{R}/benchmarks/report_power.tsv"
+    conda:
+        "../envs/novelty.yaml"
+    params:
+        extraction=lambda w, input: labelled(
+            "--extraction", MODELS if LADDER else [], input.extraction
+        ),
+        config=as_json(
+            {
+                "findings": config["findings"],
+                "novelty": config["novelty"],
+                "sampling": config["sampling"],
+                "models": {"zoo": config["models"]["zoo"]},
+                "analysis": {"memorization": config["analysis"]["memorization"]},
+            }
+        ),
+    shell:
+        "python -m copyscope report power --tokens human reference {input.tokens} "
+        "--index-manifest human {input.index} {params.extraction} "
+        "--params-json {params.config:q} --out-csv {output.csv} --out-fig {output.fig} "
+        "> {log} 2>&1"
+
+
 # the tables the findings scorecard reads (copyscope.report.findings.TABLES), by name;
 # a claim whose table is not listed here is reported as inconclusive, "not measured";
 FINDINGS_TABLES = {

@@ -50,6 +50,7 @@ ANALYSES = (
     "membership",
     "training",
     "calibration",
+    "power",
     "findings",
 )
 """The analysis modules, in the order of their commands and of their ``summary.md`` sections."""

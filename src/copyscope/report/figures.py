@@ -458,6 +458,35 @@ def membership_cloze(plays: pd.DataFrame, path) -> None:
     plotting.save(fig, path)
 
 
+def power(table: pd.DataFrame, target: float, path) -> None:
+    """Power of each rule on its known positives (share of resamples with the right verdict,
+    95% interval) against the sample size per side, the target as a dotted line."""
+    plotting.setup()
+    fig, ax = plt.subplots(figsize=(6.4, 5.6))
+    if not len(table):
+        ax.text(0.5, 0.5, "no known positive in this run", ha="center", va="center")
+        ax.set_axis_off()
+        plotting.save(fig, path)
+        return
+    for (claim, positive), g in table.groupby(["claim", "positive"], sort=False):
+        g = g.sort_values("size")
+        line = ax.plot(g["size"], g["power"], marker="o", label=f"{claim}: {positive}")[0]
+        ax.fill_between(g["size"], g["power_lo"], g["power_hi"], alpha=0.1, color=line.get_color())
+    ax.axhline(target, ls=":", color="0.4")
+    ax.text(1.0, target, f" target {target:g}", fontsize=8, color="0.4", va="center",
+            transform=ax.get_yaxis_transform())  # fmt: skip
+    ax.set_xscale("log")
+    sizes = sorted(table["size"].unique())
+    ax.set_xticks(sizes, [str(int(v)) for v in sizes])
+    ax.minorticks_off()
+    ax.set_ylim(-0.02, 1.05)
+    ax.set_xlabel("sample size (texts, passages or items per group)")
+    ax.set_ylabel("power (right verdict)")
+    ax.set_title("Power of the scorecard's rules on known positives")
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16), frameon=False)
+    plotting.save(fig, path)
+
+
 def not_measured(path, why: str) -> None:
     """A figure of an analysis the configuration does not run: its reason as text."""
     plotting.setup()

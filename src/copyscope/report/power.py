@@ -1,0 +1,254 @@
+"""Power of the scorecard's rules on known positives: how often each rule reaches the right
+verdict where the answer is known, at increasing sample sizes.
+
+* **copier** — a synthetic sample set with a known share of copying: the held-out
+  continuations of one half of the windows with a seeded share of their ``span``-token spans
+  replaced by spans of training documents (:func:`copier_set`), matched against the index like
+  any sample set. Against the other half's true continuations it is *less* novel, so Merrill
+  et al.'s "pure samples are more novel than validation text at every n" must come out
+  ``does not hold``; a copier with a larger share plays the larger of two models, so "larger
+  models are less novel" must ``hold``.
+* **ladder** — the memorization ladder's per-passage extraction results resampled with
+  k passages per rung: extraction does grow with planted copies in the run, so "extraction
+  grows with duplication" must ``hold``.
+
+Each (claim, positive, size) is decided on ``draws`` seeded resamples (with replacement, the
+bootstrap of the experiment) by the scorecard's own rule and table builders; the power is the
+share of draws with the right verdict, with its 95% Wilson interval. :func:`size_for_power`
+reads off the smallest size whose power reaches the target (0.8).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import warnings
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+
+from ..io import write_csv
+from . import figures as fig
+from . import findings as F
+from .calibration import Data, load, novelty_nulls
+from .memorization import memorization_table
+
+log = logging.getLogger(__name__)
+
+NAME = "power"
+HELP = "power of the scorecard's rules on known positives (copier set, ladder) by sample size"
+INPUTS = {
+    "tokens": (("MODEL", "DECODING"), "tokens.parquet of the human reference (ids, L_t)"),
+    "index_manifest": (("MODEL",), "index.json of the index the human tokens were matched in"),
+    "extraction": (("MODEL",), "a model's per-passage ladder extraction (memorization/<m>.csv)"),
+}
+OUTPUTS = {
+    "csv": "findings_power.csv: claim, positive, size, draws, right verdict, power and interval",
+    "fig": "figure: power against sample size per rule and positive (.png)",
+}
+PARAMS = "the config blocks findings (with power), novelty, sampling, models, analysis"
+COLUMNS = ["claim", "positive", "size", "draws", "right", "hits", "power", "power_lo", "power_hi"]
+
+
+# --------------------------------------------------------------------------- the copier set
+def copier_set(
+    continuations: list[np.ndarray],
+    documents: list[np.ndarray],
+    share: float,
+    span: int,
+    rng: np.random.Generator,
+) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Copies of ``continuations`` in which round(share · slots) of the ``span``-token slots
+    (each continuation cut into whole slots from its start, a shorter rest never copied),
+    drawn at random over all continuations, are replaced by a random ``span``-token span of a
+    random training document (of at least ``span`` tokens). Returns the texts and, per text,
+    a boolean mask of the copied tokens."""
+    long_docs = [d for d in documents if len(d) >= span]
+    if not long_docs:
+        raise ValueError(f"no training document has {span} tokens")
+    slots = [(i, s) for i, c in enumerate(continuations) for s in range(0, len(c) - span + 1, span)]
+    chosen = rng.choice(len(slots), size=round(share * len(slots)), replace=False)
+    texts = [np.array(c, copy=True) for c in continuations]
+    masks = [np.zeros(len(c), dtype=bool) for c in continuations]
+    for k in np.sort(chosen):
+        i, s = slots[k]
+        doc = long_docs[rng.integers(len(long_docs))]
+        start = rng.integers(len(doc) - span + 1)
+        texts[i][s : s + span] = doc[start : start + span]
+        masks[i][s : s + span] = True
+    return texts, masks
+
+
+def copier_tokens(texts: list[np.ndarray], windows: np.ndarray, index, plen: int) -> pd.DataFrame:
+    """Per-token L_t of the copier texts matched against ``index`` (the frame the novelty
+    builder reads: text, window, prompt_length, t, id, L, C)."""
+    m = index.longest_matches(texts)
+    parts = []
+    for i, (text, w) in enumerate(zip(texts, windows, strict=True)):
+        L, C = m[i]
+        parts.append(
+            pd.DataFrame(
+                {"text": i, "window": w, "prompt_length": plen, "t": np.arange(len(text)),
+                 "id": text, "L": L, "C": C}
+            )
+        )  # fmt: skip
+    return pd.concat(parts, ignore_index=True)
+
+
+def _resample(frame: pd.DataFrame, size: int, rng: np.random.Generator) -> pd.DataFrame:
+    """``size`` windows of a per-token frame drawn with replacement, renumbered as texts."""
+    windows = np.unique(frame["window"].to_numpy())
+    pick = rng.choice(windows, size=size, replace=True)
+    groups = dict(tuple(frame.groupby("window", sort=False)))
+    return pd.concat(
+        [groups[w].assign(text=i, window=i) for i, w in enumerate(pick)], ignore_index=True
+    )
+
+
+# --------------------------------------------------------------------------- the positives
+class Copier:
+    """The copier sets of one run: one per share, built from half of the human windows; the
+    other half is the human baseline."""
+
+    def __init__(self, data: Data, index, params: Mapping, seed: int):
+        p = params["findings"]["power"]
+        plen = params["sampling"]["prompt_length"]
+        tok = data.tokens[data.tokens["prompt_length"] == plen]
+        rng = np.random.default_rng([seed, 1])
+        windows = rng.permutation(np.unique(tok["window"].to_numpy()))
+        self.human_windows = np.sort(windows[1::2])
+        copy_windows = np.sort(windows[::2])
+        self.human = tok[tok["window"].isin(self.human_windows)]
+        src = tok[tok["window"].isin(copy_windows)]
+        conts = [g["id"].to_numpy() for _, g in src.groupby("window", sort=True)]
+        docs = [index.document(d) for d in range(min(int(index.manifest["n_docs"]), 10_000))]
+        self.sets, self.masks = {}, {}
+        for share in p["copier_shares"]:
+            texts, masks = copier_set(conts, docs, share, p["copier_span"], rng)
+            self.sets[share] = copier_tokens(texts, np.sort(copy_windows), index, plen)
+            self.masks[share] = masks
+        self.max_size = min(len(copy_windows), len(self.human_windows))
+
+
+def copier_vs_human(copier: Copier, share: float):
+    """Builder: the copier of ``share`` as a model's pure sampling vs the human half."""
+
+    def build(rng, data, params, size):
+        f = params["findings"]
+        sets = [
+            ("human", "reference", _resample(copier.human, size, rng)),
+            ("copier", f["pure_decoding"], _resample(copier.sets[share], size, rng)),
+        ]
+        return novelty_nulls(sets, data, params)
+
+    return build
+
+
+def copier_sizes(copier: Copier, low: float, high: float):
+    """Builder: the copier of share ``low`` as the smaller and ``high`` as the larger of the
+    two extreme gpt2 models of the zoo, both as pure sampling."""
+
+    def build(rng, data, params, size):
+        f, zoo = params["findings"], params["models"]["zoo"]
+        sized = sorted((F.model_size(s), m) for m, s in zoo.items() if F.model_size(s))
+        if len(sized) < 2 or sized[0][0] == sized[-1][0]:
+            return None
+        sets = [
+            (sized[0][1], f["pure_decoding"], _resample(copier.sets[low], size, rng)),
+            (sized[-1][1], f["pure_decoding"], _resample(copier.sets[high], size, rng)),
+        ]
+        return novelty_nulls(sets, data, params)
+
+    return build
+
+
+def ladder_resample(rng, data, params, size):
+    """Builder: ``size`` passages per rung (and controls) of each model's ladder, drawn with
+    replacement."""
+    if data.extraction is None or not len(data.extraction):
+        return None
+    parts = []
+    for _, g in data.extraction.groupby(["model", "copies"], sort=False):
+        parts.append(g.iloc[rng.integers(len(g), size=size)])
+    m = params["analysis"]["memorization"]
+    return {"memorization": memorization_table(pd.concat(parts), m["bootstrap"], m["seed"])}
+
+
+# --------------------------------------------------------------------------- power
+def power_at(claim, builder, right, data, params, size, draws, seed) -> dict | None:
+    """The share of ``draws`` resamples of ``size`` on which ``claim`` reaches the ``right``
+    verdict, with its 95% Wilson interval; None without data."""
+    decide, hits = F.CLAIMS[claim], 0
+    for i in range(draws):
+        tables = builder(np.random.default_rng([seed, size, i]), data, params, size)
+        if tables is None:
+            return None
+        hits += decide(tables, params).verdict == right
+    p, lo, hi = F.wilson(hits, draws)
+    return {"draws": draws, "right": right, "hits": hits, "power": p, "power_lo": lo,
+            "power_hi": hi}  # fmt: skip
+
+
+def _sizes(sizes, largest: int) -> list[int]:
+    return sorted({s for s in sizes if s <= largest} | {largest})
+
+
+def power_table(data: Data, index, params: Mapping) -> pd.DataFrame:
+    """One row per (claim, positive, size) this run has data for (``findings.power``)."""
+    p = params["findings"]["power"]
+    draws, seed, rows = p["draws"], p["seed"], []
+    positives = []
+    if data.tokens is not None and index is not None:
+        copier = Copier(data, index, params, seed)
+        shares = sorted(p["copier_shares"])
+        sizes = _sizes(p["sizes"], copier.max_size)
+        for share in shares:
+            positives.append(
+                ("pure-more-novel-than-validation", f"copier {share:.0%}",
+                 copier_vs_human(copier, share), F.FAILS, sizes)
+            )  # fmt: skip
+        if len(shares) > 1:
+            positives.append(
+                ("larger-less-novel", f"copier {shares[0]:.0%} vs {shares[-1]:.0%}",
+                 copier_sizes(copier, shares[0], shares[-1]), F.HOLDS, sizes)
+            )  # fmt: skip
+    if data.extraction is not None and len(data.extraction):
+        per = int(data.extraction.groupby(["model", "copies"]).size().max())
+        positives.append(
+            ("extraction-duplication", "planted ladder", ladder_resample, F.HOLDS,
+             _sizes(p["sizes"], per))
+        )  # fmt: skip
+    for claim, name, builder, right, sizes in positives:
+        for size in sizes:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                r = power_at(claim, builder, right, data, params, size, draws, seed)
+            if r is None:
+                continue
+            log.info("%s, %s, size %d: power %.2f", claim, name, size, r["power"])
+            rows.append({"claim": claim, "positive": name, "size": size, **r})
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def size_for_power(table: pd.DataFrame, target: float = 0.8) -> pd.DataFrame:
+    """Per (claim, positive): the smallest size whose power reaches ``target`` (NaN when no
+    size does)."""
+    out = []
+    for (claim, positive), g in table.groupby(["claim", "positive"], sort=False):
+        ok = g.loc[g["power"] >= target, "size"]
+        out.append({"claim": claim, "positive": positive,
+                    "size_for_power": float(ok.min()) if len(ok) else np.nan})  # fmt: skip
+    return pd.DataFrame(out, columns=["claim", "positive", "size_for_power"])
+
+
+def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
+    """Measure every positive this run has data for; write the power table and its figure."""
+    from ..index import Index
+
+    data = load(inputs)
+    manifests = inputs.get("index_manifest") or []
+    index = Index(os.path.dirname(manifests[0][-1])) if manifests else None
+    table = power_table(data, index, params)
+    write_csv(out["csv"], table)
+    fig.power(table, params["findings"]["power"]["target"], out["fig"])

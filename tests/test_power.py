@@ -1,0 +1,98 @@
+"""Power on known positives: the copier set's copied share is recovered exactly by the index,
+the copier is found less novel than human text, the ladder resampled, the power table and its
+figure."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from conftest import stream_of
+from copyscope.index import Index, build_index
+from copyscope.report import findings as F
+from copyscope.report import power as P
+from test_calibration import PARAMS as CAL_PARAMS
+from test_calibration import data, ladder_results
+
+PARAMS = {
+    **CAL_PARAMS,
+    "findings": {
+        **CAL_PARAMS["findings"],
+        "power": {"draws": 10, "seed": 0, "sizes": [5, 10], "copier_shares": [0.1, 0.5],
+                  "copier_span": 8, "target": 0.8},
+    },
+}  # fmt: skip
+
+
+def corpus(tmp_path, rng, docs=20, length=400, vocab=5000):
+    documents = [rng.integers(0, vocab, size=length) for _ in range(docs)]
+    build_index(stream_of(documents), tmp_path / "idx")
+    return documents, Index(tmp_path / "idx")
+
+
+def test_the_copied_share_is_recovered_exactly(tmp_path):
+    rng = np.random.default_rng(0)
+    documents, index = corpus(tmp_path, rng)
+    # fresh continuations from ids the corpus never uses: no token of them is in training
+    conts = [rng.integers(6000, 9000, size=40) for _ in range(25)]  # 5 slots of 8 each
+    texts, masks = P.copier_set(conts, documents, 0.3, 8, np.random.default_rng(1))
+    assert sum(m.sum() for m in masks) == round(0.3 * 25 * 5) * 8
+    m = index.longest_matches(texts)
+    for i, mask in enumerate(masks):
+        L, _ = m[i]
+        assert (L[~mask] == 0).all()  # fresh tokens are novel
+        for s in np.flatnonzero(mask[::8]) * 8:  # each copied slot: L grows 1..8 inside it
+            assert (L[s : s + 8] >= np.arange(1, 9)).all()
+            assert L[s + 7] >= 8
+        assert all((t[~k] == c[~k]).all() for t, c, k in zip(texts, conts, masks, strict=True))
+
+
+def human_tokens_with_ids(rng, windows=40, length=40):
+    rows = []
+    for w in range(windows):
+        ids = rng.integers(6000, 9000, size=length)
+        rows.append(pd.DataFrame({"text": w, "window": w, "prompt_length": 8,
+                                  "t": range(length), "id": ids, "L": 0}))  # fmt: skip
+    return pd.concat(rows, ignore_index=True)
+
+
+def test_the_copier_is_less_novel_than_human_text(tmp_path):
+    rng = np.random.default_rng(0)
+    _, index = corpus(tmp_path, rng)
+    d = data(tokens=human_tokens_with_ids(rng))
+    copier = P.Copier(d, index, PARAMS, seed=0)
+    assert copier.max_size == 20 and set(copier.sets) == {0.1, 0.5}
+    build = P.copier_vs_human(copier, 0.5)
+    tables = build(np.random.default_rng(0), d, PARAMS, 20)
+    f = F.CLAIMS["pure-more-novel-than-validation"](tables, PARAMS)
+    assert f.verdict == F.FAILS, f.measured  # the right verdict on this positive
+    r = P.power_at("pure-more-novel-than-validation", build, F.FAILS, d, PARAMS, 10, 10, 0)
+    assert r["power"] == 1.0 and r["draws"] == 10
+
+
+def test_the_ladder_resampled_keeps_its_rungs():
+    frame = ladder_results(per=6)
+    tables = P.ladder_resample(np.random.default_rng(0), data(extraction=frame), PARAMS, 4)
+    mem = tables["memorization"]
+    assert sorted(mem["copies"]) == [0, 1, 16, 256] and (mem["n"] == 4).all()
+
+
+def test_the_power_table_and_the_size_for_power(tmp_path):
+    rng = np.random.default_rng(0)
+    _, index = corpus(tmp_path, rng)
+    d = data(tokens=human_tokens_with_ids(rng), extraction=ladder_results())
+    table = P.power_table(d, index, PARAMS)
+    assert list(table.columns) == P.COLUMNS
+    assert set(table["positive"]) == {"copier 10%", "copier 50%", "copier 10% vs 50%",
+                                      "planted ladder"}  # fmt: skip
+    assert sorted(set(table.loc[table["positive"] == "planted ladder", "size"])) == [5, 10, 20]
+    assert ((table["power"] >= 0) & (table["power"] <= 1)).all()
+    sizes = P.size_for_power(pd.DataFrame(
+        [("c", "p", 5, 0.5), ("c", "p", 10, 0.85), ("c", "p", 20, 0.9), ("d", "q", 5, 0.1)],
+        columns=["claim", "positive", "size", "power"]))  # fmt: skip
+    assert sizes["size_for_power"].iloc[0] == 10 and np.isnan(sizes["size_for_power"].iloc[1])
+    P.fig.power(table, 0.8, tmp_path / "power.png")
+    import matplotlib.image
+
+    img = matplotlib.image.imread(tmp_path / "power.png")
+    assert img.shape[1] > img.shape[0] * 0.8 and img[..., :3].std() > 0.05  # drawn, not blank
