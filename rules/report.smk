@@ -559,6 +559,7 @@ FINDINGS_TABLES = {
     "templates": rules.report_templates.output.table,
     "style_memorization": rules.report_style.output.table,
     "findings_calibration": rules.report_calibration.output.csv,
+    "findings_power": rules.report_power.output.csv,
 }
 
 

@@ -786,15 +786,22 @@ def test_markdown_of_a_scorecard():
     cal = pd.DataFrame(
         [("a", "halves", 200, 3, 1, 196, 0.02, 0.008, 0.05)], columns=CALIBRATION_COLUMNS
     )
-    card = pd.concat([card, F.calibration_columns(["a", "b"], cal)], axis=1)
+    power = pd.DataFrame(
+        [("a", "copier", 10, 0.5), ("a", "copier", 50, 0.96)],
+        columns=["claim", "positive", "size", "power"],
+    )
+    card = pd.concat(
+        [card, F.calibration_columns(["a", "b"], cal), F.power_column(["a", "b"], power)], axis=1
+    )
     md = F.markdown(card)
     assert "holds: 1, does not hold: 0, inconclusive: 1." in md
     assert (
         "| 1 | x is y (Fig. 1) | P 2024 | **holds** | 1 [0, 2] \\| 3 | "
-        "2.0% [0.8%, 5.0%] on halves (200 draws) |\n" in md
+        "2.0% [0.8%, 5.0%] on halves (200 draws) | copier: 0.96 at 50 |\n" in md
     )
     assert (
-        "| 2 | z (§2) | Q | **inconclusive** | not measured: none | no null in this run |\n" in md
+        "| 2 | z (§2) | Q | **inconclusive** | not measured: none | no null in this run | "
+        "no known positive in this run |\n" in md
     )
     assert md.endswith(
         "1. `a` — the paper's conditions: big models.\n"
@@ -851,7 +858,7 @@ def test_the_command_writes_one_row_per_claim(tmp_path):
     assert list(card.index) == list(F.CLAIMS)
     assert list(card.columns) == [
         "claim", "paper", "where", "conditions", "setting", "measured", "rule", "verdict",
-        "null_false_rate", "calibration",
+        "null_false_rate", "calibration", "power",
     ]  # fmt: skip
     expected = {"pure-more-novel-than-validation": HOLDS, "completion-loss-in-training": HOLDS}
     assert card["verdict"].to_dict() == {c: expected.get(c, UNCLEAR) for c in F.CLAIMS}
@@ -884,6 +891,7 @@ COLUMNS = {
     "membership_cloze_trend": ["model", "items", "rho", "rho_lo", "rho_hi"],
     "style_memorization": ["model", "source", "stratum", "n", "pos_minus_exact"],
     "findings_calibration": CALIBRATION_COLUMNS,
+    "findings_power": ["claim", "positive", "size", "power"],
 }
 
 

@@ -1447,14 +1447,35 @@ def calibration_columns(ids: Sequence[str], cal: pd.DataFrame | None) -> pd.Data
     return pd.DataFrame({"null_false_rate": rate, "calibration": text})
 
 
+POWER = "findings_power"
+"""The power table (:mod:`copyscope.report.power`): the scorecard shows each rule's power on
+its known positives at the largest measured size."""
+TABLES.add(POWER)
+
+
+def power_column(ids: Sequence[str], power: pd.DataFrame | None) -> pd.Series:
+    """Per claim id: its power on each known positive at the largest size measured
+    (``copier 30%: 0.96 at 50``), or ``no known positive in this run``."""
+    out = []
+    for i in ids:
+        rows = None if power is None else power[power["claim"] == i]
+        parts = []
+        for positive, sizes in [] if rows is None else rows.groupby("positive", sort=False):
+            top = sizes.loc[sizes["size"].idxmax()]
+            parts.append(f"{positive}: {g(top['power'])} at {int(top['size'])}")
+        out.append("; ".join(parts) or "no known positive in this run")
+    return pd.Series(out, name="power")
+
+
 def scorecard(tables: Tables, params: Mapping) -> pd.DataFrame:
     """Every registered claim decided on ``tables``: one row per claim, in registry order,
-    with the columns of :class:`Finding` and each rule's measured false-verdict rate on its
-    nulls (:func:`calibration_columns`, from the ``findings_calibration`` table)."""
+    with the columns of :class:`Finding`, each rule's measured false-verdict rate on its
+    nulls (:func:`calibration_columns`, from the ``findings_calibration`` table) and its
+    power on known positives (:func:`power_column`, from ``findings_power``)."""
     rows = [asdict(decide(tables, params)) for decide in CLAIMS.values()]
     card = pd.DataFrame(rows, columns=[f.name for f in fields(Finding)])
     cal = calibration_columns(list(card["id"]), tables.get(CALIBRATION))
-    return pd.concat([card, cal], axis=1)
+    return pd.concat([card, cal, power_column(list(card["id"]), tables.get(POWER))], axis=1)
 
 
 def _cell(text: str) -> str:
@@ -1476,17 +1497,18 @@ def markdown(card: pd.DataFrame) -> str:
         "",
         ", ".join(f"{v}: {int(counts.get(v, 0))}" for v in (HOLDS, FAILS, UNCLEAR)) + ".",
         "",
-        "The last column is the rule's measured false-verdict rate: how often it reaches a "
-        "verdict on tables where the claim is false by construction (tables/"
-        "findings_calibration.csv).",
+        "The last two columns are the rule's measured false-verdict rate — how often it "
+        "reaches a verdict on tables where the claim is false by construction (tables/"
+        "findings_calibration.csv) — and its power: how often it reaches the right verdict on "
+        "known positives, at the largest sample size measured (tables/findings_power.csv).",
         "",
-        "| # | claim | paper | verdict | measured | false verdicts on nulls |",
-        "|---|---|---|---|---|---|",
+        "| # | claim | paper | verdict | measured | false verdicts on nulls | power |",
+        "|---|---|---|---|---|---|---|",
     ]
     for i, r in enumerate(card.itertuples(), 1):
         lines.append(
             f"| {i} | {_cell(r.claim)} ({_cell(r.where)}) | {_cell(r.paper)} | "
-            f"**{r.verdict}** | {_cell(r.measured)} | {_cell(r.calibration)} |"
+            f"**{r.verdict}** | {_cell(r.measured)} | {_cell(r.calibration)} | {_cell(r.power)} |"
         )
     lines += ["", "## Conditions, setting and rules", ""]
     for i, r in enumerate(card.itertuples(), 1):
