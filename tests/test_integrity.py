@@ -231,3 +231,88 @@ def test_an_empty_pretrained_directory_stops_the_start(tmp_path, contents):
     line = next(x for x in proc.stderr.splitlines() if "models.zoo.mine.path" in x)
     assert str(path) in line and "tokenizer" in line and "sentencepiece" not in proc.stderr
     assert ("without config.json" in line) == (contents == "empty")
+
+
+# --------------------------------------------------------------------------- 2: training table
+STEPS = 300  # eval_every 10: 30 rows
+
+
+@pytest.fixture(scope="module")
+def training_inputs(tmp_path_factory):
+    """A word-level tokenizer and train/valid token splits for ``copyscope lm train``."""
+    from test_lm import TRAIN, make_tokenizer, toy_corpus
+
+    tmp = tmp_path_factory.mktemp("train")
+    make_tokenizer(tmp / "tok")
+    for split, docs in zip(("train", "valid"), toy_corpus(), strict=True):
+        stream = np.concatenate([np.append(d, 65535) for d in docs]).astype(np.uint16)
+        np.save(tmp / f"{split}.npy", stream)
+        (tmp / f"{split}.json").write_text(json.dumps({"doc_lengths": [len(d) for d in docs]}))
+    spec = {"kind": "gpt2", "n_layer": 1, "n_embd": 16, "n_head": 2, "n_ctx": 64, "dropout": 0.0,
+            "train": {**TRAIN, "tokens": 8 * 64 * STEPS}}  # fmt: skip
+    return tmp, spec
+
+
+def train_command(inputs, out: Path) -> list[str]:
+    tmp, spec = inputs
+    return [sys.executable, "-m", "copyscope", "lm", "train", "--model-name", "tiny",
+            "--params-json", json.dumps(spec), "--tokenizer", str(tmp / "tok"),
+            "--train-npy", str(tmp / "train.npy"), "--train-json", str(tmp / "train.json"),
+            "--valid-npy", str(tmp / "valid.npy"), "--valid-json", str(tmp / "valid.json"),
+            "--device", "cpu", "--out", str(out / "models/tiny"),
+            "--log-csv", str(out / "tables/training/tiny.csv")]  # fmt: skip
+
+
+def _wait_for(log: Path, text: str, proc, deadline: float) -> bool:
+    import time
+
+    while time.time() < deadline and proc.poll() is None:
+        if log.exists() and text in log.read_text(errors="replace"):
+            return True
+        time.sleep(0.02)
+    return False
+
+
+@pytest.mark.parametrize("sig", ["SIGINT", "SIGHUP"])
+@pytest.mark.parametrize("moment", ["start", "first evaluation", "last evaluation"])
+def test_an_interrupted_training_leaves_no_partial_table(training_inputs, tmp_path, sig, moment):
+    """Ctrl-C or a lost terminal at any point of a training: the table is complete (with the
+    model) or absent, and no temporary file or folder is left behind."""
+    import signal
+    import time
+
+    import pandas as pd
+
+    log = tmp_path / "train.log"
+    with open(log, "w") as fh:
+        proc = subprocess.Popen(train_command(training_inputs, tmp_path), cwd=ROOT, env=ENV,
+                                stdout=fh, stderr=subprocess.STDOUT)  # fmt: skip
+    try:
+        text = {"start": "training models.zoo.tiny", "first evaluation": ": step 10/",
+                "last evaluation": f": step {STEPS}/"}[moment]  # fmt: skip
+        assert _wait_for(log, text, proc, time.time() + 300), log.read_text()[-2000:]
+        proc.send_signal(getattr(signal, sig))
+        rc = proc.wait(timeout=120)
+    finally:
+        proc.kill()
+    table = tmp_path / "tables/training/tiny.csv"
+    leftovers = [p for p in tmp_path.rglob(".*") if p.name.endswith(".tmp")]
+    assert not leftovers, leftovers
+    if rc == 0:  # the signal came after the table was written: everything is complete
+        assert moment == "last evaluation"
+        assert len(pd.read_csv(table)) == STEPS // 10
+        assert (tmp_path / "models/tiny/config.json").exists()
+    else:
+        assert rc == 128 + getattr(signal, sig), log.read_text()[-2000:]
+        assert not table.exists(), table.read_text()
+        assert "Traceback" not in log.read_text()
+
+
+def test_an_uninterrupted_training_writes_every_row(training_inputs, tmp_path):
+    import pandas as pd
+
+    proc = subprocess.run(train_command(training_inputs, tmp_path), cwd=ROOT, env=ENV,
+                          capture_output=True, text=True, timeout=600)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    table = pd.read_csv(tmp_path / "tables/training/tiny.csv")
+    assert table["step"].tolist() == list(range(10, STEPS + 1, 10))
