@@ -91,6 +91,8 @@ def test_index_build_into_a_file_is_one_line(bpe_index, tmp_path):
     proc = copyscope("index", "build", bpe_index / "train.npy", tmp_path / "taken")
     one_error_line(proc, str(tmp_path / "taken"), "expected an index directory", "found a file")
     assert (tmp_path / "taken").read_text() == "not an index"
+    # the Troubleshooting's advice: name a new folder
+    assert copyscope("index", "build", bpe_index / "train.npy", tmp_path / "new").returncode == 0
 
 
 def test_another_kinds_tokenizer_names_the_index_tokenizer(bpe_index):
@@ -99,6 +101,9 @@ def test_another_kinds_tokenizer_names_the_index_tokenizer(bpe_index):
                      bpe_index / "words")  # fmt: skip
     line = one_error_line(proc, "not the tokenizer this index was built with", "'bpe'", "kind bpe")
     assert "install" not in line and "fingerprint" in line
+    # the advice: drop --tokenizer, or pass the one named
+    for extra in ([], ["--tokenizer", bpe_index / "tok"]):
+        assert copyscope("query", bpe_index / "index", "--text", "to be", *extra).returncode == 0
 
 
 def test_a_bogus_tokenizer_kind_is_called_a_flag(bpe_index):
@@ -106,6 +111,9 @@ def test_a_bogus_tokenizer_kind_is_called_a_flag(bpe_index):
                      bpe_index / "tok", "--tokenizer-kind", "bogus")  # fmt: skip
     line = one_error_line(proc, "flag --tokenizer-kind", "'bogus'")
     assert "config key" not in line
+    proc = copyscope("query", bpe_index / "index", "--text", "to be", "--tokenizer",
+                     bpe_index / "tok")  # fmt: skip
+    assert proc.returncode == 0, proc.stderr  # the advice: drop the flag
 
 
 @pytest.mark.parametrize("dtype", ["int32", "int64"])
@@ -114,6 +122,8 @@ def test_a_signed_stream_without_its_separator_names_minus_one(tmp_path, dtype):
     line = one_error_line(copyscope("index", "build", tmp_path / "t.npy", tmp_path / "ix"))
     assert "separator -1" in line and "65535" not in line and str(tmp_path / "t.npy") in line
     assert not (tmp_path / "ix").exists()
+    np.save(tmp_path / "t.npy", np.array([3, 4, 5, -1, 6, 7, -1], dtype=dtype))  # the advice
+    assert copyscope("index", "build", tmp_path / "t.npy", tmp_path / "ix").returncode == 0
 
 
 # --------------------------------------------------------------------------- 1: pinned files
@@ -407,13 +417,24 @@ def test_a_second_run_on_the_same_results_stops_at_once(tmp_path):
         assert not target.exists()
         dry = snakemake("-n", "--configfile", config, "--", target)
         assert dry.returncode == 0, dry.stderr[-2000:]
+        # a job Snakemake spawns (a cluster node re-executing the Snakefile) runs with
+        # --no-hooks, so it never takes the lock its main process holds
+        from snakemake import spawn_jobs
+
+        assert '"--no-hooks"' in Path(spawn_jobs.__file__).read_text()
+        job = snakemake("--cores", "1", "--no-hooks", "--nolock", "--configfile", config, "--",
+                        target)  # fmt: skip
+        assert job.returncode == 0 and target.exists(), job.stderr[-3000:]
     finally:
         holder.kill()
         holder.wait()
     # the holder ended (however it ended, the kernel released its lock): the same command runs
+    target = results / "corpus/manifest.json"
+    target.unlink()
     proc = snakemake("--cores", "1", "--configfile", config, "--", target)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert target.exists()
+    assert (results / ".copyscope.lock").read_text().split()[0] != str(holder.pid)
 
 
 # --------------------------------------------------------------------------- README advice
