@@ -16,7 +16,7 @@ STAMP := $(VENV)/.installed
 # broken requirement still fails the setup
 REFERENCE = $(shell sed -n 's/^\([A-Za-z0-9_.-]*\)==.*/\1/p' requirements-reference.txt requirements-bench.txt | paste -sd'|' -)
 # the config's results folder (every output of a run, the report included, goes there)
-RESULTS = $(shell sed -n 's/^results:[[:space:]]*\([^[:space:]#]*\).*/\1/p' $(CONFIG))
+RESULTS = $(shell sed -n 's/^results:[[:space:]]*\([^[:space:]#]*\).*/\1/p' $(CONFIG) 2>/dev/null)
 
 .PHONY: setup run unlock report test test-local lint bench figures clean
 
@@ -34,7 +34,11 @@ $(STAMP): requirements.txt requirements-dev.txt requirements-reference.txt requi
 	$(BIN)/python -m pip install --quiet --no-deps -r requirements-reference.txt -r requirements-bench.txt
 	touch $@
 
+# the config file is checked first by copyscope's own validator (file and line in every
+# message): Snakemake reads it before the workflow can, and says neither for a YAML error, an
+# empty file, a list or a missing file
 run: setup
+	$(BIN)/python -m copyscope config check $(CONFIG)
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/snakemake --cores $(CORES) --configfile $(CONFIG)
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/snakemake --cores 1 --configfile $(CONFIG) --report $(or $(RESULTS),results)/report.html
 
@@ -46,12 +50,14 @@ unlock: setup
 # the whole suite, including the slurm-marked tests on a real single-node SLURM that this
 # target starts (as root) and stops again
 test: setup
+	$(BIN)/python -m copyscope config check config/tiny.yaml
 	bash tests/slurm/start.sh </dev/null
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python -m pytest -q; rc=$$?; \
 	  bash tests/slurm/stop.sh || true; exit $$rc
 
 # everything but the SLURM tests (no cluster, no root needed)
 test-local: setup
+	$(BIN)/python -m copyscope config check config/tiny.yaml
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python -m pytest -q -m "not slurm"
 
 lint: setup

@@ -12,7 +12,13 @@ min_version("9.0")
 
 # the workflow's own package (config validation), whatever environment snakemake runs in
 sys.path.insert(0, os.path.join(workflow.basedir, "src"))
-from copyscope.config import ConfigError, check_paths, validate as validate_config
+from copyscope.config import (
+    ConfigError,
+    check_paths,
+    typed_overrides,
+    validate as validate_config,
+)
+from snakemake.utils import update_config
 
 # the embedded default, unless config files are given on the command line (they replace it)
 if not workflow.overwrite_configfiles:
@@ -23,6 +29,8 @@ if not workflow.overwrite_configfiles:
 # the one validation of the config (config/schema.yaml + cross-key checks), defaults filled in
 # and its input paths (corpus, local tokenizers, pretrained models), before any job runs
 try:
+    # --config index='{shard_tokens: 100}': Snakemake keeps the 100 a string; typed as in a file
+    update_config(config, typed_overrides(workflow.config_settings.config))
     config.update(validate_config(config))
     check_paths(config)
 except ConfigError as exc:
@@ -47,8 +55,16 @@ include: "rules/probe.smk"
 include: "rules/report.smk"
 
 
-# where each job's progress is, and one line per long job (time, what it did) at the end
+# one run per results folder (copyscope.runlock): the lock is taken here, by the main process
+# of a real run only (not --dry-run, --lint, --report, --unlock, nor cluster jobs: --no-hooks),
+# and held until it ends; where each job's progress is, and one line per long job at the end
 onstart:
+    from copyscope.runlock import RunLockError, hold_results_lock
+
+    try:
+        hold_results_lock(R)
+    except RunLockError as exc:
+        sys.exit(f"copyscope: error: {exc}")
     print(
         f"copyscope: each job writes its progress to its log: tail -f {R}/logs/<rule>/...",
         file=sys.stderr,

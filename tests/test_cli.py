@@ -38,7 +38,7 @@ def test_top_level_help_lists_tools_first_then_stages(parser, capsys):
     assert exc.value.code == 0
     out = capsys.readouterr().out
     names = [name for name, _ in _subparsers(parser)]
-    assert names == [*TOOLS, *STAGES]
+    assert names == [*TOOLS, *STAGES, "config"]  # config check: before a run
     listed = [line.split()[0] for line in out.splitlines() if line.startswith("    ")]
     assert [n for n in listed if n in names] == names
     help_lines = {line.split()[0]: line for line in out.splitlines() if line.startswith("    ")}

@@ -28,7 +28,10 @@ from __future__ import annotations
 import argparse
 import importlib
 import logging
+import os
+import signal
 import sys
+import threading
 
 from .errors import CopyscopeError
 
@@ -67,7 +70,28 @@ def build_parser(stages=STAGES) -> argparse.ArgumentParser:
             module.register_tools(sub)
     for module in modules:
         module.register(sub)
+    register_config(sub)
     return p
+
+
+def cmd_config_check(a):
+    from .config import check_file
+
+    check_file(a.file)
+    print(f"{a.file}: a valid config")
+
+
+def register_config(sub) -> None:
+    """``copyscope config check FILE``: the workflow's config validation, before Snakemake."""
+    g = sub.add_parser("config", help="check a config file", description="check a config file")
+    c = g.add_subparsers(dest="sub", required=True, metavar="COMMAND")
+    f = c.add_parser(
+        "check",
+        help="validate FILE as the workflow will (YAML, schema, keys, input paths)",
+        description="validate FILE as the workflow will; each problem names the file and line",
+    )
+    f.add_argument("file", help="the config file (YAML)")
+    f.set_defaults(func=cmd_config_check)
 
 
 def _requested_stage(argv: list[str]) -> str | None:
@@ -96,16 +120,49 @@ def split_commands(argv: list[str]) -> list[list[str]]:
     return commands
 
 
+def _exit_on_signal(signum, frame):
+    """SIGHUP/SIGTERM as an exit that unwinds the stack: every temporary output is removed
+    by its ``finally`` (``copyscope.io.atomic_path``), as after Ctrl-C."""
+    raise SystemExit(128 + signum)
+
+
+def _quiet_stdout() -> None:
+    """After a broken pipe (``copyscope query … | head``): stdout to /dev/null, so the exit
+    does not fail again flushing it."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+
+
 def main(argv=None) -> int:
+    before = {}
+    if threading.current_thread() is threading.main_thread():
+        for signum in (signal.SIGHUP, signal.SIGTERM):
+            if signal.getsignal(signum) is signal.SIG_DFL:  # an ignored one (nohup) stays so
+                before[signum] = signal.signal(signum, _exit_on_signal)
+    try:
+        return _main(argv)
+    except BrokenPipeError:  # the reader went away: stop quietly, as Unix tools do
+        _quiet_stdout()
+        return 128 + signal.SIGPIPE
+    except KeyboardInterrupt:
+        print("copyscope: interrupted", file=sys.stderr)
+        return 128 + signal.SIGINT
+    finally:
+        for signum, handler in before.items():
+            signal.signal(signum, handler)
+
+
+def _main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == [EACH]:
         for command in split_commands(argv[1:]):
-            status = main(command)
+            status = _main(command)
             if status:
                 return status
         return 0
     stage = _requested_stage(argv)
-    args = build_parser((stage,) if stage else STAGES).parse_args(argv)
+    only = (stage,) if stage else () if argv[:1] == ["config"] else STAGES
+    args = build_parser(only).parse_args(argv)
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.INFO,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",

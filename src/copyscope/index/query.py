@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import CopyscopeError, InputError
 from .core import Index, maximal_spans
 
 
@@ -43,7 +43,23 @@ def open_index(index_dir, tokenizer_dir=None, tokenizer_kind: str | None = None)
             )
     if directory is None:
         return index, None
-    tokenizer = load(tokenizer_kind or m.get("tokenizer_kind", "bpe"), directory)
+    if tokenizer_kind is not None:
+        tokenizer = load(tokenizer_kind, directory, "--tokenizer-kind")
+    else:
+        try:
+            tokenizer = load(m.get("tokenizer_kind", "bpe"), directory)
+        except CopyscopeError as exc:
+            if tokenizer_dir is None or not m.get("tokenizer"):
+                raise
+            # --tokenizer DIR of another kind (the Moses words for a BPE index): name the
+            # index's own tokenizer, not what its kind's loader missed
+            raise InputError(
+                directory,
+                f"not the tokenizer this index was built with (it does not load as kind "
+                f"{m.get('tokenizer_kind')}): pass --tokenizer DIR with the index's tokenizer "
+                f"{m.get('tokenizer')!r} (kind {m.get('tokenizer_kind')}{_fingerprint_hint(m)}), "
+                "or drop --tokenizer",
+            ) from exc
     recorded = m.get("tokenizer_sha256")
     if recorded and tokenizer.fingerprint() != recorded:
         raise InputError(

@@ -205,7 +205,9 @@ def train_model(
 
     Returns a summary: params, steps, tokens seen, epochs, final train/valid loss, seconds,
     tokens/s, bf16, device, threads, seed. ``log_csv`` (optional) receives one row per
-    evaluation: step, tokens, train_loss (mean since the last row), valid_loss, lr, seconds.
+    evaluation: step, tokens, train_loss (mean since the last row), valid_loss, lr, seconds;
+    it is written once, after the model (temporary name, renamed), so an interrupted training
+    leaves no partial table (each evaluation is logged as it happens).
     ``name`` labels config keys in errors (``models.<name>...``).
     """
     from ..tokenize import load_hf_tokenizer
@@ -324,10 +326,6 @@ def train_model(
                         valid_loss,
                         lr,
                     )
-                    if log_csv is not None:
-                        import pandas as pd
-
-                        write_csv(log_csv, pd.DataFrame(rows, columns=LOG_COLUMNS))
         finally:
             bar.close()
     seconds = time.perf_counter() - start
@@ -358,4 +356,8 @@ def train_model(
         (Path(tmp) / "train_summary.json").write_text(
             json.dumps(info, indent=2, sort_keys=True, default=str) + "\n"
         )
+    if log_csv is not None:  # once, complete (the running record is the log's step lines)
+        import pandas as pd
+
+        write_csv(log_csv, pd.DataFrame(rows, columns=LOG_COLUMNS))
     return summary

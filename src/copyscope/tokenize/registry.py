@@ -16,7 +16,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from ..errors import ConfigError
+from ..errors import ConfigError, FlagError
 from ..index.stream import default_sep, token_dtype_for
 from ..io import atomic_path, sha256_tree
 
@@ -134,11 +134,13 @@ def _forms() -> str:
 
 def kind_class(kind: str, key: str = "kind") -> type[Tokenizer]:
     """The class registered for ``kind`` (``name`` or ``name:arg``); ``key`` names the config
-    key in the error raised for an unknown kind or a missing/unexpected argument."""
+    key (or, starting with ``--``, the command-line flag) in the error raised for an unknown
+    kind or a missing/unexpected argument."""
     name, sep, arg = str(kind).partition(":")
     cls = _KINDS.get(name)
     if cls is None or bool(cls.arg) != bool(sep and arg):
-        raise ConfigError(key, f"expected one of {_forms()}, got {kind!r}")
+        error = FlagError if key.startswith("--") else ConfigError
+        raise error(key, f"expected one of {_forms()}, got {kind!r}")
     return cls
 
 
@@ -148,6 +150,7 @@ def from_spec(spec: Mapping, name: str = "tokenizer") -> Tokenizer:
     return kind_class(kind, f"tokenizers.{name}.kind")(kind, spec)
 
 
-def load(kind: str, directory) -> Tokenizer:
-    """The fitted tokenizer of kind ``kind`` saved in ``directory``."""
-    return kind_class(kind).load(directory, kind)
+def load(kind: str, directory, key: str = "kind") -> Tokenizer:
+    """The fitted tokenizer of kind ``kind`` saved in ``directory``; ``key``: the config key
+    or flag (``--tokenizer-kind``) that gave the kind, named in the error for a bad one."""
+    return kind_class(kind, key).load(directory, kind)
