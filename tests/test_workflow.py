@@ -127,7 +127,7 @@ def check_contrasts(out, cfg: dict, union, train, pairs, empty) -> None:
     src = con[con["kind"] == "source"].set_index(["model", "decoding"])
     assert set(src.index) == pairs and (src[["a", "b"]] == ["union", "train"]).all().all()
     gap = (union["truncated_score"] - train["truncated_score"]).loc[src.index]
-    np.testing.assert_allclose(src["delta"], gap, atol=1e-9)
+    np.testing.assert_allclose(src["delta"], gap, atol=2e-5)  # 6 digits in the csv
     assert (src["delta_lo"] >= -1e-12).all()
     study = s.get("prompt_length_models") or [cfg["models"]["evaluator"]]
     grid = {("human", "reference")} | {
@@ -296,7 +296,7 @@ def check_syntax_tables(out, cfg: dict) -> None:
     own = c.loc[[f"{m}/{d}" for m, d in sets[1:]]].to_numpy()
     np.testing.assert_allclose(delta["coverage_model"], own)
     np.testing.assert_allclose(delta["coverage_human"], c.loc["human/reference"])
-    np.testing.assert_allclose(delta["delta"], own - c.loc["human/reference"], atol=1e-12)
+    np.testing.assert_allclose(delta["delta"], own - c.loc["human/reference"], atol=2e-5)
     assert _brackets(delta, "delta", "delta_lo", "delta_hi")
 
 
