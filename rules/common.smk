@@ -3,6 +3,8 @@ import os
 import re
 import shlex
 
+from copyscope.config import evaluator_of
+
 R = config["results"]
 TOKENIZERS = list(config["tokenizers"])
 # every job runs the package from this repository (venv, conda env or cluster node alike)
@@ -228,13 +230,19 @@ def prompt_lengths_for(model, decoding):
     return sorted(lengths)
 
 
+def evaluator(model):
+    """The model that scores ``model``'s samples (``human``: the reference): its entry of
+    ``models.evaluators``, else ``models.evaluator`` (copyscope.config.evaluator_of)."""
+    return evaluator_of(config["models"], model)
+
+
 def evaluator_same_tokenizer(model):
-    return model_tokenizer(model) == model_tokenizer(config["models"]["evaluator"])
+    return model_tokenizer(model) == model_tokenizer(evaluator(model))
 
 
 def analysis_inputs(model):
     """The index and tokenizer of ``model``'s tokens (``human``: the model tokenizer) and
-    the evaluator."""
+    its evaluator."""
     tok = model_tokenizer(model)
     tok_dir = (
         ZOO[model]["path"]
@@ -244,7 +252,7 @@ def analysis_inputs(model):
     return {
         "index": f"{R}/index/{tok}/index.json",
         "model_tokenizer": tok_dir,
-        "evaluator": model_dir(config["models"]["evaluator"]),
+        "evaluator": model_dir(evaluator(model)),
     }
 
 
@@ -369,7 +377,8 @@ def analyze_commands(wildcards, input, output):
             f"--tokenizer {input.model_tokenizer} --index {os.path.dirname(input.index)} "
             f"--word-tokenizer {input.words} "
             f"--word-index {os.path.dirname(input.word_index)} "
-            f"--evaluator {input.evaluator}{same} --manifest {input.manifest} "
+            f"--evaluator {input.evaluator}{same} --evaluator-name {evaluator(model)} "
+            f"--manifest {input.manifest} "
             f"--supercopy-min {a['supercopy_min']} --planted-min {a['planted_min_copy']} "
             f"--device {config['models']['device']} --out-tokens {tokens} "
             f"--out-words {words} --out-quality {quality} "

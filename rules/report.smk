@@ -80,6 +80,11 @@ rule report_completion_loss:
             caption="../report/completion_loss_frequency.rst",
             category="n-gram novelty",
         ),
+        slope=report(
+            f"{R}/tables/completion_loss_slope.csv",
+            caption="../report/completion_loss_slope.rst",
+            category="n-gram novelty",
+        ),
     log:
         f"{R}/logs/report_completion_loss.log",
     benchmark:
@@ -93,7 +98,8 @@ rule report_completion_loss:
         "python -m copyscope report completion-loss {params.losses} "
         "--params-json {params.config:q} --out-table {output.table} "
         "--out-fig {output.fig} --out-frequency {output.frequency} "
-        "--out-fig-frequency {output.fig_frequency} > {log} 2>&1"
+        "--out-fig-frequency {output.fig_frequency} --out-slope {output.slope} "
+        "> {log} 2>&1"
 
 
 rule report_raven:
@@ -117,6 +123,11 @@ rule report_raven:
             caption="../report/novelty_quality.rst",
             category="RAVEN",
         ),
+        contrasts=report(
+            f"{R}/tables/raven_contrasts.csv",
+            caption="../report/raven_contrasts.rst",
+            category="RAVEN",
+        ),
     log:
         f"{R}/logs/report_raven.log",
     benchmark:
@@ -131,7 +142,8 @@ rule report_raven:
         "python -m copyscope report raven {params.words} {params.quality} "
         "--params-json {params.config:q} --out-summary {output.summary} "
         "--out-curves {output.curves} --out-fig-novelty {output.fig_novelty} "
-        "--out-fig-quality {output.fig_quality} > {log} 2>&1"
+        "--out-fig-quality {output.fig_quality} --out-contrasts {output.contrasts} "
+        "> {log} 2>&1"
 
 
 rule report_supercopies:
@@ -401,6 +413,11 @@ rule report_template_coverage:
             caption="../report/template_coverage.rst",
             category="syntax",
         ),
+        delta=report(
+            f"{R}/tables/template_coverage_delta.csv",
+            caption="../report/template_coverage_delta.rst",
+            category="syntax",
+        ),
     log:
         f"{R}/logs/report_template_coverage.log",
     benchmark:
@@ -414,7 +431,7 @@ rule report_template_coverage:
         "python -m copyscope report template-coverage {params.parses} "
         "--training-tags train {input.training_tags} --params-json {params.config:q} "
         "--out-table {output.table} --out-training {output.training} "
-        "--out-fig {output.fig} > {log} 2>&1"
+        "--out-fig {output.fig} --out-delta {output.delta} > {log} 2>&1"
 
 
 rule report_style:
@@ -560,6 +577,9 @@ FINDINGS_TABLES = {
     "style_memorization": rules.report_style.output.table,
     "findings_calibration": rules.report_calibration.output.csv,
     "findings_power": rules.report_power.output.csv,
+    "completion_loss_slope": rules.report_completion_loss.output.slope,
+    "template_coverage_delta": rules.report_template_coverage.output.delta,
+    "raven_contrasts": rules.report_raven.output.contrasts,
 }
 
 

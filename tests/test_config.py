@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from conftest import ROOT, snakemake
-from copyscope.config import load_schema, needed_context, validate
+from copyscope.config import evaluator_of, load_schema, needed_context, validate
 from copyscope.errors import ConfigError
 from copyscope.tokenize import kinds, register
 
@@ -81,6 +81,7 @@ def test_every_object_is_closed():
     assert maps == {
         ".properties.tokenizers",
         ".properties.models.properties.zoo",
+        ".properties.models.properties.evaluators",
         ".properties.sampling.properties.decodings",
     }
 
@@ -458,6 +459,73 @@ def test_context_check_is_exact():
     validate(cfg)
     lines = problems(lambda c: c["sampling"].update(prompt_lengths=[64 - 24]))
     assert len(lines) == 3  # every trained model of the tiny config has n_ctx 64
+
+
+# --------------------------------------------------------------------------- evaluators
+def test_evaluator_override_applies_to_its_model_only():
+    cfg = validate(copy.deepcopy(TINY))
+    m = cfg["models"]
+    assert m["evaluators"] == {"gpt2-b": "gpt2-a"}
+    assert [evaluator_of(m, x) for x in ("gpt2-a", "gpt2-b", "lstm", "human")] == [
+        "gpt2-b",
+        "gpt2-a",
+        "gpt2-b",
+        "gpt2-b",  # the human reference keeps models.evaluator
+    ]
+    default = validate(copy.deepcopy(DEFAULT))["models"]
+    assert evaluator_of(default, "gpt2-medium") == "gpt2-small"
+    assert evaluator_of(default, "gpt2-small") == "gpt2-medium"
+    assert evaluator_of(default, "human") == "gpt2-medium"
+
+
+def test_evaluators_default_to_none():
+    cfg = copy.deepcopy(TINY)
+    del cfg["models"]["evaluators"]
+    cfg["models"]["zoo"] = {"gpt2-b": cfg["models"]["zoo"]["gpt2-b"]}  # alone: its own judge
+    cfg["sampling"].pop("grid_models")
+    assert validate(cfg)["models"]["evaluators"] == {}
+
+
+@pytest.mark.parametrize(
+    "mutate, line",
+    [
+        (
+            lambda c: c["models"].pop("evaluators"),
+            "config key 'models.evaluators.gpt2-b': expected an evaluator other than the model "
+            "(gpt2-a, lstm), found none, so models.evaluator ('gpt2-b') would score its own "
+            "samples",
+        ),
+        (
+            lambda c: c["models"]["evaluators"].update({"gpt2-a": "gpt2-a"}),
+            "config key 'models.evaluators.gpt2-a': expected an evaluator other than the model "
+            "(gpt2-b, lstm), found 'gpt2-a' itself",
+        ),
+        (
+            lambda c: c["models"]["evaluators"].update({"gpt2-a": "gpt2-z"}),
+            "config key 'models.evaluators.gpt2-a': expected a name under models.zoo "
+            "(gpt2-a, gpt2-b, lstm), found 'gpt2-z'",
+        ),
+        (
+            lambda c: c["models"]["evaluators"].update({"gpt2-z": "gpt2-a"}),
+            "config key 'models.evaluators.gpt2-z': expected a key that is a name under "
+            "models.zoo (gpt2-a, gpt2-b, lstm), found a key 'gpt2-z'",
+        ),
+        (
+            lambda c: c["models"]["evaluators"].update({"gpt2-b": 3}),
+            "config key 'models.evaluators.gpt2-b': expected a string, found 3",
+        ),
+    ],
+)
+def test_evaluator_checks_name_the_key(mutate, line):
+    assert line in problems(mutate)
+
+
+def test_a_model_of_another_tokenizer_may_evaluate():
+    cfg = copy.deepcopy(TINY)
+    cfg["tokenizers"]["p"] = {"kind": "hf:/m/p"}
+    cfg["models"]["zoo"]["p"] = {"kind": "pretrained", "path": "/m/p", "tokenizer": "p"}
+    cfg["models"]["evaluators"]["gpt2-b"] = "p"  # scores the re-encoded text
+    assert evaluator_of(validate(cfg)["models"], "gpt2-b") == "p"
 
 
 @pytest.mark.parametrize("kind", [k for k in kinds() if k != "hf"] + ["hf:/some/dir"])

@@ -10,8 +10,10 @@ from copyscope.errors import InputError
 from copyscope.index import Index, build_index
 from copyscope.novelty import (
     bootstrap_mean,
+    bootstrap_mean_difference,
     bootstrap_novelty,
     completion_loss_frequency,
+    completion_loss_slope,
     completion_loss_table,
     count_matrix,
     lower_bound,
@@ -232,6 +234,75 @@ def test_completion_loss_frequency_by_hand():
     # one text per bucket: every resample gives the same mean or none → degenerate interval
     assert (boot["ci_low"] == boot["loss"]).all() and (boot["ci_high"] == boot["loss"]).all()
     assert completion_loss_frequency(L, C, y, "m", ns=(64,), n_boot=10).empty
+
+
+def test_ols_slope_by_hand():
+    from copyscope.novelty.metrics import ols_slope
+
+    # (0, 1), (1, 3), (2, 5): N 3, Σx 3, Σy 9, Σx² 5, Σxy 13 → (39 − 27) / (15 − 9) = 2
+    assert ols_slope(np.array([3, 3, 9, 5, 13])) == pytest.approx(2.0)
+    # one distinct x (twice 1): no slope
+    assert np.isnan(ols_slope(np.array([2, 2, 5, 2, 5])))
+    assert np.isnan(ols_slope(np.zeros(5)))
+
+
+def test_completion_loss_slope_by_hand():
+    """The tokens of the frequency table (t ≥ 1, L_t = n), unbucketed: n = 4 has (log10 C,
+    loss) = (1, 3), (2, 2) in text 0 and (3, 1) in text 1 → slope −1; n = 8 has one token
+    (C 5) → NaN; the other n have no token. Token 0 of each text (L 4) is left out."""
+    L = [np.array([4, 4, 4]), np.array([4, 4, 8])]
+    C = [np.array([10**5, 10, 100]), np.array([7, 1000, 5])]
+    y = [np.array([0.0, 3.0, 2.0]), np.array([8.0, 1.0, 7.0])]
+    f = completion_loss_slope(L, C, y, "m", n_boot=0)
+    assert list(f.columns) == ["model", "n", "tokens", "texts", "slope", "slope_lo", "slope_hi"]
+    assert f["n"].tolist() == [4, 8, 16, 32, 64, 128]
+    assert f["tokens"].tolist() == [3, 1, 0, 0, 0, 0] and f["texts"].tolist() == [2, 1, 0, 0, 0, 0]
+    assert f["slope"].iloc[0] == pytest.approx(-1.0) and f["slope"].iloc[1:].isna().all()
+    assert f["slope_lo"].isna().all()
+    # every resample with both texts or text 0 alone lies on the line: a degenerate interval;
+    # text 1 alone (one count) gives no slope and is left out
+    b = completion_loss_slope(L, C, y, "m", n_boot=200, seed=3)
+    assert b["slope_lo"].iloc[0] == pytest.approx(-1.0) and b["slope_hi"].iloc[0] == pytest.approx(
+        -1.0
+    )
+    assert b["slope_lo"].iloc[1:].isna().all()
+    # the same tokens as the frequency table
+    freq = completion_loss_frequency(L, C, y, "m", n_boot=0)
+    assert freq.groupby("n")["tokens"].sum().to_dict() == {4: 3, 8: 1}
+
+
+def test_completion_loss_slope_bootstrap_is_seeded_over_texts():
+    rng = np.random.default_rng(0)
+    L = [np.array([0, 4, 4, 4]) for _ in range(40)]
+    C = [np.array([1, 10, 100, 1000]) for _ in range(40)]
+    y = [np.r_[0.0, 5 - 0.5 * np.arange(1, 4) + rng.normal(0, 0.5, 3)] for _ in range(40)]
+    a = completion_loss_slope(L, C, y, "m", ns=(4,), n_boot=300, seed=2)
+    b = completion_loss_slope(L, C, y, "m", ns=(4,), n_boot=300, seed=2)
+    c = completion_loss_slope(L, C, y, "m", ns=(4,), n_boot=300, seed=3)
+    assert a.equals(b) and not a.equals(c)
+    r = a.iloc[0]
+    assert r["tokens"] == 120 and r["texts"] == 40
+    assert r["slope_lo"] < r["slope"] < r["slope_hi"] < 0 and abs(r["slope"] + 0.5) < 0.2
+    # resampling texts, not tokens: a copy of every text gives the same point, other draws
+    twice = completion_loss_slope(L + L, C + C, y + y, "m", ns=(4,), n_boot=300, seed=2)
+    assert twice["slope"].iloc[0] == pytest.approx(r["slope"])
+
+
+def test_bootstrap_mean_difference_by_hand():
+    a, b = [np.array([1, 1]), np.array([3])], [np.array([1]), np.array([1, 2])]
+    delta, lo, hi = bootstrap_mean_difference(a, b, n_boot=0)
+    assert delta == pytest.approx(5 / 3 - 4 / 3) and np.isnan(lo) and np.isnan(hi)
+    # paired: the same draw on both sides; a = b + 1 everywhere → every draw gives exactly 1
+    same = [np.array([2.0, 3.0]), np.array([5.0])]
+    plus = [v + 1 for v in same]
+    assert bootstrap_mean_difference(plus, same, 100, 0, paired=True) == pytest.approx((1, 1, 1))
+    # independent: the draws differ, so the interval is wider than the paired one
+    _, lo, hi = bootstrap_mean_difference(plus, same, 100, 0)
+    assert lo < 1 < hi
+    assert bootstrap_mean_difference(a, b, 50, 4) == bootstrap_mean_difference(a, b, 50, 4)
+    with pytest.raises(ValueError, match="paired"):
+        bootstrap_mean_difference(a, b[:1], 10, paired=True)
+    assert np.isnan(bootstrap_mean_difference(a, [], 10)[0])
 
 
 def test_completion_loss_frequency_interval_over_texts():

@@ -77,6 +77,7 @@ def pretrained_config(tmp_path, model_dir) -> dict:
         "mine": {"kind": "pretrained", "path": str(model_dir), "tokenizer": "mine"},
     }
     models["evaluator"] = "gpt2-a"
+    models["evaluators"] = {"gpt2-a": "mine"}  # not its own; mine scores re-encoded text
     s = cfg["sampling"]
     # only pure and greedy: the decoding figure falls back to one panel of every decoding
     s["decodings"] = {k: s["decodings"][k] for k in ("pure", "greedy")}

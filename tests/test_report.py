@@ -407,12 +407,12 @@ def test_completion_loss_command_on_hand_made_frames(tmp_path):
         path = tmp_path / f"{model}.parquet"
         pd.concat(rows).to_parquet(path)
         argv += ["--losses", model, str(path)]
-    out = {k: tmp_path / f"{k}.{'png' if 'fig' in k else 'csv'}" for k in ("t", "fig", "f", "ff")}
+    keys = ("t", "fig", "f", "ff", "s")
+    out = {k: tmp_path / f"{k}.{'png' if 'fig' in k else 'csv'}" for k in keys}
     params = '{"novelty": {"bootstrap": 50, "seed": 0}}'
     argv += ["--params-json", params, "--out-table", str(out["t"]), "--out-fig", str(out["fig"])]
-    assert (
-        main([*argv, "--out-frequency", str(out["f"]), "--out-fig-frequency", str(out["ff"])]) == 0
-    )
+    argv += ["--out-frequency", str(out["f"]), "--out-fig-frequency", str(out["ff"])]
+    assert main([*argv, "--out-slope", str(out["s"])]) == 0
     curves = pd.read_csv(out["t"])
     assert list(dict.fromkeys(curves["model"])) == ["big", "small"]
     big = curves[(curves["model"] == "big") & (curves["curve"] == "in training")]
@@ -431,6 +431,62 @@ def test_completion_loss_command_on_hand_made_frames(tmp_path):
     assert ((freq["ci_low"] <= freq["loss"]) & (freq["loss"] <= freq["ci_high"])).all()
     for k in ("fig", "ff"):
         assert out[k].stat().st_size > 10_000
+    slope = pd.read_csv(out["s"]).set_index(["model", "n"])
+    # loss = 5 − 0.5 log10 C (+ noise) at L = 4 (C 20, 400); L = 8 has one count (3)
+    assert slope.loc[("big", 4), "tokens"] == 80 and slope.loc[("big", 4), "texts"] == 40
+    assert abs(slope.loc[("small", 4), "slope"] + 0.5) < 0.1
+    assert slope.loc[("big", 4), "slope_lo"] < -0.4 and slope.loc[("big", 4), "slope_hi"] < 0
+    assert np.isnan(slope.loc[("big", 8), "slope"]) and slope.loc[("big", 16), "tokens"] == 0
+
+
+def test_raven_contrasts_by_hand():
+    """Setting g/greedy at prompt lengths 0 and 8 (main 8), two windows; m/pure at 8 only.
+
+    At 0 both windows generate the same words [5, 6] (union scores 1, 2): one distinct text,
+    score 1.5. At 8: window 0 [5, 7] (union 3, 3; train 2, 1), window 1 [9] (union 6 → 5;
+    train 1): two distinct texts, union score 11/3, train 4/3."""
+    from copyscope.report.raven import CONTRAST_COLUMNS, contrasts, distinct_texts
+
+    def words(plen, window, ids, union, train):
+        n = len(ids)
+        return pd.DataFrame(
+            {"window": window, "prompt_length": plen, "t": range(n), "word": ids,
+             "s_union": union, "s_train": train}
+        )  # fmt: skip
+
+    parts = [
+        words(0, 0, [5, 6], [1, 2], [1, 1]),
+        words(0, 1, [5, 6], [1, 2], [1, 1]),
+        words(8, 0, [5, 7], [3, 3], [2, 1]),
+        words(8, 1, [9], [6], [1]),
+    ]
+    g = pd.concat(parts, ignore_index=True)
+    g["text"] = np.repeat([0, 1, 2, 3], [2, 2, 2, 1])
+    m = pd.concat(parts[2:], ignore_index=True)
+    m["text"] = np.repeat([0, 1], [2, 1])
+    assert distinct_texts(g[g["prompt_length"] == 0]) == 1 and distinct_texts(m) == 2
+    sampling = {"prompt_length": 8}
+    t = contrasts([("g", "greedy", g), ("m", "pure", m)], {"bootstrap": 0, "seed": 0}, sampling)
+    assert list(t.columns) == CONTRAST_COLUMNS
+    rows = t[["kind", "model", "a", "b", "distinct_a", "distinct_b"]].values.tolist()
+    assert rows == [
+        ["prompt_length", "g", 0, 8, 1, 2],
+        ["source", "g", "union", "train", 2, 2],
+        ["source", "m", "union", "train", 2, 2],
+    ]
+    assert t["delta"].tolist() == pytest.approx([1.5 - 11 / 3, 11 / 3 - 4 / 3, 11 / 3 - 4 / 3])
+    assert t["delta_lo"].isna().all()
+    b = contrasts([("g", "greedy", g)], {"bootstrap": 200, "seed": 1}, sampling)
+    again = contrasts([("g", "greedy", g)], {"bootstrap": 200, "seed": 1}, sampling)
+    assert b.equals(again)
+    assert (b["delta_lo"] <= b["delta"] + 1e-12).all() and (
+        b["delta"] <= b["delta_hi"] + 1e-12
+    ).all()
+    # union ≥ train on every token: no resample of the texts can make the difference negative
+    assert b.loc[b["kind"] == "source", "delta_lo"].iloc[0] > 0
+    # paired over windows: window 0 alone gives 1.5 − 3, window 1 alone 1.5 − 5
+    pl = b[b["kind"] == "prompt_length"].iloc[0]
+    assert pl["delta_lo"] >= 1.5 - 5 - 1e-12 and pl["delta_hi"] <= 1.5 - 3 + 1e-12
 
 
 def test_membership_summary_section():

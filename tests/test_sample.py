@@ -131,6 +131,7 @@ def test_generations_stop_at_eos_and_every_analysis_runs_on_them(tokenizers, tmp
     quality = pd.read_csv(out["quality"])
     assert quality["tokens"].tolist() == lengths
     assert (quality.loc[quality["tokens"] == 0, "nll_sum"] == 0).all()
+    assert quality.columns[-1] == "evaluator" and (quality["evaluator"] == "model").all()
     assert len(pd.read_csv(out["planted"])) == 1
     curve, summary, _ = novelty_tables(
         per_text(tokens, "L"), 10**4, {"n_max": 12, "bootstrap": 20, "seed": 0,

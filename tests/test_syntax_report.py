@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from copyscope.errors import InputError
@@ -223,9 +224,18 @@ def test_templates_and_coverage_commands(tmp_path):
     assert m["template"].iloc[0] == "DT NN" and m["count"].iloc[0] == 6
     out = report_command(
         "template-coverage", paths, ["--training-tags", "train", str(docs)],
-        ["table", "training", "fig"], tmp_path,
+        ["table", "training", "fig", "delta"], tmp_path,
     )  # fmt: skip
+    assert list(pd.read_csv(out["table"]).columns[-2:]) == [
+        "coverage_templates_lo", "coverage_templates_hi"
+    ]  # fmt: skip
+    delta = pd.read_csv(out["delta"])
     cov = pd.read_csv(out["table"]).set_index("set")
+    assert delta[["model", "decoding"]].values.tolist() == [["m", "pure"]]
+    d = delta.iloc[0]
+    assert d["coverage_model"] == cov.loc["m/pure", "coverage_templates"]
+    assert d["coverage_human"] == cov.loc["human/reference", "coverage_templates"]
+    assert d["delta"] == pytest.approx(d["coverage_model"] - d["coverage_human"])
     assert (cov["cut"] == 100).all()
     # m's templates DT NN and NN DT: DT NN is a training bigram (rank 1), NN DT is not
     per = pd.read_csv(out["training"])
@@ -233,3 +243,48 @@ def test_templates_and_coverage_commands(tmp_path):
     assert mt.loc["DT NN", "training_rank"] == 1 and mt.loc["DT NN", "training_count"] == 1
     assert pd.isna(mt.loc["NN DT", "training_rank"]) and mt.loc["NN DT", "training_count"] == 0
     assert cov.loc["m/pure", "coverage_templates"] == 0.5
+
+
+def test_template_coverage_delta_on_a_synthetic_table():
+    """Model set a/pure: flags [1, 1, 0, 1] → 0.75; human [1, 0] → 0.5; delta 0.25. A set
+    without templates (a/greedy) has no coverage and no delta."""
+    import pandas as pd
+
+    from copyscope.report.template_coverage import (
+        DELTA_COLUMNS,
+        coverage_delta,
+        coverage_interval,
+    )
+
+    cov = pd.DataFrame(
+        {
+            "model": ["human", "a", "a"],
+            "decoding": ["reference", "pure", "greedy"],
+            "decoding_family": ["human", "pure", "greedy"],
+            "n": 6,
+            "cut": 100,
+        }
+    )
+    flags = {
+        ("human", "reference"): [True, False],
+        ("a", "pure"): [True, True, False, True],
+        ("a", "greedy"): [],
+    }
+    d = coverage_delta(cov, flags, n_boot=0, seed=0)
+    assert list(d.columns) == DELTA_COLUMNS
+    assert d[["model", "decoding"]].values.tolist() == [["a", "pure"], ["a", "greedy"]]
+    r = d.iloc[0]
+    assert (r["coverage_model"], r["coverage_human"], r["delta"]) == (0.75, 0.5, 0.25)
+    assert np.isnan(d.iloc[1]["coverage_model"]) and np.isnan(d.iloc[1]["delta"])
+    boot = coverage_delta(cov, flags, n_boot=400, seed=0)
+    assert boot.equals(coverage_delta(cov, flags, n_boot=400, seed=0))
+    lo, hi = boot.iloc[0][["delta_lo", "delta_hi"]]
+    # each side resampled alone: the model share lies in [0, 1], the human one in {0, .5, 1}
+    assert -1 <= lo < 0.25 < hi <= 1
+    # the set's own interval: over its templates, bracketing the share
+    clo, chi = coverage_interval(flags[("a", "pure")], 400, 0)
+    assert 0 <= clo < 0.75 < chi <= 1
+    assert all(np.isnan(coverage_interval([], 400, 0)))
+    assert coverage_interval([True] * 3, 400, 0) == (1.0, 1.0)
+    with pytest.raises(InputError, match="human reference"):
+        coverage_delta(cov[cov["model"] != "human"], flags, 10, 0)

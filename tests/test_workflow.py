@@ -13,6 +13,7 @@ import pytest
 import yaml
 
 from conftest import ROOT, snakemake
+from copyscope.config import evaluator_of
 from copyscope.tokenize import load_hf_tokenizer
 
 FIGURES = [
@@ -116,6 +117,52 @@ def check_novelty_curves(curves: pd.DataFrame, by: list[str], texts=None, length
             assert g["novelty"].dropna().is_monotonic_increasing, key
 
 
+def check_contrasts(out, cfg: dict, union, train, pairs, empty) -> None:
+    """raven_contrasts.csv: union − train for every setting (the summary's difference, never
+    negative), and each prompt length of the study (and of the human reference) minus the
+    main one, intervals bracketing the deltas, distinct texts at most the prompts."""
+    s = cfg["sampling"]
+    main = s["prompt_length"]
+    con = pd.read_csv(out / "tables/raven_contrasts.csv")
+    src = con[con["kind"] == "source"].set_index(["model", "decoding"])
+    assert set(src.index) == pairs and (src[["a", "b"]] == ["union", "train"]).all().all()
+    gap = (union["truncated_score"] - train["truncated_score"]).loc[src.index]
+    np.testing.assert_allclose(src["delta"], gap, atol=2e-5)  # 6 digits in the csv
+    assert (src["delta_lo"] >= -1e-12).all()
+    study = s.get("prompt_length_models") or [cfg["models"]["evaluator"]]
+    grid = {("human", "reference")} | {
+        (m, d) for m in study for d in _decodings(cfg, m) if d in s["prompt_length_decodings"]
+    }
+    want = {
+        (m, d, a)
+        for m, d in grid & pairs
+        for a in s["prompt_lengths"]
+        if a != main and (m, d, a) not in empty
+    }
+    pl = con[con["kind"] == "prompt_length"]
+    assert set(zip(pl["model"], pl["decoding"], pl["a"].astype(int), strict=True)) == want
+    assert (pl["b"].astype(int) == main).all()
+    assert _brackets(con, "delta", "delta_lo", "delta_hi")
+    for col in ("distinct_a", "distinct_b"):
+        assert con[col].between(1, s["prompts"]).all(), col
+
+
+def check_slopes(out, cfg: dict) -> None:
+    """completion_loss_slope.csv: every model of the model tokenizer × fixed n, over the
+    tokens of the frequency table, intervals bracketing the slopes."""
+    from copyscope.novelty.metrics import FREQUENCY_LENGTHS
+
+    slope = pd.read_csv(out / "tables/completion_loss_slope.csv")
+    models = [m for m, spec in cfg["models"]["zoo"].items() if spec["kind"] != "pretrained"]
+    expect = [[m, n] for m in models for n in FREQUENCY_LENGTHS]
+    assert slope[["model", "n"]].values.tolist() == expect
+    freq = pd.read_csv(out / "tables/completion_loss_frequency.csv")
+    tokens = freq.groupby(["model", "n"])["tokens"].sum()
+    got = slope.set_index(["model", "n"])["tokens"]
+    assert (got.reindex(tokens.index) == tokens).all() and got.drop(tokens.index).eq(0).all()
+    assert _brackets(slope, "slope", "slope_lo", "slope_hi")
+
+
 def check_tables(out, cfg: dict) -> None:
     """The contents of a finished run's tables, checked against the config ``cfg``."""
     models = list(cfg["models"]["zoo"])
@@ -163,6 +210,12 @@ def check_tables(out, cfg: dict) -> None:
     # the union of sources can only find more: never a lower duplication score
     assert (union["truncated_score"] >= train["truncated_score"] - 1e-12).all()
     assert np.isfinite(raven["perplexity"]).all() and (raven["perplexity"] > 1).all()
+    # the evaluator (last column): never the model whose samples it scores
+    assert raven.columns[-1] == "evaluator"
+    for (m, _), e in union["evaluator"].items():
+        assert e == evaluator_of(cfg["models"], m) and e != m, (m, e)
+    check_contrasts(out, cfg, union, train, pairs, empty)
+    check_slopes(out, cfg)
 
     trained = [m for m, spec in cfg["models"]["zoo"].items() if spec["kind"] != "pretrained"]
     for m in trained:
@@ -236,6 +289,15 @@ def check_syntax_tables(out, cfg: dict) -> None:
     found = per_template["training_rank"].notna()
     assert found.eq(per_template["training_count"] > 0).all()
     assert (per_template["in_cut"] == (per_template["training_rank"] <= cov["cut"].iloc[0])).all()
+    assert _brackets(cov, "coverage_templates", "coverage_templates_lo", "coverage_templates_hi")
+    delta = pd.read_csv(out / "tables/template_coverage_delta.csv")
+    assert list(delta[["model", "decoding"]].itertuples(index=False, name=None)) == sets[1:]
+    c = cov.set_index("set")["coverage_templates"]
+    own = c.loc[[f"{m}/{d}" for m, d in sets[1:]]].to_numpy()
+    np.testing.assert_allclose(delta["coverage_model"], own)
+    np.testing.assert_allclose(delta["coverage_human"], c.loc["human/reference"])
+    np.testing.assert_allclose(delta["delta"], own - c.loc["human/reference"], atol=2e-5)
+    assert _brackets(delta, "delta", "delta_lo", "delta_hi")
 
 
 @pytest.mark.e2e

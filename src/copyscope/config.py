@@ -30,6 +30,7 @@ __all__ = [
     "ConfigErrors",
     "check_file",
     "check_paths",
+    "evaluator_of",
     "load_file",
     "load_schema",
     "typed_overrides",
@@ -287,14 +288,50 @@ def check_analysis_words(cfg: dict) -> list[Problem]:
     ]
 
 
+def evaluator_of(models: dict, judged: str) -> str:
+    """The model that scores the perplexity of ``judged``'s samples (``human``: the human
+    reference): ``models.evaluators[judged]`` when set, else ``models.evaluator``.
+
+    RAVEN (McCoy et al. 2023) scores each model's text with a *different* model, so that a
+    model's fit to its own samples does not pass for their quality. ``models`` is the config
+    block ``models`` (validated: ``evaluators`` present)."""
+    return models.get("evaluators", {}).get(judged, models["evaluator"])
+
+
 def check_evaluator(cfg: dict) -> list[Problem]:
-    """``models.evaluator`` names a model of the zoo."""
-    zoo, name = cfg["models"]["zoo"], cfg["models"]["evaluator"]
-    if name in zoo:
-        return []
-    return [
-        ("models.evaluator", f"expected a name under models.zoo ({_names(zoo)}), found {name!r}")
-    ]
+    """``models.evaluator`` and each key and value of ``models.evaluators`` name models of the
+    zoo; with more than one model in the zoo, no model is its own evaluator
+    (:func:`evaluator_of`). An evaluator with another tokenizer is allowed: it scores the
+    re-encoded text (:func:`copyscope.analyze.quality`)."""
+    m = cfg["models"]
+    zoo, name, overrides = m["zoo"], m["evaluator"], m.get("evaluators", {})
+    known = f"a name under models.zoo ({_names(zoo)})"
+    out = []
+    if name not in zoo:
+        out.append(("models.evaluator", f"expected {known}, found {name!r}"))
+    for judged, ev in overrides.items():
+        if judged not in zoo:
+            out.append(
+                (
+                    f"models.evaluators.{judged}",
+                    f"expected a key that is {known}, found a key {judged!r}",
+                )
+            )
+        elif ev not in zoo:
+            out.append((f"models.evaluators.{judged}", f"expected {known}, found {ev!r}"))
+    if out or len(zoo) < 2:
+        return out
+    for judged in zoo:
+        if evaluator_of(m, judged) != judged:
+            continue
+        if judged in overrides:
+            key, text = f"models.evaluators.{judged}", f"found {judged!r} itself"
+        else:
+            key = f"models.evaluators.{judged}"
+            text = f"found none, so models.evaluator ({judged!r}) would score its own samples"
+        others = ", ".join(x for x in zoo if x != judged)
+        out.append((key, f"expected an evaluator other than the model ({others}), {text}"))
+    return out
 
 
 def check_prompt_length_study(cfg: dict) -> list[Problem]:

@@ -114,13 +114,21 @@ def word_scores(
 
 
 def quality(
-    samples: pd.DataFrame, evaluator, eval_tok, same_tokenizer: bool, batch_size: int, device: str
+    samples: pd.DataFrame,
+    evaluator,
+    eval_tok,
+    same_tokenizer: bool,
+    batch_size: int,
+    device: str,
+    evaluator_name: str = "",
 ) -> pd.DataFrame:
     """Mean NLL (nats/token) of each generation under the evaluator, given its prompt.
 
     With another tokenizer the generation text is re-encoded in the evaluator's tokens and
     scored without its prompt; a re-encoding longer than the evaluator's context is cut to
-    its first ``context − 1`` tokens (``tokens`` records how many were scored).
+    its first ``context − 1`` tokens (``tokens`` records how many were scored). The last
+    column, ``evaluator``, names the scoring model (``evaluator_name``; RAVEN scores each
+    model's text with a different model, see :func:`copyscope.config.evaluator_of`).
     """
     from ..lm import context_length, token_logprobs
 
@@ -153,6 +161,7 @@ def quality(
             "prompt_length": samples["prompt_length"].to_numpy(),
             "tokens": [len(x) for x in lps],
             "nll_sum": [float(-np.sum(x)) for x in lps],
+            "evaluator": evaluator_name,
         }
     )
 
@@ -268,11 +277,14 @@ def analyze_setting(
     batch_size: int = 20,
     device: str = "cpu",
     matches: Mapping[str, str | Path | None] | None = None,
+    evaluator_name: str | None = None,
 ) -> None:
     """Read ``inputs[name]`` for each name of :data:`INPUTS`, run every per-setting analysis on
     the samples and write ``out[name]`` for each name of :data:`OUTPUTS`.  ``matches``
     (``index`` / ``word_index`` → merged per-shard fan-out file of :func:`write_queries`'s
     queries) replaces the L_t/C_t queries of that index by the file's answers.
+    ``evaluator_name`` (default: the name of the evaluator's directory) fills quality.csv's
+    ``evaluator`` column.
 
     One job per setting on purpose: the steps share the samples, the model tokenizer and the
     Moses index, and splitting the evaluator step into its own job would add one Python/torch
@@ -316,7 +328,8 @@ def analyze_setting(
     write_csv(out["planted"], planted_copies(samples, planted, encode, planted_min_copy))
     done("supercopies and planted passages")
     evaluator, eval_tok = load_model(inputs["evaluator"], device)
-    q = quality(samples, evaluator, eval_tok, evaluator_same_tokenizer, batch_size, device)
+    name = evaluator_name or Path(inputs["evaluator"]).name
+    q = quality(samples, evaluator, eval_tok, evaluator_same_tokenizer, batch_size, device, name)
     write_csv(out["quality"], q)
     done("evaluator perplexity")
 

@@ -24,6 +24,7 @@ def cmd_setting(a) -> None:
         planted_min_copy=a.planted_min,
         device=a.device,
         matches={"index": a.token_matches, "word_index": a.word_matches},
+        evaluator_name=a.evaluator_name,
     )
     log.info("%s: analysed", a.samples)
 
@@ -56,6 +57,10 @@ def register(sub) -> None:
         "--same-tokenizer",
         action="store_true",
         help="the evaluator shares the model's tokenizer (score the sampled ids directly)",
+    )
+    f.add_argument(
+        "--evaluator-name",
+        help="the evaluator's model name, for quality.csv (default: its directory's name)",
     )
     f.add_argument(
         "--supercopy-min", type=int, default=100, help="shortest supercopy (Moses words)"

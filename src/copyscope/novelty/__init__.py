@@ -10,8 +10,10 @@ from ..index import Index
 from ..sample import prompt_windows
 from .metrics import (
     bootstrap_mean,
+    bootstrap_mean_difference,
     bootstrap_novelty,
     completion_loss_frequency,
+    completion_loss_slope,
     completion_loss_table,
     count_matrix,
     length_histogram,
@@ -22,8 +24,10 @@ from .metrics import (
 
 __all__ = [
     "bootstrap_mean",
+    "bootstrap_mean_difference",
     "bootstrap_novelty",
     "completion_loss_frequency",
+    "completion_loss_slope",
     "completion_loss_table",
     "count_matrix",
     "length_histogram",

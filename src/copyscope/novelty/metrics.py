@@ -85,6 +85,48 @@ def bootstrap_mean(values_per_doc: list[np.ndarray], n_boot: int = 1000, seed: i
     return point, float(np.nanquantile(boot, alpha)), float(np.nanquantile(boot, 1 - alpha))
 
 
+def bootstrap_mean_difference(
+    a_per_doc: list[np.ndarray],
+    b_per_doc: list[np.ndarray],
+    n_boot: int = 1000,
+    seed: int = 0,
+    level: float = 0.95,
+    paired: bool = False,
+) -> tuple[float, float, float]:
+    """(delta, low, high): the pooled mean of ``a`` minus the pooled mean of ``b`` (each over
+    all values of its documents, as :func:`bootstrap_mean`) and its percentile bootstrap CI.
+
+    ``paired``: ``a_per_doc[i]`` and ``b_per_doc[i]`` belong to the same unit (a window at two
+    prompt lengths, a text under two sources), so each draw resamples the units once and
+    weights both sides alike; otherwise each side's documents are resampled independently
+    (two samples, e.g. two sets' templates). A draw where a side has no value gives NaN and
+    is left out of the quantiles; (delta, NaN, NaN) when ``n_boot`` is 0 or a side is empty.
+    Example: a = [[1, 1], [3]], b = [[1], [1, 2]] → delta 5/3 − 4/3 = 1/3.
+    """
+    sa, ca, sb, cb = (
+        np.array([f(v) for v in docs], dtype=float)
+        for docs in (a_per_doc, b_per_doc)
+        for f in (np.sum, len)
+    )
+    if paired and len(sa) != len(sb):
+        raise ValueError(f"paired: {len(sa)} units on one side, {len(sb)} on the other")
+    delta = float(_ratio(sa.sum(), ca.sum()) - _ratio(sb.sum(), cb.sum()))
+    if n_boot <= 0 or not len(sa) or not len(sb):
+        return delta, np.nan, np.nan
+    rng = np.random.default_rng(seed)
+
+    def draws(k):
+        return rng.multinomial(k, np.full(k, 1.0 / k), size=n_boot).astype(float)
+
+    wa = draws(len(sa))
+    wb = wa if paired else draws(len(sb))
+    boot = _ratio(wa @ sa, wa @ ca) - _ratio(wb @ sb, wb @ cb)
+    if np.isnan(boot).all():
+        return delta, np.nan, np.nan
+    alpha = (1 - level) / 2
+    return delta, float(np.nanquantile(boot, alpha)), float(np.nanquantile(boot, 1 - alpha))
+
+
 def lower_bound(n: np.ndarray, corpus_size: int, p: float = 0.9, bits_per_token: float = 1.8):
     """Merrill et al.'s no-duplication lower bound on novelty(n) for text of entropy ℓ bits/token:
     LB(n) = max(0, 1 − |C| · 2^(n·(log2 p − ℓ))), p = share of non-deterministic tokens.
@@ -174,6 +216,103 @@ FREQUENCY_LENGTHS = (4, 8, 16, 32, 64, 128)
 """The fixed n-gram sizes of :func:`completion_loss_frequency` (Merrill et al.'s)."""
 
 
+def frequency_tokens(
+    lengths: list[np.ndarray],
+    counts: list[np.ndarray],
+    losses: list[np.ndarray],
+    ns=FREQUENCY_LENGTHS,
+):
+    """The tokens of the loss-vs-frequency analyses (Merrill et al. 2024): every token t ≥ 1
+    of every text whose L_t is one of ``ns``, as a frame (text, n = L_t, log10_C = log10 C_t,
+    loss), texts numbered by their position, tokens in text order. C_t ≥ 1 for these tokens
+    (the n-gram occurs in training), so log10 C_t is finite. Example: L = [4, 4, 2], C = [10,
+    100, 5] → one row, text 0, n 4, log10_C 2 (token 0 is never used, L = 2 is no fixed n)."""
+    import pandas as pd
+
+    rows = []
+    for d, (L, C, y) in enumerate(zip(lengths, counts, losses, strict=True)):
+        L, C, y = np.asarray(L)[1:], np.asarray(C, dtype=float)[1:], np.asarray(y, float)[1:]
+        if not (L.shape == C.shape == y.shape):
+            raise ValueError(f"text {d}: lengths, counts and losses differ in length")
+        keep = np.isin(L, ns)
+        rows.append(
+            pd.DataFrame({"text": d, "n": L[keep], "log10_C": np.log10(C[keep]), "loss": y[keep]})
+        )
+    return pd.concat(rows, ignore_index=True) if rows else pd.DataFrame()
+
+
+def ols_slope(stats: np.ndarray) -> np.ndarray:
+    """OLS slope of y on x from sufficient statistics ``stats[..., :]`` = (count, Σx, Σy, Σx²,
+    Σxy): (N Σxy − Σx Σy) / (N Σx² − (Σx)²); NaN where the x values do not vary (fewer than
+    two distinct x). Example: points (0, 1), (1, 3), (2, 5) → stats (3, 3, 9, 5, 13) → 2."""
+    s = np.asarray(stats, dtype=float)
+    n, sx, sy, sxx, sxy = (s[..., i] for i in range(5))
+    den = n * sxx - sx * sx
+    num = n * sxy - sx * sy
+    out = np.full(den.shape, np.nan)
+    # x constant: den is 0 up to rounding; relative to N Σx², a spread below 1e-9 is none
+    ok = den > 1e-9 * np.maximum(n * sxx, 1e-300)
+    np.divide(num, den, out=out, where=ok)
+    return out
+
+
+def completion_loss_slope(
+    lengths: list[np.ndarray],
+    counts: list[np.ndarray],
+    losses: list[np.ndarray],
+    model: str,
+    ns=FREQUENCY_LENGTHS,
+    n_boot: int = 1000,
+    seed: int = 0,
+    level: float = 0.95,
+):
+    """Completion loss vs training frequency as one number per n (Merrill et al. 2024's
+    loss-vs-frequency analysis, decidable): for each fixed n of ``ns``, the OLS slope of the
+    token loss (nats) on log10 C_t over the tokens t ≥ 1 with L_t = n — the same tokens as
+    :func:`completion_loss_frequency` (:func:`frequency_tokens`), unbucketed. A negative
+    slope: n-grams seen more often in training are completed with lower loss.
+
+    Returns a tidy frame (model, n, tokens, texts, slope, slope_lo, slope_hi), one row per n
+    of ``ns`` in order (tokens 0 where no token has L_t = n): the number of tokens and of
+    texts contributing, the slope (NaN with fewer than 2 distinct counts) and its percentile
+    bootstrap interval, resampling whole texts (``n_boot`` draws of all texts with
+    replacement, one seeded draw shared by every n; a draw without 2 distinct counts is left
+    out; NaN when ``n_boot`` is 0).
+    """
+    import pandas as pd
+
+    cols = ["model", "n", "tokens", "texts", "slope", "slope_lo", "slope_hi"]
+    frame = frequency_tokens(lengths, counts, losses, ns)
+    D, ns = len(lengths), list(ns)
+    stats = np.zeros((len(ns), D, 5))  # per n and text: count, Σx, Σy, Σx², Σxy
+    if not frame.empty:
+        x, y = frame["log10_C"].to_numpy(), frame["loss"].to_numpy()
+        key = (pd.Index(ns).get_indexer(frame["n"]), frame["text"].to_numpy())
+        for i, v in enumerate((np.ones_like(x), x, y, x * x, x * y)):
+            np.add.at(stats[..., i], key, v)
+    out = pd.DataFrame(
+        {
+            "model": model,
+            "n": ns,
+            "tokens": stats[..., 0].sum(1).astype(np.int64),
+            "texts": (stats[..., 0] > 0).sum(1),
+            "slope": ols_slope(stats.sum(1)),
+            "slope_lo": np.nan,
+            "slope_hi": np.nan,
+        }
+    )
+    if n_boot > 0 and D:
+        rng = np.random.default_rng(seed)
+        w = rng.multinomial(D, np.full(D, 1.0 / D), size=n_boot).astype(float)
+        boot = ols_slope(np.einsum("bd,ndk->bnk", w, stats))  # (n_boot, ns)
+        alpha = (1 - level) / 2
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN column: no spread
+            out["slope_lo"] = np.nanquantile(boot, alpha, axis=0)
+            out["slope_hi"] = np.nanquantile(boot, 1 - alpha, axis=0)
+    return out[cols]
+
+
 def completion_loss_frequency(
     lengths: list[np.ndarray],
     counts: list[np.ndarray],
@@ -198,26 +337,10 @@ def completion_loss_frequency(
     import pandas as pd
 
     cols = ["model", "n", "log10_count", "loss", "ci_low", "ci_high", "tokens", "texts"]
-    rows = []
-    for d, (L, C, y) in enumerate(zip(lengths, counts, losses, strict=True)):
-        L, C, y = np.asarray(L)[1:], np.asarray(C, dtype=float)[1:], np.asarray(y, float)[1:]
-        if not (L.shape == C.shape == y.shape):
-            raise ValueError(f"text {d}: lengths, counts and losses differ in length")
-        keep = np.isin(L, ns)
-        rows.append(
-            pd.DataFrame(
-                {
-                    "text": d,
-                    "n": L[keep],
-                    "log10_count": np.round(np.log10(C[keep])),
-                    "loss": y[keep],
-                }
-            )
-        )
-    frame = pd.concat(rows, ignore_index=True) if rows else pd.DataFrame()
+    frame = frequency_tokens(lengths, counts, losses, ns)
     if frame.empty:
         return pd.DataFrame(columns=cols)
-    frame["log10_count"] = frame["log10_count"].astype(np.int64)
+    frame["log10_count"] = np.round(frame.pop("log10_C")).astype(np.int64)
     per_text = (
         frame.groupby(["n", "log10_count", "text"])["loss"].agg(["sum", "size"]).reset_index()
     )

@@ -62,6 +62,7 @@ __all__ = [
     "supercopies",
     "supercopy_rate",
     "truncated_score",
+    "truncated_values",
 ]
 
 SOURCES = ("train", "context", "union")
@@ -182,8 +183,13 @@ def score_texts(
     return out
 
 
-def _truncated(scores: Sequence[np.ndarray], cap: int) -> list[np.ndarray]:
+def truncated_values(scores: Sequence[np.ndarray], cap: int = 5) -> list[np.ndarray]:
+    """Per text, its pointwise scores truncated at ``cap``: min(score, cap), the values whose
+    pooled mean is the truncated pointwise duplication score (:func:`truncated_score`)."""
     return [np.minimum(np.asarray(s), cap) for s in scores]
+
+
+_truncated = truncated_values
 
 
 def truncated_score(scores: Sequence[np.ndarray], cap: int = 5) -> float:

@@ -9,7 +9,10 @@ From each model's per-token losses on the human continuations (see
   "extended match" variant (:func:`copyscope.novelty.completion_loss_table`);
 * ``completion_loss_frequency.csv`` — for fixed n ∈ {4, 8, …, 128}, the mean loss of tokens
   with L_t = n by round(log10 C_t), with bootstrap intervals over texts
-  (:func:`copyscope.novelty.completion_loss_frequency`).
+  (:func:`copyscope.novelty.completion_loss_frequency`);
+* ``completion_loss_slope.csv`` — for the same n and the same tokens, the OLS slope of the loss
+  on log10 C_t with a bootstrap interval over texts
+  (:func:`copyscope.novelty.completion_loss_slope`): one decidable number per model and n.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from collections.abc import Iterable, Mapping
 import pandas as pd
 
 from ..io import write_csv
-from ..novelty import completion_loss_frequency, completion_loss_table
+from ..novelty import completion_loss_frequency, completion_loss_slope, completion_loss_table
 from ..novelty.metrics import FREQUENCY_LENGTHS
 from . import figures as fig
 from . import fmt, per_text, require
@@ -34,6 +37,7 @@ OUTPUTS = {
     "fig": "figure (.png)",
     "frequency": "completion loss per model, n and log10 training count (.csv)",
     "fig_frequency": "figure: completion loss vs. training count (.png)",
+    "slope": "slope of completion loss on log10 training count per model and n (.csv)",
 }
 PARAMS = "the config block novelty (bootstrap, seed)"
 SUMMARY_TABLES = ("completion_loss_frequency",)  # read by summary_section
@@ -48,13 +52,16 @@ def build(models: Iterable[tuple[str, pd.DataFrame]]) -> pd.DataFrame:
     )
 
 
-def build_frequency(models: Iterable[tuple[str, pd.DataFrame]], novelty: Mapping) -> pd.DataFrame:
+def build_frequency(
+    models: Iterable[tuple[str, pd.DataFrame]], novelty: Mapping, table=completion_loss_frequency
+) -> pd.DataFrame:
     """Completion loss vs training count of every (model, per-token frame with ``text``,
     ``L``, ``C``, ``loss``), in the given order; ``novelty`` is the config block (its
-    ``bootstrap`` and ``seed``)."""
+    ``bootstrap`` and ``seed``); ``table`` the per-model function (by bucket, or
+    :func:`build_slope`'s slopes)."""
     return pd.concat(
         [
-            completion_loss_frequency(
+            table(
                 per_text(f, "L"),
                 per_text(f, "C"),
                 per_text(f, "loss"),
@@ -68,8 +75,15 @@ def build_frequency(models: Iterable[tuple[str, pd.DataFrame]], novelty: Mapping
     )
 
 
+def build_slope(models: Iterable[tuple[str, pd.DataFrame]], novelty: Mapping) -> pd.DataFrame:
+    """The slope of completion loss on log10 training count of every (model, per-token frame)
+    in the given order, with the tokens of :func:`build_frequency` and the bootstrap of the
+    ``novelty`` config block (``bootstrap`` draws, ``seed``)."""
+    return build_frequency(models, novelty, completion_loss_slope)
+
+
 def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
-    """Read each model's per-token losses, write the two tables and their figures."""
+    """Read each model's per-token losses, write the three tables and two figures."""
     require(inputs["losses"], "--losses", "model")
     frames = [(m, pd.read_parquet(path)) for m, path in inputs["losses"]]
     loss = build(frames)
@@ -78,6 +92,7 @@ def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
     freq = build_frequency(frames, params["novelty"])
     write_csv(out["frequency"], freq)
     fig.completion_loss_frequency(freq, out["fig_frequency"], min_tokens=SUMMARY_MIN_TOKENS)
+    write_csv(out["slope"], build_slope(frames, params["novelty"]))
 
 
 SUMMARY_MIN_TOKENS = 10  # buckets with fewer tokens are left out of summary.md (and the figure)

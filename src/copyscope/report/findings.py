@@ -1531,3 +1531,6 @@ def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
     card = scorecard(tables, params)
     write_csv(out["csv"], card)
     write_text(out["md"], markdown(card))
+
+
+TABLES.update({"completion_loss_slope", "template_coverage_delta", "raven_contrasts"})

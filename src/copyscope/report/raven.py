@@ -4,7 +4,14 @@ Per setting and source (training, context, their union): the truncated pointwise
 score with its bootstrap interval, supercopy rates and novelty(1..10) (``raven_summary.csv``,
 joined to the evaluator's perplexity of the samples), and the curves novelty(n) = 1 − dup(n)
 (``raven_novelty.csv``); see :mod:`copyscope.raven` for the definitions. Figures: the
-novelty curves (RAVEN Fig. 1) and the novelty–quality tradeoff (RAVEN Fig. 2).
+novelty curves (RAVEN Fig. 1) and the novelty–quality tradeoff (RAVEN Fig. 2). The summary's
+last column, ``evaluator``, names the model that scored each setting's perplexity (RAVEN scores
+each model's text with a different model, see :func:`copyscope.config.evaluator_of`).
+
+Contrasts with paired bootstrap intervals (``raven_contrasts.csv``, :func:`contrasts`): the
+truncated score (training ∪ context) at each prompt length of the prompt-length study minus at
+the main one, paired over prompt windows, and union minus training at the main prompt length,
+paired over texts, each with the number of distinct generated texts behind it.
 """
 
 from __future__ import annotations
@@ -16,7 +23,8 @@ import pandas as pd
 
 from ..errors import InputError
 from ..io import write_csv
-from ..raven import dup_curve, raven_tables
+from ..novelty import bootstrap_mean_difference
+from ..raven import dup_curve, raven_tables, truncated_values
 from . import family, fmt, per_text, require
 from . import figures as fig
 
@@ -31,6 +39,7 @@ OUTPUTS = {
     "curves": "RAVEN novelty curves per setting and source (.csv)",
     "fig_novelty": "figure: novelty curves, pure sampling vs. human text (.png)",
     "fig_quality": "figure: duplication score vs. evaluator perplexity (.png)",
+    "contrasts": "prompt-length and source contrasts of the truncated score (.csv)",
 }
 PARAMS = "the config blocks novelty and sampling"
 SUMMARY_TABLES = ("raven_summary",)  # read by summary_section
@@ -46,7 +55,8 @@ def build(
 
     ``settings``: (model, decoding, per-word frame with ``text``, ``prompt_length``,
     ``s_train``/``s_context``/``s_union``, per-text frame with ``prompt_length``, ``tokens``,
-    ``nll_sum``); ``novelty``: the config's ``novelty`` block (bootstrap, seed, n_max).
+    ``nll_sum``, ``evaluator``); ``novelty``: the config's ``novelty`` block (bootstrap, seed,
+    n_max). The summary's last column ``evaluator`` names the scoring model(s) of the setting.
     """
     plen = sampling["prompt_length"]
     rows, curves, quality = [], [], []
@@ -74,13 +84,126 @@ def build(
                 )
             )
         q = q[q["prompt_length"] == plen]
-        quality.append({**label, "evaluator_nll": q["nll_sum"].sum() / q["tokens"].sum()})
+        quality.append(
+            {
+                **label,
+                "evaluator_nll": q["nll_sum"].sum() / q["tokens"].sum(),
+                "evaluator": ",".join(dict.fromkeys(q["evaluator"].astype(str))),
+            }
+        )
     quality = pd.DataFrame(quality)
     quality["perplexity"] = np.exp(quality["evaluator_nll"])
     summary = pd.concat(rows, ignore_index=True).merge(
-        quality[["model", "decoding", "evaluator_nll", "perplexity"]], on=["model", "decoding"]
+        quality[["model", "decoding", "evaluator_nll", "perplexity", "evaluator"]],
+        on=["model", "decoding"],
     )
     return summary, pd.concat(curves, ignore_index=True), quality
+
+
+CONTRAST_COLUMNS = [
+    "kind",
+    "model",
+    "decoding",
+    "a",
+    "b",
+    "delta",
+    "delta_lo",
+    "delta_hi",
+    "distinct_a",
+    "distinct_b",
+]
+
+
+def distinct_texts(words: pd.DataFrame) -> int:
+    """The number of distinct generated texts (sequences of Moses word ids, ``word`` in ``t``
+    order) of a per-word frame: 100 identical greedy samples of an empty prompt are one. A text
+    without words has no rows, so it is not counted."""
+    return len({tuple(g.sort_values("t")["word"]) for _, g in words.groupby("text")})
+
+
+def window_scores(words: pd.DataFrame, windows, column: str = "s_union") -> list[np.ndarray]:
+    """Per prompt window of ``windows`` (in that order), the ``column`` scores of its text(s)
+    in ``words`` (one prompt length), truncated (:func:`copyscope.raven.truncated_values`);
+    an empty array for a window without words."""
+    by = {w: g[column].to_numpy() for w, g in words.groupby("window")}
+    return truncated_values([by.get(w, np.zeros(0, np.int64)) for w in windows])
+
+
+def contrasts(
+    settings: Iterable[tuple[str, str, pd.DataFrame]], novelty: Mapping, sampling: Mapping
+) -> pd.DataFrame:
+    """Contrasts of RAVEN's truncated pointwise duplication score (McCoy et al. 2023), with
+    95% paired percentile bootstrap intervals (``novelty.bootstrap`` draws, ``novelty.seed``;
+    :func:`copyscope.novelty.bootstrap_mean_difference`).
+
+    ``settings``: (model, decoding, per-word frame with ``text``, ``window``,
+    ``prompt_length``, ``t``, ``word``, ``s_train``, ``s_union``). Rows (columns
+    :data:`CONTRAST_COLUMNS`):
+
+    * ``kind=prompt_length`` — for every setting sampled at more than one prompt length (the
+      prompt-length study and the human reference), per other length ``a``: score(union) at
+      ``a`` minus score(union) at ``b`` = ``sampling.prompt_length``, resampling the prompt
+      windows (the same window index at both lengths; a window without words at one length
+      adds nothing to that side);
+    * ``kind=source`` — per setting at the main prompt length, ``a=union`` minus ``b=train``,
+      resampling texts (both sources score the same tokens).
+
+    ``distinct_a``/``distinct_b``: :func:`distinct_texts` of the texts behind each side.
+    Prompt-length rows first (settings in the given order, lengths ascending), then source
+    rows.
+    """
+    main, n_boot, seed = sampling["prompt_length"], novelty["bootstrap"], novelty["seed"]
+    lengths, sources = [], []
+    for model, decoding, w in settings:
+        label = {"model": model, "decoding": decoding}
+        at = {p: g for p, g in w.groupby("prompt_length")}
+        if main not in at:  # no words at the main length (every generation ended at once)
+            continue
+        for a in sorted(p for p in at if p != main):
+            windows = sorted(set(at[a]["window"]) | set(at[main]["window"]))
+            delta, lo, hi = bootstrap_mean_difference(
+                window_scores(at[a], windows),
+                window_scores(at[main], windows),
+                n_boot,
+                seed,
+                paired=True,
+            )
+            lengths.append(
+                {
+                    "kind": "prompt_length",
+                    **label,
+                    "a": a,
+                    "b": main,
+                    "delta": delta,
+                    "delta_lo": lo,
+                    "delta_hi": hi,
+                    "distinct_a": distinct_texts(at[a]),
+                    "distinct_b": distinct_texts(at[main]),
+                }
+            )
+        m = at[main]
+        delta, lo, hi = bootstrap_mean_difference(
+            truncated_values(per_text(m, "s_union")),
+            truncated_values(per_text(m, "s_train")),
+            n_boot,
+            seed,
+            paired=True,
+        )
+        k = distinct_texts(m)
+        sources.append(
+            {
+                "kind": "source",
+                **label,
+                "a": "union",
+                "b": "train",
+                "delta": delta,
+                "delta_lo": lo,
+                "delta_hi": hi,
+                "distinct_a": k,
+                "distinct_b": k,
+            }
+        )
+    return pd.DataFrame(lengths + sources, columns=CONTRAST_COLUMNS)
 
 
 def _paired(words, quality):
@@ -89,17 +212,23 @@ def _paired(words, quality):
     for m, d, path in words:
         if (m, d) not in q:
             raise InputError("--quality", f"a quality file for {m} {d} (given words for it)")
-        yield m, d, pd.read_parquet(path), pd.read_csv(q[(m, d)])
+        frame = pd.read_csv(q[(m, d)])
+        if "evaluator" not in frame.columns:
+            raise InputError(
+                "--quality", f"an evaluator column in {q[(m, d)]} (re-run analyze for {m} {d})"
+            )
+        yield m, d, pd.read_parquet(path), frame
 
 
 def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
-    """Read each setting's words.parquet and quality.csv, write two tables and two figures."""
+    """Read each setting's words.parquet and quality.csv, write three tables and two figures."""
     require(inputs["words"], "--words", "setting")
-    summary, curves, _ = build(
-        _paired(inputs["words"], inputs["quality"]), params["novelty"], params["sampling"]
-    )
+    settings = list(_paired(inputs["words"], inputs["quality"]))
+    summary, curves, _ = build(settings, params["novelty"], params["sampling"])
     write_csv(out["summary"], summary)
     write_csv(out["curves"], curves)
+    pairs = [(m, d, w) for m, d, w, _ in settings]
+    write_csv(out["contrasts"], contrasts(pairs, params["novelty"], params["sampling"]))
     fig.raven_novelty(curves, out["fig_novelty"])
     fig.novelty_quality(summary, out["fig_quality"])
 

@@ -9,18 +9,24 @@ cut — the 50K most frequent POS 6-grams of a 10B-token sample — is scaled li
 training words (:func:`copyscope.syntax.templates.scaled_cut`, at least 100).
 
 Outputs: per set the coverage of templates and of non-templates within the cut and anywhere
-in training, their median ranks and a Mann–Whitney U test on the ranks
-(``template_coverage.csv``); every template with its training rank and count
-(``template_training.csv``); a figure of the two coverages per set.
+in training, their median ranks and a Mann–Whitney U test on the ranks, and a bootstrap interval
+of the template coverage over the set's templates (``template_coverage.csv``); every template
+with its training rank and count (``template_training.csv``); per model set its template
+coverage minus the human reference's (same n and cut), with a bootstrap interval resampling
+each side's templates independently (``template_coverage_delta.csv``, Shaib §6's 76% of model
+templates vs 35% of human text in the pre-training data); a figure of the two coverages per set.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
+import numpy as np
 import pandas as pd
 
+from ..errors import InputError
 from ..io import read_jsonl, write_csv
+from ..novelty import bootstrap_mean, bootstrap_mean_difference
 from ..syntax.io import read_parses
 from ..syntax.templates import (
     generated_text,
@@ -46,6 +52,7 @@ OUTPUTS = {
     "table": "coverage of templates vs. non-templates and Mann-Whitney U per text set (.csv)",
     "training": "every template with its training rank and count (.csv)",
     "fig": "figure: coverage of templates vs. non-templates per text set (.png)",
+    "delta": "template coverage of each model set minus the human reference's (.csv)",
 }
 PARAMS = "the config blocks analysis (syntax) and sampling (decodings)"
 SUMMARY_TABLES = ("template_coverage",)  # read by summary_section
@@ -54,6 +61,77 @@ SUMMARY_TABLES = ("template_coverage",)  # read by summary_section
 def training_tag_sequences(path) -> list[list[str]]:
     """The tag sequence of every training sentence (the ``text`` of each tag document)."""
     return [row["text"].split() for row in read_jsonl(path)]
+
+
+def _as_units(in_cut: Sequence[bool]) -> list[np.ndarray]:
+    """One unit (a one-value array) per template: 1.0 within the cut, 0.0 not."""
+    return [np.array([float(bool(x))]) for x in in_cut]
+
+
+def coverage_interval(in_cut: Sequence[bool], n_boot: int, seed: int) -> tuple[float, float]:
+    """95% percentile bootstrap interval of a set's template coverage (the share of its
+    templates within the training cut, ``in_cut`` one flag per template), resampling the
+    templates (:func:`copyscope.novelty.bootstrap_mean` with one template per unit); NaN for
+    no templates or ``n_boot`` 0."""
+    _, lo, hi = bootstrap_mean(_as_units(in_cut), n_boot, seed)
+    return lo, hi
+
+
+DELTA_COLUMNS = [
+    "model",
+    "decoding",
+    "decoding_family",
+    "n",
+    "cut",
+    "coverage_model",
+    "coverage_human",
+    "delta",
+    "delta_lo",
+    "delta_hi",
+]
+
+
+def coverage_delta(
+    coverage: pd.DataFrame, in_cut: Mapping[tuple[str, str], Sequence[bool]], n_boot: int, seed: int
+) -> pd.DataFrame:
+    """Per model set, its template coverage minus the human reference's (Shaib et al. §6:
+    76% of model templates vs 35% of human text found in the pre-training data).
+
+    ``coverage``: rows of ``template_coverage.csv`` (``model``, ``decoding``,
+    ``decoding_family``, ``n``, ``cut``), the human reference's with model ``human``;
+    ``in_cut``: (model, decoding) → one within-cut flag per template of that set. delta =
+    mean(model flags) − mean(human flags) at the same n and cut, with a 95% percentile
+    bootstrap interval resampling each side's templates independently
+    (:func:`copyscope.novelty.bootstrap_mean_difference`, ``n_boot`` draws, ``seed``); NaN
+    where a side has no templates. Columns :data:`DELTA_COLUMNS`, rows in the order of
+    ``coverage``. Example: model flags [1, 1, 0, 1], human [1, 0] → 0.75 − 0.5 = 0.25.
+    """
+    human = coverage[coverage["model"] == "human"]
+    if human.empty:
+        raise InputError("--parses", "the human reference's parse file (--parses human reference)")
+    h = human.iloc[0]
+    human_flags = _as_units(in_cut[(h["model"], h["decoding"])])
+    rows = []
+    for r in coverage[coverage["model"] != "human"].itertuples(index=False):
+        if (r.n, r.cut) != (h["n"], h["cut"]):
+            raise ValueError(f"{r.model}/{r.decoding}: n, cut {r.n}, {r.cut} differ from human's")
+        flags = _as_units(in_cut[(r.model, r.decoding)])
+        delta, lo, hi = bootstrap_mean_difference(flags, human_flags, n_boot, seed)
+        rows.append(
+            {
+                "model": r.model,
+                "decoding": r.decoding,
+                "decoding_family": r.decoding_family,
+                "n": r.n,
+                "cut": r.cut,
+                "coverage_model": bootstrap_mean(flags, 0)[0],
+                "coverage_human": bootstrap_mean(human_flags, 0)[0],
+                "delta": delta,
+                "delta_lo": lo,
+                "delta_hi": hi,
+            }
+        )
+    return pd.DataFrame(rows, columns=DELTA_COLUMNS)
 
 
 def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
@@ -66,12 +144,14 @@ def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
     counts = training_ngram_counts(sequences, n)
     ranks = ngram_ranks(counts)
     cut = scaled_cut(sum(len(x) for x in sequences))
-    rows, per_template = [], []
+    rows, per_template, in_cut = [], [], {}
     for model, decoding, path in inputs["parses"]:
         texts = [generated_text(p) for p in read_parses(path)]
         table, comparison = templates_in_training(
             texts, n, ranks.get, len(ranks), cut, s["top_k"], counts.get, s["seed"]
         )
+        in_cut[(model, decoding)] = table["in_cut"].astype(bool).tolist()
+        lo, hi = coverage_interval(in_cut[(model, decoding)], s["bootstrap"], s["seed"])
         rows.append(
             {
                 "model": model,
@@ -80,6 +160,8 @@ def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
                 "set": f"{model}/{decoding}",
                 "n": n,
                 **comparison,
+                "coverage_templates_lo": lo,
+                "coverage_templates_hi": hi,
             }
         )
         table.insert(0, "n", n)
@@ -87,6 +169,7 @@ def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
     frame = pd.DataFrame(rows)
     write_csv(out["table"], frame)
     write_csv(out["training"], pd.concat(per_template, ignore_index=True))
+    write_csv(out["delta"], coverage_delta(frame, in_cut, s["bootstrap"], s["seed"]))
     template_coverage(frame, out["fig"])
 
 
