@@ -13,6 +13,7 @@ match are matches), so no position lookup is needed.
 
 from __future__ import annotations
 
+import hashlib
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -60,11 +61,25 @@ def source_classes(
     return out
 
 
+_INDEXES: dict[tuple[str, str], tuple[tempfile.TemporaryDirectory, object]] = {}
+"""Indexes of planted texts built in this process, by stream (``copyscope each`` analyses a
+model's sets in one process: the same texts are indexed once)."""
+
+
+def _text_index(stream: np.ndarray):
+    from ..index import Index, build_index
+
+    key = (stream.dtype.str, hashlib.sha256(stream.tobytes()).hexdigest())
+    if key not in _INDEXES:
+        tmp = tempfile.TemporaryDirectory()
+        build_index(stream, Path(tmp.name) / "texts")
+        _INDEXES[key] = (tmp, Index(Path(tmp.name) / "texts"))
+    return _INDEXES[key][1]
+
+
 def text_index_lengths(texts: Sequence[np.ndarray], queries: Sequence[np.ndarray]) -> np.ndarray:
     """Flat L_t of every position of ``queries`` against an index of ``texts`` (one document
     each; all zeros when there is no non-empty text)."""
-    from ..index import Index, build_index
-
     n = int(sum(len(q) for q in queries))
     texts = [np.asarray(x, dtype=np.int64) for x in texts if len(x)]
     if not texts or n == 0:
@@ -74,10 +89,7 @@ def text_index_lengths(texts: Sequence[np.ndarray], queries: Sequence[np.ndarray
     dtype = np.uint16 if high < 65535 else np.uint32  # the queries' ids must fit too
     sep = np.iinfo(dtype).max
     stream = np.concatenate([np.append(x, sep).astype(dtype) for x in texts])
-    with tempfile.TemporaryDirectory() as tmp:
-        build_index(stream, Path(tmp) / "texts")
-        m = Index(Path(tmp) / "texts").longest_matches(queries)
-        return np.asarray(m.length, dtype=np.int64)
+    return np.asarray(_text_index(stream).longest_matches(queries).length, dtype=np.int64)
 
 
 def planted_lengths(

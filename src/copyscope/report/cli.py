@@ -45,14 +45,10 @@ def cmd_runtime(a) -> None:
 
 
 def cmd_of_source(a) -> None:
-    import pandas as pd
+    from .rusty_dawg import write_of_source
 
-    from ..io import write_csv
-    from .rusty_dawg import of_source
-
-    table = of_source(pd.read_csv(a.table), a.source)
-    write_csv(a.out, table.drop(columns=["source", "distinct"], errors="ignore"))
-    log.info("wrote %s: %d rows of source %s", a.out, len(table), a.source)
+    n = write_of_source(a.table, a.source, a.out)
+    log.info("wrote %s: %d rows of source %s", a.out, n, a.source)
 
 
 def _add_analysis(group, module) -> None:

@@ -119,6 +119,15 @@ def of_source(table: pd.DataFrame, source: str) -> pd.DataFrame:
     return table[table["source"] == source]
 
 
+def write_of_source(table_csv, source: str, out) -> int:
+    """Write the rows of source ``source`` of a novelty table (:func:`of_source`) to ``out``
+    without the columns ``source`` and ``distinct`` (the table as it was before them); returns
+    the number of rows."""
+    table = of_source(pd.read_csv(table_csv), source)
+    write_csv(out, table.drop(columns=["source", "distinct"], errors="ignore"))
+    return len(table)
+
+
 def summary_section(tables: Mapping[str, pd.DataFrame], params: Mapping) -> list[str]:
     """Mean L_t and novelty(4), novelty(8) of pure sampling and human text at the main prompt
     length, against all training text and natural text only, and the range of mean L_t over
