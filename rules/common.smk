@@ -31,11 +31,31 @@ def _alternatives(names):
 
 wildcard_constraints:
     tok=_alternatives(TOKENIZERS),
-    split="train|valid",
+    split="train|valid|natural",
     shard=r"shard-\d+",
     qset=r"novelty/[^/]+|analysis/[^/]+/[^/]+/(?:tokens|words)",
     model=_alternatives(MODELS + ["human"]),
     decoding=_alternatives(DECODINGS + ["reference"]),
+
+
+# The natural training text (corpus/natural.jsonl: the training split before any planting) has
+# its own index per tokenizer the analyses match against (the model tokenizer's, the Moses word
+# index of RAVEN); when the config plants nothing it is the training split, and its index the
+# training index.
+from copyscope.corpus import plants_anything
+
+PLANTS = plants_anything(config["corpus"].get("inject"))
+
+
+def natural_index(index):
+    """The index of the natural training text that matches index ``index`` (``<tok>`` or
+    ``<tok>-joined``): ``<tok>-natural`` / ``<tok>-natural-joined``, or ``index`` itself when
+    nothing is planted."""
+    if not PLANTS:
+        return index
+    if index.endswith("-joined"):
+        return index[: -len("-joined")] + "-natural-joined"
+    return f"{index}-natural"
 
 
 def as_json(obj):
@@ -251,6 +271,7 @@ def analysis_inputs(model):
     )
     return {
         "index": f"{R}/index/{tok}/index.json",
+        "natural_index": f"{R}/index/{natural_index(tok)}/index.json",
         "model_tokenizer": tok_dir,
         "evaluator": model_dir(evaluator(model)),
     }
@@ -341,6 +362,7 @@ def analyze_inputs(wildcards):
         **analysis_inputs(m),
         "words": f"{R}/tokenizers/{WORDS}",
         "word_index": f"{R}/index/{WORD_INDEX}/index.json",
+        "natural_word_index": f"{R}/index/{natural_index(WORD_INDEX)}/index.json",
         "manifest": f"{R}/corpus/manifest.json",
     }
     for d in analyzed_decodings(m):
@@ -377,6 +399,8 @@ def analyze_commands(wildcards, input, output):
             f"--tokenizer {input.model_tokenizer} --index {os.path.dirname(input.index)} "
             f"--word-tokenizer {input.words} "
             f"--word-index {os.path.dirname(input.word_index)} "
+            f"--natural-index {os.path.dirname(input.natural_index)} "
+            f"--natural-word-index {os.path.dirname(input.natural_word_index)} "
             f"--evaluator {input.evaluator}{same} --evaluator-name {evaluator(model)} "
             f"--manifest {input.manifest} "
             f"--supercopy-min {a['supercopy_min']} --planted-min {a['planted_min_copy']} "

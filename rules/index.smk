@@ -118,6 +118,37 @@ rule index_joined:
         "{params.out} --join-documents > {log} 2>&1"
 
 
+rule index_natural:
+    # the natural training text (before any planting), indexed like the training split (one
+    # process; -joined: as one stream, like index_joined); queried by the analyses directly,
+    # never through the per-shard fan-out
+    input:
+        tokens=f"{R}/tokens/{{tok}}/natural.npy",
+        meta=f"{R}/tokens/{{tok}}/natural.json",
+    output:
+        f"{R}/index/{{tok}}-natural{{joined}}/index.json",
+    log:
+        f"{R}/logs/index_natural/{{tok}}{{joined}}.log",
+    benchmark:
+        f"{R}/benchmarks/index_natural/{{tok}}{{joined}}.tsv"
+    wildcard_constraints:
+        joined="|-joined",
+    conda:
+        "../envs/index.yaml"
+    threads: 2
+    resources:
+        mem_mb=shard_mem_mb,
+        runtime=shard_runtime,
+    params:
+        out=lambda w, output: os.path.dirname(output[0]),
+        join=lambda w, input: (
+            "--join-documents" if w.joined else f"--meta {input.meta}"
+        ),
+    shell:
+        "NUMBA_NUM_THREADS={threads} python -m copyscope index build {input.tokens} "
+        "{params.out} {params.join} > {log} 2>&1"
+
+
 # Per-shard fan-out (index.query_fanout): one job per (query set, shard), one merge job per
 # query set; the query sets are written by novelty_queries and analyze_queries.
 rule shard_matches:

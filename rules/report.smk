@@ -10,6 +10,10 @@ rule report_novelty:
         indexes=[
             f"{R}/index/{model_tokenizer(m)}/index.json" for m in MODELS + ["human"]
         ],
+        natural=[
+            f"{R}/index/{natural_index(model_tokenizer(m))}/index.json"
+            for m in MODELS + ["human"]
+        ],
     output:
         curves=report(
             f"{R}/tables/novelty_samples.csv",
@@ -47,6 +51,9 @@ rule report_novelty:
         indexes=lambda w, input: labelled(
             "--index-manifest", MODELS + ["human"], input.indexes
         ),
+        natural=lambda w, input: labelled(
+            "--natural-index-manifest", MODELS + ["human"], input.natural
+        ),
         config=as_json(
             {
                 "novelty": config["novelty"],
@@ -55,7 +62,7 @@ rule report_novelty:
             }
         ),
     shell:
-        "python -m copyscope report novelty {params.tokens} {params.indexes} "
+        "python -m copyscope report novelty {params.tokens} {params.indexes} {params.natural} "
         "--params-json {params.config:q} --out-curves {output.curves} "
         "--out-nnsl {output.nnsl} --out-fig-models {output.fig_models} "
         "--out-fig-decoding {output.fig_decoding} "
@@ -155,6 +162,16 @@ rule report_supercopies:
             caption="../report/supercopies.rst",
             category="RAVEN",
         ),
+        counts=report(
+            f"{R}/tables/supercopies_by_source.csv",
+            caption="../report/supercopies_by_source.rst",
+            category="RAVEN",
+        ),
+        fig=report(
+            f"{R}/figures/supercopies.png",
+            caption="../report/supercopies_by_source.rst",
+            category="RAVEN",
+        ),
     log:
         f"{R}/logs/report_supercopies.log",
     benchmark:
@@ -165,7 +182,8 @@ rule report_supercopies:
         supercopies=lambda w, input: labelled("--supercopies", settings(), input),
     shell:
         "python -m copyscope report supercopies {params.supercopies} "
-        "--out-table {output.table} > {log} 2>&1"
+        "--out-table {output.table} --out-counts {output.counts} "
+        "--out-fig {output.fig} > {log} 2>&1"
 
 
 rule report_planted:

@@ -350,7 +350,8 @@ def test_labelled_inputs_keep_their_order_and_labels(tmp_path):
         pd.DataFrame({"text": range(n), "length": [7] * n}).to_csv(path, index=False)
         argv += ["--supercopies", model, decoding, str(path)]
     out = tmp_path / "supercopies.csv"
-    assert main([*argv, "--out-table", str(out)]) == 0
+    more = ["--out-counts", str(tmp_path / "by_source.csv"), "--out-fig", str(tmp_path / "s.png")]
+    assert main([*argv, "--out-table", str(out), *more]) == 0
     table = pd.read_csv(out)
     assert list(table.columns) == ["model", "decoding", "text", "length"]
     assert table[["model", "decoding"]].values.tolist() == [

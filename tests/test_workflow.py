@@ -168,12 +168,21 @@ def check_tables(out, cfg: dict) -> None:
     models = list(cfg["models"]["zoo"])
     empty = _empty_settings(out)
     settings = _expected_settings(cfg) - empty
-    key = ["model", "decoding", "prompt_length"]
+    # every statistic against all training text, then against the natural text only
+    sources = ["all", "natural"]
+    settings = {(*s, src) for s in settings for src in sources}
+    key = ["model", "decoding", "prompt_length", "source"]
     new_tokens = cfg["sampling"]["new_tokens"]
 
     nnsl = pd.read_csv(out / "tables/nnsl_samples.csv")
     assert set(nnsl[key].itertuples(index=False, name=None)) == settings
     assert len(nnsl) == len(settings) and (nnsl["texts"] > 0).all()
+    assert list(nnsl.columns[-2:]) == ["source", "distinct"]
+    assert nnsl["source"].tolist() == sorted(nnsl["source"])  # the all rows first
+    assert ((nnsl["distinct"] >= 1) & (nnsl["distinct"] <= nnsl["texts"])).all()
+    pair = nnsl.pivot_table(index=key[:3], columns="source", values=["distinct", "tokens"])
+    assert (pair["distinct"]["all"] == pair["distinct"]["natural"]).all()
+    assert (pair["tokens"]["all"] == pair["tokens"]["natural"]).all()
     # a generation ends at its first eos, so a setting has at most new_tokens tokens per text;
     # human texts never contain eos and have exactly new_tokens
     assert (nnsl["tokens"] <= nnsl["texts"] * new_tokens).all()
@@ -377,6 +386,38 @@ def check_style(out, cfg: dict) -> None:
         assert _brackets(table, name, f"{name}_ci_low", f"{name}_ci_high"), name
 
 
+def check_natural(out) -> None:
+    """Planted vs natural copying: the natural text is the training split before planting; the
+    natural-only L_t is the longest match in its index; every match has a source class; the
+    supercopies are counted by source."""
+    from copyscope.analyze.classes import source_classes
+    from copyscope.index import Index
+
+    natural = [json.loads(x) for x in (out / "corpus/natural.jsonl").read_text().splitlines()]
+    train = {json.loads(x)["id"] for x in (out / "corpus/train.jsonl").read_text().splitlines()}
+    assert {d["id"] for d in natural} < train  # the duplicates' documents are added after
+    index = Index(out / "index/bpe-natural")
+    tokens = pd.read_parquet(out / "analysis/gpt2-b/pure/tokens.parquet")
+    assert (tokens["L_nat"] <= tokens["L"]).mean() > 0.99  # seams aside, natural ⊂ training
+    for _, g in list(tokens.groupby("text"))[:3]:
+        m = index.longest_matches([g["id"].to_numpy()])
+        assert m.length.tolist() == g["L_nat"].tolist()
+        assert m.count.tolist() == g["C_nat"].tolist()
+    classes = {"none", "natural", "duplicate", "ladder", "benchmark", "mixed"}
+    for f in ("tokens", "words"):
+        frame = pd.read_parquet(out / f"analysis/gpt2-b/greedy/{f}.parquet")
+        assert set(frame["source_class"]) <= classes
+    nat = tokens[tokens["source_class"] == "natural"]
+    assert (nat["L_nat"] >= nat["L"]).all()
+    assert source_classes([0], [0], {}).tolist() == ["none"]
+    sc = pd.read_csv(out / "tables/supercopies.csv")
+    assert list(sc.columns[-2:]) == ["count_nat", "class"]
+    by = pd.read_csv(out / "tables/supercopies_by_source.csv")
+    assert by["source"].tolist() == sorted(by["source"]) and set(by["source"]) == {"all", "natural"}
+    assert (out / "figures/supercopies.png").stat().st_size > 5_000
+    assert "Natural-only" in (out / "summary.md").read_text()
+
+
 @pytest.mark.e2e
 def test_tiny_run_outputs(tiny_run):
     out = tiny_run
@@ -390,6 +431,7 @@ def test_tiny_run_outputs(tiny_run):
         assert (out / f).stat().st_size > 0, f
     for f in FIGURES:
         assert (out / "figures" / f).stat().st_size > 10_000, f
+    check_natural(out)
     loss = pd.read_csv(out / "tables/completion_loss.csv")
     assert set(loss["curve"]) == {"in training", "not in training", "in training, extended match"}
     assert np.isfinite(loss["loss"]).all() and (loss["loss"] > 0).all()

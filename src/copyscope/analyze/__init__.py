@@ -5,13 +5,17 @@ file each (the caller names every path, see :func:`analyze_setting`; the workflo
 under ``analysis/<model>/<decoding>/``):
 
 * ``tokens.parquet`` — Rusty-DAWG units (the model's tokens): L_t and C_t of every generated
-  token against the training index (the prompt is never queried);
+  token against the training index (the prompt is never queried), the natural-only
+  ``L_nat``/``C_nat`` (against the index of the natural training text, before any planting)
+  and the ``source_class`` of the longest match (:mod:`copyscope.analyze.classes`);
 * ``words.parquet`` — RAVEN units (Moses words): the pointwise duplication scores from training,
-  from the context (prompt + earlier generated words) and their union, after clipping;
+  from the context (prompt + earlier generated words) and their union, after clipping; the
+  natural-only ``L_nat`` and the ``source_class`` of ``L_train``;
 * ``quality.csv`` — the evaluator model's mean negative log-likelihood of each generation given
   its prompt (the quality proxy of RAVEN's novelty–quality tradeoff);
 * ``supercopies.csv`` — every copied passage of ≥ ``supercopy_min`` words, with its training
-  count and sources;
+  count and sources, its count in the natural text (``count_nat``) and its source ``class``
+  (``natural``/``duplicate``: the whole passage occurs in natural text);
 * ``planted.csv`` — for every planted passage (``corpus.inject.duplicates``), the longest copy
   of it in any generation.
 
@@ -35,6 +39,7 @@ from ..index import Index, build_index, maximal_spans
 from ..index.fanout import open_index, save_queries
 from ..io import atomic_path, read_jsonl, write_csv
 from ..raven import score_texts, supercopies
+from .classes import planted_lengths, source_classes, span_classes
 
 log = logging.getLogger(__name__)
 
@@ -83,6 +88,71 @@ def token_matches(samples: pd.DataFrame, index: Index) -> pd.DataFrame:
     return _flat(
         samples, gens, {"id": gens, "L": m.split_lengths(), "C": np.split(m.count, m.offsets[1:-1])}
     )
+
+
+def natural_matches(
+    frame: pd.DataFrame,
+    gens: list[np.ndarray],
+    natural_index: Index | None,
+    planted: Mapping[str, list[str]],
+    encode,
+    length: str = "L",
+    count: str | None = "C",
+) -> dict[str, np.ndarray]:
+    """Flat natural-only columns of a per-position frame (``frame[length]``: L against the
+    training index, ``gens``: the queries in the index's units): ``L_nat`` (and ``C_nat`` when
+    ``count`` is given) against ``natural_index`` (None: nothing is planted, natural = all)
+    and ``source_class`` of the match (:func:`copyscope.analyze.classes.source_classes`, the
+    planted texts encoded with ``encode``); also returns the per-class lengths under
+    ``planted``."""
+    if natural_index is None:
+        L_nat = frame[length].to_numpy()
+        C_nat = frame[count].to_numpy() if count else None
+    else:
+        m = natural_index.longest_matches(gens)
+        L_nat, C_nat = np.asarray(m.length, np.int64), np.asarray(m.count, np.int64)
+    lens = planted_lengths(planted, encode, gens)
+    out = {"L_nat": L_nat}
+    if count:
+        out["C_nat"] = C_nat
+    out["source_class"] = source_classes(frame[length].to_numpy(), L_nat, lens).astype(str)
+    out["planted"] = lens
+    return out
+
+
+def _add_natural(frame: pd.DataFrame, cols: dict) -> dict:
+    for name in ("L_nat", "C_nat", "source_class"):
+        if name in cols:
+            frame[name] = cols[name]
+    return cols
+
+
+def supercopy_sources(
+    sc: pd.DataFrame,
+    gens: list[np.ndarray],
+    natural: dict,
+    natural_index: Index | None,
+) -> pd.DataFrame:
+    """The supercopies ``sc`` (:func:`copyscope.raven.supercopies` of ``gens``) with
+    ``count_nat`` (occurrences of the passage in the natural text; ``count`` when nothing is
+    planted) and ``class`` (:func:`~copyscope.analyze.classes.span_classes` of the whole
+    passage, from ``natural``, the :func:`natural_matches` of ``gens``)."""
+    sc = sc.copy()
+    starts = np.concatenate([[0], np.cumsum([len(g) for g in gens], dtype=np.int64)])
+    ends = starts[sc["text"].to_numpy(np.int64)] + sc["end"].to_numpy(np.int64) - 1
+    if natural_index is None:
+        sc["count_nat"] = sc["count"]
+    else:
+        sc["count_nat"] = np.array(
+            [
+                natural_index.count(gens[k][a:b])
+                for k, a, b in zip(sc["text"], sc["start"], sc["end"], strict=True)
+            ],
+            dtype=np.int64,
+        )
+    classes = span_classes(sc["length"].to_numpy(), ends, natural["L_nat"], natural["planted"])
+    sc["class"] = classes.astype(str) if len(sc) else pd.Series([], dtype=str)
+    return sc
 
 
 def word_scores(
@@ -249,9 +319,18 @@ INPUTS = {
 }
 """What :func:`analyze_setting` reads: name → what the path is."""
 
+NATURAL_INPUTS = {
+    "natural_index": "index directory of the natural training text in the model's tokens "
+    "(default: --index, i.e. nothing planted)",
+    "natural_word_index": "index directory of the natural training text in Moses words "
+    "(default: --word-index)",
+}
+"""Optional inputs of :func:`analyze_setting`: absent (or the same path as the training index)
+means natural = all; always queried directly (no per-shard fan-out)."""
+
 OUTPUTS = {
-    "tokens": "per-token L_t and C_t of the generations (model tokens), .parquet",
-    "words": "per-word RAVEN scores (Moses words), .parquet",
+    "tokens": "per-token L_t and C_t, L_nat, C_nat and source_class (model tokens), .parquet",
+    "words": "per-word RAVEN scores, L_nat and source_class (Moses words), .parquet",
     "quality": "per-text evaluator NLL, .csv",
     "supercopies": "copied training passages of at least supercopy_min words, .csv",
     "planted": "longest copy of every planted passage, .csv",
@@ -292,6 +371,7 @@ def analyze_setting(
     """
     import time
 
+    from ..corpus import planted_texts
     from ..io import read_json
     from ..lm import load_model
     from ..tokenize import load, load_hf_tokenizer
@@ -312,19 +392,34 @@ def analyze_setting(
     def encode(text):
         return tok.encode(text, add_special_tokens=False)
 
+    def natural(name, of):  # the natural text's index, None when it is the training index
+        path = inputs.get(name)
+        if path is None or Path(path).resolve() == Path(inputs[of]).resolve():
+            return None
+        return open_index(path)
+
+    manifest = read_json(inputs["manifest"])
+    texts = planted_texts(manifest)
     matches = matches or {}
     index = open_index(inputs["index"], matches.get("index"))
     check_pairing(index, tok, inputs["tokenizer"])
-    _write_parquet(out["tokens"], token_matches(samples, index))
+    tframe = token_matches(samples, index)
+    nat = natural("natural_index", "index")
+    _add_natural(tframe, natural_matches(tframe, token_queries(samples), nat, texts, encode))
+    _write_parquet(out["tokens"], tframe)
     done("token matches")
     words = load("moses", inputs["word_tokenizer"])
     word_index = open_index(inputs["word_index"], matches.get("word_index"))
     wframe, word_gens, train_len = word_scores(samples, words, word_index, decode)
+    word_nat = natural("natural_word_index", "word_index")
+    wcols = _add_natural(
+        wframe, natural_matches(wframe, word_gens, word_nat, texts, words.encode, "L_train", None)
+    )
     _write_parquet(out["words"], wframe)
     done("word scores")
     sc = supercopies(word_index, word_gens, train_len, min_len=supercopy_min)
-    write_csv(out["supercopies"], sc)
-    planted = read_json(inputs["manifest"])["injected"]
+    write_csv(out["supercopies"], supercopy_sources(sc, word_gens, wcols, word_nat))
+    planted = manifest["injected"]
     write_csv(out["planted"], planted_copies(samples, planted, encode, planted_min_copy))
     done("supercopies and planted passages")
     evaluator, eval_tok = load_model(inputs["evaluator"], device)

@@ -14,10 +14,12 @@ def _flag(name: str) -> str:
 
 
 def cmd_setting(a) -> None:
-    from . import INPUTS, OUTPUTS, analyze_setting
+    from . import INPUTS, NATURAL_INPUTS, OUTPUTS, analyze_setting
 
+    inputs = {name: getattr(a, name) for name in INPUTS}
+    inputs |= {n: getattr(a, n) for n in NATURAL_INPUTS if getattr(a, n) is not None}
     analyze_setting(
-        {name: getattr(a, name) for name in INPUTS},
+        inputs,
         {name: getattr(a, f"out_{name}") for name in OUTPUTS},
         evaluator_same_tokenizer=a.same_tokenizer,
         supercopy_min=a.supercopy_min,
@@ -45,12 +47,14 @@ def cmd_completion_loss(a) -> None:
 
 def register(sub) -> None:
     """Add the ``analyze`` group: ``setting``, ``queries`` and ``completion-loss``."""
-    from . import INPUTS, OUTPUTS
+    from . import INPUTS, NATURAL_INPUTS, OUTPUTS
 
     group = add_group(sub, "analyze", "per-setting analyses of the samples")
     f = add_command(group, "setting", cmd_setting, "every analysis of one sample file")
     for name, what in INPUTS.items():
         f.add_argument(_flag(name), required=True, help=what)
+    for name, what in NATURAL_INPUTS.items():
+        f.add_argument(_flag(name), help=what)
     for name, what in OUTPUTS.items():
         f.add_argument(_flag(f"out_{name}"), required=True, help=what)
     f.add_argument(

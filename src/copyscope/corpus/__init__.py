@@ -28,6 +28,9 @@ __all__ = [
     "split_documents",
     "inject_duplicates",
     "inject_ladder",
+    "PLANTED_CLASSES",
+    "planted_texts",
+    "plants_anything",
 ]
 
 
@@ -130,28 +133,74 @@ def _stats(docs: list[Document]) -> dict:
     }
 
 
+PLANTED_CLASSES = ("duplicate", "ladder", "benchmark")
+"""The planted classes of :func:`planted_texts`, in the order a match is attributed to them
+(a new kind of planting is one more name here and one more branch there)."""
+
+
+def planted_texts(manifest: dict) -> dict[str, list[str]]:
+    """The texts planted into the training split, per class of :data:`PLANTED_CLASSES`, from
+    a corpus manifest: ``duplicate`` — the copied passages (``injected``); ``ladder`` — the
+    ladder passages with at least one copy; ``benchmark`` — the benchmark items planted at
+    least once. The controls, the clean items and the memorised baseline (cut from natural
+    training text, not added) are not planted."""
+    ladder = (manifest.get("ladder") or {}).get("passages", [])
+    bench = (manifest.get("benchmark") or {}).get("items", [])
+    return {
+        "duplicate": [r["text"] for r in manifest.get("injected", []) if r["copies"] > 0],
+        "ladder": [p["text"] for p in ladder if p["copies"] > 0],
+        "benchmark": [p["text"] for p in bench if p.get("planted") and p["copies"] > 0],
+    }
+
+
+def plants_anything(inject: dict | None) -> bool:
+    """Whether the config block ``corpus.inject`` adds any text to the training split (if not,
+    the natural text is the training split itself)."""
+    inject = inject or {}
+    dup = inject.get("duplicates")
+    groups = dup if isinstance(dup, list) else [dup] if dup else []
+    if any(g.get("k", 0) > 0 and g.get("m", 0) > 0 for g in groups):
+        return True
+    ladder = inject.get("ladder") or {}
+    if ladder and any(c > 0 for c in ladder.get("copies", [])):
+        return True
+    return bool(inject.get("benchmark"))
+
+
 class CorpusPaths(NamedTuple):
     """The outputs of the corpus stage: the train and valid splits (jsonl), the speaker names
-    per document (json, empty when the source has none) and the manifest (json)."""
+    per document (json, empty when the source has none), the manifest (json) and, if given,
+    the natural training text (jsonl: the training documents before any planting)."""
 
     train: Path
     valid: Path
     names: Path
     manifest: Path
+    natural: Path | None = None
 
     @classmethod
     def in_dir(cls, out_dir) -> CorpusPaths:
-        """``train.jsonl``, ``valid.jsonl``, ``names.json``, ``manifest.json`` in ``out_dir``."""
+        """``train.jsonl``, ``valid.jsonl``, ``names.json``, ``manifest.json`` and
+        ``natural.jsonl`` in ``out_dir``."""
         d = Path(out_dir)
-        return cls(d / "train.jsonl", d / "valid.jsonl", d / "names.json", d / "manifest.json")
+        return cls(
+            d / "train.jsonl",
+            d / "valid.jsonl",
+            d / "names.json",
+            d / "manifest.json",
+            d / "natural.jsonl",
+        )
 
 
 def prepare_corpus(cfg: dict, out: CorpusPaths, wheel_path=None) -> dict:
     """Run the whole corpus stage for config section ``corpus``; write the outputs to the
     paths of ``out`` (see :class:`CorpusPaths`).  Returns the manifest, whose
-    ``splits.<split>.path`` is the split file's name.
+    ``splits.<split>.path`` is the split file's name (and ``natural.path`` the natural text's).
+
+    The natural text is the training split right after the train/valid split, before any
+    planting (duplicates, ladder, benchmark): every planting below only adds to ``train``.
     """
-    out = CorpusPaths(*map(Path, out))
+    out = CorpusPaths(*(None if p is None else Path(p) for p in out))
     docs = load_documents(cfg, wheel_path)
     empty = [d.id for d in docs if not d.text.strip()]
     if empty:
@@ -169,6 +218,7 @@ def prepare_corpus(cfg: dict, out: CorpusPaths, wheel_path=None) -> dict:
     train, valid = split_documents(
         docs, split.get("valid_ids"), split.get("valid_fraction", 0.1), split.get("seed", 0)
     )
+    natural = list(train)  # before any planting: the one place the natural text is taken
     inject = cfg.get("inject") or {}
     train, injected = inject_groups(train, inject.get("duplicates"))
     spans: dict[str, list] = {}
@@ -188,6 +238,8 @@ def prepare_corpus(cfg: dict, out: CorpusPaths, wheel_path=None) -> dict:
     for name, part, path in (("train", train, out.train), ("valid", valid, out.valid)):
         write_jsonl(path, ({"id": d.id, "text": d.text} for d in part))
         files[name] = {"path": path.name, "sha256": sha256_file(path), **_stats(part)}
+    if out.natural is not None:
+        write_jsonl(out.natural, ({"id": d.id, "text": d.text} for d in natural))
     names = {d.id: d.meta["speakers"] for d in docs if d.meta.get("speakers")}
     write_json(out.names, names)
     manifest = {
@@ -196,6 +248,9 @@ def prepare_corpus(cfg: dict, out: CorpusPaths, wheel_path=None) -> dict:
         "valid_ids": [d.id for d in valid],
         "injected": injected,
     }
+    if out.natural is not None:
+        nat = {"path": out.natural.name, "sha256": sha256_file(out.natural), **_stats(natural)}
+        manifest["natural"] = nat
     if ladder is not None:
         manifest["ladder"] = ladder
     if bench:

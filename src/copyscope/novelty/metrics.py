@@ -367,3 +367,9 @@ def completion_loss_frequency(
             out["ci_high"] = np.nanquantile(boot, 1 - alpha, axis=0)
     out.insert(0, "model", model)
     return out[cols]
+
+
+def distinct_sequences(seqs) -> int:
+    """The number of distinct sequences among ``seqs`` (e.g. generated texts as token-id
+    arrays): 100 identical greedy samples of one prompt are one, not 100."""
+    return len({tuple(np.asarray(x).tolist()) for x in seqs})

@@ -44,6 +44,13 @@ def cmd_runtime(a) -> None:
     log.info("wrote %s (%d rules)", a.out, len(table))
 
 
+def cmd_of_source(a) -> None:
+    from .rusty_dawg import write_of_source
+
+    n = write_of_source(a.table, a.source, a.out)
+    log.info("wrote %s: %d rows of source %s", a.out, n, a.source)
+
+
 def _add_analysis(group, module) -> None:
     f = add_command(group, module.NAME, _analysis_command(module), module.HELP)
     for name, (labels, what) in module.INPUTS.items():
@@ -94,6 +101,11 @@ def register(sub) -> None:
     )
     add_params(f, "the config blocks sampling, analysis and models (tokenizer, evaluator)")
     f.add_argument("--out", required=True, metavar="PATH", help="summary.md")
+
+    f = add_command(group, "of-source", cmd_of_source, "the rows of one source of a novelty table")
+    f.add_argument("--table", required=True, metavar="PATH", help="a table with column source")
+    f.add_argument("--source", required=True, help="the rows kept (all, natural)")
+    f.add_argument("--out", required=True, metavar="PATH", help="those rows, without source")
 
     f = add_command(group, "runtime", cmd_runtime, "runtime and memory per rule")
     f.add_argument("--benchmarks", required=True, metavar="DIR", help="benchmark folder")

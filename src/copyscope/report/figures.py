@@ -33,19 +33,42 @@ def _human(curves, plen):
     return curves[(curves["model"] == "human") & (curves["prompt_length"] == plen)]
 
 
+def _source(curves: pd.DataFrame, source: str) -> pd.DataFrame:
+    """The curves of one ``source`` (tables without the column: ``all`` only)."""
+    if "source" not in curves:
+        return curves if source == "all" else curves.iloc[:0]
+    return curves[curves["source"] == source]
+
+
 def novelty_by_model(curves: pd.DataFrame, plen: int, path) -> None:
-    """Merrill et al. Fig. 1 (left): novelty(n) of pure samples per model, human text, bound."""
+    """Merrill et al. Fig. 1 (left): novelty(n) of pure samples per model, human text, bound;
+    solid against all training text, dashed (same colour, no band) against the natural text
+    only (column ``source``)."""
+    from matplotlib.lines import Line2D
+
     plotting.setup()
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
-    sub = curves[(curves["prompt_length"] == plen) & (curves["decoding"] == "pure")]
+    every, natural = _source(curves, "all"), _source(curves, "natural")
+    sub = every[(every["prompt_length"] == plen) & (every["decoding"] == "pure")]
+    nat = natural[(natural["prompt_length"] == plen) & (natural["decoding"] == "pure")]
     for model, g in sub.groupby("model", sort=False):
-        _curve(ax, g, model)
-    h = _human(curves, plen)
+        line = _curve(ax, g, model)
+        n = nat[nat["model"] == model].dropna(subset=["novelty"])
+        ax.plot(n["n"], n["novelty"], "--", color=line.get_color(), lw=1.2)
+    h = _human(every, plen)
     _curve(ax, h, HUMAN, color="black")
-    ax.plot(h["n"], h["lower_bound"], "--", color="0.45", label="lower bound (no duplication)")
+    hn = _human(natural, plen).dropna(subset=["novelty"])
+    ax.plot(hn["n"], hn["novelty"], "--", color="black", lw=1.2)
+    ax.plot(h["n"], h["lower_bound"], ":", color="0.45", label="lower bound (no duplication)")
     _novelty_axes(ax)
     ax.set_title(f"Pure sampling vs. held-out human text (prompt {plen} tokens)")
-    ax.legend(fontsize=8, loc="lower right")
+    handles, _ = ax.get_legend_handles_labels()
+    if len(nat):
+        handles += [
+            Line2D([], [], color="0.3", ls="-", label="all training text"),
+            Line2D([], [], color="0.3", ls="--", label="natural text only"),
+        ]
+    ax.legend(handles=handles, fontsize=8, loc="lower right")
     plotting.save(fig, path)
 
 
@@ -493,4 +516,30 @@ def not_measured(path, why: str) -> None:
     fig, ax = plt.subplots(figsize=(6.4, 1.6))
     ax.axis("off")
     ax.text(0.5, 0.5, f"not measured: {why}", ha="center", va="center")
+    plotting.save(fig, path)
+
+
+def supercopies(counts: pd.DataFrame, path) -> None:
+    """Supercopies per setting (horizontal bars): against all training text and against the
+    natural text only (column ``source`` of ``supercopies_by_source.csv``)."""
+    import numpy as np
+
+    plotting.setup()
+    every = counts[counts["source"] == "all"].reset_index(drop=True)
+    natural = counts[counts["source"] == "natural"].reset_index(drop=True)
+    labels = [f"{m} / {d}" for m, d in zip(every["model"], every["decoding"], strict=True)]
+    y = np.arange(len(labels))
+    fig, ax = plt.subplots(figsize=(6.4, 1.2 + 0.28 * max(len(labels), 1)))
+    ax.barh(y - 0.2, every["supercopies"], height=0.4, color="C0", label="all training text")
+    if len(natural) == len(every):
+        ax.barh(y + 0.2, natural["supercopies"], height=0.4, color="C1", label="natural text only")
+    ax.set_yticks(y, labels, fontsize=7)
+    ax.invert_yaxis()
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_xlabel("supercopies (passages)")
+    ax.set_title("Supercopies per setting: all vs. natural training text")
+    if not counts["supercopies"].any():
+        ax.set_xlim(0, 1)
+        ax.text(0.5, 0.5, "no supercopies", transform=ax.transAxes, ha="center", color="0.4")
+    ax.legend(fontsize=8, loc="lower right")
     plotting.save(fig, path)

@@ -1533,4 +1533,3 @@ def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
     write_text(out["md"], markdown(card))
 
 
-TABLES.update({"completion_loss_slope", "template_coverage_delta", "raven_contrasts"})

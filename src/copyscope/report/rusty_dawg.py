@@ -3,8 +3,12 @@
 For every setting (model, decoding) and prompt length: the novelty curve novelty(n) with its
 bootstrap interval and the no-duplication lower bound (``novelty_samples.csv``), and the mean
 non-novel suffix length L_t with its interval (``nnsl_samples.csv``); see
-:func:`copyscope.novelty.novelty_tables` for the definitions. Figures: novelty by model (pure
-sampling vs. human text), by decoding family and by prompt length (for the evaluator model).
+:func:`copyscope.novelty.novelty_tables` for the definitions. Both tables hold each statistic
+twice, column ``source``: ``all`` (L_t against the whole training split) and then ``natural``
+(the natural-only L_t, ``L_nat``: against the training text before any planting), and the
+number of ``distinct`` generated texts of the set. Figures: novelty by model (pure sampling vs.
+human text, natural-only dashed), by decoding family and by prompt length (for the evaluator
+model; source ``all``).
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import pandas as pd
 
 from ..io import write_csv
 from ..novelty import novelty_tables
+from ..novelty.metrics import distinct_sequences
 from . import corpus_sizes, family, fmt, per_text, require
 from . import figures as fig
 
@@ -26,7 +31,14 @@ INPUTS = {
         ("MODEL",),
         "index.json of the index MODEL's samples were matched against (its corpus size)",
     ),
+    "natural_index_manifest": (
+        ("MODEL",),
+        "index.json of the natural text's index of MODEL's tokens (its size; default: "
+        "--index-manifest's)",
+    ),
 }
+SOURCES = {"all": "L", "natural": "L_nat"}
+"""Column ``source`` of the tables → the per-token column its statistics are computed on."""
 OUTPUTS = {
     "curves": "novelty curves of every setting and prompt length (.csv)",
     "nnsl": "mean L_t of every setting and prompt length (.csv)",
@@ -43,25 +55,38 @@ def build(
     sizes: Mapping[str, int],
     novelty: Mapping,
     decodings: Mapping,
+    natural_sizes: Mapping[str, int] | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Novelty curves and mean nnsl of every (model, decoding, prompt length).
+    """Novelty curves and mean nnsl of every (source, model, decoding, prompt length).
 
-    ``settings``: (model, decoding, per-token frame with ``text``, ``prompt_length``, ``L``);
-    ``sizes``: model → size of the training corpus its tokens were matched against;
+    ``settings``: (model, decoding, per-token frame with ``text``, ``prompt_length``, ``id``,
+    ``L`` and ``L_nat``); ``sizes``: model → size of the training corpus its tokens were
+    matched against, ``natural_sizes`` the same for the natural text (default: ``sizes``);
     ``novelty``: the config's ``novelty`` block; ``decodings``: ``sampling.decodings``.
+    The rows of source ``all`` (L) come first, then those of ``natural`` (L_nat; only for the
+    frames that have it); ``distinct`` counts the distinct token-id sequences of the texts
+    (empty without an ``id`` column).
     """
+    settings = list(settings)
+    corpus = {"all": sizes, "natural": {**sizes, **(natural_sizes or {})}}
     curves, summaries = [], []
-    for model, decoding, tok in settings:
-        for plen, g in tok.groupby("prompt_length", sort=True):
-            label = {
-                "model": model,
-                "decoding": decoding,
-                "family": family(decoding, decodings),
-                "prompt_length": int(plen),
-            }
-            curve, summary, _ = novelty_tables(per_text(g, "L"), sizes[model], novelty, label)
-            curves.append(curve)
-            summaries.append(summary)
+    for source, column in SOURCES.items():
+        for model, decoding, tok in settings:
+            if column not in tok:
+                continue
+            for plen, g in tok.groupby("prompt_length", sort=True):
+                label = {
+                    "model": model,
+                    "decoding": decoding,
+                    "family": family(decoding, decodings),
+                    "prompt_length": int(plen),
+                }
+                size = corpus[source][model]
+                curve, summary, _ = novelty_tables(per_text(g, column), size, novelty, label)
+                distinct = distinct_sequences(per_text(g, "id")) if "id" in g else None
+                extra = {"source": source, "distinct": distinct}
+                curves.append(curve.assign(**extra))
+                summaries.append(summary.assign(**extra))
     return pd.concat(curves, ignore_index=True), pd.concat(summaries, ignore_index=True)
 
 
@@ -74,37 +99,85 @@ def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
         corpus_sizes(inputs["index_manifest"]),
         params["novelty"],
         params["sampling"]["decodings"],
+        corpus_sizes(inputs.get("natural_index_manifest", [])),
     )
     write_csv(out["curves"], curves)
     write_csv(out["nnsl"], nnsl)
     focus, main = params["models"]["evaluator"], params["sampling"]["prompt_length"]
     fig.novelty_by_model(curves, main, out["fig_models"])
-    fig.novelty_by_decoding(curves, focus, main, out["fig_decoding"])
+    every = curves[curves["source"] == "all"]
+    fig.novelty_by_decoding(every, focus, main, out["fig_decoding"])
     decodings = params["sampling"]["prompt_length_decodings"]
-    fig.novelty_by_prompt_length(curves, focus, decodings, out["fig_prompt_length"])
+    fig.novelty_by_prompt_length(every, focus, decodings, out["fig_prompt_length"])
+
+
+def of_source(table: pd.DataFrame, source: str) -> pd.DataFrame:
+    """The rows of ``table`` of column ``source`` == ``source`` (a table without the column
+    holds ``all`` only)."""
+    if "source" not in table:
+        return table if source == "all" else table.iloc[:0]
+    return table[table["source"] == source]
+
+
+def write_of_source(table_csv, source: str, out) -> int:
+    """Write the rows of source ``source`` of a novelty table (:func:`of_source`) to ``out``
+    without the columns ``source`` and ``distinct`` (the table as it was before them); returns
+    the number of rows."""
+    table = of_source(pd.read_csv(table_csv), source)
+    write_csv(out, table.drop(columns=["source", "distinct"], errors="ignore"))
+    return len(table)
 
 
 def summary_section(tables: Mapping[str, pd.DataFrame], params: Mapping) -> list[str]:
     """Mean L_t and novelty(4), novelty(8) of pure sampling and human text at the main prompt
-    length, and the range of mean L_t over the evaluator model's decodings."""
+    length, against all training text and natural text only, and the range of mean L_t over
+    the evaluator model's decodings."""
     nnsl, curves = tables["nnsl_samples"], tables["novelty_samples"]
     main = params["sampling"]["prompt_length"]
     lines = ["", "## n-gram novelty (Merrill et al.), pure sampling vs. human text", ""]
-    lines.append("| model | mean L_t | novelty(4) | novelty(8) |")
-    lines.append("|---|---|---|---|")
-    pure = nnsl[(nnsl["prompt_length"] == main) & nnsl["decoding"].isin(["pure", "reference"])]
+    sources = [s for s in SOURCES if len(of_source(nnsl, s))]  # tables of old runs: all only
+    head = ["mean L_t", "novelty(4)", "novelty(8)"]
+    if "natural" in sources:
+        head += ["natural-only mean L_t", "natural novelty(4)", "natural novelty(8)"]
+    lines.append("| model | " + " | ".join(head) + " |")
+    lines.append("|---" * (len(head) + 1) + "|")
+
+    def row_of(table, source, r):
+        t = of_source(table, source)
+        return t[
+            (t["model"] == r["model"])
+            & (t["decoding"] == r["decoding"])
+            & (t["prompt_length"] == main)
+        ]
+
+    every = of_source(nnsl, "all")
+    pure = every[(every["prompt_length"] == main) & every["decoding"].isin(["pure", "reference"])]
     for _, r in pure.iterrows():
-        c = curves[
-            (curves["model"] == r["model"])
-            & (curves["decoding"] == r["decoding"])
-            & (curves["prompt_length"] == main)
-        ].set_index("n")["novelty"]
-        lines.append(
-            f"| {r['model']} | {fmt(r['mean_nnsl'])} "
-            f"[{fmt(r['ci_low'])}, {fmt(r['ci_high'])}] | {fmt(c.get(4))} | {fmt(c.get(8))} |"
-        )
+        cells = [f"{r['model']}"]
+        for source in sources:
+            s = row_of(nnsl, source, r)
+            c = row_of(curves, source, r).set_index("n")["novelty"]
+            if not len(s):
+                cells += ["n/a"] * 3
+                continue
+            s = s.iloc[0]
+            cells += [
+                f"{fmt(s['mean_nnsl'])} [{fmt(s['ci_low'])}, {fmt(s['ci_high'])}]",
+                fmt(c.get(4)),
+                fmt(c.get(8)),
+            ]
+        lines.append("| " + " | ".join(cells) + " |")
+    if "natural" in sources:
+        lines += [
+            "",
+            "Natural-only: L_t against the training text before any planting (duplicated "
+            "passages, ladder, benchmark); novelty_samples.csv / nnsl_samples.csv, column "
+            "source.",
+        ]
     focus = params["models"]["evaluator"]
-    sub = nnsl[(nnsl["model"] == focus) & (nnsl["prompt_length"] == main)].sort_values("mean_nnsl")
+    sub = every[(every["model"] == focus) & (every["prompt_length"] == main)].sort_values(
+        "mean_nnsl"
+    )
     if len(sub):
         lo, hi = sub.iloc[0], sub.iloc[-1]
         lines += [

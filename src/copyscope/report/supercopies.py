@@ -1,5 +1,8 @@
 """Supercopying (RAVEN): every maximal passage of at least ``analysis.supercopy_min`` words
-that a sample copies from the training data, over all settings (one table, no figure)."""
+that a sample copies from the training data, over all settings (``supercopies.csv``), with the
+source ``class`` of each passage (:mod:`copyscope.analyze.classes`); the number of supercopies
+of each setting against all training text and natural text only (``supercopies_by_source.csv``)
+and a figure of those counts."""
 
 from __future__ import annotations
 
@@ -9,25 +12,78 @@ import pandas as pd
 
 from ..io import write_csv
 from . import collect, require
+from . import figures as fig
 
 NAME = "supercopies"
-HELP = "supercopies of every setting in one table"
+HELP = "supercopies of every setting in one table, counts by source and their figure"
 INPUTS = {"supercopies": (("MODEL", "DECODING"), "supercopies.csv of a setting")}
-OUTPUTS = {"table": "supercopies of all settings, labelled by model and decoding (.csv)"}
+OUTPUTS = {
+    "table": "supercopies of all settings, labelled by model and decoding (.csv)",
+    "counts": "supercopies per setting, source all and natural (.csv)",
+    "fig": "figure: supercopies per setting, all vs. natural text only (.png)",
+}
 PARAMS = None
 SUMMARY_TABLES = ("supercopies",)  # read by summary_section
 
+NATURAL_CLASSES = ("natural", "duplicate")
+"""The classes of a passage that occurs as a whole in the natural text (a natural-only
+supercopy); ``duplicate``: also inside a planted duplicate, its count inflated by planting."""
+
+
+def is_natural(table: pd.DataFrame) -> pd.Series:
+    """Whether each supercopy's whole passage occurs in the natural text (column ``class`` in
+    :data:`NATURAL_CLASSES`; a table without the column: unknown, all False)."""
+    if "class" not in table:
+        return pd.Series(False, index=table.index)
+    return table["class"].isin(NATURAL_CLASSES)
+
+
+def counts(settings: list[tuple[str, str]], table: pd.DataFrame) -> pd.DataFrame:
+    """Supercopies and texts with one of every setting (in the order of ``settings``), source
+    ``all`` (every row of ``table``) then ``natural`` (:func:`is_natural` rows)."""
+    rows = []
+    for source, keep in (
+        ("all", pd.Series(True, index=table.index)),
+        ("natural", is_natural(table)),
+    ):
+        sub = table[keep]
+        for model, decoding in settings:
+            s = sub[(sub["model"] == model) & (sub["decoding"] == decoding)]
+            rows.append(
+                {
+                    "model": model,
+                    "decoding": decoding,
+                    "source": source,
+                    "supercopies": len(s),
+                    "texts": int(s["text"].nunique()),
+                }
+            )
+    return pd.DataFrame(rows)
+
 
 def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
-    """Concatenate the settings' supercopy tables."""
+    """Concatenate the settings' supercopy tables; count them by source; draw the counts."""
     require(inputs["supercopies"], "--supercopies", "setting")
-    write_csv(out["table"], collect(inputs["supercopies"]))
+    table = collect(inputs["supercopies"])
+    write_csv(out["table"], table)
+    c = counts([(m, d) for m, d, _ in inputs["supercopies"]], table)
+    write_csv(out["counts"], c)
+    fig.supercopies(c, out["fig"])
 
 
 def summary_section(tables: Mapping[str, pd.DataFrame], params: Mapping) -> list[str]:
-    """The number of supercopied passages over all settings."""
-    return [
+    """The number of supercopied passages over all settings, and of those whose passage occurs
+    in the natural text, by class."""
+    t = tables["supercopies"]
+    lines = [
         "",
         f"Supercopies (≥ {params['analysis']['supercopy_min']} words copied from training): "
-        f"{len(tables['supercopies'])} passages over all settings.",
+        f"{len(t)} passages over all settings.",
     ]
+    if "class" in t:
+        by = ", ".join(f"{k} {v}" for k, v in t["class"].value_counts().sort_index().items())
+        lines[-1] += (
+            f" Natural-only (the whole passage occurs in the training text before planting): "
+            f"{int(is_natural(t).sum())}" + (f"; by class: {by}." if by else ".")
+        )
+    return lines
