@@ -274,3 +274,12 @@ def _excerpts(**kw):
 )
 def test_excerpt_config_errors_name_the_key(mutate, line):
     assert line in problems(mutate)
+
+
+def test_contaminated_set_needs_its_tokens_and_its_path(tmp_path):
+    from copyscope.errors import InputError
+
+    with pytest.raises(InputError, match="contaminated set's path together"):
+        write_prompts("v.npy", "v.json", "tok", {}, "p", "h", ("e.npy", "e.json"), None)
+    with pytest.raises(InputError, match="contaminated set's path together"):
+        write_prompts("v.npy", "v.json", "tok", {}, "p", "h", ("e.npy", None), "c.jsonl")

@@ -136,13 +136,14 @@ def _stats(docs: list[Document]) -> dict:
 class CorpusPaths(NamedTuple):
     """The outputs of the corpus stage: the train and valid splits (jsonl), the speaker names
     per document (json, empty when the source has none), the manifest (json) and the excerpt
-    plays (jsonl, held out whole; empty without ``corpus.inject.excerpts``)."""
+    plays (jsonl, held out whole; empty without ``corpus.inject.excerpts``; may be None
+    without excerpts, and is then not written)."""
 
     train: Path
     valid: Path
     names: Path
     manifest: Path
-    excerpts: Path
+    excerpts: Path | None = None
 
     @classmethod
     def in_dir(cls, out_dir) -> CorpusPaths:
@@ -163,7 +164,7 @@ def prepare_corpus(cfg: dict, out: CorpusPaths, wheel_path=None) -> dict:
     paths of ``out`` (see :class:`CorpusPaths`).  Returns the manifest, whose
     ``splits.<split>.path`` is the split file's name.
     """
-    out = CorpusPaths(*map(Path, out))
+    out = CorpusPaths(*(None if p is None else Path(p) for p in out))
     docs = load_documents(cfg, wheel_path)
     empty = [d.id for d in docs if not d.text.strip()]
     if empty:
@@ -201,7 +202,10 @@ def prepare_corpus(cfg: dict, out: CorpusPaths, wheel_path=None) -> dict:
         benchmark = benchmark_record(bench, items, memorised, clean, valid_before, valid)
     files = {}
     parts = [("train", train, out.train), ("valid", valid, out.valid)]
-    parts.append(("excerpts", excerpt_docs, out.excerpts))
+    if out.excerpts is not None:
+        parts.append(("excerpts", excerpt_docs, out.excerpts))
+    elif excerpts is not None:
+        raise ConfigError("corpus.inject.excerpts", "a path for the excerpt plays, found none")
     for name, part, path in parts:
         write_jsonl(path, ({"id": d.id, "text": d.text} for d in part))
         files[name] = {"path": path.name, "sha256": sha256_file(path), **_stats(part)}

@@ -199,6 +199,11 @@ def write_prompts(
     from ..io import write_jsonl
     from ..tokenize import load_hf_tokenizer, read_split
 
+    if (excerpts is None) != (out_contaminated is None) or None in (excerpts or ()):
+        raise InputError(
+            "--out-contaminated",
+            "the excerpt plays' tokens (npy and json) and the contaminated set's path together",
+        )
     p = params
     lengths = sorted({p["prompt_length"], *p["prompt_lengths"]})
     tok = load_hf_tokenizer(tokenizer_dir)

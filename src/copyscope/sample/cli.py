@@ -11,16 +11,9 @@ log = logging.getLogger("copyscope")
 
 
 def cmd_prompts(a):
-    from ..errors import InputError
     from . import write_prompts
 
-    if (a.excerpts_npy is None) != (a.out_contaminated is None) or (
-        (a.excerpts_npy is None) != (a.excerpts_json is None)
-    ):
-        raise InputError(
-            "--out-contaminated", "--excerpts-npy, --excerpts-json and --out-contaminated together"
-        )
-    excerpts = (a.excerpts_npy, a.excerpts_json) if a.excerpts_npy else None
+    excerpts = None if a.excerpts_npy is None else (a.excerpts_npy, a.excerpts_json)
     lengths = write_prompts(
         a.valid_npy, a.valid_json, a.tokenizer, a.params_json, a.out, a.out_human,
         excerpts, a.out_contaminated,
