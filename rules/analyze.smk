@@ -59,14 +59,15 @@ use rule analyze as analyze_shared with:
         model=_alternatives(SHARED_MODELS),
 
 
-# the human reference, and then (reading its tokens.parquet) the completion loss of every
-# model in the model tokenizer on it: one start-up for all of them
+# the human sets (the reference; with excerpts also human/contaminated), and then (reading the
+# reference's tokens.parquet) the completion loss of every model in the model tokenizer on
+# it: one start-up for all of them
 rule analyze_human:
     input:
         unpack(analyze_inputs),
         **{f"model_{m}": model_dir(m) for m in COMPLETION_MODELS},
     output:
-        analysis_outputs(["reference"], "human"),
+        analysis_outputs(HUMAN_DECODINGS, "human"),
         COMPLETION_OUTPUTS,
     log:
         f"{R}/logs/analyze/human.log",

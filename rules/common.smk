@@ -23,6 +23,9 @@ ZOO = config["models"]["zoo"]
 MODELS = list(ZOO)
 TRAINED = [m for m, spec in ZOO.items() if spec["kind"] != "pretrained"]
 DECODINGS = list(config["sampling"]["decodings"])
+# corpus.inject.excerpts: a second human set, windows of the excerpt plays (human/contaminated)
+EXCERPTS = bool(config["corpus"].get("inject", {}).get("excerpts"))
+HUMAN_DECODINGS = ["reference", "contaminated"] if EXCERPTS else ["reference"]
 
 
 def _alternatives(names):
@@ -31,11 +34,11 @@ def _alternatives(names):
 
 wildcard_constraints:
     tok=_alternatives(TOKENIZERS),
-    split="train|valid|natural",
+    split="train|valid|natural|excerpts",
     shard=r"shard-\d+",
     qset=r"novelty/[^/]+|analysis/[^/]+/[^/]+/(?:tokens|words)",
     model=_alternatives(MODELS + ["human"]),
-    decoding=_alternatives(DECODINGS + ["reference"]),
+    decoding=_alternatives(DECODINGS + HUMAN_DECODINGS),
 
 
 # The natural training text (corpus/natural.jsonl: the training split before any planting) has
@@ -243,7 +246,7 @@ def prompt_lengths_for(model, decoding):
     s = config["sampling"]
     lengths = {s["prompt_length"]}
     study_models = s.get("prompt_length_models") or [config["models"]["evaluator"]]
-    if decoding == "reference" or (
+    if decoding in HUMAN_DECODINGS or (
         decoding in s["prompt_length_decodings"] and model in study_models
     ):
         lengths |= set(s["prompt_lengths"])
@@ -292,8 +295,11 @@ def decodings_of(model):
 
 
 def settings():
-    """Every (model, decoding) pair analysed, the human baseline first."""
-    return [("human", "reference")] + [(m, d) for m in MODELS for d in decodings_of(m)]
+    """Every (model, decoding) pair analysed, the human sets first: the reference (clean
+    held-out text), then with corpus.inject.excerpts the contaminated one (excerpt plays).
+    """
+    human = [("human", d) for d in HUMAN_DECODINGS]
+    return human + [(m, d) for m in MODELS for d in decodings_of(m)]
 
 
 # ---------------------------------------------------------------- one job per model
@@ -346,7 +352,7 @@ def analysis_outputs(decodings, model="{model}"):
 
 
 def analyzed_decodings(model):
-    return ["reference"] if model == "human" else decodings_of(model)
+    return HUMAN_DECODINGS if model == "human" else decodings_of(model)
 
 
 def analyze_model(wildcards):
@@ -438,6 +444,7 @@ def probe_inputs(wildcards):
         inputs["names"] = f"{R}/corpus/names.json"
         inputs["train"] = f"{R}/corpus/train.jsonl"
         inputs["valid"] = f"{R}/corpus/valid.jsonl"
+        inputs["excerpts"] = f"{R}/corpus/excerpts.jsonl"
     return inputs
 
 
@@ -461,7 +468,8 @@ def membership_command(wildcards, input, output):
     return (
         f":: membership score --model {input.model} --model-name {wildcards.model} "
         f"--manifest {input.manifest} --names {input.names} --train {input.train} "
-        f"--valid {input.valid} --params-json {shlex.quote(as_json(MEMBERSHIP))} "
+        f"--valid {input.valid} --excerpts {input.excerpts} "
+        f"--params-json {shlex.quote(as_json(MEMBERSHIP))} "
         f"--device {config['models']['device']} "
         f"--out-texts {output.texts} --out-cloze {output.cloze}"
     )

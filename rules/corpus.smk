@@ -24,6 +24,7 @@ rule corpus:
         names=f"{R}/corpus/names.json",
         manifest=f"{R}/corpus/manifest.json",
         natural=f"{R}/corpus/natural.jsonl",
+        excerpts=f"{R}/corpus/excerpts.jsonl",
     log:
         f"{R}/logs/corpus.log",
     benchmark:
@@ -39,4 +40,4 @@ rule corpus:
         "python -m copyscope corpus prepare --params-json {params.cfg:q} {params.wheel} "
         "--out-train {output.train} --out-valid {output.valid} "
         "--out-names {output.names} --out-manifest {output.manifest} "
-        "--out-natural {output.natural} > {log} 2>&1"
+        "--out-natural {output.natural} --out-excerpts {output.excerpts} > {log} 2>&1"

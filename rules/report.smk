@@ -273,6 +273,21 @@ rule report_membership:
             caption="../report/membership_tables.rst",
             category="planted ground truth",
         ),
+        cloze_excerpts=report(
+            f"{R}/tables/membership_cloze_excerpts.csv",
+            caption="../report/membership_excerpts.rst",
+            category="planted ground truth",
+        ),
+        cloze_trend=report(
+            f"{R}/tables/membership_cloze_trend.csv",
+            caption="../report/membership_excerpts.rst",
+            category="planted ground truth",
+        ),
+        nll_delta=report(
+            f"{R}/tables/membership_nll_delta.csv",
+            caption="../report/membership_nll_delta.rst",
+            category="planted ground truth",
+        ),
         fig_placement=report(
             f"{R}/figures/membership_placement.png",
             caption="../report/membership_placement.rst",
@@ -311,7 +326,9 @@ rule report_membership:
         "python -m copyscope report membership {params.texts} {params.cloze} "
         "--params-json {params.config:q} --out-placement {output.placement} "
         "--out-detectors {output.detectors} --out-cloze {output.cloze} "
-        "--out-cloze-summary {output.cloze_summary} --out-fig-placement {output.fig_placement} "
+        "--out-cloze-summary {output.cloze_summary} "
+        "--out-cloze-excerpts {output.cloze_excerpts} --out-cloze-trend {output.cloze_trend} "
+        "--out-nll-delta {output.nll_delta} --out-fig-placement {output.fig_placement} "
         "--out-fig-roc-planted {output.fig_roc_planted} "
         "--out-fig-roc-training {output.fig_roc_training} --out-fig-cloze {output.fig_cloze} "
         "> {log} 2>&1"
@@ -660,6 +677,8 @@ SUMMARY_TABLES = [
     "membership_placement",
     "membership_detectors",
     "membership_cloze_summary",
+    "membership_nll_delta",
+    "membership_cloze_trend",
 ]
 
 
@@ -679,6 +698,8 @@ rule summary:
         membership_placement=rules.report_membership.output.placement,
         membership_detectors=rules.report_membership.output.detectors,
         membership_cloze_summary=rules.report_membership.output.cloze_summary,
+        membership_nll_delta=rules.report_membership.output.nll_delta,
+        membership_cloze_trend=rules.report_membership.output.cloze_trend,
         training=expand(f"{R}/tables/training/{{model}}.csv", model=TRAINED),
         index=f"{R}/index/{MODEL_TOK}/index.json",
     output:

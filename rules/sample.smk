@@ -1,11 +1,24 @@
-
-
+# the prompt windows and the human reference from the clean held-out plays; with
+# corpus.inject.excerpts also the contaminated human set from the excerpt plays
 rule prompts:
     input:
+        **(
+            {
+                "excerpts": f"{R}/tokens/{MODEL_TOK}/excerpts.npy",
+                "excerpts_meta": f"{R}/tokens/{MODEL_TOK}/excerpts.json",
+            }
+            if EXCERPTS
+            else {}
+        ),
         valid=f"{R}/tokens/{MODEL_TOK}/valid.npy",
         valid_meta=f"{R}/tokens/{MODEL_TOK}/valid.json",
         tokenizer=f"{R}/tokenizers/{MODEL_TOK}",
     output:
+        **(
+            {"contaminated": f"{R}/samples/human/contaminated.jsonl"}
+            if EXCERPTS
+            else {}
+        ),
         prompts=f"{R}/prompts/prompts.jsonl",
         human=f"{R}/samples/human/reference.jsonl",
     log:
@@ -16,11 +29,17 @@ rule prompts:
         "../envs/models.yaml"
     params:
         sampling=as_json(config["sampling"]),
+        excerpts=lambda w, input, output: (
+            f"--excerpts-npy {input.excerpts} --excerpts-json {input.excerpts_meta} "
+            f"--out-contaminated {output.contaminated}"
+            if EXCERPTS
+            else ""
+        ),
     shell:
         "python -m copyscope sample prompts --valid-npy {input.valid} "
         "--valid-json {input.valid_meta} --tokenizer {input.tokenizer} "
         "--params-json {params.sampling:q} --out {output.prompts} "
-        "--out-human {output.human} > {log} 2>&1"
+        "--out-human {output.human} {params.excerpts} > {log} 2>&1"
 
 
 # A model's sample sets in one job (``copyscope each``: one torch/transformers start-up instead

@@ -190,7 +190,8 @@ def test_empty_corpus_and_empty_documents(tmp_path):
     m = prepare_corpus({**cfg, "empty_documents": "skip"}, CorpusPaths.in_dir(tmp_path / "o"))
     assert m["splits"]["train"]["documents"] == 1
     # outputs go exactly to the paths given
-    out = CorpusPaths(*(tmp_path / "x" / f for f in ("tr.jsonl", "va.jsonl", "n.json", "m.json")))
+    names = ("tr.jsonl", "va.jsonl", "n.json", "m.json", "ex.jsonl")
+    out = CorpusPaths(*(tmp_path / "x" / f for f in names))
     m = prepare_corpus({**cfg, "empty_documents": "skip"}, out)
     assert sorted(p.name for p in (tmp_path / "x").iterdir()) == sorted(p.name for p in out)
     assert m["splits"]["valid"]["path"] == "va.jsonl"

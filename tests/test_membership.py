@@ -219,6 +219,17 @@ def test_bootstrap_mean_and_placement_table():
     assert rows["memorised"]["mean_nll"] == 1.0 and rows["bench"]["n"] == 2
 
 
+def test_bootstrap_mean_difference_hand_worked():
+    d, lo, hi = placement.bootstrap_mean_difference([3.0, 3.0, 4.0, 4.0], [1.0, 2.0], n_boot=500)
+    assert d == 2.0 and 1.0 <= lo <= d <= hi <= 3.0 and lo < hi
+    # every replicate of two constant sets is the same difference
+    assert placement.bootstrap_mean_difference([5.0, 5.0], [1.0], n_boot=20) == (4.0, 4.0, 4.0)
+    again = placement.bootstrap_mean_difference([3.0, 3.0, 4.0, 4.0], [1.0, 2.0], n_boot=500)
+    assert again == (d, lo, hi)  # seeded
+    with pytest.raises(ValueError, match="at least one value"):
+        placement.bootstrap_mean_difference([], [1.0])
+
+
 @pytest.fixture(scope="module")
 def tok(tmp_path_factory):
     """test_lm's 50-word tokenizer: ``w<i>`` is id i, id 0 is <|endoftext|>."""
@@ -293,6 +304,32 @@ def test_each_rejection_rule_on_a_whole_speech(case):
     # every shorter run (1 or 2 sentences: 15 or 30 tokens) is too short
     assert {r[2] for r in runs if r is not whole[0]} == {"length"}
     assert whole[0][2] == (None if case == "accepted" else case)
+
+
+def test_stop_list_holds_the_authors_invalid_names():
+    authors = "god dad mother father mama daddy ma papa mum jesus christ pa mom kid".split()
+    assert set(authors) <= cloze.STOP
+    names = {"play": ["PAPA", "DAD", "KID", "MAMA", "OLIVIA"]}
+    assert cloze.gazetteer(names) == {"play": ["Olivia"]}
+    found = cloze.capitalisation_mentions("Where is Papa, and where Olivia?", {"Papa", "Olivia"})
+    assert [(w, person) for _, _, w, person in found] == [("Olivia", True)]
+
+
+def test_length_bound_is_strict_like_the_authors():
+    """40 < last − first < 60 on inclusive token offsets: 42 to 60 tokens."""
+    assert [n for n in range(38, 64) if cloze.length_ok(n)] == list(range(42, 61))
+    names = set(cloze.gazetteer(NAMES)["play"])
+
+    def two_sentences(k: int) -> str:  # "Olivia" + filler, then k − 20 more tokens
+        first = "Olivia " + " ".join(["wind"] * 18) + "."  # 20 tokens
+        return speech(first, " ".join(["hill"] * (k - 21)) + ".")
+
+    for k, want in ((41, "length"), (42, None), (60, None), (61, "length")):
+        text = two_sentences(k)
+        assert len(cloze.word_tokens(text)) == k
+        runs = cloze.passages_of_speech(text, cloze.capitalisation_mentions(text, names))
+        whole = [r for r in runs if (r[0], r[1]) == (0, len(text))]
+        assert whole and whole[0][2] == want, k
 
 
 def play_text() -> str:
@@ -485,6 +522,29 @@ def test_pearson_ci():
         overlap.pearson_ci(x, np.ones(6))
     with pytest.raises(ValueError, match="3 pairs"):
         overlap.pearson_ci([1, 2], [2, 1])
+
+
+def test_spearman_ci_known_answers():
+    # a perfect monotone trend over 6 pairs: rho 1, every bootstrap replicate 1, and the exact
+    # permutation test (6! = 720 pairings) puts 1 of 720 at +1 and 1 at -1: p = 2 / 720
+    rho, lo, hi, p = overlap.spearman_ci([0, 1, 2, 3, 4, 5], [0, 2, 3, 5, 8, 9], n_boot=200)
+    assert (rho, lo, hi) == (1.0, 1.0, 1.0) and p == pytest.approx(2 / 720)
+    # ties: Pearson's r of the average ranks
+    x = np.array([0, 0, 0, 0, 2, 2, 8, 8], float)
+    y = np.array([0, 0, 0, 1, 1, 0, 1, 1], float)
+    from scipy.stats import rankdata
+
+    want = np.corrcoef(rankdata(x), rankdata(y))[0, 1]
+    rho, lo, hi, p = overlap.spearman_ci(x, y, n_boot=500, n_perm=500, seed=1)
+    assert rho == pytest.approx(want) and lo <= rho <= hi and 0 < p <= 1
+    assert overlap.spearman_ci(x, y, n_boot=500, n_perm=500, seed=1) == (rho, lo, hi, p)
+    # no trend: every copy count answers half of its items
+    rho, _, _, p = overlap.spearman_ci([0, 0, 2, 2, 8, 8], [0, 1, 0, 1, 0, 1], n_boot=100)
+    assert rho == pytest.approx(0.0) and p == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="constant"):
+        overlap.spearman_ci([0, 2, 8], [1, 1, 1])
+    with pytest.raises(ValueError, match="3 pairs"):
+        overlap.spearman_ci([0, 2], [1, 0])
 
 
 def test_continue_passages_scores_greedy_continuations(tok):

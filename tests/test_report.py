@@ -553,3 +553,126 @@ def test_membership_report_without_cloze_items(tmp_path):
     assert place.loc["benchmark_unplanted", "copies"] == 0
     n = place.loc[["benchmark_copies_1", "benchmark_copies_4"], "n"].sum()
     assert n == place.loc["benchmark_planted", "n"]
+
+
+def _cloze_frame(plays: dict[str, tuple[str, int, list[int], list[float]]]) -> pd.DataFrame:
+    """Cloze rows of model m: play → (split, excerpt copies, correctness per item, match
+    fraction per item)."""
+    rows = []
+    for play, (split, copies, correct, match) in plays.items():
+        for i, (c, f) in enumerate(zip(correct, match, strict=True)):
+            rows.append(
+                {
+                    "model": "m",
+                    "play": play,
+                    "split": split,
+                    "excerpt_copies": copies,
+                    "item": f"{play}-{i}",
+                    "n_candidates": 4,
+                    "correct_insensitive": c,
+                    "correct_sensitive": c,
+                    "match_fraction": f,
+                    "lcp": 0,
+                    "exact": 0,
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+CLOZE_PLAYS = {
+    # training plays: accuracy and overlap rise together (r = 1 within training)
+    "t1": ("train", 0, [1, 0, 0, 0], [0.25] * 4),
+    "t2": ("train", 0, [1, 1, 0, 0], [0.5] * 4),
+    "t3": ("train", 0, [1, 1, 1, 0], [0.75] * 4),
+    "t4": ("train", 0, [1, 1, 1, 1], [1.0] * 4),
+    # a held-out play with high overlap and no correct item: would lower r if pooled
+    "v": ("valid", 0, [0, 0, 0, 1], [1.0] * 4),
+    "e2": ("excerpt", 2, [1, 0], [0.0] * 2),
+    "e8": ("excerpt", 8, [1, 1], [0.0] * 2),
+}
+
+
+def test_cloze_excerpt_groups_trend_and_within_training_r():
+    cloze = _cloze_frame(CLOZE_PLAYS)
+    ex = membership.cloze_excerpt_rows(cloze, n_boot=200, seed=0)
+    assert list(ex.columns) == [
+        "model", "group", "copies", "plays", "items",
+        "acc_insensitive", "acc_insensitive_lo", "acc_insensitive_hi",
+    ]  # fmt: skip
+    got = ex[["group", "copies", "plays", "items", "acc_insensitive"]].fillna(-1)
+    assert got.values.tolist() == [
+        ["train", -1, 4, 16, 10 / 16],
+        ["held-out", -1, 1, 4, 0.25],
+        ["excerpt", 2, 1, 2, 0.5],
+        ["excerpt", 8, 1, 2, 1.0],
+        ["excerpt-pooled", -1, 2, 4, 0.75],
+    ]
+    assert ((ex["acc_insensitive_lo"] <= ex["acc_insensitive"])
+            & (ex["acc_insensitive"] <= ex["acc_insensitive_hi"])).all()  # fmt: skip
+
+    trend = membership.cloze_trend_rows(cloze, n_boot=200, seed=0)
+    assert list(trend.columns[:6]) == ["model", "items", "rho", "rho_lo", "rho_hi", "p_value"]
+    (row,) = trend.itertuples()
+    from scipy.stats import spearmanr
+
+    # held-out play v (copies 0) and the excerpt plays; the training plays left out
+    x = [0, 0, 0, 0, 2, 2, 8, 8]
+    y = [0, 0, 0, 1, 1, 0, 1, 1]
+    assert row.items == 8 and row.rho == pytest.approx(spearmanr(x, y).statistic)
+    assert row.rho > 0 and row.rho_lo <= row.rho <= row.rho_hi and 0 < row.p_value < 1
+    # the training plays' items do not change it
+    other = _cloze_frame({**CLOZE_PLAYS, "t1": ("train", 0, [0, 0, 0, 0], [0.25] * 4)})
+    assert membership.cloze_trend_rows(other, n_boot=200, seed=0).equals(trend)
+    # control: correctness unrelated to the copies
+    flat = _cloze_frame(
+        {"v": ("valid", 0, [0, 1], [0.0] * 2), "e2": ("excerpt", 2, [0, 1], [0.0] * 2),
+         "e8": ("excerpt", 8, [1, 0], [0.0] * 2)}
+    )  # fmt: skip
+    assert membership.cloze_trend_rows(flat, n_boot=100, seed=0)["rho"].iloc[0] == pytest.approx(0)
+
+    plays, summary = membership.cloze_tables(cloze, n_boot=200, seed=0)
+    s = summary.set_index("split")
+    assert list(s.index) == ["excerpt", "train", "valid"]
+    assert s["r_overlap"].tolist() == pytest.approx([1.0] * 3)  # the training plays only
+    assert (s["r_plays"] == 4).all() and (s["note"] == "").all()
+    pooled = plays[plays["split"].isin(["train", "valid"])]
+    assert np.corrcoef(pooled["acc_insensitive"], pooled["match_fraction"])[0, 1] < 0.9
+    assert plays.set_index("play")["excerpt_copies"].to_dict()["e8"] == 8
+    # name cloze as a membership test: training vs clean held-out plays, excerpt plays out
+    (det,) = membership.cloze_detector_rows(plays, n_boot=50, seed=0)
+    assert (det["n_members"], det["n_nonmembers"]) == (4, 1)
+
+
+def test_nll_delta_contrasts_hand_worked():
+    rows = []
+    sets = {
+        ("benchmark", 0): [3.0, 3.0, 4.0, 4.0],  # unplanted: mean 3.5
+        ("benchmark", 1): [1.0],  # planted, 1 copy
+        ("benchmark", 4): [2.0],  # planted, 4 copies
+        ("clean", 0): [5.0, 5.0],
+        ("memorised", 1): [0.5, 1.5],
+    }
+    for (s, c), values in sets.items():
+        for i, v in enumerate(values):
+            rows.append({"model": "m", "set": s, "id": f"{s}-{c}-{i}", "planted": int(c > 0),
+                         "copies": c, "li_nll": v})  # fmt: skip
+    delta = membership.nll_delta_rows(pd.DataFrame(rows), n_boot=300, seed=0)
+    assert list(delta.columns) == ["model", "contrast", "delta", "lo", "hi", "n_a", "n_b"]
+    got = delta.set_index("contrast")
+    want = {
+        "unplanted - planted": (2.0, 4, 2),
+        "clean - planted": (3.5, 2, 2),
+        "unplanted - memorised": (2.5, 4, 2),
+        "clean - memorised": (4.0, 2, 2),
+        "clean - unplanted": (1.5, 2, 4),
+        "unplanted - copies_1": (2.5, 4, 1),
+        "unplanted - copies_4": (1.5, 4, 1),
+    }
+    assert list(got.index) == list(want)
+    for name, (d, n_a, n_b) in want.items():
+        r = got.loc[name]
+        assert r["delta"] == pytest.approx(d) and (r["n_a"], r["n_b"]) == (n_a, n_b), name
+        assert r["lo"] <= r["delta"] <= r["hi"], name
+    # planted items on both sides of 1.5: the interval of unplanted − planted is wide
+    assert got.loc["unplanted - planted", "lo"] < 2.0 < got.loc["unplanted - planted", "hi"]
+    assert got.loc["clean - memorised", "lo"] == pytest.approx(3.5)  # memorised 0.5 or 1.5

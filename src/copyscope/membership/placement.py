@@ -23,6 +23,7 @@ import numpy as np
 
 __all__ = [
     "bootstrap_mean",
+    "bootstrap_mean_difference",
     "normalised_position",
     "placement_table",
     "position_ci",
@@ -81,6 +82,21 @@ def bootstrap_mean(
     reps = v[rng.integers(0, v.size, size=(n_boot, v.size))].mean(axis=1)
     lo, hi = np.quantile(reps, [(1 - level) / 2, (1 + level) / 2])
     return float(v.mean()), float(lo), float(hi)
+
+
+def bootstrap_mean_difference(
+    a, b, *, n_boot: int = 1000, seed: int = 0, level: float = 0.95
+) -> tuple[float, float, float]:
+    """``(delta, low, high)``: the difference of the macro means ``mean(a) − mean(b)`` of two
+    independent sets of per-sample values and its seeded percentile bootstrap interval
+    (resampling each set with replacement, independently of the other)."""
+    sets = [np.asarray(x, dtype=np.float64) for x in (a, b)]
+    if any(s.size == 0 or np.isnan(s).any() for s in sets):
+        raise ValueError("expected at least one value in each set and no NaN")
+    rng = np.random.default_rng(seed)
+    ma, mb = (s[rng.integers(0, s.size, size=(n_boot, s.size))].mean(axis=1) for s in sets)
+    lo, hi = np.quantile(ma - mb, [(1 - level) / 2, (1 + level) / 2])
+    return float(sets[0].mean() - sets[1].mean()), float(lo), float(hi)
 
 
 def normalised_position(clean: float, bench: float, memorised: float) -> float:

@@ -82,9 +82,9 @@ def zlib_ratio_carlini(logprobs, text: str) -> float:
 
 def zlib_ratio_shi(logprobs, text: str) -> float:
     """Shi et al. (2024)'s zlib baseline, the reciprocal direction:
-    ``log_perplexity / zlib_bytes(text)``. Higher = less likely a member. (Their code divides
-    the mean log-likelihood, i.e. −log-perplexity, by the zlib bytes and ranks the other way;
-    the ranking is the same.)"""
+    ``log_perplexity / zlib_bytes(text)``, the (positive) log-perplexity — the mean token
+    negative log-likelihood in nats — divided by the zlib bytes, as their code computes it
+    (``log(ppl) / zlib_entropy``). Higher = less likely a member."""
     return log_perplexity(logprobs) / zlib_bytes(text)
 
 
@@ -100,7 +100,12 @@ def lowercase_ratio(logprobs, lowercase_logprobs) -> float:
     """Carlini et al. (2021)'s lowercase score: ``log_perplexity(lowercased text) /
     log_perplexity(text)`` under the same model (``lowercase_logprobs`` are the model's
     log-probabilities of ``text.lower()``). A memorised text is much easier in its original
-    case; higher = more likely a member. ``inf`` when the original's log-perplexity is 0."""
+    case; higher = more likely a member. ``inf`` when the original's log-perplexity is 0.
+
+    **Sign:** Shi et al. (2024)'s code reports the negative of this ratio in its lowercase
+    column (``-(log ppl_lower / log ppl)``, higher = less likely a member); copyscope keeps
+    Carlini et al.'s orientation. The ranking, and every detector metric after orienting by
+    :data:`MEMBER_SIGN`, is the same."""
     lppl = log_perplexity(logprobs)
     return math.inf if lppl == 0 else log_perplexity(lowercase_logprobs) / lppl
 

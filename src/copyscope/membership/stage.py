@@ -39,6 +39,7 @@ CLOZE_COLUMNS = [
     "model",
     "play",
     "split",
+    "excerpt_copies",
     "item",
     "answer",
     "predicted",
@@ -126,15 +127,34 @@ def ner_pipeline(model: str | None):
     return load_spacy(model, NER_EXCLUDE, key="analysis.membership.ner_model")
 
 
-def cloze_rows(model, tokenizer, docs: dict, names: dict, valid_ids, params: dict, **kw):
+def excerpt_copies(manifest: dict) -> dict[str, int]:
+    """Excerpt play id → the copies of its planted speeches in training (the manifest's
+    ``excerpts`` block, :mod:`copyscope.corpus.excerpts`; empty without one)."""
+    block = manifest.get("excerpts") or {}
+    return {p["play"]: int(p["copies"]) for p in block.get("plays", [])}
+
+
+def play_split(play: str, valid_ids, excerpts: dict) -> str:
+    """``excerpt`` for an excerpt play, ``valid`` for another held-out play, else ``train``."""
+    if play in excerpts:
+        return "excerpt"
+    return "valid" if play in valid_ids else "train"
+
+
+def cloze_rows(
+    model, tokenizer, docs: dict, names: dict, valid_ids, params: dict, excerpts=None, **kw
+):
     """Name cloze items of every play in ``names`` (the corpus's speaker names) that has a
     document (persons found by the NER of ``params["ner_model"]``, :func:`ner_pipeline`, else
     by the capitalisation rule), their predictions (:func:`copyscope.membership.cloze.rank_candidates`) and the
     continuation overlap of their unmasked passages. Items whose longest filling exceeds the
     model's context, and passages too short to continue, are skipped and counted in the log.
-    One dict per item (:data:`CLOZE_COLUMNS` without ``model``)."""
+    ``split`` is :func:`play_split` (``excerpts``: excerpt play → copies,
+    :func:`excerpt_copies`) and ``excerpt_copies`` the play's copy count (0: not an excerpt
+    play). One dict per item (:data:`CLOZE_COLUMNS` without ``model``)."""
     from ..lm.models import context_length
 
+    excerpts = excerpts or {}
     limit = context_length(model)
     gaz = cloze.gazetteer(names)
     nlp = ner_pipeline(params.get("ner_model"))
@@ -179,7 +199,8 @@ def cloze_rows(model, tokenizer, docs: dict, names: dict, valid_ids, params: dic
         rows.append(
             {
                 "play": it["play"],
-                "split": "valid" if it["play"] in valid_ids else "train",
+                "split": play_split(it["play"], valid_ids, excerpts),
+                "excerpt_copies": excerpts.get(it["play"], 0),
                 "item": it["item"],
                 "answer": it["answer"],
                 "predicted": r["predicted"],
@@ -199,7 +220,8 @@ def score_model_files(
     model_dir, model_name: str, paths: dict, params: dict, out_texts, out_cloze, device="auto"
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The membership job of one model: ``paths`` holds the corpus stage's ``manifest``,
-    ``names``, ``train`` and ``valid`` files; ``params`` the config block
+    ``names``, ``train`` and ``valid`` files (and ``excerpts``, the excerpt plays, when
+    given); ``params`` the config block
     ``analysis.membership``. Writes the text table (:data:`TEXT_COLUMNS`, :func:`score_texts`)
     and the cloze table (:data:`CLOZE_COLUMNS`, :func:`cloze_rows`) and returns both."""
     from ..io import read_json, read_jsonl, write_csv
@@ -207,15 +229,15 @@ def score_model_files(
 
     manifest = read_json(paths["manifest"])
     texts = benchmark_texts(manifest, str(paths["manifest"]))
-    docs = {r["id"]: r["text"] for s in ("train", "valid") for r in read_jsonl(paths[s])}
+    splits = [s for s in ("train", "valid", "excerpts") if paths.get(s)]
+    docs = {r["id"]: r["text"] for s in splits for r in read_jsonl(paths[s])}
     model, tok = load_model(model_dir, device)
     kw = {"batch_size": params["batch_size"], "device": str(next(model.parameters()).device)}
     rows = score_texts(model, tok, texts, li_words=params["li_words"], seed=params["seed"], **kw)
     n_params = sum(p.numel() for p in model.parameters())
     frame = pd.DataFrame([{"model": model_name, **r, "n_params": n_params} for r in rows])
-    crows = cloze_rows(
-        model, tok, docs, read_json(paths["names"]), set(manifest["valid_ids"]), params, **kw
-    )
+    names, valid_ids = read_json(paths["names"]), set(manifest["valid_ids"])
+    crows = cloze_rows(model, tok, docs, names, valid_ids, params, excerpt_copies(manifest), **kw)
     cl = pd.DataFrame([{"model": model_name, **r} for r in crows], columns=CLOZE_COLUMNS)
     write_csv(out_texts, frame[TEXT_COLUMNS])
     write_csv(out_cloze, cl)

@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
-from ..sample import decoding_family
+from ..sample import HUMAN_DECODINGS, decoding_family
 
 ANALYSES = (
     "rusty_dawg",
@@ -62,10 +62,10 @@ def analyses() -> list[ModuleType]:
 
 
 def family(decoding: str, decodings: Mapping) -> str:
-    """The decoding family of a setting: ``human`` for the human text sets (the reference, and
-    the contaminated baseline), else the family of its configured method
-    (:func:`copyscope.sample.decoding_family`)."""
-    if decoding in ("reference", "contaminated"):
+    """The decoding family of a setting: ``human`` for the human sets (the reference text and
+    the contaminated one, :data:`copyscope.sample.HUMAN_DECODINGS`), else the family of its
+    configured method (:func:`copyscope.sample.decoding_family`)."""
+    if decoding in HUMAN_DECODINGS:
         return "human"
     return decoding_family(decodings[decoding])
 

@@ -29,8 +29,13 @@ def _novelty_axes(ax, unit="tokens"):
     ax.set_ylabel("n-gram novelty")
 
 
-def _human(curves, plen):
-    return curves[(curves["model"] == "human") & (curves["prompt_length"] == plen)]
+def _human(curves, plen, decoding: str = "reference"):
+    """The rows of human set ``decoding`` (the clean reference unless said) at prompt ``plen``."""
+    return curves[
+        (curves["model"] == "human")
+        & (curves["decoding"] == decoding)
+        & (curves["prompt_length"] == plen)
+    ]
 
 
 def _source(curves: pd.DataFrame, source: str) -> pd.DataFrame:
@@ -59,6 +64,9 @@ def novelty_by_model(curves: pd.DataFrame, plen: int, path) -> None:
     _curve(ax, h, HUMAN, color="black")
     hn = _human(natural, plen).dropna(subset=["novelty"])
     ax.plot(hn["n"], hn["novelty"], "--", color="black", lw=1.2)
+    c = _human(every, plen, "contaminated")
+    if len(c):  # corpus.inject.excerpts: held-out plays with excerpts in training
+        _curve(ax, c, f"{HUMAN} (excerpt plays)", color="0.35", ls="-.")
     ax.plot(h["n"], h["lower_bound"], ":", color="0.45", label="lower bound (no duplication)")
     _novelty_axes(ax)
     ax.set_title(f"Pure sampling vs. held-out human text (prompt {plen} tokens)")
@@ -252,8 +260,12 @@ def novelty_quality(raven: pd.DataFrame, path) -> None:
                 textcoords="offset points",
             )
         ax.scatter([], [], color=f"C{i}", label=model)
-    h = sub[sub["model"] == "human"]
+    h = sub[(sub["model"] == "human") & (sub["decoding"] == "reference")]
     ax.scatter(h["perplexity"], h["truncated_score"], color="black", marker="*", s=120, label=HUMAN)
+    c = sub[(sub["model"] == "human") & (sub["decoding"] == "contaminated")]
+    if len(c):  # corpus.inject.excerpts
+        label = f"{HUMAN} (excerpt plays)"
+        ax.scatter(c["perplexity"], c["truncated_score"], color="black", marker="x", label=label)
     ax.set_xscale("log")
     ax.set_xlabel("perplexity under the evaluator model")
     ax.set_ylabel("truncated duplication score (mean min(s, 5))")

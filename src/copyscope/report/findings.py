@@ -1532,4 +1532,3 @@ def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
     write_csv(out["csv"], card)
     write_text(out["md"], markdown(card))
 
-

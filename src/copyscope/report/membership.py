@@ -5,7 +5,15 @@ al. 2023; Zhang et al. 2024) per play and its correlation with continuation over
 
 Label sets: ``planted`` — benchmark items planted into training (members) vs never planted;
 ``training`` — the memorised baseline (training passages) vs the clean baseline (held-out
-passages); ``plays`` — name cloze accuracy per play, training plays vs held-out plays.
+passages); ``plays`` — name cloze accuracy per play, training plays vs clean held-out plays
+(the excerpt plays of ``corpus.inject.excerpts``, partly in training, are in neither).
+
+Li's placement is also given as differences of mean NLLs (``membership_nll_delta``): the
+normalised position divides by the clean − memorised gap, a fraction of a nat, so its
+intervals are wide; a difference such as unplanted − planted is in nats, with its own
+interval. Name cloze on the excerpt plays (``membership_cloze_excerpts``,
+``membership_cloze_trend``) tests whether excerpts in training, without the full text, raise
+accuracy, and whether more copies raise it more.
 """
 
 from __future__ import annotations
@@ -17,8 +25,8 @@ import pandas as pd
 
 from ..io import write_csv
 from ..membership.evaluate import evaluate_detector, paired_auc_difference
-from ..membership.overlap import pearson_ci
-from ..membership.placement import placement_table
+from ..membership.overlap import pearson_ci, spearman_ci
+from ..membership.placement import bootstrap_mean_difference, placement_table
 from ..membership.scores import MEMBER_SIGN
 from . import figures as fig
 from . import fmt
@@ -33,14 +41,23 @@ OUTPUTS = {
     "placement": "Li's per-set mean NLL and copyscope's normalised position per model (.csv)",
     "detectors": "AUC, TPR at 5 percent FPR, balanced accuracy per detector and label set (.csv)",
     "cloze": "name cloze accuracy and continuation overlap per model and play (.csv)",
-    "cloze_summary": "cloze accuracy training vs held-out plays and r with overlap (.csv)",
+    "cloze_summary": "cloze accuracy per split and r with overlap within training plays (.csv)",
+    "cloze_excerpts": "cloze accuracy of training, held-out and excerpt plays by copies (.csv)",
+    "cloze_trend": "Spearman rho of cloze correctness with the excerpt copies (.csv)",
+    "nll_delta": "differences of Li's mean NLLs between sets with bootstrap CIs (.csv)",
     "fig_placement": "figure: Li's placement (.png)",
     "fig_roc_planted": "figure: ROC curves, planted vs unplanted items (.png)",
     "fig_roc_training": "figure: ROC curves, training vs held-out passages (.png)",
     "fig_cloze": "figure: name cloze accuracy per play (.png)",
 }
 PARAMS = "the config block analysis.membership"
-SUMMARY_TABLES = ("membership_detectors", "membership_placement", "membership_cloze_summary")
+SUMMARY_TABLES = (
+    "membership_detectors",
+    "membership_placement",
+    "membership_cloze_summary",
+    "membership_nll_delta",
+    "membership_cloze_trend",
+)
 
 LABEL_SETS = ("planted", "training")
 DELTA = ("delta_auc_vs_loss", "delta_auc_lo", "delta_auc_hi")
@@ -107,25 +124,74 @@ def detector_table(texts: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def placement_sets(g: pd.DataFrame) -> dict[str, np.ndarray]:
+    """Li's per-sample NLLs of one model's rows per set: clean, benchmark, its planted and
+    unplanted halves, the planted items by copy count (``benchmark_copies_<c>``, ascending) and
+    memorised; empty sets left out."""
+    nll = {"clean": g.loc[g["set"] == "clean", "li_nll"].to_numpy()}
+    bench = g[g["set"] == "benchmark"]
+    nll["benchmark"] = bench["li_nll"].to_numpy()
+    nll["benchmark_planted"] = bench.loc[bench["planted"] == 1, "li_nll"].to_numpy()
+    nll["benchmark_unplanted"] = bench.loc[bench["planted"] == 0, "li_nll"].to_numpy()
+    for c in sorted(bench.loc[bench["copies"] > 0, "copies"].unique()):
+        nll[f"benchmark_copies_{int(c)}"] = bench.loc[bench["copies"] == c, "li_nll"].to_numpy()
+    nll["memorised"] = g.loc[g["set"] == "memorised", "li_nll"].to_numpy()
+    return {k: v for k, v in nll.items() if len(v)}
+
+
 def placement_rows(texts: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFrame:
-    """Li's placement per model: the sets clean, benchmark, its planted and unplanted halves,
-    the planted items by copy count (``benchmark_copies_<c>``, ascending) and memorised
+    """Li's placement per model on the sets of :func:`placement_sets`
     (:func:`copyscope.membership.placement.placement_table`); ``copies`` is the set's copy
     count (0 = unplanted, empty for mixed sets and the baselines)."""
     rows = []
     for model, g in texts.groupby("model", sort=False):
-        nll = {"clean": g.loc[g["set"] == "clean", "li_nll"].to_numpy()}
-        bench = g[g["set"] == "benchmark"]
-        nll["benchmark"] = bench["li_nll"].to_numpy()
-        nll["benchmark_planted"] = bench.loc[bench["planted"] == 1, "li_nll"].to_numpy()
-        nll["benchmark_unplanted"] = bench.loc[bench["planted"] == 0, "li_nll"].to_numpy()
-        for c in sorted(bench.loc[bench["copies"] > 0, "copies"].unique()):
-            nll[f"benchmark_copies_{int(c)}"] = bench.loc[bench["copies"] == c, "li_nll"].to_numpy()
-        nll["memorised"] = g.loc[g["set"] == "memorised", "li_nll"].to_numpy()
-        nll = {k: v for k, v in nll.items() if len(v)}
-        for r in placement_table(nll, n_boot=n_boot, seed=seed):
+        for r in placement_table(placement_sets(g), n_boot=n_boot, seed=seed):
             rows.append({"model": model, **r, "copies": set_copies(r["set"])})
     return pd.DataFrame(rows)
+
+
+CONTRASTS = (
+    ("unplanted - planted", "benchmark_unplanted", "benchmark_planted"),
+    ("clean - planted", "clean", "benchmark_planted"),
+    ("unplanted - memorised", "benchmark_unplanted", "memorised"),
+    ("clean - memorised", "clean", "memorised"),
+    ("clean - unplanted", "clean", "benchmark_unplanted"),
+)
+"""The NLL contrasts ``(name, set a, set b)`` of :func:`nll_delta_rows`: mean NLL of a minus
+that of b (positive = b is more familiar to the model)."""
+
+
+def nll_delta_rows(texts: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFrame:
+    """Per model, each contrast of :data:`CONTRASTS` and ``unplanted - copies_<c>`` per copy
+    count c of the planted items: ``delta`` = mean NLL of set a − mean NLL of set b (nats) with
+    ``lo`` / ``hi``, the 95% bootstrap interval resampling the items of each set independently
+    (:func:`~copyscope.membership.placement.bootstrap_mean_difference`), and the set sizes
+    ``n_a``, ``n_b``. A contrast with an empty set is left out."""
+    rows = []
+    for model, g in texts.groupby("model", sort=False):
+        nll = placement_sets(g)
+        pairs = list(CONTRASTS)
+        pairs += [
+            (f"unplanted - copies_{k.rsplit('_', 1)[1]}", "benchmark_unplanted", k)
+            for k in nll
+            if k.startswith("benchmark_copies_")
+        ]
+        for name, a, b in pairs:
+            if a not in nll or b not in nll:
+                continue
+            d, lo, hi = bootstrap_mean_difference(nll[a], nll[b], n_boot=n_boot, seed=seed)
+            rows.append(
+                {
+                    "model": model,
+                    "contrast": name,
+                    "delta": d,
+                    "lo": lo,
+                    "hi": hi,
+                    "n_a": len(nll[a]),
+                    "n_b": len(nll[b]),
+                }
+            )
+    return pd.DataFrame(rows, columns=EMPTY["nll_delta"])
 
 
 def set_copies(name: str) -> float:
@@ -142,15 +208,24 @@ def _mean_ci(v: np.ndarray, n_boot: int, seed: int) -> tuple[float, float, float
     return float(v.mean()), *map(float, np.quantile(reps, [0.025, 0.975]))
 
 
+def _mean_ci_or_nan(v: np.ndarray, n_boot: int, seed: int) -> tuple[float, float, float]:
+    """:func:`_mean_ci`, NaN for no values."""
+    return _mean_ci(v, n_boot, seed) if len(v) else (np.nan,) * 3
+
+
 def cloze_tables(cloze: pd.DataFrame, n_boot: int, seed: int):
     """Per model and play: items, accuracy (case-insensitive and -sensitive, 95% CI over
     items), chance (1 / candidates), mean match fraction, LCP and exact-match rate. Per model
-    and split (train / valid plays): pooled accuracy with CI; Pearson r across plays between
-    case-insensitive accuracy and match fraction with its CI (``note`` says why when r is not
+    and split (train / valid / excerpt plays): pooled accuracy with CI; Pearson r between
+    case-insensitive accuracy and match fraction across the **training plays only** (among
+    training and held-out plays together membership alone would make r positive) with its CI
+    and ``r_plays``, the number of plays it is computed over (``note`` says why when r is not
     computed)."""
     per_play, summary = [], []
     for (model, play), g in cloze.groupby(["model", "play"], sort=False):
         row = {"model": model, "play": play, "split": g["split"].iloc[0], "n": len(g)}
+        if "excerpt_copies" in g:
+            row["excerpt_copies"] = int(g["excerpt_copies"].iloc[0])
         for case in ("insensitive", "sensitive"):
             a, lo, hi = _mean_ci(g[f"correct_{case}"].to_numpy(float), n_boot, seed)
             row |= {f"acc_{case}": a, f"acc_{case}_lo": lo, f"acc_{case}_hi": hi}
@@ -159,7 +234,7 @@ def cloze_tables(cloze: pd.DataFrame, n_boot: int, seed: int):
         per_play.append(row)
     plays = pd.DataFrame(per_play)
     for model, g in cloze.groupby("model", sort=False):
-        p = plays[plays["model"] == model]
+        p = plays[(plays["model"] == model) & (plays["split"] == "train")]
         for split, h in g.groupby("split", sort=True):
             a, lo, hi = _mean_ci(h["correct_insensitive"].to_numpy(float), n_boot, seed)
             s, slo, shi = _mean_ci(h["correct_sensitive"].to_numpy(float), n_boot, seed)
@@ -185,18 +260,94 @@ def cloze_tables(cloze: pd.DataFrame, n_boot: int, seed: int):
             note = ""
         except ValueError as exc:
             r = lo = hi = np.nan
-            note = f"r not computed: {exc}"
+            note = f"r not computed (training plays): {exc}"
         for row in summary:
             if row["model"] == model:
-                row |= {"r_overlap": r, "r_lo": lo, "r_hi": hi, "note": note}
+                row |= {"r_overlap": r, "r_lo": lo, "r_hi": hi, "r_plays": len(p), "note": note}
     return plays, pd.DataFrame(summary)
+
+
+CLOZE_GROUPS = {"train": "train", "held-out": "valid", "excerpt-pooled": "excerpt"}
+"""The play groups of :func:`cloze_excerpt_rows` and the cloze split each one pools."""
+
+
+def cloze_excerpt_rows(cloze: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFrame:
+    """Case-insensitive name cloze accuracy per model and play group: ``train`` (plays in
+    training), ``held-out`` (clean held-out plays), ``excerpt`` (one row per copy count c of
+    the excerpt plays, ``copies`` = c; only counts with items) and ``excerpt-pooled`` (every
+    excerpt play); ``plays`` and ``items`` count the group's plays and items, the interval is
+    the 95% bootstrap over items (NaN for a group without items)."""
+    rows = []
+    if "excerpt_copies" not in cloze:
+        cloze = cloze.assign(excerpt_copies=0)
+    for model, g in cloze.groupby("model", sort=False):
+        ex = g[g["split"] == "excerpt"]
+        groups = [("train", np.nan, g[g["split"] == "train"])]
+        groups.append(("held-out", np.nan, g[g["split"] == "valid"]))
+        for c in sorted(ex["excerpt_copies"].unique()):
+            groups.append(("excerpt", float(c), ex[ex["excerpt_copies"] == c]))
+        groups.append(("excerpt-pooled", np.nan, ex))
+        for name, copies, h in groups:
+            a, lo, hi = _mean_ci_or_nan(h["correct_insensitive"].to_numpy(float), n_boot, seed)
+            rows.append(
+                {
+                    "model": model,
+                    "group": name,
+                    "copies": copies,
+                    "plays": int(h["play"].nunique()),
+                    "items": len(h),
+                    "acc_insensitive": a,
+                    "acc_insensitive_lo": lo,
+                    "acc_insensitive_hi": hi,
+                }
+            )
+    return pd.DataFrame(rows, columns=EMPTY["cloze_excerpts"])
+
+
+def cloze_trend_rows(cloze: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFrame:
+    """Per model: Spearman's ρ over the items of the held-out plays between case-insensitive
+    correctness (0/1) and the play's copy count (0 for a clean held-out play, c for an excerpt
+    play of copy count c; training plays excluded), its 95% bootstrap interval over items and
+    two-sided permutation p-value (:func:`~copyscope.membership.overlap.spearman_ci`);
+    ``note`` says why ρ is not computed (e.g. every item answered alike)."""
+    rows = []
+    if "excerpt_copies" not in cloze:
+        cloze = cloze.assign(excerpt_copies=0)
+    for model, g in cloze.groupby("model", sort=False):
+        h = g[g["split"] != "train"]
+        try:
+            rho, lo, hi, p = spearman_ci(
+                h["excerpt_copies"].to_numpy(float),
+                h["correct_insensitive"].to_numpy(float),
+                n_boot=n_boot,
+                n_perm=n_boot,
+                seed=seed,
+            )
+            note = ""
+        except ValueError as exc:
+            rho = lo = hi = p = np.nan
+            note = f"rho not computed: {exc}"
+        rows.append(
+            {
+                "model": model,
+                "items": len(h),
+                "rho": rho,
+                "rho_lo": lo,
+                "rho_hi": hi,
+                "p_value": p,
+                "note": note,
+            }
+        )
+    return pd.DataFrame(rows, columns=EMPTY["cloze_trend"])
 
 
 def cloze_detector_rows(plays: pd.DataFrame, n_boot: int, seed: int) -> list[dict]:
     """Name cloze as a membership test: per model, the per-play case-insensitive accuracy
-    scores training plays (members) against held-out plays."""
+    scores training plays (members) against the clean held-out plays (excerpt plays left
+    out)."""
     rows = []
     for model, g in plays.groupby("model", sort=False):
+        g = g[g["split"].isin(["train", "valid"])]
         y = (g["split"] == "train").to_numpy().astype(int)
         if 0 < y.sum() < len(y):
             r = evaluate_detector(g["acc_insensitive"], y, n_boot=n_boot, seed=seed)
@@ -208,13 +359,34 @@ EMPTY = {
     "placement": ["model", "set", "n", "mean_nll", "lo", "hi", "position"],
     "detectors": ["model", "label_set", "detector", "n_members", "n_nonmembers", "auc"],
     "cloze": ["model", "play", "split", "n", "acc_insensitive", "chance"],
-    "cloze_summary": ["model", "split", "plays", "n", "acc_insensitive", "chance", "r_overlap"],
+    "cloze_summary": [
+        "model",
+        "split",
+        "plays",
+        "n",
+        "acc_insensitive",
+        "chance",
+        "r_overlap",
+        "r_plays",
+    ],
+    "cloze_excerpts": [
+        "model",
+        "group",
+        "copies",
+        "plays",
+        "items",
+        "acc_insensitive",
+        "acc_insensitive_lo",
+        "acc_insensitive_hi",
+    ],
+    "cloze_trend": ["model", "items", "rho", "rho_lo", "rho_hi", "p_value", "note"],
+    "nll_delta": ["model", "contrast", "delta", "lo", "hi", "n_a", "n_b"],
 }
 """Header of each table written without a benchmark (no inputs: every table is empty)."""
 
 
 def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
-    """Build the four tables from the models' text and cloze tables; draw the figures.
+    """Build the tables from the models' text and cloze tables; draw the figures.
     Without inputs (no ``corpus.inject.benchmark``) the tables are empty and the figures
     say so."""
     if not inputs["texts"]:
@@ -229,12 +401,16 @@ def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
     texts = with_reference(texts, reference_model(texts, params.get("reference")))
     detectors = detector_table(texts, n_boot, seed)
     placement = placement_rows(texts, n_boot, seed)
+    nll_delta = nll_delta_rows(texts, n_boot, seed)
     plays, summary = cloze_tables(cloze, n_boot, seed)
     if len(plays):
         extra = pd.DataFrame(cloze_detector_rows(plays, n_boot, seed))
         detectors = pd.concat([detectors, extra], ignore_index=True)
     tables = {"placement": placement, "detectors": detectors, "cloze": plays}
     tables["cloze_summary"] = summary
+    tables["cloze_excerpts"] = cloze_excerpt_rows(cloze, n_boot, seed)
+    tables["cloze_trend"] = cloze_trend_rows(cloze, n_boot, seed)
+    tables["nll_delta"] = nll_delta
     for name, frame in tables.items():  # e.g. no cloze item fits the models' context
         write_csv(out[name], frame if len(frame.columns) else pd.DataFrame(columns=EMPTY[name]))
     fig.membership_placement(placement, out["fig_placement"])
@@ -247,10 +423,13 @@ def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
 
 
 def summary_section(tables: Mapping[str, pd.DataFrame], params: Mapping) -> list[str]:
-    """Per model: copyscope's position of the planted and unplanted halves, the AUC of loss,
-    Min-K% (20%) and the reference ratio on planted items, cloze accuracy by split."""
+    """Per model: copyscope's position of the planted and unplanted halves, Li's NLL
+    difference unplanted − planted, the AUC of loss, Min-K% (20%) and the reference ratio on
+    planted items, cloze accuracy by split and its trend with the excerpt copies."""
     place, det = tables["membership_placement"], tables["membership_detectors"]
     summ = tables["membership_cloze_summary"]
+    delta = tables.get("membership_nll_delta", pd.DataFrame(columns=EMPTY["nll_delta"]))
+    trend = tables.get("membership_cloze_trend", pd.DataFrame(columns=EMPTY["cloze_trend"]))
     if not len(place):
         return []
     lines = [
@@ -267,6 +446,11 @@ def summary_section(tables: Mapping[str, pd.DataFrame], params: Mapping) -> list
             for r in g.itertuples()
             if r.set.startswith("benchmark")
         ]
+        parts += [
+            f"NLL {r.contrast} {fmt(r.delta, 2)} [{fmt(r.lo, 2)}, {fmt(r.hi, 2)}] nats"
+            for r in delta[delta["model"] == model].itertuples()
+            if r.contrast == "unplanted - planted"
+        ]
         d = det[(det["model"] == model) & (det["label_set"] == "planted")].set_index("detector")
         parts += [
             f"AUC {k} {fmt(d.at[k, 'auc'], 2)} [{fmt(d.at[k, 'auc_lo'], 2)}, "
@@ -278,6 +462,12 @@ def summary_section(tables: Mapping[str, pd.DataFrame], params: Mapping) -> list
         parts += [
             f"cloze {r.split} {fmt(r.acc_insensitive, 2)} (chance {fmt(r.chance, 2)})"
             for r in s.itertuples()
+        ]
+        parts += [
+            f"cloze ρ with excerpt copies {fmt(r.rho, 2)} [{fmt(r.rho_lo, 2)}, "
+            f"{fmt(r.rho_hi, 2)}] (p {fmt(r.p_value, 2)}, {r.items} items)"
+            for r in trend[trend["model"] == model].itertuples()
+            if np.isfinite(r.rho)
         ]
         lines.append(f"- {model}: " + "; ".join(parts))
     return lines

@@ -4,6 +4,13 @@ Prompts and the human baseline come from the same windows: a window is a prompt 
 ``max(prompt_lengths)`` tokens followed by ``new_tokens`` continuation tokens.  For prompt length
 P the prompt is the last P tokens of the slot, so every prompt length shares the same true
 continuation (the human baseline), and prompt length 0 is unconditional generation.
+
+The windows come only from the validation split, i.e. the *clean* held-out documents. With
+``corpus.inject.excerpts`` a second human set, ``human/contaminated``, is cut the same way
+(the same window width, prompt lengths and record format, at most ``sampling.prompts``
+windows) from the excerpt plays (``corpus/excerpts.jsonl``): held-out text some of whose
+speeches are in training (Merrill et al.'s explanation of why validation text looks less
+novel: it duplicates training n-grams).
 """
 
 from __future__ import annotations
@@ -93,12 +100,19 @@ def setting_seed(seed: int, *parts) -> int:
     return (seed * 1_000_003 + zlib.crc32("/".join(map(str, parts)).encode())) % (2**31)
 
 
-def human_rows(windows: list[dict], prompt_lengths: list[int], decode) -> list[dict]:
-    """The human baseline as sample rows: the true continuation after each prompt."""
+HUMAN_DECODINGS = ("reference", "contaminated")
+"""The human sets' "decodings": the clean held-out text and the excerpt plays' text."""
+
+
+def human_rows(
+    windows: list[dict], prompt_lengths: list[int], decode, decoding: str = "reference"
+) -> list[dict]:
+    """The human baseline as sample rows (model ``human``, decoding ``decoding``, one of
+    :data:`HUMAN_DECODINGS`): the true continuation after each prompt."""
     return [
         {
             "model": "human",
-            "decoding": "reference",
+            "decoding": decoding,
             "window": w["window"],
             "prompt_length": p,
             "prompt": w["prompts"][str(p)],
@@ -164,29 +178,54 @@ def generate_rows(
     return rows
 
 
-def write_prompts(valid_npy, valid_json, tokenizer_dir, params: dict, out, out_human) -> list[int]:
+def write_prompts(
+    valid_npy,
+    valid_json,
+    tokenizer_dir,
+    params: dict,
+    out,
+    out_human,
+    excerpts=None,
+    out_contaminated=None,
+) -> list[int]:
     """Cut the prompt windows (:func:`prompt_sets`) from the tokenized validation split for the
     ``sampling:`` block ``params`` (``prompt_length``, ``prompt_lengths``, ``new_tokens``,
     ``prompts``, ``seed``); write them to ``out`` and the human baseline (:func:`human_rows`,
-    decoded with the tokenizer in ``tokenizer_dir``) to ``out_human`` (jsonl).  Returns the
-    prompt lengths."""
+    decoded with the tokenizer in ``tokenizer_dir``) to ``out_human`` (jsonl). With
+    ``excerpts`` (the ``(npy, json)`` of the tokenized excerpt plays) the contaminated human
+    set, windows cut the same way from those documents only (decoding ``contaminated``), is
+    written to ``out_contaminated``. Returns the prompt lengths."""
     from ..errors import InputError
     from ..io import write_jsonl
     from ..tokenize import load_hf_tokenizer, read_split
 
-    p = params
-    _, _, docs = read_split(valid_npy, valid_json)
-    lengths = sorted({p["prompt_length"], *p["prompt_lengths"]})
-    windows = prompt_sets(docs, lengths, p["new_tokens"], p["prompts"], p["seed"])
-    if not windows:
+    if (excerpts is None) != (out_contaminated is None) or None in (excerpts or ()):
         raise InputError(
-            valid_json,
-            f"no validation document has {max(lengths)} + "
-            f"{p['new_tokens']} tokens for one prompt window",
+            "--out-contaminated",
+            "the excerpt plays' tokens (npy and json) and the contaminated set's path together",
         )
+    p = params
+    lengths = sorted({p["prompt_length"], *p["prompt_lengths"]})
     tok = load_hf_tokenizer(tokenizer_dir)
-    write_jsonl(out, windows)
-    write_jsonl(out_human, human_rows(windows, lengths, lambda ids: tok.decode(list(ids))))
+
+    def decode(ids):
+        return tok.decode(list(ids))
+
+    sets = [(valid_npy, valid_json, out, out_human, "reference", "validation")]
+    if excerpts is not None:
+        sets.append((*excerpts, None, out_contaminated, "contaminated", "excerpt-play"))
+    for npy, meta, out_windows, out_rows, decoding, what in sets:
+        _, _, docs = read_split(npy, meta)
+        windows = prompt_sets(docs, lengths, p["new_tokens"], p["prompts"], p["seed"])
+        if not windows:
+            raise InputError(
+                meta,
+                f"no {what} document has {max(lengths)} + "
+                f"{p['new_tokens']} tokens for one prompt window",
+            )
+        if out_windows is not None:
+            write_jsonl(out_windows, windows)
+        write_jsonl(out_rows, human_rows(windows, lengths, decode, decoding))
     return lengths
 
 

@@ -13,9 +13,11 @@ log = logging.getLogger("copyscope")
 def cmd_prompts(a):
     from . import write_prompts
 
+    excerpts = None if a.excerpts_npy is None else (a.excerpts_npy, a.excerpts_json)
     lengths = write_prompts(
-        a.valid_npy, a.valid_json, a.tokenizer, a.params_json, a.out, a.out_human
-    )
+        a.valid_npy, a.valid_json, a.tokenizer, a.params_json, a.out, a.out_human,
+        excerpts, a.out_contaminated,
+    )  # fmt: skip
     log.info("prompt windows written to %s, prompt lengths %s", a.out, lengths)
 
 
@@ -45,6 +47,11 @@ def register(sub) -> None:
     add_params(f, "the config block sampling")
     f.add_argument("--out", required=True, help="prompt windows to write (.jsonl)")
     f.add_argument("--out-human", required=True, help="human baseline samples to write (.jsonl)")
+    f.add_argument("--excerpts-npy", help="token stream of the excerpt plays (optional)")
+    f.add_argument("--excerpts-json", help="its metadata (.json)")
+    f.add_argument(
+        "--out-contaminated", help="human samples cut from the excerpt plays to write (.jsonl)"
+    )
     f = add_command(g, "generate", cmd_generate, "generate continuations of every prompt")
     f.add_argument("--model", required=True, metavar="DIR", help="model directory")
     f.add_argument("--model-name", required=True, help="the model's name under models.zoo")
