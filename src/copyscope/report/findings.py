@@ -1531,4 +1531,3 @@ def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
     card = scorecard(tables, params)
     write_csv(out["csv"], card)
     write_text(out["md"], markdown(card))
-
