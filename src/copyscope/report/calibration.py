@@ -101,12 +101,10 @@ def _take(frame: pd.DataFrame, windows: np.ndarray) -> pd.DataFrame:
     return frame[frame["window"].isin(windows)]
 
 
-def _with_sources(table: pd.DataFrame) -> pd.DataFrame:
-    """A novelty table whose builder wrote no ``source`` column: its rows as ``all`` and again
-    as ``natural`` (in a null both sides are human text matched the same way)."""
-    if "source" in table.columns:
-        return table
-    return pd.concat([table.assign(source="all"), table.assign(source="natural")])
+def _natural(tok: pd.DataFrame) -> pd.DataFrame:
+    """A per-token frame with ``L_nat`` (the natural-only L_t): its own where it has one, else
+    ``L`` (text matched against a training split with nothing planted)."""
+    return tok if "L_nat" in tok else tok.assign(L_nat=tok["L"])
 
 
 def novelty_nulls(sets: list[tuple[str, str, pd.DataFrame]], data: Data, params: Mapping) -> Tables:
@@ -117,8 +115,9 @@ def novelty_nulls(sets: list[tuple[str, str, pd.DataFrame]], data: Data, params:
     # the rules read novelty(n) up to findings.n_max only; the bootstrap resamples whole texts,
     # so the curve's first n_max points and their intervals are those of the full curve
     novelty = {**params["novelty"], "n_max": min(params["novelty"]["n_max"], f["n_max"])}
+    sets = [(m, d, _natural(t)) for m, d, t in sets]
     curves, nnsl = rusty_dawg.build(sets, sizes, novelty, params["sampling"]["decodings"])
-    return {"novelty_samples": _with_sources(curves), "nnsl_samples": _with_sources(nnsl)}
+    return {"novelty_samples": curves, "nnsl_samples": nnsl}
 
 
 def raven_nulls(sets: list[tuple[str, str, pd.DataFrame, pd.DataFrame]], params: Mapping) -> Tables:

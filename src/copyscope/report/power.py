@@ -82,7 +82,7 @@ def copier_set(
 
 def copier_tokens(texts: list[np.ndarray], windows: np.ndarray, index, plen: int) -> pd.DataFrame:
     """Per-token L_t of the copier texts matched against ``index`` (the frame the novelty
-    builder reads: text, window, prompt_length, t, id, L, C)."""
+    builder reads: text, window, prompt_length, t, id, L, C, and L_nat = L)."""
     m = index.longest_matches(texts)
     parts = []
     for i, (text, w) in enumerate(zip(texts, windows, strict=True)):
@@ -90,7 +90,7 @@ def copier_tokens(texts: list[np.ndarray], windows: np.ndarray, index, plen: int
         parts.append(
             pd.DataFrame(
                 {"text": i, "window": w, "prompt_length": plen, "t": np.arange(len(text)),
-                 "id": text, "L": L, "C": C}
+                 "id": text, "L": L, "C": C, "L_nat": L}
             )
         )  # fmt: skip
     return pd.concat(parts, ignore_index=True)
@@ -119,7 +119,9 @@ class Copier:
         windows = rng.permutation(np.unique(tok["window"].to_numpy()))
         self.human_windows = np.sort(windows[1::2])
         copy_windows = np.sort(windows[::2])
-        self.human = tok[tok["window"].isin(self.human_windows)]
+        # the copier is matched against the whole training split, so both sides use L_t of it
+        # for either source (a copied span may come from planted text)
+        self.human = tok[tok["window"].isin(self.human_windows)].assign(L_nat=lambda t: t["L"])
         src = tok[tok["window"].isin(copy_windows)]
         conts = [g["id"].to_numpy() for _, g in src.groupby("window", sort=True)]
         docs = [index.document(d) for d in range(min(int(index.manifest["n_docs"]), 10_000))]
