@@ -1236,7 +1236,7 @@ def extraction_duplication(tables: Tables, params: Mapping):
 def benchmark_placement(tables: Tables, params: Mapping):
     """Li (2023): contaminated items have lower perplexity, near the memorised baseline."""
     t = tables["membership_nll_delta"]
-    t = t[t["contrast"] == "unplanted − planted"]
+    t = t[t["contrast"] == "unplanted - planted"]
     parts, verdicts = [], []
     for _, r in t.iterrows():
         d = _ci(r, "delta", "lo", "hi")
