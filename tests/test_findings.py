@@ -670,7 +670,7 @@ def test_extraction_without_the_memorization_table_is_not_measured():
 def nll_delta(delta) -> pd.DataFrame:
     cols = ["model", "contrast", "delta", "lo", "hi", "n_a", "n_b"]
     rows = [
-        ("m", "unplanted − planted", *delta, 20, 20),
+        ("m", "unplanted - planted", *delta, 20, 20),
         ("m", "clean − planted", -9, -10, -8, 20, 20),
     ]
     return pd.DataFrame(rows, columns=cols)
