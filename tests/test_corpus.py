@@ -190,12 +190,17 @@ def test_empty_corpus_and_empty_documents(tmp_path):
     m = prepare_corpus({**cfg, "empty_documents": "skip"}, CorpusPaths.in_dir(tmp_path / "o"))
     assert m["splits"]["train"]["documents"] == 1
     # outputs go exactly to the paths given
-    names = ("tr.jsonl", "va.jsonl", "n.json", "m.json", "ex.jsonl")
+    names = ("tr.jsonl", "va.jsonl", "n.json", "m.json", "nat.jsonl", "ex.jsonl")
     out = CorpusPaths(*(tmp_path / "x" / f for f in names))
     m = prepare_corpus({**cfg, "empty_documents": "skip"}, out)
     assert sorted(p.name for p in (tmp_path / "x").iterdir()) == sorted(p.name for p in out)
-    assert m["splits"]["valid"]["path"] == "va.jsonl"
+    assert m["splits"]["valid"]["path"] == "va.jsonl" and m["natural"]["path"] == "nat.jsonl"
     assert json.loads(out.manifest.read_text()) == m
+    # without a natural path, no natural text is written (nor recorded)
+    four = CorpusPaths(*(tmp_path / "y" / f for f in names[:4]))
+    m = prepare_corpus({**cfg, "empty_documents": "skip"}, four)
+    assert sorted(p.name for p in (tmp_path / "y").iterdir()) == sorted(names[:4])
+    assert "natural" not in m
 
 
 def test_wrong_sha256_is_an_error(tmp_path):
