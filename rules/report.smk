@@ -615,6 +615,9 @@ FINDINGS_TABLES = {
     "completion_loss_slope": rules.report_completion_loss.output.slope,
     "template_coverage_delta": rules.report_template_coverage.output.delta,
     "raven_contrasts": rules.report_raven.output.contrasts,
+    "membership_nll_delta": rules.report_membership.output.nll_delta,
+    "membership_cloze_excerpts": rules.report_membership.output.cloze_excerpts,
+    "membership_cloze_trend": rules.report_membership.output.cloze_trend,
 }
 
 

@@ -376,11 +376,13 @@ def _source(table: pd.DataFrame, source: str) -> pd.DataFrame:
 
 
 def _enough(table: pd.DataFrame, params: Mapping) -> pd.DataFrame:
-    """The rows of sample sets with at least ``findings.min_distinct`` distinct generated texts
-    (column ``distinct``, where the table has it)."""
+    """The rows of the models' sample sets with at least ``findings.min_distinct`` distinct
+    generated texts (column ``distinct``, where the table has it), and every human row (true
+    continuations, distinct by construction)."""
     if "distinct" not in table.columns:
         return table
-    return table[table["distinct"].fillna(0) >= params["findings"]["min_distinct"]]
+    enough = table["distinct"].fillna(0) >= params["findings"]["min_distinct"]
+    return table[enough | (table["model"] == "human")]
 
 
 def _set(table: pd.DataFrame, model: str, decoding: str) -> pd.DataFrame:
