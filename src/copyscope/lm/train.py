@@ -146,7 +146,8 @@ def keep_freed_memory(on: bool = True) -> bool:
     A step allocates and frees the same large tensors (the logits and their gradients: batch ×
     n_ctx × vocabulary floats) every time; glibc serves blocks over 32 MiB by ``mmap``, which the
     kernel zero-fills page by page on every step. With ``on`` no block is ``mmap``-ed and the
-    heap is not trimmed, so those pages are reused. Numerics are unchanged.
+    heap is not trimmed, so those pages are reused. Numerics are unchanged. ``on=False`` sets
+    glibc's default values again (its dynamic mmap threshold stays off for the process).
     """
     import ctypes
     import ctypes.util
