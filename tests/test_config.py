@@ -128,6 +128,7 @@ def test_defaults_are_filled():
         "bf16": "auto",
         "grad_clip": 1.0,
         "min_lr_ratio": 0.0,
+        "fast_fp32": True,
     }
     assert out["analysis"] == {
         "words": "words",
@@ -248,8 +249,8 @@ def test_unknown_key_in_a_model_train_block():
     lines = problems(lambda c: c["models"]["zoo"]["lstm"].update(train={"lrr": 1}))
     assert lines == [
         "config key 'models.zoo.lstm.train.lrr': expected one of batch_size, bf16, "
-        "eval_batches, eval_every, grad_clip, lr, min_lr_ratio, tokens, warmup, weight_decay, "
-        "found an unknown key"
+        "eval_batches, eval_every, fast_fp32, grad_clip, lr, min_lr_ratio, tokens, warmup, "
+        "weight_decay, found an unknown key"
     ]
 
 

@@ -294,6 +294,46 @@ def test_training_deterministic_and_learns(kind, tok_dir, tmp_path, caplog):
     assert out[0]["ids"].tolist() == [6, 7, 8, 9, 10, 1, 2, 3]
 
 
+@pytest.mark.parametrize("fast", [True, False])
+def test_fp32_training_same_seed_same_bytes(fast, tok_dir, tmp_path):
+    """fp32 training (with and without train.fast_fp32) is deterministic for a fixed seed: two
+    runs save byte-identical weights; the fused kernels change rounding, not the function."""
+    train_docs, valid_docs = toy_corpus()
+    spec = dict(SPECS["gpt2"], dropout=0.0, train=dict(TRAIN, tokens=8 * N_CTX * 6, fast_fp32=fast))
+    for i in range(2):
+        train_model(spec, tok_dir, train_docs, valid_docs, tmp_path / f"m{i}", seed=3, device="cpu")
+    weights = [(tmp_path / f"m{i}" / "model.safetensors").read_bytes() for i in range(2)]
+    assert weights[0] == weights[1]
+    assert torch.utils.deterministic.fill_uninitialized_memory  # torch's default, restored
+    other = tmp_path / "other"
+    spec_other = dict(spec, train=dict(spec["train"], fast_fp32=not fast))
+    train_model(spec_other, tok_dir, train_docs, valid_docs, other, seed=3, device="cpu")
+    a = load_model(tmp_path / "m0", device="cpu")[0].state_dict()
+    b = load_model(other, device="cpu")[0].state_dict()
+    assert all(torch.allclose(a[k], b[k], atol=1e-4) for k in a)
+
+
+def test_fast_fp32_key_and_fused_gelu():
+    """train.fast_fp32 defaults to true, must be a boolean; the fused GELU is the same function
+    and the reloaded model keeps gelu_new."""
+    from transformers.activations import GELUTanh, NewGELUActivation
+
+    from copyscope.lm.train import _fuse_gelu
+
+    cfg = validate(yaml.safe_load((ROOT / "config" / "tiny.yaml").read_text()))
+    assert cfg["models"]["train"]["fast_fp32"] is True
+    message = zoo_config_error("big", dict(SPECS["gpt2"], train={"fast_fp32": "yes"}))
+    assert "models.zoo.big.train.fast_fp32" in message and "expected true or false" in message
+    model = tiny_model("gpt2")
+    ids = torch.arange(1, 40).reshape(3, 13)
+    before = model(input_ids=ids).logits
+    assert _fuse_gelu(model) == SPECS["gpt2"]["n_layer"]
+    assert not any(isinstance(m, NewGELUActivation) for m in model.modules())
+    assert sum(isinstance(m, GELUTanh) for m in model.modules()) == SPECS["gpt2"]["n_layer"]
+    assert torch.allclose(model(input_ids=ids).logits, before, atol=1e-5)
+    assert model.config.activation_function == "gelu_new"
+
+
 @pytest.mark.parametrize(
     "train, key, expected",
     [

@@ -18,7 +18,14 @@ seeded random order, epoch after epoch, until the token budget is used.
   (each evaluation is logged: ``<prefix>: step <done>/<steps>, train_loss …``);
 * ``bf16`` — ``auto`` (bf16 autocast when the CPU has native bf16, i.e. AVX512-BF16 or
   AMX; on CUDA when the GPU supports it), ``true`` or ``false``;
-* ``grad_clip`` — gradient-norm clip (0 disables).
+* ``grad_clip`` — gradient-norm clip (0 disables);
+* ``fast_fp32`` — when training in fp32 (bf16 off): GPT-2's ``gelu_new`` modules run as the
+  fused tanh-GELU kernel and AdamW as its fused kernel — the same functions, other rounding, so
+  fp32 runs differ from those before this key (and, as ever, from bf16 runs); ``false`` gives
+  the earlier fp32 step. Under bf16 nothing changes.
+
+Memory: during training glibc malloc keeps what the step frees (:func:`keep_freed_memory`),
+and deterministic mode does not fill new tensors with NaN; neither changes a number.
 
 Runs are seeded (model init, dropout, data order) and use deterministic algorithms on the CPU
 (on CUDA when ``CUBLAS_WORKSPACE_CONFIG`` is set), so the same seed on the same machine gives
@@ -62,6 +69,7 @@ def _train_settings(spec: dict) -> dict:
         {k: float(train[k]) for k in ("lr", "warmup", "weight_decay", "grad_clip", "min_lr_ratio")}
     )
     out["bf16"] = train["bf16"]
+    out["fast_fp32"] = bool(train.get("fast_fp32", True))
     return out
 
 
@@ -128,6 +136,31 @@ def lr_factor(step: int, steps: int, warmup_steps: int, min_ratio: float) -> flo
 
 
 # --------------------------------------------------------------------------- training
+_M_TRIM_THRESHOLD, _M_MMAP_MAX = -1, -4  # glibc mallopt parameters
+
+
+def keep_freed_memory(on: bool = True) -> bool:
+    """Make glibc malloc keep the memory the training step frees (``on``) or return it as
+    by default: True if it could be set (glibc only).
+
+    A step allocates and frees the same large tensors (the logits and their gradients: batch ×
+    n_ctx × vocabulary floats) every time; glibc serves blocks over 32 MiB by ``mmap``, which the
+    kernel zero-fills page by page on every step. With ``on`` no block is ``mmap``-ed and the
+    heap is not trimmed, so those pages are reused. Numerics are unchanged. ``on=False`` sets
+    glibc's default values again (its dynamic mmap threshold stays off for the process).
+    """
+    import ctypes
+    import ctypes.util
+
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        mallopt = libc.mallopt
+    except (OSError, AttributeError):
+        return False
+    trim = 2**31 - 1 if on else 128 * 1024  # glibc's default: 128 KiB (then dynamic)
+    return bool(mallopt(_M_MMAP_MAX, 0 if on else 65536)) and bool(mallopt(_M_TRIM_THRESHOLD, trim))
+
+
 @contextlib.contextmanager
 def _deterministic(device: torch.device):
     """Deterministic torch algorithms for the block.
@@ -137,6 +170,10 @@ def _deterministic(device: torch.device):
     """
     before = torch.are_deterministic_algorithms_enabled()
     before_warn = torch.is_deterministic_algorithms_warn_only_enabled()
+    before_fill = torch.utils.deterministic.fill_uninitialized_memory
+    # deterministic mode also fills every new tensor with NaN (a debugging aid: no kernel reads
+    # memory it has not written); that costs a pass over every allocation and changes nothing
+    torch.utils.deterministic.fill_uninitialized_memory = False
     if device.type == "cpu" or os.environ.get("CUBLAS_WORKSPACE_CONFIG"):
         try:
             torch.use_deterministic_algorithms(True)
@@ -148,6 +185,7 @@ def _deterministic(device: torch.device):
         yield
     finally:
         torch.use_deterministic_algorithms(before, warn_only=before_warn)
+        torch.utils.deterministic.fill_uninitialized_memory = before_fill
 
 
 def _loss(model, batch: torch.Tensor) -> torch.Tensor:
@@ -187,6 +225,41 @@ def _param_groups(model, weight_decay: float):
         {"params": decay, "weight_decay": weight_decay},
         {"params": no_decay, "weight_decay": 0.0},
     ]
+
+
+def _optimizer(model, settings: dict, fused: bool = False) -> torch.optim.Optimizer:
+    """AdamW on :func:`_param_groups`; ``fused``: its fused kernel (other rounding)."""
+    kw = {"fused": True} if fused else {}
+    return torch.optim.AdamW(
+        _param_groups(model, settings["weight_decay"]), lr=settings["lr"], betas=(0.9, 0.95), **kw
+    )
+
+
+def _fuse_gelu(model) -> int:
+    """Replace GPT-2's composite ``gelu_new`` modules by the fused tanh-GELU kernel (the same
+    function, other rounding; no parameters, so the saved model is unchanged and reloads with
+    ``gelu_new``). Returns how many were replaced."""
+    from transformers.activations import GELUTanh, NewGELUActivation
+
+    n = 0
+    for module in list(model.modules()):
+        for child_name, child in list(module.named_children()):
+            if type(child) is NewGELUActivation:
+                setattr(module, child_name, GELUTanh())
+                n += 1
+    return n
+
+
+def _train_step(model, batch: torch.Tensor, opt, settings: dict, autocast) -> float:
+    """One optimizer step on ``batch``; returns its loss."""
+    with autocast():
+        loss = _loss(model, batch)
+    opt.zero_grad(set_to_none=True)
+    loss.backward()
+    if settings["grad_clip"] > 0:
+        torch.nn.utils.clip_grad_norm_(model.parameters(), settings["grad_clip"])
+    opt.step()
+    return float(loss.detach())
 
 
 def train_model(
@@ -246,11 +319,12 @@ def train_model(
             return torch.autocast(device_type=dev.type, dtype=torch.bfloat16)
         return contextlib.nullcontext()
 
+    fast = settings["fast_fp32"] and not bf16
+    if fast:
+        _fuse_gelu(model)
     model.to(dev)
     model.train()
-    opt = torch.optim.AdamW(
-        _param_groups(model, settings["weight_decay"]), lr=settings["lr"], betas=(0.9, 0.95)
-    )
+    opt = _optimizer(model, settings, fused=fast)
     sched = torch.optim.lr_scheduler.LambdaLR(
         opt, lambda s: lr_factor(s, steps, warmup_steps, settings["min_lr_ratio"])
     )
@@ -273,6 +347,7 @@ def train_model(
     interval_loss, interval_n = 0.0, 0
     train_loss = valid_loss = float("nan")
     start = time.perf_counter()
+    kept = keep_freed_memory(True)
     with _deterministic(dev):
         bar = tqdm(
             total=steps,
@@ -284,16 +359,9 @@ def train_model(
         try:
             for step in range(steps):
                 batch = torch.from_numpy(train_w[order[step]]).to(dev)
-                with autocast():
-                    loss = _loss(model, batch)
-                opt.zero_grad(set_to_none=True)
-                loss.backward()
-                if settings["grad_clip"] > 0:
-                    torch.nn.utils.clip_grad_norm_(model.parameters(), settings["grad_clip"])
                 lr = opt.param_groups[0]["lr"]
-                opt.step()
+                value = _train_step(model, batch, opt, settings, autocast)
                 sched.step()
-                value = float(loss.detach())
                 if not math.isfinite(value):
                     raise FloatingPointError(
                         f"{prefix}: training loss became {value} at step {step + 1}; lower train.lr"
@@ -328,6 +396,8 @@ def train_model(
                     )
         finally:
             bar.close()
+            if kept:
+                keep_freed_memory(False)
     seconds = time.perf_counter() - start
 
     summary = {
