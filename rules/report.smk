@@ -546,7 +546,9 @@ rule report_calibration:
                 },
             }
         ),
+    threads: 2
     shell:
+        "COPYSCOPE_PROCESSES={threads} "
         "python -m copyscope report calibration --tokens human reference {input.tokens} "
         "--words human reference {input.words} --quality human reference {input.quality} "
         "--index-manifest human {input.index} {params.extraction} {params.membership} "

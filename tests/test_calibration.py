@@ -71,20 +71,20 @@ def test_human_halves_build_the_rules_tables():
         np.random.default_rng(0), data(), PARAMS
     )
     t = tables["novelty_samples"]
-    assert set(t["source"]) == {"all", "natural"}
+    assert set(t["source"]) == {"natural"}  # only the source the claim reads
     assert set(zip(t["model"], t["decoding"], strict=True)) == {
         ("human", "reference"),
         ("null", "pure"),
     }
     nnsl = tables["nnsl_samples"]
-    assert sorted(nnsl.loc[nnsl["source"] == "all", "texts"]) == [60, 60]
+    assert sorted(nnsl["texts"]) == [60, 60]
 
 
 def bad_rule(tables, params):
     """A deliberately bad rule: "holds" whenever the model's point estimate of novelty(1)
     exceeds the human one, "does not hold" otherwise — no interval at all."""
     t = tables["novelty_samples"]
-    t = t[(t["n"] == 1) & (t["source"] == "all")]
+    t = t[t["n"] == 1]
     model = t.loc[t["model"] != "human", "novelty"].iloc[0]
     human = t.loc[t["model"] == "human", "novelty"].iloc[0]
     verdict = F.HOLDS if model > human else F.FAILS
@@ -200,3 +200,12 @@ def test_the_shortened_curves_equal_the_full_ones():
     assert len(short) == PARAMS["findings"]["n_max"] < len(full)
     cols = ["n", "novelty", "ci_low", "ci_high"]
     pd.testing.assert_frame_equal(short[cols], full[cols].iloc[: len(short)])
+
+
+def test_two_processes_draw_the_same_table():
+    d = data(tokens=human_tokens(windows=30))
+    params = {**PARAMS, "findings": {**PARAMS["findings"], "calibration": {"draws": 3, "seed": 0}}}
+    one = C.calibration_table(d, params, processes=1)
+    two = C.calibration_table(d, params, processes=2)
+    pd.testing.assert_frame_equal(one, two)
+    assert len(one) == 5

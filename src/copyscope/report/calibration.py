@@ -26,6 +26,7 @@ share of draws with a verdict other than ``inconclusive``, with its 95% Wilson i
 from __future__ import annotations
 
 import logging
+import os
 import time
 import warnings
 from collections.abc import Callable, Mapping
@@ -107,16 +108,23 @@ def _natural(tok: pd.DataFrame) -> pd.DataFrame:
     return tok if "L_nat" in tok else tok.assign(L_nat=tok["L"])
 
 
-def novelty_nulls(sets: list[tuple[str, str, pd.DataFrame]], data: Data, params: Mapping) -> Tables:
+def novelty_nulls(
+    sets: list[tuple[str, str, pd.DataFrame]],
+    data: Data,
+    params: Mapping,
+    sources: tuple[str, ...] = ("all", "natural"),
+) -> Tables:
     """novelty_samples and nnsl_samples of the given (model, decoding, tokens) sets, built by
-    the novelty report's builder."""
+    the novelty report's builder, for ``sources`` (the ones the claim reads)."""
     sizes = {m: data.corpus_size for m, _, _ in sets}
     f = params["findings"]
     # the rules read novelty(n) up to findings.n_max only; the bootstrap resamples whole texts,
     # so the curve's first n_max points and their intervals are those of the full curve
     novelty = {**params["novelty"], "n_max": min(params["novelty"]["n_max"], f["n_max"])}
     sets = [(m, d, _natural(t)) for m, d, t in sets]
-    curves, nnsl = rusty_dawg.build(sets, sizes, novelty, params["sampling"]["decodings"])
+    curves, nnsl = rusty_dawg.build(
+        sets, sizes, novelty, params["sampling"]["decodings"], sources=sources
+    )
     return {"novelty_samples": curves, "nnsl_samples": nnsl}
 
 
@@ -162,7 +170,8 @@ def human_halves_novelty(claim: str) -> NullBuilder:
             sets = [(sized[0][1], f["pure_decoding"], ta), (sized[-1][1], f["pure_decoding"], tb)]
         else:
             sets = [(*HUMAN, tb), ("null", f["pure_decoding"], ta)]
-        return novelty_nulls(sets, data, params)
+        source = "all" if claim == "pure-vs-contaminated-baseline" else f["novelty_source"]
+        return novelty_nulls(sets, data, params, (source,))
 
     return build
 
@@ -181,7 +190,7 @@ def human_parts_constrained(rng, data, params):
         return None
     parts = split_windows(data.tokens["window"].to_numpy(), len(names), rng)
     sets = [("null", d, _take(data.tokens, w)) for d, w in zip(names, parts, strict=True)]
-    return novelty_nulls(sets, data, params)
+    return novelty_nulls(sets, data, params, (params["findings"]["novelty_source"],))
 
 
 def _raven_sets(data: Data, groups: list[tuple[str, str, np.ndarray]]):
@@ -324,29 +333,49 @@ def false_verdicts(
     }
 
 
-def calibration_table(data: Data, params: Mapping) -> pd.DataFrame:
-    """One row per (claim, null) that this run has data for, in scorecard order
-    (``findings.calibration``: ``draws`` and ``seed``)."""
+PROCESSES = "COPYSCOPE_PROCESSES"
+"""Environment variable: how many processes draw the nulls (the rule sets its threads)."""
+_STATE: dict = {}
+
+
+def _draw_null(task: tuple[str, int]) -> tuple[str, str, dict | None, float]:
+    """One (claim, null) of the module state set by :func:`calibration_table` (a worker)."""
+    claim, k = task
+    data, params = _STATE["data"], _STATE["params"]
     c = params["findings"]["calibration"]
+    name, builder = NULLS[claim][k]
+    start = time.perf_counter()
+    with warnings.catch_warnings():  # empty n-gram orders of short halves: NaN, by design
+        warnings.simplefilter("ignore", RuntimeWarning)
+        r = false_verdicts(claim, builder, data, params, c["draws"], c["seed"])
+    return claim, name, r, time.perf_counter() - start
+
+
+def calibration_table(data: Data, params: Mapping, processes: int = 1) -> pd.DataFrame:
+    """One row per (claim, null) that this run has data for, in scorecard order
+    (``findings.calibration``: ``draws`` and ``seed``), drawn by ``processes`` processes
+    (forked; every draw is seeded by itself, so the table does not depend on them)."""
+    tasks = [(claim, k) for claim in F.CLAIMS for k in range(len(NULLS.get(claim, [])))]
+    _STATE.update(data=data, params=params)
+    try:
+        if processes > 1 and len(tasks) > 1:
+            import multiprocessing
+
+            with multiprocessing.get_context("fork").Pool(processes) as pool:
+                results = pool.map(_draw_null, tasks, chunksize=1)
+        else:
+            results = [_draw_null(t) for t in tasks]
+    finally:
+        _STATE.clear()
     rows = []
-    for claim in F.CLAIMS:
-        for name, builder in NULLS.get(claim, []):
-            start = time.perf_counter()
-            with warnings.catch_warnings():  # empty n-gram orders of short halves: NaN, by design
-                warnings.simplefilter("ignore", RuntimeWarning)
-                r = false_verdicts(claim, builder, data, params, c["draws"], c["seed"])
-            if r is None:
-                log.info("%s, %s: no data in this run", claim, name)
-                continue
-            log.info(
-                "%s, %s: %d of %d draws reach a verdict (%.1f s)",
-                claim,
-                name,
-                r["holds"] + r["does_not_hold"],
-                r["draws"],
-                time.perf_counter() - start,
-            )
-            rows.append({"claim": claim, "null": name, **r})
+    for claim, name, r, seconds in results:
+        if r is None:
+            log.info("%s, %s: no data in this run", claim, name)
+            continue
+        wrong = r["holds"] + r["does_not_hold"]
+        log.info("%s, %s: %d of %d draws reach a verdict (%.1f s)", claim, name, wrong,
+                 r["draws"], seconds)  # fmt: skip
+        rows.append({"claim": claim, "null": name, **r})
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
@@ -382,4 +411,5 @@ def load(inputs: Mapping) -> Data:
 def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
     """Draw every null of every claim this run has data for; write the calibration table."""
     require(inputs.get("tokens") or [], "--tokens", "human reference")
-    write_csv(out["csv"], calibration_table(load(inputs), params))
+    processes = max(1, int(os.environ.get(PROCESSES, "1")))
+    write_csv(out["csv"], calibration_table(load(inputs), params, processes))

@@ -142,7 +142,7 @@ def copier_vs_human(copier: Copier, share: float):
             ("human", "reference", _resample(copier.human, size, rng)),
             ("copier", f["pure_decoding"], _resample(copier.sets[share], size, rng)),
         ]
-        return novelty_nulls(sets, data, params)
+        return novelty_nulls(sets, data, params, (f["novelty_source"],))
 
     return build
 
@@ -160,7 +160,7 @@ def copier_sizes(copier: Copier, low: float, high: float):
             (sized[0][1], f["pure_decoding"], _resample(copier.sets[low], size, rng)),
             (sized[-1][1], f["pure_decoding"], _resample(copier.sets[high], size, rng)),
         ]
-        return novelty_nulls(sets, data, params)
+        return novelty_nulls(sets, data, params, (f["novelty_source"],))
 
     return build
 

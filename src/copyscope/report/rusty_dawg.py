@@ -56,6 +56,7 @@ def build(
     novelty: Mapping,
     decodings: Mapping,
     natural_sizes: Mapping[str, int] | None = None,
+    sources: tuple[str, ...] = tuple(SOURCES),
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Novelty curves and mean nnsl of every (source, model, decoding, prompt length).
 
@@ -65,12 +66,14 @@ def build(
     ``novelty``: the config's ``novelty`` block; ``decodings``: ``sampling.decodings``.
     The rows of source ``all`` (L) come first, then those of ``natural`` (L_nat; only for the
     frames that have it); ``distinct`` counts the distinct token-id sequences of the texts
-    (empty without an ``id`` column).
+    (empty without an ``id`` column). ``sources`` limits the tables to some of them.
     """
     settings = list(settings)
     corpus = {"all": sizes, "natural": {**sizes, **(natural_sizes or {})}}
     curves, summaries = [], []
     for source, column in SOURCES.items():
+        if source not in sources:
+            continue
         for model, decoding, tok in settings:
             if column not in tok:
                 continue
