@@ -42,7 +42,7 @@ Variants (``--variants``, default every one but ``compile*``):
   (and copying) the logits;
 * ``bs16x128`` / ``bs4x512`` — same tokens per step in more shorter / fewer longer windows
   (changes the training itself);
-* ``compile``   — ``torch.compile`` of the model (default mode), ``compile-best`` of ``best``;
+* ``compile``   — ``torch.compile`` of the model (default mode; needs a working inductor);
 * ``best``      — the combination of the variants that gain and change nothing learned beyond
   rounding (``no-fill`` + ``gelu-tanh`` + ``fused`` + ``malloc``); ``compile-best`` compiles
   the model of ``no-fill`` + ``fused`` + ``malloc`` (the compiler fuses the GELU itself).
