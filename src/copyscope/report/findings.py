@@ -1305,20 +1305,24 @@ def min_k_beats_loss(tables: Tables, params: Mapping):
 )
 def cloze_training_plays(tables: Tables, params: Mapping):
     """Chang et al. (2023): name cloze accuracy is high on books in training."""
-    s = tables["membership_cloze_summary"]
     parts, verdicts = [], []
-    for model, rows in s.groupby("model", sort=False):
-        r = rows.set_index("split")
-        if not {"train", "valid"} <= set(r.index):
-            continue
-        a, b = (
-            _ci(r.loc[x], "acc_insensitive", "acc_insensitive_lo", "acc_insensitive_hi")
-            for x in ("train", "valid")
-        )
+    for model, a, b, _ in _accuracy_pairs(
+        tables["membership_cloze_summary"], "split", "train", "valid"
+    ):
         verdict = signs_verdict([compare(a, b)], 1)
         parts.append(f"{model}: training plays {ci(a)} vs held-out {ci(b)} → {verdict}")
         verdicts.append(verdict)
     return decided(parts, verdicts, "no model with cloze items on training and held-out plays")
+
+
+def _accuracy_pairs(table: pd.DataFrame, key: str, a: str, b: str):
+    """Per model with rows ``a`` and ``b`` of column ``key``: (model, the case-insensitive
+    cloze accuracy interval of a, of b, the rows indexed by ``key``)."""
+    for model, rows in table.groupby("model", sort=False):
+        r = rows.set_index(key)
+        if {a, b} <= set(r.index):
+            acc = ("acc_insensitive", "acc_insensitive_lo", "acc_insensitive_hi")
+            yield model, _ci(r.loc[a], *acc), _ci(r.loc[b], *acc), r
 
 
 ZHANG_OLMO = (
@@ -1345,14 +1349,7 @@ def cloze_excerpts(tables: Tables, params: Mapping):
     """Zhang et al. 2024: excerpts alone raise name cloze accuracy."""
     t = tables["membership_cloze_excerpts"]
     parts, verdicts = [], []
-    for model, rows in t.groupby("model", sort=False):
-        r = rows.set_index("group")
-        if not {"excerpt-pooled", "held-out"} <= set(r.index):
-            continue
-        a, b = (
-            _ci(r.loc[x], "acc_insensitive", "acc_insensitive_lo", "acc_insensitive_hi")
-            for x in ("excerpt-pooled", "held-out")
-        )
+    for model, a, b, r in _accuracy_pairs(t, "group", "excerpt-pooled", "held-out"):
         verdict = signs_verdict([compare(a, b)], 1)
         parts.append(
             f"{model}: excerpt plays {ci(a)} ({int(r.at['excerpt-pooled', 'items'])} items) vs "
