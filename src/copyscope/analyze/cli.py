@@ -16,8 +16,7 @@ def _flag(name: str) -> str:
 def cmd_setting(a) -> None:
     from . import INPUTS, NATURAL_INPUTS, OUTPUTS, analyze_setting
 
-    inputs = {name: getattr(a, name) for name in INPUTS}
-    inputs |= {n: getattr(a, n) for n in NATURAL_INPUTS if getattr(a, n) is not None}
+    inputs = {n: getattr(a, n) for n in (*INPUTS, *NATURAL_INPUTS) if getattr(a, n) is not None}
     analyze_setting(
         inputs,
         {name: getattr(a, f"out_{name}") for name in OUTPUTS},
