@@ -48,6 +48,5 @@ def register(sub) -> None:
     )
     f.add_argument(
         "--out-excerpts",
-        required=True,
-        help="the excerpt plays, held out whole (.jsonl; empty without corpus.inject.excerpts)",
+        help="the excerpt plays, held out whole (.jsonl; needed with corpus.inject.excerpts)",
     )
