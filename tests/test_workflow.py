@@ -137,7 +137,7 @@ def check_contrasts(out, cfg: dict, union, train, pairs, empty) -> None:
     np.testing.assert_allclose(src["delta"], gap, atol=2e-5)  # 6 digits in the csv
     assert (src["delta_lo"] >= -1e-12).all()
     study = s.get("prompt_length_models") or [cfg["models"]["evaluator"]]
-    grid = {("human", "reference")} | {
+    grid = {("human", "reference"), ("human", "contaminated")} | {
         (m, d) for m in study for d in _decodings(cfg, m) if d in s["prompt_length_decodings"]
     }
     want = {
