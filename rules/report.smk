@@ -135,6 +135,7 @@ rule report_raven:
             caption="../report/raven_contrasts.rst",
             category="RAVEN",
         ),
+        texts=f"{R}/tables/raven_texts.csv",
     log:
         f"{R}/logs/report_raven.log",
     benchmark:
@@ -150,7 +151,7 @@ rule report_raven:
         "--params-json {params.config:q} --out-summary {output.summary} "
         "--out-curves {output.curves} --out-fig-novelty {output.fig_novelty} "
         "--out-fig-quality {output.fig_quality} --out-contrasts {output.contrasts} "
-        "> {log} 2>&1"
+        "--out-texts {output.texts} > {log} 2>&1"
 
 
 rule report_supercopies:
@@ -617,6 +618,7 @@ FINDINGS_TABLES = {
     "completion_loss_slope": rules.report_completion_loss.output.slope,
     "template_coverage_delta": rules.report_template_coverage.output.delta,
     "raven_contrasts": rules.report_raven.output.contrasts,
+    "raven_texts": rules.report_raven.output.texts,
     "membership_nll_delta": rules.report_membership.output.nll_delta,
     "membership_cloze_excerpts": rules.report_membership.output.cloze_excerpts,
     "membership_cloze_trend": rules.report_membership.output.cloze_trend,

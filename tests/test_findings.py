@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import math
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -428,39 +429,87 @@ def test_lstm_less_novel_small_n(lstm, verdict):
     assert f.measured.startswith("not measured: no lstm")
 
 
+def quality_tables(model, evaluator, means, per=12, item_slope=0.0, seed=0):
+    """raven_summary and raven_texts of ``model``: decoding d{i} has texts whose truncated
+    score averages ``means[i][0]`` and whose NLL per token averages ``means[i][1]``; within a
+    decoding, a text's NLL moves with its own score by ``item_slope``."""
+    rng = np.random.default_rng(seed)
+    texts, summary = [], []
+    for i, (score, nll) in enumerate(means):
+        x = score + rng.normal(0, 0.5, per)
+        y = nll + item_slope * (x - score) + rng.normal(0, 0.05, per)
+        for j in range(per):
+            texts.append((model, f"d{i}", j, 10 * x[j], 10, 20 * y[j], 20, evaluator))
+        summary.append(
+            {"model": model, "decoding": f"d{i}", "source": "union", "prompt_length": 8}
+            | {"truncated_score": x.mean(), "perplexity": math.exp(y.mean())}
+            | {"evaluator": evaluator, "distinct": per}
+        )
+    cols = ["model", "decoding", "text", "score_sum", "score_tokens", "nll_sum"]
+    cols += ["nll_tokens", "evaluator"]
+    return pd.DataFrame(summary), pd.DataFrame(texts, columns=cols)
+
+
 @pytest.mark.parametrize(
-    "ppl, verdict",
-    [([50, 40, 30, 20, 10], HOLDS), ([10, 20, 30, 40, 50], FAILS), ([30, 10, 50, 20, 40], UNCLEAR)],
+    "nll, verdict",
+    [([5, 4, 3, 2, 1], HOLDS), ([1, 2, 3, 4, 5], FAILS), ([3, 3, 3, 3, 3], UNCLEAR)],
 )
-def test_novelty_quality(ppl, verdict):
-    rows = [
-        {"model": "m", "decoding": f"d{i}", "source": "union", "prompt_length": 8}
-        | {"truncated_score": s, "perplexity": p, "evaluator": "e"}
-        for i, (s, p) in enumerate(zip([1, 2, 3, 4, 5], ppl, strict=True))
-    ]
+def test_novelty_quality(nll, verdict):
+    means = list(zip([1, 2, 3, 4, 5], nll, strict=True))
+    summary, texts = quality_tables("m", "e", means)
     # other sources, the human reference and a model scored by itself are left out
-    rows += [r | {"source": "train", "perplexity": -r["perplexity"]} for r in rows]
-    rows += [r | {"model": "e", "perplexity": -r["perplexity"]} for r in rows[:5]]
-    rows.append({"model": "human", "decoding": "reference", "source": "union", "prompt_length": 8}
-                | {"truncated_score": 99, "perplexity": 99, "evaluator": "e"})  # fmt: skip
-    f = decide("novelty-quality", raven_summary=pd.DataFrame(rows))
+    other, other_texts = quality_tables("e", "e", [(s, -y) for s, y in means])
+    rows = pd.concat([summary, summary.assign(source="train", truncated_score=0.0), other])
+    f = decide("novelty-quality", raven_summary=rows,
+               raven_texts=pd.concat([texts, other_texts]))  # fmt: skip
     assert f.verdict == verdict, f.measured
-    assert f.measured.startswith("m (scored by e): ") and "5 decodings" in f.measured
+    assert f.measured.startswith("m (scored by e): ") and "5 decodings, 60 texts" in f.measured
+
+
+def test_novelty_quality_is_not_fooled_by_texts_that_covary():
+    """Texts that copy more have a lower NLL, but the decodings do not differ: their means
+    still line up (ρ = −1 here), a correlation of means would say "holds", the regrouping
+    test stays inconclusive; with such texts and a real decoding effect it holds."""
+    summary, texts = quality_tables("m", "e", [(3, 3)] * 5, per=4, item_slope=-2.0, seed=3)
+    assert F.rank_test(summary["truncated_score"], summary["perplexity"])[0] < -0.8
+    f = decide("novelty-quality", raven_summary=summary, raven_texts=texts)
+    assert f.verdict == UNCLEAR, f.measured
+    means = [(1, 5), (2, 4), (3, 3), (4, 2), (5, 1)]
+    summary, texts = quality_tables("m", "e", means, per=12, item_slope=-2.0, seed=3)
+    assert decide("novelty-quality", raven_summary=summary, raven_texts=texts).verdict == HOLDS
 
 
 def test_novelty_quality_needs_another_evaluator_and_three_decodings():
-    rows = [
-        {"model": m, "decoding": f"d{i}", "source": "union", "prompt_length": 8}
-        | {"truncated_score": s, "perplexity": p, "evaluator": ev}
-        for m, ev, ppl in (("big", "big", [50, 40, 30, 20, 10]), ("small", "big", [1, 2]))
-        for i, (s, p) in enumerate(zip([1, 2, 3, 4, 5][: len(ppl)], ppl, strict=True))
-    ]
-    f = decide("novelty-quality", raven_summary=pd.DataFrame(rows))
+    big, big_texts = quality_tables("big", "big", [(1, 5), (2, 4), (3, 3), (4, 2), (5, 1)])
+    small, small_texts = quality_tables("small", "big", [(1, 1), (2, 2)])
+    rows, texts = pd.concat([big, small]), pd.concat([big_texts, small_texts])
+    f = decide("novelty-quality", raven_summary=rows, raven_texts=texts)
     assert f.measured.startswith("not measured: no model with ≥ 3 decodings scored by another")
     # without an evaluator column the config says who scores whom: big is scored by small
-    table = pd.DataFrame(rows).drop(columns="evaluator")
-    f = decide("novelty-quality", raven_summary=table)
+    f = decide("novelty-quality", raven_summary=rows.drop(columns="evaluator"), raven_texts=texts)
     assert f.verdict == HOLDS and f.measured.startswith("big (scored by small)"), f.measured
+
+
+def test_group_permutation_test_by_hand():
+    # two groups of two items, x = y: the observed grouping {0, 1 | 2, 3} is the most extreme
+    # of the 6 equally likely ones (with its mirror image {2, 3 | 0, 1})
+    groups, x, w = [0, 0, 1, 1], [0.0, 1.0, 2.0, 3.0], [1.0] * 4
+    cov, lower, upper = F.group_permutation_test(groups, x, w, x, w, 3000, 0)
+    assert cov == pytest.approx(1.0)  # group means 0.5 and 2.5: ((1)(1) + (−1)(−1)) / 2
+    assert upper == pytest.approx(2 / 6, abs=0.03) and lower == pytest.approx(1.0)
+
+
+def test_z_signs_correct_for_many_comparisons():
+    a, b = (0.30, 0.20, 0.40), (0.10, 0.0, 0.20)  # z = 0.2 / (0.1·√2 / 1.96) = 2.77
+    assert F.z_signs([a], [b], 0.05) == [1]  # above Φ⁻¹(1 − 0.025) = 1.96
+    assert F.z_signs([b], [a], 0.05) == [-1]
+    assert F.z_signs([a] * 20, [b] * 20, 0.05) == [0] * 20  # below Φ⁻¹(1 − 0.025/20) = 3.02
+    # the side facing the other value: a skewed interval with a long upper tail
+    assert F.z_signs([(0.30, 0.29, 0.9)], [(0.10, 0.09, 0.11)], 0.05) == [1]
+    assert F.z_signs([(0.30, 0.0, 0.31)], [(0.10, 0.09, 0.11)], 0.05) == [0]
+    assert F.z_signs([(0.3, 0.3, 0.3)], [(0.1, 0.1, 0.1)], 0.05) == [1]  # collapsed intervals
+    assert F.z_signs([(0.3, math.nan, 0.4)], [b], 0.05) == [0]
+    assert F.z_signs([], [], 0.05) == []
 
 
 def contrasts(rows: list[tuple]) -> pd.DataFrame:
@@ -650,16 +699,44 @@ def ladder(rates: dict[int, tuple[float, float, float]]) -> pd.DataFrame:
 @pytest.mark.parametrize(
     "rates, verdict",
     [
-        ({0: (0, 0, 0), 1: (0.1, 0, 0.2), 4: (0.5, 0.3, 0.7), 16: (0.9, 0.8, 1)}, HOLDS),
-        ({0: (0.3, 0.2, 0.4), 1: (0.1, 0, 0.2), 16: (0, 0, 0)}, FAILS),  # top below control
-        ({0: (0, 0, 0), 1: (0.9, 0.8, 1), 16: (0.1, 0, 0.2)}, FAILS),  # a significant drop
-        ({0: (0, 0, 0), 1: (0, 0, 0), 16: (0, 0, 0)}, UNCLEAR),
+        ({0: 0.0, 1: 0.1, 4: 0.5, 16: 0.9}, HOLDS),
+        ({0: 0.6, 1: 0.3, 16: 0.0}, FAILS),  # falls with the copies
+        ({0: 0.0, 1: 0.9, 16: 0.1}, UNCLEAR),  # up then down: no trend over the rungs
+        ({0: 0.0, 1: 0.0, 16: 0.0}, UNCLEAR),  # nothing extracted: no outcome varies
+        ({0: 0.0, 16: 0.3}, UNCLEAR),  # 3 of 20, all on the top rung: p = 0.105
     ],
 )
 def test_extraction_duplication(rates, verdict):
-    f = decide("extraction-duplication", memorization=ladder(rates))
+    table = ladder({c: (v, v, v) for c, v in rates.items()})
+    f = decide("extraction-duplication", memorization=table)
     assert f.verdict == verdict, f.measured
-    assert f.measured.startswith("m: control ")
+    assert f.measured.startswith("m: control: 0/10 = 0 [0, 0.308]") or rates[0] > 0
+
+
+def test_trend_test_by_hand_and_against_brute_force():
+    import itertools
+
+    from scipy import stats
+
+    # two groups: Fisher's exact test. 2 successes among 4 passages, both in the upper group:
+    # 1 of the C(4, 2) = 6 equally likely placements
+    assert F.trend_test([0, 1], [2, 2], [0, 2]) == pytest.approx((1 / 6, 1.0))
+    for k in ([1, 4], [3, 1], [2, 2]):
+        n = [5, 6]
+        table = [[n[0] - k[0], k[0]], [n[1] - k[1], k[1]]]
+        up, down = F.trend_test([0, 1], n, k)
+        assert up == pytest.approx(stats.fisher_exact(table, alternative="greater")[1])
+        assert down == pytest.approx(stats.fisher_exact(table, alternative="less")[1])
+    # three groups against every placement of the successes
+    scores, n, k = [0, 1, 2], [3, 2, 3], [0, 1, 2]
+    labels = [s for s, m in zip(scores, n, strict=True) for _ in range(m)]
+    observed = sum(s * x for s, x in zip(scores, k, strict=True))
+    sums = [sum(labels[i] for i in c) for c in itertools.combinations(range(8), sum(k))]
+    up = sum(t >= observed for t in sums) / len(sums)
+    down = sum(t <= observed for t in sums) / len(sums)
+    assert F.trend_test(scores, n, k) == pytest.approx((up, down))
+    assert F.trend_test([0, 1], [3, 3], [0, 0]) == (1.0, 1.0)
+    assert F.trend_test([0, 1], [3, 3], [3, 3]) == (1.0, 1.0)
 
 
 def test_extraction_without_the_memorization_table_is_not_measured():
@@ -878,6 +955,8 @@ COLUMNS = {
     "nnsl_samples": ["model", "decoding", "family", "prompt_length", "mean_nnsl", "source"],
     "raven_summary": ["model", "decoding", "family", "source", "prompt_length", "truncated_score"],
     "raven_contrasts": ["kind", "model", "decoding", "a", "b", "delta", "distinct_a", "distinct_b"],
+    "raven_texts": ["model", "decoding", "text", "score_sum", "score_tokens", "nll_sum",
+                    "nll_tokens", "evaluator"],  # fmt: skip
     "completion_loss": ["model", "curve", "x", "loss", "tokens"],
     "completion_loss_slope": ["model", "n", "tokens", "texts", "slope", "slope_lo", "slope_hi"],
     "memorization": ["model", "copies", "extraction_rate", "ci_low", "ci_high"],

@@ -30,7 +30,7 @@ import os
 import time
 import warnings
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -129,11 +129,12 @@ def novelty_nulls(
 
 
 def raven_nulls(sets: list[tuple[str, str, pd.DataFrame, pd.DataFrame]], params: Mapping) -> Tables:
-    """raven_summary of the given (model, decoding, words, quality) sets, built by the RAVEN
-    report's builder; every set is scored by an evaluator other than itself."""
+    """raven_summary and raven_texts of the given (model, decoding, words, quality) sets, built
+    by the RAVEN report's builders; every set is scored by an evaluator other than itself."""
     summary, _, _ = raven_report.build(sets, params["novelty"], params["sampling"])
     summary["evaluator"] = "null-evaluator"
-    return {"raven_summary": summary}
+    texts = raven_report.text_table(sets, params["sampling"]).assign(evaluator="null-evaluator")
+    return {"raven_summary": summary, "raven_texts": texts}
 
 
 def _decoding(params: Mapping, families: tuple[str, ...]) -> str | None:
@@ -351,12 +352,24 @@ def _draw_null(task: tuple[str, int]) -> tuple[str, str, dict | None, float]:
     return claim, name, r, time.perf_counter() - start
 
 
+def main_prompt_length(data: Data, params: Mapping) -> Data:
+    """``data`` with the human per-token, per-word and per-text frames cut to the main prompt
+    length (``sampling.prompt_length``): the only one the calibrated rules read."""
+    main = params["sampling"]["prompt_length"]
+    cut = {
+        name: frame[frame["prompt_length"] == main]
+        for name in ("tokens", "words", "quality")
+        if (frame := getattr(data, name)) is not None and "prompt_length" in frame
+    }
+    return replace(data, **cut)
+
+
 def calibration_table(data: Data, params: Mapping, processes: int = 1) -> pd.DataFrame:
     """One row per (claim, null) that this run has data for, in scorecard order
     (``findings.calibration``: ``draws`` and ``seed``), drawn by ``processes`` processes
     (forked; every draw is seeded by itself, so the table does not depend on them)."""
     tasks = [(claim, k) for claim in F.CLAIMS for k in range(len(NULLS.get(claim, [])))]
-    _STATE.update(data=data, params=params)
+    _STATE.update(data=main_prompt_length(data, params), params=params)
     try:
         if processes > 1 and len(tasks) > 1:
             import multiprocessing

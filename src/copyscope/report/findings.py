@@ -75,6 +75,7 @@ CHANG = "Chang et al. 2023"
 ZHANG = "Zhang et al. 2024"
 EXACT_MAX = 8  # rank_test: exact permutation p-values up to this many points ...
 N_PERMUTATIONS = 20000  # ... else from this many random permutations
+QUALITY_PERMUTATIONS = 2000  # novelty-quality: random regroupings of the texts
 Z95 = stats.norm.ppf(0.975)
 
 
@@ -268,6 +269,105 @@ def sign_test(k: int, m: int) -> float:
     return min(1.0, 2 * tail)
 
 
+def trend_test(scores: Sequence[int], n: Sequence[int], k: Sequence[int]) -> tuple[float, float]:
+    """Exact conditional test of a trend in proportions (the exact Cochran–Armitage /
+    linear-by-linear association test; Agresti 2013, §5.8.3): groups with integer ``scores``
+    (e.g. the rank of each ladder rung, controls 0) hold ``n`` passages of which ``k``
+    succeed. Given the total K = Σk, under no association every choice of K successes among
+    the N passages is equally likely (the outcomes permuted over the passages), and
+    T = Σ score·k has the distribution computed exactly here by convolution over groups.
+    Returns (P(T ≥ T_obs), P(T ≤ T_obs)): one-sided p-values for an increasing and a
+    decreasing trend; (1, 1) when K is 0 or N (no outcome varies)."""
+    scores = [int(s) for s in scores]
+    n, k = [int(v) for v in n], [int(v) for v in k]
+    total, big = sum(k), sum(n)
+    if total in (0, big):
+        return 1.0, 1.0
+    observed = sum(s * x for s, x in zip(scores, k, strict=True))
+    # dist[(successes so far, T so far)] = number of ways (exact integers)
+    dist: dict[tuple[int, int], int] = {(0, 0): 1}
+    for s, m in zip(scores, n, strict=True):
+        step: dict[tuple[int, int], int] = {}
+        for (c, t), ways in dist.items():
+            for x in range(min(m, total - c) + 1):
+                key = (c + x, t + s * x)
+                step[key] = step.get(key, 0) + ways * math.comb(m, x)
+        dist = step
+    final = {t: w for (c, t), w in dist.items() if c == total}
+    norm = sum(final.values())
+    up = sum(w for t, w in final.items() if t >= observed) / norm
+    down = sum(w for t, w in final.items() if t <= observed) / norm
+    return float(up), float(down)
+
+
+def group_covariance(groups: np.ndarray, x: np.ndarray, xw: np.ndarray, y: np.ndarray,
+                     yw: np.ndarray, n_groups: int) -> float:
+    """Between-group covariance of two ratio means: each item i of group ``groups[i]`` adds
+    ``x[i]`` over weight ``xw[i]`` to its group's mean X_g = Σx/Σxw and ``y[i]`` over ``yw[i]``
+    to Y_g = Σy/Σyw; returns the unweighted covariance of (X_g, Y_g) over the groups."""
+    X = np.bincount(groups, x, n_groups) / np.bincount(groups, xw, n_groups)
+    Y = np.bincount(groups, y, n_groups) / np.bincount(groups, yw, n_groups)
+    return float(np.mean((X - X.mean()) * (Y - Y.mean())))
+
+
+def group_permutation_test(
+    groups: Sequence, x, xw, y, yw, draws: int, seed: int
+) -> tuple[float, float, float]:
+    """Is there an association *between groups* beyond what the items carry? The statistic is
+    :func:`group_covariance`; its null distribution comes from ``draws`` random reassignments
+    of the group labels to the items (group sizes kept, seeded). Items whose own x and y are
+    related make random groups covary too, so this is the test of a *group* effect (e.g. of
+    the decoding method) that a correlation of group means is not. Returns (statistic,
+    P(cov* ≤ cov), P(cov* ≥ cov)) with p = (1 + hits) / (1 + draws)."""
+    codes, _ = pd.factorize(pd.Series(list(groups)), sort=True)
+    n_groups = int(codes.max()) + 1
+    arrays = [np.asarray(v, dtype=float) for v in (x, xw, y, yw)]
+    observed = group_covariance(codes, *arrays, n_groups)
+    rng = np.random.default_rng(seed)
+    # all regroupings at once: row r's labels offset by r·n_groups, one bincount per sum
+    perms = rng.permuted(np.tile(codes, (draws, 1)), axis=1)
+    flat = (perms + n_groups * np.arange(draws)[:, None]).ravel()
+    x, xw, y, yw = (
+        np.bincount(flat, np.tile(v, draws), draws * n_groups).reshape(draws, n_groups)
+        for v in arrays
+    )
+    X, Y = x / xw, y / yw
+    null = np.mean((X - X.mean(1, keepdims=True)) * (Y - Y.mean(1, keepdims=True)), axis=1)
+    tol = 1e-12 * max(1.0, abs(observed))
+    lower = (1 + int(np.sum(null <= observed + tol))) / (1 + draws)
+    upper = (1 + int(np.sum(null >= observed - tol))) / (1 + draws)
+    return observed, lower, upper
+
+
+def z_signs(a: Sequence[Sequence[float]], b: Sequence[Sequence[float]], alpha: float) -> list[int]:
+    """Simultaneous comparisons of paired intervals ``a[j]``, ``b[j]`` (each ``(value, low,
+    high)``, a 95% interval): +1 where a lies above b, −1 below, 0 otherwise, such that all
+    comparisons together err with probability at most ``alpha`` (Bonferroni over the k
+    pairs, α/2 per direction). Each standard error is read off the interval's half-width on
+    the side facing the other value (÷ 1.96, so skewed bootstrap intervals are used on the
+    side that matters) and z = (a − b) / √(se_a² + se_b²) is compared to Φ⁻¹(1 − α/(2k))."""
+    k = len(a)
+    if not k:
+        return []
+    crit = float(stats.norm.isf(alpha / (2 * k)))
+    out = []
+    for (va, la, ha), (vb, lb, hb) in zip(a, b, strict=True):
+        if not all(np.isfinite(v) for v in (va, la, ha, vb, lb, hb)):
+            out.append(0)
+            continue
+        d = va - vb
+        se_a = (va - la) if d > 0 else (ha - va)
+        se_b = (hb - vb) if d > 0 else (vb - lb)
+        se = math.hypot(se_a, se_b) / 1.959964
+        if d == 0:
+            out.append(0)
+        elif se == 0:
+            out.append(int(np.sign(d)))
+        else:
+            out.append(int(np.sign(d)) if abs(d) / se > crit else 0)
+    return out
+
+
 def p_verdict(rho: float, p: float, want: int, alpha: float) -> str:
     """``holds`` if ρ has the sign ``want`` with p < alpha, ``does not hold`` if it has the
     opposite sign with p < alpha (a test that excludes the claimed direction), else
@@ -404,9 +504,11 @@ def _novelty_vs_human(
     value: str = "novelty",
 ) -> tuple[list[str], list[str]]:
     """Each model's novelty(n) under each decoding of ``decodings`` (that it was sampled
-    under) against the human set ``human/<human>``, at each n of ``ns`` (95% CIs compared,
-    :func:`compare`): parts and verdicts (:func:`every_verdict` with ``want``) per (model,
-    decoding). ``table`` has columns model, decoding, n, ``value``, ci_low, ci_high."""
+    under) against the human set ``human/<human>``, at each n of ``ns``, compared by
+    :func:`z_signs` at ``findings.alpha`` over the n's of the set (simultaneous: the many n's
+    of one curve do not multiply its false verdicts): parts and verdicts
+    (:func:`every_verdict` with ``want``) per (model, decoding). ``table`` has columns model,
+    decoding, n, ``value``, ci_low, ci_high."""
     h = _set(table, "human", human).set_index("n")
     if not len(h):
         raise NotMeasured(f"no human/{human} rows")
@@ -418,7 +520,9 @@ def _novelty_vs_human(
             both = [n for n in ns if n in rows.index and n in h.index]
             if not both:
                 continue
-            signs = {n: compare(_ci(rows.loc[n]), _ci(h.loc[n])) for n in both}
+            z = z_signs([_ci(rows.loc[n]) for n in both], [_ci(h.loc[n]) for n in both],
+                        params["findings"]["alpha"])  # fmt: skip
+            signs = dict(zip(both, z, strict=True))
             verdict = every_verdict(list(signs.values()), want)
             verdicts.append(verdict)
             n0 = both[0]
@@ -464,8 +568,9 @@ MERRILL_PURE = (
     ("novelty_samples",),
     "pure sampling ({pure_decoding}) of each model vs the true continuations of clean held-out "
     "windows (human/reference), main prompt length, model tokens, matched against the "
-    "{novelty_source} training text: at each n in 1..{n_max} the 95% CIs of novelty(n) are "
-    "compared; a model holds if it is above with disjoint CIs at some n and below at none, "
+    "{novelty_source} training text: at each n in 1..{n_max} novelty(n) is "
+    "compared, all n at once (z from the 95% CIs, Bonferroni over the n's, α = {alpha}); a "
+    "model holds if it is above at some n and below at none, "
     "does not hold if it is below at some n (an interval excluding 'more novel' there), else "
     "inconclusive; the claim holds if every model holds",
     setting="copyscope's held-out plays are clean (they share no planted or split-crossing "
@@ -636,7 +741,8 @@ def constrained_less_novel(tables: Tables, params: Mapping):
     ("novelty_samples",),
     "greedy and beam decodings of each model vs the true continuations of clean held-out "
     "windows (human/reference), main prompt length, {novelty_source} training text: at each "
-    "n in 1..{n_small} the 95% CIs of novelty(n) are compared; a set holds if it is below "
+    "n in 1..{n_small} novelty(n) is compared, all n at once (z from the 95% CIs, Bonferroni "
+    "over the n's, α = {alpha}); a set holds if it is below "
     "human at some n and above at none, does not hold if above at some n; sets with fewer than "
     "{min_distinct} distinct texts are left out; the claim holds if every set holds",
 )
@@ -768,9 +874,10 @@ def _raven_curves(table: pd.DataFrame, params: Mapping) -> pd.DataFrame:
     RAVEN_NGRAM + "; top-40 sampling (Wikitext: 6% novel bigrams vs 2–3% for the models)",
     ("raven_summary",),
     "the {raven_decoding} samples of each model vs human/reference, RAVEN's word novelty "
-    "(training ∪ context), main prompt length: at each n in 1..{raven_small_max} the 95% CIs are "
-    "compared; a model holds if below at some n and above at none, does not hold if above at "
-    "some n; the claim holds if every model holds",
+    "(training ∪ context), main prompt length: at each n in 1..{raven_small_max}, all n at "
+    "once (z from the 95% CIs, Bonferroni over the n's, α = {alpha}); a model holds if below "
+    "at some n and above at none, does not hold if above at some n; the claim holds if every "
+    "model holds",
 )
 def raven_top40_small_n(tables: Tables, params: Mapping):
     """McCoy et al. 2023 §5: top-40 samples reuse short n-grams more than human text."""
@@ -808,7 +915,8 @@ def raven_top40_large_n(tables: Tables, params: Mapping):
     RAVEN_NGRAM + "; pure sampling",
     ("raven_summary",),
     "the {pure_decoding} samples of each model vs human/reference, RAVEN's word novelty "
-    "(training ∪ context), main prompt length, n in 1..{raven_n_max}: a model holds if above at "
+    "(training ∪ context), main prompt length, n in 1..{raven_n_max} (all n at once, as above): "
+    "a model holds if above at "
     "some n and below at none, does not hold if below at some n; the claim holds if every model "
     "holds",
 )
@@ -871,13 +979,18 @@ def lstm_less_novel_small_n(tables: Tables, params: Mapping):
     "§5, Fig. 2",
     "12 decodings (top-k, top-p, temperature grids, pure sampling); quality = perplexity under "
     "another model (GPT-2 scored the Wikitext models, Transformer-XL scored GPT-2)",
-    ("raven_summary",),
+    ("raven_summary", "raven_texts"),
     "per model, across its decodings at the main prompt length (training ∪ context), only sets "
     "scored by an evaluator other than the model itself (models.evaluator / "
-    "models.evaluators): Spearman ρ between the truncated duplication score (higher = less "
-    "novel) and the evaluator's perplexity (permutation p-value, exact up to 8 decodings), from "
-    "at least {trend_min_points} decodings; holds if ρ < 0 with p < {alpha}, does not hold if "
-    "ρ > 0 with p < {alpha}, else inconclusive; the claim holds if every model holds",
+    "models.evaluators) with at least {min_distinct} distinct texts, from at least "
+    "{trend_min_points} decodings: the covariance over the decodings of the truncated "
+    "duplication score (higher = less novel) and the evaluator's mean NLL, tested against "
+    "random reassignments of the decoding labels to the texts (a permutation test of a "
+    "decoding effect: texts that copy more are also easier to predict, so random groups of "
+    "texts covary too, and a correlation of decoding means alone cannot tell them apart); "
+    "holds if the covariance is negative with one-sided p < {alpha}/2, does not hold if "
+    "positive with p < {alpha}/2, else inconclusive; Spearman's ρ of the decoding means is "
+    "reported beside it; the claim holds if every model holds",
 )
 def novelty_quality(tables: Tables, params: Mapping):
     """McCoy et al. 2023 Fig. 2: more novel decodings give higher perplexity under a
@@ -889,19 +1002,28 @@ def novelty_quality(tables: Tables, params: Mapping):
         r = r[r["evaluator"] != r["model"]]
     else:
         r = r[r["model"].map(lambda m: evaluator_of(m, params) != m).astype(bool)]
+    texts = tables["raven_texts"]
     parts, verdicts = [], []
     for model, rows in r.groupby("model", sort=False):
-        if len(rows) < f["trend_min_points"]:
+        t = texts[(texts["model"] == model) & texts["decoding"].isin(rows["decoding"])]
+        t = t[t["score_tokens"] > 0]
+        if t["decoding"].nunique() < f["trend_min_points"]:
             continue
-        rho, p = rank_test(rows["truncated_score"], rows["perplexity"])
-        verdict = p_verdict(rho, p, -1, f["alpha"])
+        cov, lower, upper = group_permutation_test(
+            t["decoding"], t["score_sum"], t["score_tokens"], t["nll_sum"], t["nll_tokens"],
+            QUALITY_PERMUTATIONS, 0,
+        )  # fmt: skip
+        verdict = HOLDS if lower < f["alpha"] / 2 else FAILS if upper < f["alpha"] / 2 else UNCLEAR
+        rho, _ = rank_test(rows["truncated_score"], rows["perplexity"])
         ev = (
             rows["evaluator"].iloc[0]
             if "evaluator" in rows.columns
             else evaluator_of(model, params)
         )
         parts.append(
-            f"{model} (scored by {ev}): ρ = {g(rho)} (p = {g(p)}, {len(rows)} decodings) → {verdict}"
+            f"{model} (scored by {ev}): covariance {g(cov)} (p↓ = {g(lower)}, p↑ = {g(upper)}, "
+            f"{t['decoding'].nunique()} decodings, {len(t)} texts), ρ of the means = {g(rho)} "
+            f"→ {verdict}"
         )
         verdicts.append(verdict)
     return decided(
@@ -1190,29 +1312,34 @@ def pos_exceeds_exact(tables: Tables, params: Mapping):
     "GPT-Neo 125M–6B on the Pile; 50-token prefix, greedy decoding, extractable = the next 50 "
     "tokens reproduced exactly",
     ("memorization",),
-    "per model: the 95% CI of the extraction rate at the top rung (most copies) lies above the "
-    "never-planted controls' (copies = 0) and no rung's CI lies wholly below a rung with fewer "
-    "copies → holds; the top rung below the controls or such a significant drop → does not "
-    "hold; else inconclusive; the claim holds if every model holds",
+    "per model: the exact trend test of the extraction rate over the rungs (the never-planted "
+    "controls, copies = 0, then each rung in order of copies; the exact Cochran–Armitage "
+    "test of the per-passage outcomes, scores = rung rank): holds if the rate grows with the "
+    "copies with one-sided p < {alpha}/2, does not hold if it falls with p < {alpha}/2, else "
+    "inconclusive; the claim holds if every model holds",
     setting="planted passages (the ladder) instead of naturally duplicated ones; prompt and "
-    "suffix of analysis.memorization tokens",
+    "suffix of analysis.memorization tokens; each rung's rate is shown with its exact "
+    "(Clopper–Pearson) 95% interval",
 )
 def extraction_duplication(tables: Tables, params: Mapping):
     """Carlini et al. 2023: the more often a passage occurs in training, the more often
     greedy decoding from its prefix reproduces it exactly."""
-    mem = tables["memorization"].rename(columns={"extraction_rate": "value"})
+    alpha = params["findings"]["alpha"]
+    mem = tables["memorization"]
     parts, verdicts = [], []
     for model, rows in mem.groupby("model", sort=False):
         rows = rows.sort_values("copies")
-        control, rungs = rows[rows["copies"] == 0], rows[rows["copies"] > 0]
-        if not len(control) or not len(rungs):
+        if not (rows["copies"] == 0).any() or not (rows["copies"] > 0).any():
             continue
-        ladder = [_ci(r) for _, r in rows.iterrows()]
-        drop = any(compare(b, a) < 0 for a, b in itertools.combinations(ladder, 2))
-        top = compare(_ci(rungs.iloc[-1]), _ci(control.iloc[0]))
-        verdict = HOLDS if top > 0 and not drop else FAILS if top < 0 or drop else UNCLEAR
-        steps = ", ".join(f"{int(r['copies'])}: {ci(_ci(r))}" for _, r in rungs.iterrows())
-        parts.append(f"{model}: control {ci(_ci(control.iloc[0]))}; {steps} → {verdict}")
+        n = rows["n"].astype(int).to_numpy()
+        k = np.rint(rows["extraction_rate"].to_numpy() * n).astype(int)
+        up, down = trend_test(range(len(rows)), n, k)
+        verdict = HOLDS if up < alpha / 2 else FAILS if down < alpha / 2 else UNCLEAR
+        steps = ", ".join(
+            f"{'control' if c == 0 else int(c)}: {kk}/{nn} = {ci(clopper_pearson(kk, nn))}"
+            for c, kk, nn in zip(rows["copies"], k, n, strict=True)
+        )
+        parts.append(f"{model}: {steps}; trend p↑ = {g(up)}, p↓ = {g(down)} → {verdict}")
         verdicts.append(verdict)
     return decided(parts, verdicts, "no model with both control and planted passages")
 

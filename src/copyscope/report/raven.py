@@ -40,6 +40,7 @@ OUTPUTS = {
     "fig_novelty": "figure: novelty curves, pure sampling vs. human text (.png)",
     "fig_quality": "figure: duplication score vs. evaluator perplexity (.png)",
     "contrasts": "prompt-length and source contrasts of the truncated score (.csv)",
+    "texts": "per text at the main prompt length: truncated score and evaluator NLL (.csv)",
 }
 PARAMS = "the config blocks novelty and sampling"
 SUMMARY_TABLES = ("raven_summary",)  # read by summary_section
@@ -98,6 +99,45 @@ def build(
         on=["model", "decoding"],
     )
     return summary, pd.concat(curves, ignore_index=True), quality
+
+
+TEXT_COLUMNS = [
+    "model",
+    "decoding",
+    "text",
+    "score_sum",
+    "score_tokens",
+    "nll_sum",
+    "nll_tokens",
+    "evaluator",
+]
+
+
+def text_table(
+    settings: Iterable[tuple[str, str, pd.DataFrame, pd.DataFrame]], sampling: Mapping
+) -> pd.DataFrame:
+    """Per setting and text at ``sampling.prompt_length``: the sum of the text's truncated
+    pointwise duplication scores (training ∪ context, :func:`copyscope.raven.truncated_values`)
+    and its number of generated words, and the evaluator's NLL sum and token count: the items
+    whose pooled ratios are the summary's truncated score and perplexity, for tests that
+    regroup texts (the novelty–quality rule of the scorecard). Texts without a quality row are
+    left out."""
+    plen = sampling["prompt_length"]
+    rows = []
+    for model, decoding, w, q in settings:
+        w = w[w["prompt_length"] == plen]
+        texts = sorted(pd.unique(w["text"]))
+        values = truncated_values(per_text(w, "s_union"))
+        q = q[q["prompt_length"] == plen].set_index("text")
+        for text, v in zip(texts, values, strict=True):
+            if text not in q.index:
+                continue
+            r = q.loc[text]
+            rows.append(
+                (model, decoding, int(text), float(v.sum()), len(v), float(r["nll_sum"]),
+                 int(r["tokens"]), str(r["evaluator"]))
+            )  # fmt: skip
+    return pd.DataFrame(rows, columns=TEXT_COLUMNS)
 
 
 CONTRAST_COLUMNS = [
@@ -229,6 +269,7 @@ def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
     write_csv(out["curves"], curves)
     pairs = [(m, d, w) for m, d, w, _ in settings]
     write_csv(out["contrasts"], contrasts(pairs, params["novelty"], params["sampling"]))
+    write_csv(out["texts"], text_table(settings, params["sampling"]))
     fig.raven_novelty(curves, out["fig_novelty"])
     fig.novelty_quality(summary, out["fig_quality"])
 
