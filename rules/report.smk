@@ -523,6 +523,7 @@ rule report_calibration:
         f"{R}/benchmarks/report_calibration.tsv"
     conda:
         "../envs/novelty.yaml"
+    threads: 2
     params:
         extraction=lambda w, input: labelled(
             "--extraction", MODELS if LADDER else [], input.extraction
@@ -547,7 +548,6 @@ rule report_calibration:
                 },
             }
         ),
-    threads: 2
     shell:
         "COPYSCOPE_PROCESSES={threads} "
         "python -m copyscope report calibration --tokens human reference {input.tokens} "
@@ -562,6 +562,9 @@ rule report_power:
         index=f"{R}/index/{MODEL_TOK}/index.json",
         extraction=expand(
             f"{R}/memorization/{{model}}.csv", model=MODELS if LADDER else []
+        ),
+        membership=expand(
+            f"{R}/membership/{{model}}/texts.csv", model=MODELS if BENCHMARK else []
         ),
     output:
         csv=report(
@@ -584,18 +587,24 @@ rule report_power:
         extraction=lambda w, input: labelled(
             "--extraction", MODELS if LADDER else [], input.extraction
         ),
+        membership=lambda w, input: labelled(
+            "--membership", MODELS if BENCHMARK else [], input.membership
+        ),
         config=as_json(
             {
                 "findings": config["findings"],
                 "novelty": config["novelty"],
                 "sampling": config["sampling"],
                 "models": {"zoo": config["models"]["zoo"]},
-                "analysis": {"memorization": config["analysis"]["memorization"]},
+                "analysis": {
+                    "memorization": config["analysis"]["memorization"],
+                    "membership": config["analysis"]["membership"],
+                },
             }
         ),
     shell:
         "python -m copyscope report power --tokens human reference {input.tokens} "
-        "--index-manifest human {input.index} {params.extraction} "
+        "--index-manifest human {input.index} {params.extraction} {params.membership} "
         "--params-json {params.config:q} --out-csv {output.csv} --out-fig {output.fig} "
         "> {log} 2>&1"
 

@@ -154,6 +154,34 @@ def test_permuted_membership_rows_are_the_min_k_rule_input():
     assert r["draws"] == 20
 
 
+def benchmark_texts(n=40, effect=0.5, seed=0) -> pd.DataFrame:
+    """A contamination set of ``n`` items, half planted, whose planted items' Li NLL is lower
+    by ``effect`` nats."""
+    rng = np.random.default_rng(seed)
+    planted = np.repeat([1, 0], n // 2)
+    nll = rng.normal(5.0, 0.3, n) - effect * planted
+    return pd.DataFrame(
+        {"model": "m", "set": "benchmark", "id": range(n), "planted": planted,
+         "copies": np.where(planted == 1, 4, 0), "li_nll": nll, "loss": nll,
+         "min_k_20": nll + rng.normal(0, 0.1, n)}
+    )  # fmt: skip
+
+
+def test_permuted_placement_breaks_li_placement():
+    texts = benchmark_texts()
+    real = F.CLAIMS["benchmark-placement"](
+        {"membership_nll_delta": C.membership_report.nll_delta_rows(texts, 200, 0)}, PARAMS
+    )
+    assert real.verdict == F.HOLDS  # the planted effect is found ...
+    tables = C.permuted_placement(np.random.default_rng(1), data(membership=texts), PARAMS)
+    d = tables["membership_nll_delta"].set_index("contrast")
+    assert d.at["unplanted - planted", "n_a"] == d.at["unplanted - planted", "n_b"] == 20
+    r = C.false_verdicts(
+        "benchmark-placement", C.permuted_placement, data(membership=texts), PARAMS, 40, 0
+    )
+    assert r["holds"] + r["does_not_hold"] <= 6  # ... and rarely once the labels are permuted
+
+
 def test_a_null_without_its_data_is_left_out():
     r = C.false_verdicts("extraction-duplication", C.permuted_copies, data(), PARAMS, 5, 0)
     assert r is None

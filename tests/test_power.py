@@ -12,7 +12,7 @@ from copyscope.index import Index, build_index
 from copyscope.report import findings as F
 from copyscope.report import power as P
 from test_calibration import PARAMS as CAL_PARAMS
-from test_calibration import data, ladder_results
+from test_calibration import benchmark_texts, data, ladder_results
 
 PARAMS = {
     **CAL_PARAMS,
@@ -75,6 +75,20 @@ def test_the_ladder_resampled_keeps_its_rungs():
     tables = P.ladder_resample(np.random.default_rng(0), data(extraction=frame), PARAMS, 4)
     mem = tables["memorization"]
     assert sorted(mem["copies"]) == [0, 1, 16, 256] and (mem["n"] == 4).all()
+
+
+def test_the_benchmark_resampled_finds_the_planted_items():
+    texts = benchmark_texts(n=60, effect=0.6)
+    tables = P.benchmark_resample(np.random.default_rng(0), data(membership=texts), PARAMS, 7)
+    d = tables["membership_nll_delta"].set_index("contrast")
+    assert d.at["unplanted - planted", "n_a"] == d.at["unplanted - planted", "n_b"] == 7
+    big = P.power_at("benchmark-placement", P.benchmark_resample, F.HOLDS,
+                     data(membership=texts), PARAMS, 30, 10, 0)  # fmt: skip
+    # a control: unplanted items with exactly the planted items' NLLs
+    same = texts.assign(li_nll=np.tile(texts["li_nll"].to_numpy()[:30], 2))
+    none = P.power_at("benchmark-placement", P.benchmark_resample, F.HOLDS,
+                      data(membership=same), PARAMS, 30, 20, 0)  # fmt: skip
+    assert big["power"] >= 0.9 and none["power"] <= 0.15
 
 
 def test_the_power_table_and_the_size_for_power(tmp_path):

@@ -13,7 +13,8 @@ nulls is standard — e.g. Good 2005, *Permutation, Parametric and Bootstrap Tes
 * **permuted copies** — the ladder's per-passage extraction results with the copy counts
   permuted over the passages (controls included): extraction cannot grow with copies;
 * **permuted membership** — the contamination set's per-item scores with the planted labels
-  permuted: no detector can beat another.
+  permuted: no detector can beat another, and planted items are no more familiar than
+  unplanted ones.
 
 Each null is drawn ``draws`` times (seeded); each draw builds the rule's input tables with the
 same builders as the workflow's report modules (:mod:`copyscope.report.rusty_dawg`,
@@ -280,6 +281,31 @@ def permuted_membership(rng, data, params):
     return {"membership_detectors": pd.DataFrame(rows)}
 
 
+def _benchmark_items(texts: pd.DataFrame, planted: np.ndarray) -> pd.DataFrame:
+    """Benchmark rows with the given planted labels, ``copies`` 0 on the unplanted ones (the
+    per-copy contrasts follow the labels)."""
+    return texts.assign(planted=planted, copies=np.where(planted == 1, 1, 0))
+
+
+def permuted_placement(rng, data, params):
+    """The contamination set's per-item NLLs (Li's) with the planted labels permuted among its
+    items, per model: the NLL contrasts the placement rule reads
+    (:func:`copyscope.report.membership.nll_delta_rows`); no set can be more familiar."""
+    if data.membership is None or not len(data.membership):
+        return None
+    m = params["analysis"]["membership"]
+    bench = data.membership[data.membership["set"] == "benchmark"]
+    parts = [
+        _benchmark_items(g, rng.permutation(g["planted"].to_numpy().astype(int)))
+        for _, g in bench.groupby("model", sort=False)
+    ]
+    if not parts:
+        return None
+    texts = pd.concat(parts, ignore_index=True)
+    return {"membership_nll_delta": membership_report.nll_delta_rows(texts, m["bootstrap"],
+                                                                     m["seed"])}  # fmt: skip
+
+
 NULLS: dict[str, list[tuple[str, NullBuilder]]] = {
     "pure-more-novel-than-validation": [
         ("human halves", human_halves_novelty("pure-more-novel-than-validation"))
@@ -298,6 +324,7 @@ NULLS: dict[str, list[tuple[str, NullBuilder]]] = {
     "lstm-less-novel-small-n": [("human halves", human_halves_raven("lstm-less-novel-small-n"))],
     "novelty-quality": [("human parts", human_parts_quality)],
     "extraction-duplication": [("permuted copies", permuted_copies)],
+    "benchmark-placement": [("permuted membership", permuted_placement)],
     "min-k-beats-loss": [("permuted membership", permuted_membership)],
 }
 """claim id → its nulls (name, builder); a builder returns the claim's input tables for one

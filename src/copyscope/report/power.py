@@ -11,6 +11,9 @@ verdict where the answer is known, at increasing sample sizes.
 * **ladder** — the memorization ladder's per-passage extraction results resampled with
   k passages per rung: extraction does grow with planted copies in the run, so "extraction
   grows with duplication" must ``hold``.
+* **benchmark** — k planted and k unplanted items of the contamination set resampled: the
+  planted ones were trained on, so Li's placement ("contaminated items have lower
+  perplexity") must ``hold``.
 
 Each (claim, positive, size) is decided on ``draws`` seeded resamples (with replacement, the
 bootstrap of the experiment) by the scorecard's own rule and table builders; the power is the
@@ -32,6 +35,7 @@ from ..io import write_csv
 from . import figures as fig
 from . import findings as F
 from .calibration import Data, load, novelty_nulls
+from .membership import nll_delta_rows
 from .memorization import memorization_table
 
 log = logging.getLogger(__name__)
@@ -42,6 +46,7 @@ INPUTS = {
     "tokens": (("MODEL", "DECODING"), "tokens.parquet of the human reference (ids, L_t)"),
     "index_manifest": (("MODEL",), "index.json of the index the human tokens were matched in"),
     "extraction": (("MODEL",), "a model's per-passage ladder extraction (memorization/<m>.csv)"),
+    "membership": (("MODEL",), "a model's per-item membership scores (membership/<m>/texts.csv)"),
 }
 OUTPUTS = {
     "csv": "findings_power.csv: claim, positive, size, draws, right verdict, power and interval",
@@ -177,6 +182,22 @@ def ladder_resample(rng, data, params, size):
     return {"memorization": memorization_table(pd.concat(parts), m["bootstrap"], m["seed"])}
 
 
+def benchmark_resample(rng, data, params, size):
+    """Builder: ``size`` planted and ``size`` unplanted items of each model's contamination
+    set, drawn with replacement: planted items were seen in training, so Li's placement rule
+    must find them more familiar."""
+    if data.membership is None or not len(data.membership):
+        return None
+    bench = data.membership[data.membership["set"] == "benchmark"]
+    parts = [g.iloc[rng.integers(len(g), size=size)]
+             for _, g in bench.groupby(["model", "planted"], sort=False)]  # fmt: skip
+    if not parts:
+        return None
+    m = params["analysis"]["membership"]
+    texts = pd.concat(parts, ignore_index=True)
+    return {"membership_nll_delta": nll_delta_rows(texts, m["bootstrap"], m["seed"])}
+
+
 # --------------------------------------------------------------------------- power
 def power_at(claim, builder, right, data, params, size, draws, seed) -> dict | None:
     """The share of ``draws`` resamples of ``size`` on which ``claim`` reaches the ``right``
@@ -219,6 +240,13 @@ def power_table(data: Data, index, params: Mapping) -> pd.DataFrame:
         per = int(data.extraction.groupby(["model", "copies"]).size().max())
         positives.append(
             ("extraction-duplication", "planted ladder", ladder_resample, F.HOLDS,
+             _sizes(p["sizes"], per))
+        )  # fmt: skip
+    if data.membership is not None and (data.membership["set"] == "benchmark").any():
+        bench = data.membership[data.membership["set"] == "benchmark"]
+        per = int(bench.groupby(["model", "planted"]).size().min())
+        positives.append(
+            ("benchmark-placement", "planted benchmark items", benchmark_resample, F.HOLDS,
              _sizes(p["sizes"], per))
         )  # fmt: skip
     for claim, name, builder, right, sizes in positives:
