@@ -8,11 +8,12 @@ rule report_novelty:
     input:
         tokens=analysis_files("tokens.parquet"),
         indexes=[
-            f"{R}/index/{model_tokenizer(m)}/index.json" for m in MODELS + ["human"]
+            f"{R}/index/{model_tokenizer(m)}/index.json"
+            for m in MODELS + ["human"] + EXTERNAL_MODELS
         ],
         natural=[
             f"{R}/index/{natural_index(model_tokenizer(m))}/index.json"
-            for m in MODELS + ["human"]
+            for m in MODELS + ["human"] + EXTERNAL_MODELS
         ],
     output:
         curves=report(
@@ -49,10 +50,12 @@ rule report_novelty:
     params:
         tokens=lambda w, input: labelled("--tokens", settings(), input.tokens),
         indexes=lambda w, input: labelled(
-            "--index-manifest", MODELS + ["human"], input.indexes
+            "--index-manifest", MODELS + ["human"] + EXTERNAL_MODELS, input.indexes
         ),
         natural=lambda w, input: labelled(
-            "--natural-index-manifest", MODELS + ["human"], input.natural
+            "--natural-index-manifest",
+            MODELS + ["human"] + EXTERNAL_MODELS,
+            input.natural,
         ),
         config=as_json(
             {
@@ -112,7 +115,7 @@ rule report_completion_loss:
 rule report_raven:
     input:
         words=analysis_files("words.parquet"),
-        quality=analysis_files("quality.csv"),
+        quality=analysis_files("quality.csv", scored_settings),
     output:
         summary=report(
             f"{R}/tables/raven_summary.csv",
@@ -143,8 +146,14 @@ rule report_raven:
         "../envs/novelty.yaml"
     params:
         words=lambda w, input: labelled("--words", settings(), input.words),
-        quality=lambda w, input: labelled("--quality", settings(), input.quality),
-        config=as_json({"novelty": config["novelty"], "sampling": config["sampling"]}),
+        quality=lambda w, input: labelled("--quality", scored_settings(), input.quality),
+        config=as_json(
+            {
+                "novelty": config["novelty"],
+                "sampling": config["sampling"],
+                **({"unscored": unscored_names()} if EXTERNAL_SETTINGS else {}),
+            }
+        ),
     shell:
         "python -m copyscope report raven {params.words} {params.quality} "
         "--params-json {params.config:q} --out-summary {output.summary} "
@@ -522,6 +531,7 @@ rule report_calibration:
         f"{R}/benchmarks/report_calibration.tsv"
     conda:
         "../envs/novelty.yaml"
+    threads: 2
     params:
         extraction=lambda w, input: labelled(
             "--extraction", MODELS if LADDER else [], input.extraction
@@ -546,7 +556,6 @@ rule report_calibration:
                 },
             }
         ),
-    threads: 2
     shell:
         "COPYSCOPE_PROCESSES={threads} "
         "python -m copyscope report calibration --tokens human reference {input.tokens} "
@@ -652,6 +661,7 @@ rule report_findings:
                 "findings": config["findings"],
                 "analysis": {"syntax": config["analysis"]["syntax"]},
                 "sampling": config["sampling"],
+                **({"unscored": unscored_names()} if EXTERNAL_SETTINGS else {}),
                 "models": {
                     "zoo": config["models"]["zoo"],
                     "evaluator": config["models"]["evaluator"],

@@ -10,6 +10,7 @@ rule prompts:
             if EXCERPTS
             else {}
         ),
+        **({"prompts_file": PROMPTS_FILE} if PROMPTS_FILE else {}),
         valid=f"{R}/tokens/{MODEL_TOK}/valid.npy",
         valid_meta=f"{R}/tokens/{MODEL_TOK}/valid.json",
         tokenizer=f"{R}/tokenizers/{MODEL_TOK}",
@@ -35,11 +36,14 @@ rule prompts:
             if EXCERPTS
             else ""
         ),
+        prompts_file=lambda w, input: (
+            f"--prompts-file {input.prompts_file}" if PROMPTS_FILE else ""
+        ),
     shell:
         "python -m copyscope sample prompts --valid-npy {input.valid} "
         "--valid-json {input.valid_meta} --tokenizer {input.tokenizer} "
         "--params-json {params.sampling:q} --out {output.prompts} "
-        "--out-human {output.human} {params.excerpts} > {log} 2>&1"
+        "--out-human {output.human} {params.excerpts} {params.prompts_file} > {log} 2>&1"
 
 
 # A model's sample sets in one job (``copyscope each``: one torch/transformers start-up instead
@@ -80,3 +84,50 @@ use rule sample as sample_shared with:
         ),
     wildcard_constraints:
         model=_alternatives(SHARED_MODELS),
+
+
+# generations from outside copyscope (config generations): each file checked and tokenized
+# like the index (the model tokenizer) into a sample set, and its references into the
+# setting's own human baseline (copyscope.sample.external)
+rule import_generations:
+    input:
+        generations=lambda w: GENERATIONS[(w.model, w.decoding)],
+        tokenizer=f"{R}/tokenizers/{MODEL_TOK}",
+    output:
+        f"{R}/samples/{{model}}/{{decoding}}.jsonl",
+    log:
+        f"{R}/logs/import_generations/{{model}}_{{decoding}}.log",
+    benchmark:
+        f"{R}/benchmarks/import_generations/{{model}}_{{decoding}}.tsv"
+    wildcard_constraints:
+        model=_alternatives(EXTERNAL_MODELS),
+    conda:
+        "../envs/models.yaml"
+    params:
+        prompt_length=config["sampling"]["prompt_length"],
+    shell:
+        "python -m copyscope sample import --generations {input.generations} "
+        "--setting {wildcards.model}/{wildcards.decoding} --tokenizer {input.tokenizer} "
+        "--prompt-length {params.prompt_length} --out {output} > {log} 2>&1"
+
+
+rule import_references:
+    input:
+        generations=lambda w: GENERATIONS[(w.model, w.decoding)],
+        tokenizer=f"{R}/tokenizers/{MODEL_TOK}",
+    output:
+        f"{R}/samples/human/{{model}}+{{decoding}}.jsonl",
+    log:
+        f"{R}/logs/import_references/{{model}}_{{decoding}}.log",
+    benchmark:
+        f"{R}/benchmarks/import_references/{{model}}_{{decoding}}.tsv"
+    wildcard_constraints:
+        model=_alternatives(EXTERNAL_MODELS),
+    conda:
+        "../envs/models.yaml"
+    params:
+        prompt_length=config["sampling"]["prompt_length"],
+    shell:
+        "python -m copyscope sample import --generations {input.generations} "
+        "--setting {wildcards.model}/{wildcards.decoding} --tokenizer {input.tokenizer} "
+        "--prompt-length {params.prompt_length} --out-reference {output} > {log} 2>&1"
