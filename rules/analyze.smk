@@ -129,24 +129,22 @@ rule analyze_external:
         mem_mb=index_query_mem_mb,
         runtime=60,
     params:
-        a=config["analysis"],
-        dirs=lambda w, input: " ".join(
-            f"--{flag} {os.path.dirname(input[name])}"
-            for flag, name in [
-                ("index", "index"),
-                ("natural-index", "natural_index"),
-                ("word-index", "word_index"),
-                ("natural-word-index", "natural_word_index"),
-            ]
-        ),
+        supercopy_min=config["analysis"]["supercopy_min"],
+        planted_min=config["analysis"]["planted_min_copy"],
+        index=lambda w, input: os.path.dirname(input.index),
+        natural_index=lambda w, input: os.path.dirname(input.natural_index),
+        word_index=lambda w, input: os.path.dirname(input.word_index),
+        natural_word_index=lambda w, input: os.path.dirname(input.natural_word_index),
         fanout=fanout_flags(
             **{"--token-matches": "token_matches", "--word-matches": "word_matches"}
         ),
     shell:
         "NUMBA_NUM_THREADS={threads} python -m copyscope analyze setting "
         "--samples {input.samples} --tokenizer {input.tokenizer} "
-        "--word-tokenizer {input.words} {params.dirs} --manifest {input.manifest} "
-        "--supercopy-min {params.a[supercopy_min]} "
-        "--planted-min {params.a[planted_min_copy]} --out-tokens {output.tokens} "
+        "--index {params.index} --natural-index {params.natural_index} "
+        "--word-tokenizer {input.words} --word-index {params.word_index} "
+        "--natural-word-index {params.natural_word_index} --manifest {input.manifest} "
+        "--supercopy-min {params.supercopy_min} "
+        "--planted-min {params.planted_min} --out-tokens {output.tokens} "
         "--out-words {output.words} --out-supercopies {output.supercopies} "
         "--out-planted {output.planted} {params.fanout} > {log} 2>&1"

@@ -335,8 +335,9 @@ def settings():
     return human + ours + list(GENERATIONS)
 
 
-def scored_settings():
-    """The settings with model scores (quality.csv): every one but EXTERNAL_SETTINGS."""
+def own_settings():
+    """copyscope's own settings, every one but EXTERNAL_SETTINGS: the sets with model scores
+    (quality.csv), and those the pooled planted-passage report reads."""
     return [s for s in settings() if s not in EXTERNAL_SETTINGS]
 
 
@@ -521,7 +522,7 @@ def unscored_names():
 
 def analysis_files(name, of=settings):
     """The per-setting file ``name`` of every setting (of ``of()``: settings() or
-    scored_settings()), in that order."""
+    own_settings()), in that order."""
     return [f"{R}/analysis/{m}/{d}/{name}" for m, d in of()]
 
 

@@ -115,7 +115,7 @@ rule report_completion_loss:
 rule report_raven:
     input:
         words=analysis_files("words.parquet"),
-        quality=analysis_files("quality.csv", scored_settings),
+        quality=analysis_files("quality.csv", own_settings),
     output:
         summary=report(
             f"{R}/tables/raven_summary.csv",
@@ -146,7 +146,7 @@ rule report_raven:
         "../envs/novelty.yaml"
     params:
         words=lambda w, input: labelled("--words", settings(), input.words),
-        quality=lambda w, input: labelled("--quality", scored_settings(), input.quality),
+        quality=lambda w, input: labelled("--quality", own_settings(), input.quality),
         config=as_json(
             {
                 "novelty": config["novelty"],
@@ -197,7 +197,7 @@ rule report_supercopies:
 
 rule report_planted:
     input:
-        analysis_files("planted.csv"),
+        analysis_files("planted.csv", own_settings),
     output:
         table=report(
             f"{R}/tables/planted.csv",
@@ -216,7 +216,7 @@ rule report_planted:
     conda:
         "../envs/novelty.yaml"
     params:
-        planted=lambda w, input: labelled("--planted", settings(), input),
+        planted=lambda w, input: labelled("--planted", own_settings(), input),
     shell:
         "python -m copyscope report planted {params.planted} "
         "--out-table {output.table} --out-fig {output.fig} > {log} 2>&1"

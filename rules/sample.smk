@@ -10,6 +10,7 @@ rule prompts:
             if EXCERPTS
             else {}
         ),
+        # sampling.prompts: PATH, read from the sampling block (--params-json)
         **({"prompts_file": PROMPTS_FILE} if PROMPTS_FILE else {}),
         valid=f"{R}/tokens/{MODEL_TOK}/valid.npy",
         valid_meta=f"{R}/tokens/{MODEL_TOK}/valid.json",
@@ -36,14 +37,11 @@ rule prompts:
             if EXCERPTS
             else ""
         ),
-        prompts_file=lambda w, input: (
-            f"--prompts-file {input.prompts_file}" if PROMPTS_FILE else ""
-        ),
     shell:
         "python -m copyscope sample prompts --valid-npy {input.valid} "
         "--valid-json {input.valid_meta} --tokenizer {input.tokenizer} "
         "--params-json {params.sampling:q} --out {output.prompts} "
-        "--out-human {output.human} {params.excerpts} {params.prompts_file} > {log} 2>&1"
+        "--out-human {output.human} {params.excerpts} > {log} 2>&1"
 
 
 # A model's sample sets in one job (``copyscope each``: one torch/transformers start-up instead

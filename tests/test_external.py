@@ -191,7 +191,9 @@ def test_write_prompts_from_a_file(tok, tmp_path):
     lines = [{"prompt": "to be or not", "reference": " to be, that is"}, {"prompt": "out, I"}]
     lines[1]["reference"] = " say!"
     path = write_lines(tmp_path / "p.jsonl", lines)
-    write_prompts(*args, tmp_path / "w.jsonl", tmp_path / "h.jsonl", prompts_file=path)
+    write_prompts(
+        *args[:3], {**params, "prompts": path}, tmp_path / "w.jsonl", tmp_path / "h.jsonl"
+    )
     windows, human = list(read_jsonl(tmp_path / "w.jsonl")), list(read_jsonl(tmp_path / "h.jsonl"))
     ids = hf.encode("to be or not", add_special_tokens=False)
     assert windows[0]["prompts"] == {"0": [], "2": ids[-2:]} and len(windows) == 2
@@ -201,7 +203,9 @@ def test_write_prompts_from_a_file(tok, tmp_path):
     # no references: the held-out windows stay the human baseline, as many as the prompts
     txt = tmp_path / "p.txt"
     txt.write_text("to be or not\nout, I say\n")
-    write_prompts(*args, tmp_path / "w2.jsonl", tmp_path / "h2.jsonl", prompts_file=txt)
+    write_prompts(
+        *args[:3], {**params, "prompts": str(txt)}, tmp_path / "w2.jsonl", tmp_path / "h2.jsonl"
+    )
     assert [w["prompts"]["2"] for w in read_jsonl(tmp_path / "w2.jsonl")][0] == ids[-2:]
     human = list(read_jsonl(tmp_path / "h2.jsonl"))
     assert human[0]["ids"] == [5, 6, 7, 8, 9] and len(human) == 2 * 2  # 2 windows of doc a
@@ -209,10 +213,8 @@ def test_write_prompts_from_a_file(tok, tmp_path):
     short = write_lines(tmp_path / "s.jsonl", [{"prompt": "to be or not"}, {"prompt": "out"}])
     out = tmp_path / "new"
     with pytest.raises(InputError, match="s.jsonl:2: field 'prompt': expected at least 2"):
-        write_prompts(*args, out / "w.jsonl", out / "h.jsonl", prompts_file=short)
+        write_prompts(*args[:3], {**params, "prompts": short}, out / "w.jsonl", out / "h.jsonl")
     assert not out.exists()
-    with pytest.raises(InputError, match="--prompts-file"):
-        write_prompts(*args[:3], {**params, "prompts": str(txt)}, out / "w", out / "h")
 
 
 # ------------------------------------------------------------------------ config
@@ -454,7 +456,7 @@ def test_generations_and_prompt_files_run_end_to_end(tmp_path):
     # in every per-setting table; perplexity n/a; never among the scorecard's models
     key = {("api-model", "top_p_0.9"), ("human", "api-model+top_p_0.9")}
     for table in ("nnsl_samples", "raven_summary", "syntax_novelty", "templates",
-                  "template_coverage", "planted"):  # fmt: skip
+                  "template_coverage", "supercopies_by_source"):  # fmt: skip
         t = pd.read_csv(out / f"tables/{table}.csv")
         assert key <= set(t[["model", "decoding"]].itertuples(index=False, name=None)), table
     nnsl = pd.read_csv(out / "tables/nnsl_samples.csv")
@@ -462,6 +464,9 @@ def test_generations_and_prompt_files_run_end_to_end(tmp_path):
     raven = pd.read_csv(out / "tables/raven_summary.csv")
     assert raven[raven["model"] == "api-model"]["perplexity"].isna().all()
     assert raven[raven["model"] == "gpt2-a"]["perplexity"].notna().all()
+    planted = pd.read_csv(out / "tables/planted.csv")  # pooled: copyscope's own sets only
+    assert "api-model" not in set(planted["model"])
+    assert "api-model+top_p_0.9" not in set(planted["decoding"])
     card = (out / "findings.csv").read_text()
     assert "api-model" not in card and "top_p_0.9" not in card
     assert (out / "summary.md").is_file()

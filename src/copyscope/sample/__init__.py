@@ -187,7 +187,6 @@ def write_prompts(
     out_human,
     excerpts=None,
     out_contaminated=None,
-    prompts_file=None,
 ) -> list[int]:
     """Cut the prompt windows (:func:`prompt_sets`) from the tokenized validation split for the
     ``sampling:`` block ``params`` (``prompt_length``, ``prompt_lengths``, ``new_tokens``,
@@ -197,7 +196,7 @@ def write_prompts(
     set, windows cut the same way from those documents only (decoding ``contaminated``), is
     written to ``out_contaminated``. Returns the prompt lengths.
 
-    With ``prompts_file`` (``sampling.prompts: PATH``) the prompt windows are that file's
+    With a path for ``prompts`` (``sampling.prompts: PATH``) the prompt windows are that file's
     prompts (:func:`copyscope.sample.external.prompt_file_windows`, in the tokenizer of
     ``tokenizer_dir``) and the human baseline their references; a file without references
     keeps the held-out windows as the human baseline, as many as it has prompts (as does the
@@ -219,11 +218,11 @@ def write_prompts(
         return tok.decode(list(ids))
 
     count, written, held_out = p["prompts"], [], [(valid_npy, valid_json, out, out_human)]
-    if prompts_file is not None:
+    if isinstance(p["prompts"], str):
         from .external import prompt_file_windows
 
         windows, refs = prompt_file_windows(
-            prompts_file,
+            p["prompts"],
             lambda text: tok.encode(text, add_special_tokens=False),
             lengths,
             p["new_tokens"],
@@ -233,8 +232,6 @@ def write_prompts(
         if refs:
             written.append((out_human, human_rows(windows, lengths, decode)))
         held_out = [] if refs else [(valid_npy, valid_json, None, out_human)]
-    elif not isinstance(count, int):
-        raise InputError("--prompts-file", f"the prompt file sampling.prompts names ({count!r})")
     sets = [(*x, "reference", "validation") for x in held_out]
     if excerpts is not None:
         sets.append((*excerpts, None, out_contaminated, "contaminated", "excerpt-play"))

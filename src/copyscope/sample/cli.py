@@ -16,7 +16,7 @@ def cmd_prompts(a):
     excerpts = None if a.excerpts_npy is None else (a.excerpts_npy, a.excerpts_json)
     lengths = write_prompts(
         a.valid_npy, a.valid_json, a.tokenizer, a.params_json, a.out, a.out_human,
-        excerpts, a.out_contaminated, a.prompts_file,
+        excerpts, a.out_contaminated,
     )  # fmt: skip
     log.info("prompt windows written to %s, prompt lengths %s", a.out, lengths)
 
@@ -61,11 +61,6 @@ def register(sub) -> None:
     f.add_argument("--excerpts-json", help="its metadata (.json)")
     f.add_argument(
         "--out-contaminated", help="human samples cut from the excerpt plays to write (.jsonl)"
-    )
-    f.add_argument(
-        "--prompts-file",
-        help="prompts to use instead of held-out windows (sampling.prompts: .jsonl with "
-        "prompt and optional reference, or .txt with one prompt per line)",
     )
     f = add_command(
         g, "import", cmd_import, "a generations file as a sample set (and its human baseline)"
