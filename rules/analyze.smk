@@ -86,3 +86,65 @@ rule analyze_human:
     shell:
         "OMP_NUM_THREADS={threads} NUMBA_NUM_THREADS={threads} "
         "python -m copyscope each {params.commands} {params.completion} > {log} 2>&1"
+
+
+# a set of generations from outside copyscope (config generations) or its references: every
+# per-setting analysis that needs no model scores (no evaluator, so no quality.csv), one job
+# per set
+rule analyze_external:
+    input:
+        unpack(
+            fanout_matches(
+                token_matches="analysis/{model}/{decoding}/tokens",
+                word_matches="analysis/{model}/{decoding}/words",
+            )
+        ),
+        samples=f"{R}/samples/{{model}}/{{decoding}}.jsonl",
+        tokenizer=f"{R}/tokenizers/{MODEL_TOK}",
+        index=f"{R}/index/{MODEL_TOK}/index.json",
+        natural_index=f"{R}/index/{natural_index(MODEL_TOK)}/index.json",
+        words=f"{R}/tokenizers/{WORDS}",
+        word_index=f"{R}/index/{WORD_INDEX}/index.json",
+        natural_word_index=f"{R}/index/{natural_index(WORD_INDEX)}/index.json",
+        manifest=f"{R}/corpus/manifest.json",
+    output:
+        **{
+            name.split(".")[0]: f"{R}/analysis/{{model}}/{{decoding}}/{name}"
+            for name in ANALYSIS_OUTPUTS
+            if name != "quality.csv"
+        },
+    log:
+        f"{R}/logs/analyze/{{model}}_{{decoding}}.log",
+    benchmark:
+        f"{R}/benchmarks/analyze/{{model}}_{{decoding}}.tsv"
+    wildcard_constraints:
+        model=_alternatives(
+            EXTERNAL_MODELS + (["human"] if EXTERNAL_REFERENCES else [])
+        ),
+        decoding=_alternatives([d for _, d in EXTERNAL_SETTINGS]),
+    conda:
+        "../envs/models.yaml"
+    threads: 1
+    resources:
+        mem_mb=index_query_mem_mb,
+        runtime=60,
+    params:
+        supercopy_min=config["analysis"]["supercopy_min"],
+        planted_min=config["analysis"]["planted_min_copy"],
+        index=lambda w, input: os.path.dirname(input.index),
+        natural_index=lambda w, input: os.path.dirname(input.natural_index),
+        word_index=lambda w, input: os.path.dirname(input.word_index),
+        natural_word_index=lambda w, input: os.path.dirname(input.natural_word_index),
+        fanout=fanout_flags(
+            **{"--token-matches": "token_matches", "--word-matches": "word_matches"}
+        ),
+    shell:
+        "NUMBA_NUM_THREADS={threads} python -m copyscope analyze setting "
+        "--samples {input.samples} --tokenizer {input.tokenizer} "
+        "--index {params.index} --natural-index {params.natural_index} "
+        "--word-tokenizer {input.words} --word-index {params.word_index} "
+        "--natural-word-index {params.natural_word_index} --manifest {input.manifest} "
+        "--supercopy-min {params.supercopy_min} "
+        "--planted-min {params.planted_min} --out-tokens {output.tokens} "
+        "--out-words {output.words} --out-supercopies {output.supercopies} "
+        "--out-planted {output.planted} {params.fanout} > {log} 2>&1"

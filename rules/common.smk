@@ -27,6 +27,34 @@ DECODINGS = list(config["sampling"]["decodings"])
 EXCERPTS = bool(config["corpus"].get("inject", {}).get("excerpts"))
 HUMAN_DECODINGS = ["reference", "contaminated"] if EXCERPTS else ["reference"]
 
+# generations: text from outside copyscope, one setting (model, decoding) per file, analysed
+# without model scores (copyscope.sample.external); a file with references also gives the
+# human set (human, <model>+<decoding>), its own human baseline
+from copyscope.sample.external import (
+    check_setting_name,
+    has_references,
+    reference_decoding,
+)
+
+GENERATIONS = {
+    check_setting_name(name): path
+    for name, path in (config.get("generations") or {}).items()
+}
+EXTERNAL_MODELS = list(dict.fromkeys(m for m, _ in GENERATIONS))
+EXTERNAL_REFERENCES = {
+    ("human", reference_decoding(m, d)): path
+    for (m, d), path in GENERATIONS.items()
+    if has_references(path)
+}
+EXTERNAL_SETTINGS = [*EXTERNAL_REFERENCES, *GENERATIONS]
+EXTERNAL_DECODINGS = list(dict.fromkeys(d for _, d in EXTERNAL_SETTINGS))
+# sampling.prompts: a count of held-out windows, or a file of the user's own prompts
+PROMPTS_FILE = (
+    config["sampling"]["prompts"]
+    if isinstance(config["sampling"]["prompts"], str)
+    else None
+)
+
 
 def _alternatives(names):
     return "|".join(re.escape(n) for n in names) or "^$"
@@ -37,8 +65,8 @@ wildcard_constraints:
     split="train|valid|natural|excerpts",
     shard=r"shard-\d+",
     qset=r"novelty/[^/]+|analysis/[^/]+/[^/]+/(?:tokens|words)",
-    model=_alternatives(MODELS + ["human"]),
-    decoding=_alternatives(DECODINGS + HUMAN_DECODINGS),
+    model=_alternatives(MODELS + ["human"] + EXTERNAL_MODELS),
+    decoding=_alternatives(DECODINGS + HUMAN_DECODINGS + EXTERNAL_DECODINGS),
 
 
 # The natural training text (corpus/natural.jsonl: the training split before any planting) has
@@ -225,7 +253,9 @@ def model_spec(model):
 
 
 def model_tokenizer(model):
-    if model == "human" or ZOO[model]["kind"] != "pretrained":
+    """The tokenizer of ``model``'s tokens: the model tokenizer for the human sets, the
+    trained models and the generations from outside (tokenized like the index)."""
+    if model in ("human", *EXTERNAL_MODELS) or ZOO[model]["kind"] != "pretrained":
         return MODEL_TOK
     return ZOO[model]["tokenizer"]
 
@@ -296,10 +326,19 @@ def decodings_of(model):
 
 def settings():
     """Every (model, decoding) pair analysed, the human sets first: the reference (clean
-    held-out text), then with corpus.inject.excerpts the contaminated one (excerpt plays).
+    held-out text), then with corpus.inject.excerpts the contaminated one (excerpt plays),
+    then the references of the generations from outside; then the models' sets and the
+    generations (EXTERNAL_SETTINGS: config generations, analysed without model scores).
     """
-    human = [("human", d) for d in HUMAN_DECODINGS]
-    return human + [(m, d) for m in MODELS for d in decodings_of(m)]
+    human = [("human", d) for d in HUMAN_DECODINGS] + list(EXTERNAL_REFERENCES)
+    ours = [(m, d) for m in MODELS for d in decodings_of(m)]
+    return human + ours + list(GENERATIONS)
+
+
+def own_settings():
+    """copyscope's own settings, every one but EXTERNAL_SETTINGS: the sets with model scores
+    (quality.csv), and those the pooled planted-passage report reads."""
+    return [s for s in settings() if s not in EXTERNAL_SETTINGS]
 
 
 # ---------------------------------------------------------------- one job per model
@@ -475,9 +514,16 @@ def membership_command(wildcards, input, output):
     )
 
 
-def analysis_files(name):
-    """The per-setting file ``name`` of every setting, in the order of settings()."""
-    return [f"{R}/analysis/{m}/{d}/{name}" for m, d in settings()]
+def unscored_names():
+    """``<model>/<decoding>`` of every set of EXTERNAL_SETTINGS, for the report commands: no
+    quality.csv, and not among the models of the findings scorecard."""
+    return [f"{m}/{d}" for m, d in EXTERNAL_SETTINGS]
+
+
+def analysis_files(name, of=settings):
+    """The per-setting file ``name`` of every setting (of ``of()``: settings() or
+    own_settings()), in that order."""
+    return [f"{R}/analysis/{m}/{d}/{name}" for m, d in of()]
 
 
 def parse_files():

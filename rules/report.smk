@@ -8,11 +8,12 @@ rule report_novelty:
     input:
         tokens=analysis_files("tokens.parquet"),
         indexes=[
-            f"{R}/index/{model_tokenizer(m)}/index.json" for m in MODELS + ["human"]
+            f"{R}/index/{model_tokenizer(m)}/index.json"
+            for m in MODELS + ["human"] + EXTERNAL_MODELS
         ],
         natural=[
             f"{R}/index/{natural_index(model_tokenizer(m))}/index.json"
-            for m in MODELS + ["human"]
+            for m in MODELS + ["human"] + EXTERNAL_MODELS
         ],
     output:
         curves=report(
@@ -49,10 +50,12 @@ rule report_novelty:
     params:
         tokens=lambda w, input: labelled("--tokens", settings(), input.tokens),
         indexes=lambda w, input: labelled(
-            "--index-manifest", MODELS + ["human"], input.indexes
+            "--index-manifest", MODELS + ["human"] + EXTERNAL_MODELS, input.indexes
         ),
         natural=lambda w, input: labelled(
-            "--natural-index-manifest", MODELS + ["human"], input.natural
+            "--natural-index-manifest",
+            MODELS + ["human"] + EXTERNAL_MODELS,
+            input.natural,
         ),
         config=as_json(
             {
@@ -112,7 +115,7 @@ rule report_completion_loss:
 rule report_raven:
     input:
         words=analysis_files("words.parquet"),
-        quality=analysis_files("quality.csv"),
+        quality=analysis_files("quality.csv", own_settings),
     output:
         summary=report(
             f"{R}/tables/raven_summary.csv",
@@ -144,8 +147,14 @@ rule report_raven:
         "../envs/novelty.yaml"
     params:
         words=lambda w, input: labelled("--words", settings(), input.words),
-        quality=lambda w, input: labelled("--quality", settings(), input.quality),
-        config=as_json({"novelty": config["novelty"], "sampling": config["sampling"]}),
+        quality=lambda w, input: labelled("--quality", own_settings(), input.quality),
+        config=as_json(
+            {
+                "novelty": config["novelty"],
+                "sampling": config["sampling"],
+                **({"unscored": unscored_names()} if EXTERNAL_SETTINGS else {}),
+            }
+        ),
     shell:
         "python -m copyscope report raven {params.words} {params.quality} "
         "--params-json {params.config:q} --out-summary {output.summary} "
@@ -189,7 +198,7 @@ rule report_supercopies:
 
 rule report_planted:
     input:
-        analysis_files("planted.csv"),
+        analysis_files("planted.csv", own_settings),
     output:
         table=report(
             f"{R}/tables/planted.csv",
@@ -208,7 +217,7 @@ rule report_planted:
     conda:
         "../envs/novelty.yaml"
     params:
-        planted=lambda w, input: labelled("--planted", settings(), input),
+        planted=lambda w, input: labelled("--planted", own_settings(), input),
     shell:
         "python -m copyscope report planted {params.planted} "
         "--out-table {output.table} --out-fig {output.fig} > {log} 2>&1"
@@ -663,6 +672,7 @@ rule report_findings:
                 "findings": config["findings"],
                 "analysis": {"syntax": config["analysis"]["syntax"]},
                 "sampling": config["sampling"],
+                **({"unscored": unscored_names()} if EXTERNAL_SETTINGS else {}),
                 "models": {
                     "zoo": config["models"]["zoo"],
                     "evaluator": config["models"]["evaluator"],

@@ -10,6 +10,8 @@ rule prompts:
             if EXCERPTS
             else {}
         ),
+        # sampling.prompts: PATH, read from the sampling block (--params-json)
+        **({"prompts_file": PROMPTS_FILE} if PROMPTS_FILE else {}),
         valid=f"{R}/tokens/{MODEL_TOK}/valid.npy",
         valid_meta=f"{R}/tokens/{MODEL_TOK}/valid.json",
         tokenizer=f"{R}/tokenizers/{MODEL_TOK}",
@@ -80,3 +82,50 @@ use rule sample as sample_shared with:
         ),
     wildcard_constraints:
         model=_alternatives(SHARED_MODELS),
+
+
+# generations from outside copyscope (config generations): each file checked and tokenized
+# like the index (the model tokenizer) into a sample set, and its references into the
+# setting's own human baseline (copyscope.sample.external)
+rule import_generations:
+    input:
+        generations=lambda w: GENERATIONS[(w.model, w.decoding)],
+        tokenizer=f"{R}/tokenizers/{MODEL_TOK}",
+    output:
+        f"{R}/samples/{{model}}/{{decoding}}.jsonl",
+    log:
+        f"{R}/logs/import_generations/{{model}}_{{decoding}}.log",
+    benchmark:
+        f"{R}/benchmarks/import_generations/{{model}}_{{decoding}}.tsv"
+    wildcard_constraints:
+        model=_alternatives(EXTERNAL_MODELS),
+    conda:
+        "../envs/models.yaml"
+    params:
+        prompt_length=config["sampling"]["prompt_length"],
+    shell:
+        "python -m copyscope sample import --generations {input.generations} "
+        "--setting {wildcards.model}/{wildcards.decoding} --tokenizer {input.tokenizer} "
+        "--prompt-length {params.prompt_length} --out {output} > {log} 2>&1"
+
+
+rule import_references:
+    input:
+        generations=lambda w: GENERATIONS[(w.model, w.decoding)],
+        tokenizer=f"{R}/tokenizers/{MODEL_TOK}",
+    output:
+        f"{R}/samples/human/{{model}}+{{decoding}}.jsonl",
+    log:
+        f"{R}/logs/import_references/{{model}}_{{decoding}}.log",
+    benchmark:
+        f"{R}/benchmarks/import_references/{{model}}_{{decoding}}.tsv"
+    wildcard_constraints:
+        model=_alternatives(EXTERNAL_MODELS),
+    conda:
+        "../envs/models.yaml"
+    params:
+        prompt_length=config["sampling"]["prompt_length"],
+    shell:
+        "python -m copyscope sample import --generations {input.generations} "
+        "--setting {wildcards.model}/{wildcards.decoding} --tokenizer {input.tokenizer} "
+        "--prompt-length {params.prompt_length} --out-reference {output} > {log} 2>&1"

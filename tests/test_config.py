@@ -83,6 +83,7 @@ def test_every_object_is_closed():
         ".properties.models.properties.zoo",
         ".properties.models.properties.evaluators",
         ".properties.sampling.properties.decodings",
+        ".properties.generations",
     }
 
 
@@ -286,7 +287,7 @@ def test_key_of_an_other_kind():
         ("tokenizers.bpe.vocab_size", 100, "expected an integer >= 257, found 100"),
         ("sampling.decodings.top_p_90.top_p", 0, "expected a number > 0, found 0"),
         ("sampling.decodings.top_k_10.top_k", 0.5, "expected an integer or null, found 0.5"),
-        ("sampling.prompts", True, "expected an integer, found true"),
+        ("sampling.prompts", True, "expected an integer or a string, found true"),
         ("analysis.raven_boundaries", "x", "expected one of documents, stream, found 'x'"),
         ("results", "", "expected a non-empty string, found ''"),
     ],

@@ -640,6 +640,36 @@ def check_style(cfg: dict) -> list[Problem]:
     return out
 
 
+def check_generations(cfg: dict) -> list[Problem]:
+    """A ``generations`` setting ``<model>/<decoding>`` names its own model and decoding: not
+    a model of ``models.zoo`` nor ``human``, not a decoding of ``sampling.decodings`` nor a
+    human set's (``reference``, ``contaminated``), so no table mixes it with copyscope's own
+    models and decodings."""
+    from .sample import HUMAN_DECODINGS
+
+    zoo, decodings = cfg["models"]["zoo"], cfg["sampling"]["decodings"]
+    out = []
+    for name in cfg.get("generations") or {}:
+        model, _, decoding = name.partition("/")
+        if model in zoo or model == "human":
+            out.append(
+                (
+                    f"generations.{name}",
+                    f"expected a model name not in models.zoo ({_names(zoo)}) nor 'human', "
+                    f"found {model!r}",
+                )
+            )
+        if decoding in decodings or decoding in HUMAN_DECODINGS:
+            out.append(
+                (
+                    f"generations.{name}",
+                    f"expected a decoding name not in sampling.decodings ({_names(decodings)}) "
+                    f"nor {' / '.join(HUMAN_DECODINGS)}, found {decoding!r}",
+                )
+            )
+    return out
+
+
 CROSS_KEY_CHECKS = (
     check_tokenizer_kinds,
     check_novelty_tokenizers,
@@ -660,6 +690,7 @@ CROSS_KEY_CHECKS = (
     check_template_headline,
     check_membership_reference,
     check_style,
+    check_generations,
 )
 
 
@@ -800,6 +831,21 @@ def check_pinned_files(cfg: dict) -> list[Problem]:
     return problems
 
 
+def check_own_material(cfg: dict) -> list[Problem]:
+    """Every ``generations`` file and a ``sampling.prompts`` file exist."""
+    files = [(f"generations.{n}", p) for n, p in (cfg.get("generations") or {}).items()]
+    if isinstance(cfg["sampling"]["prompts"], str):
+        files.append(("sampling.prompts", cfg["sampling"]["prompts"]))
+    return [
+        (
+            key,
+            f"expected an existing file, found {'a folder' if Path(path).is_dir() else 'nothing there'}: {path!r}",
+        )
+        for key, path in files
+        if not Path(path).is_file()
+    ]
+
+
 def _found(path: Path) -> str:
     if path.is_dir():
         return "a folder without index.json"
@@ -813,6 +859,7 @@ PATH_CHECKS = (
     check_pretrained_contents,
     check_external_indexes,
     check_pinned_files,
+    check_own_material,
 )
 
 

@@ -314,10 +314,13 @@ INPUTS = {
     "index": "index directory in the model's tokens",
     "word_tokenizer": "Moses word tokenizer directory",
     "word_index": "index directory in Moses words",
-    "evaluator": "the evaluator model's directory",
     "manifest": "corpus manifest.json (its 'injected' list holds the planted passages)",
 }
 """What :func:`analyze_setting` reads: name → what the path is."""
+
+SCORED_INPUTS = {"evaluator": "the evaluator model's directory (absent: no quality.csv)"}
+"""What :func:`analyze_setting` reads to score the texts with a model: absent for a set of
+generations from outside copyscope (config ``generations:``), whose analyses need no model."""
 
 NATURAL_INPUTS = {
     "natural_index": "index directory of the natural training text in the model's tokens "
@@ -331,11 +334,13 @@ means natural = all; always queried directly (no per-shard fan-out)."""
 OUTPUTS = {
     "tokens": "per-token L_t and C_t, L_nat, C_nat and source_class (model tokens), .parquet",
     "words": "per-word RAVEN scores, L_nat and source_class (Moses words), .parquet",
-    "quality": "per-text evaluator NLL, .csv",
     "supercopies": "copied training passages of at least supercopy_min words, .csv",
     "planted": "longest copy of every planted passage, .csv",
 }
 """What :func:`analyze_setting` writes: name → what the file holds (module docstring)."""
+
+SCORED_OUTPUTS = {"quality": "per-text evaluator NLL, .csv (with --evaluator only)"}
+"""What :func:`analyze_setting` writes with :data:`SCORED_INPUTS` only."""
 
 
 def _require(given: Mapping, names, what: str) -> None:
@@ -359,7 +364,9 @@ def analyze_setting(
     evaluator_name: str | None = None,
 ) -> None:
     """Read ``inputs[name]`` for each name of :data:`INPUTS`, run every per-setting analysis on
-    the samples and write ``out[name]`` for each name of :data:`OUTPUTS`.  ``matches``
+    the samples and write ``out[name]`` for each name of :data:`OUTPUTS`; with an
+    ``inputs["evaluator"]`` also the evaluator's ``out["quality"]`` (:data:`SCORED_OUTPUTS`;
+    both or neither).  ``matches``
     (``index`` / ``word_index`` → merged per-shard fan-out file of :func:`write_queries`'s
     queries) replaces the L_t/C_t queries of that index by the file's answers.
     ``evaluator_name`` (default: the name of the evaluator's directory) fills quality.csv's
@@ -378,6 +385,11 @@ def analyze_setting(
 
     _require(inputs, INPUTS, "analyze_setting(inputs=…)")
     _require(out, OUTPUTS, "analyze_setting(out=…)")
+    scored = "evaluator" in inputs
+    if scored != ("quality" in out):
+        from ..errors import InputError
+
+        raise InputError("analyze_setting", "an evaluator and a quality file, both or neither")
     t0 = time.perf_counter()
 
     def done(what):
@@ -422,6 +434,8 @@ def analyze_setting(
     planted = manifest["injected"]
     write_csv(out["planted"], planted_copies(samples, planted, encode, planted_min_copy))
     done("supercopies and planted passages")
+    if not scored:
+        return
     evaluator, eval_tok = load_model(inputs["evaluator"], device)
     name = evaluator_name or Path(inputs["evaluator"]).name
     q = quality(samples, evaluator, eval_tok, evaluator_same_tokenizer, batch_size, device, name)

@@ -13,13 +13,18 @@ def _flag(name: str) -> str:
     return "--" + name.replace("_", "-")
 
 
-def cmd_setting(a) -> None:
-    from . import INPUTS, NATURAL_INPUTS, OUTPUTS, analyze_setting
+def _given(a, names, prefix: str = "") -> dict:
+    """name → path of the flags ``--<prefix><name>`` that were given."""
+    paths = {n: getattr(a, prefix + n) for n in names}
+    return {n: p for n, p in paths.items() if p is not None}
 
-    inputs = {n: getattr(a, n) for n in (*INPUTS, *NATURAL_INPUTS) if getattr(a, n) is not None}
+
+def cmd_setting(a) -> None:
+    from . import INPUTS, NATURAL_INPUTS, OUTPUTS, SCORED_INPUTS, SCORED_OUTPUTS, analyze_setting
+
     analyze_setting(
-        inputs,
-        {name: getattr(a, f"out_{name}") for name in OUTPUTS},
+        _given(a, (*INPUTS, *NATURAL_INPUTS, *SCORED_INPUTS)),
+        _given(a, (*OUTPUTS, *SCORED_OUTPUTS), "out_"),
         evaluator_same_tokenizer=a.same_tokenizer,
         supercopy_min=a.supercopy_min,
         planted_min_copy=a.planted_min,
@@ -46,7 +51,7 @@ def cmd_completion_loss(a) -> None:
 
 def register(sub) -> None:
     """Add the ``analyze`` group: ``setting``, ``queries`` and ``completion-loss``."""
-    from . import INPUTS, NATURAL_INPUTS, OUTPUTS
+    from . import INPUTS, NATURAL_INPUTS, OUTPUTS, SCORED_INPUTS, SCORED_OUTPUTS
 
     group = add_group(sub, "analyze", "per-setting analyses of the samples")
     f = add_command(group, "setting", cmd_setting, "every analysis of one sample file")
@@ -56,6 +61,10 @@ def register(sub) -> None:
         f.add_argument(_flag(name), help=what)
     for name, what in OUTPUTS.items():
         f.add_argument(_flag(f"out_{name}"), required=True, help=what)
+    for name, what in SCORED_INPUTS.items():
+        f.add_argument(_flag(name), help=what)
+    for name, what in SCORED_OUTPUTS.items():
+        f.add_argument(_flag(f"out_{name}"), help=what)
     f.add_argument(
         "--same-tokenizer",
         action="store_true",

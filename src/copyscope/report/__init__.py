@@ -35,6 +35,7 @@ import pandas as pd
 
 from ..errors import InputError
 from ..sample import HUMAN_DECODINGS, decoding_family
+from ..sample.external import is_reference_decoding
 
 ANALYSES = (
     "rusty_dawg",
@@ -62,11 +63,16 @@ def analyses() -> list[ModuleType]:
 
 
 def family(decoding: str, decodings: Mapping) -> str:
-    """The decoding family of a setting: ``human`` for the human sets (the reference text and
-    the contaminated one, :data:`copyscope.sample.HUMAN_DECODINGS`), else the family of its
-    configured method (:func:`copyscope.sample.decoding_family`)."""
-    if decoding in HUMAN_DECODINGS:
+    """The decoding family of a setting: ``human`` for the human sets (the reference text,
+    the contaminated one, :data:`copyscope.sample.HUMAN_DECODINGS`, and the references of
+    generations from outside, :func:`copyscope.sample.external.is_reference_decoding`),
+    ``external`` for another decoding not in ``decodings`` (config ``generations``: its
+    method is not known), else the family of its configured method
+    (:func:`copyscope.sample.decoding_family`)."""
+    if decoding in HUMAN_DECODINGS or is_reference_decoding(decoding):
         return "human"
+    if decoding not in decodings:
+        return "external"
     return decoding_family(decodings[decoding])
 
 

@@ -241,7 +241,7 @@ def novelty_quality(raven: pd.DataFrame, path) -> None:
     point per decoding method, human text as reference."""
     plotting.setup()
     fig, ax = plt.subplots(figsize=(6.8, 4.6))
-    sub = raven[raven["source"] == "union"]
+    sub = raven[(raven["source"] == "union") & raven["perplexity"].notna()]  # scored sets
     markers = dict(zip(sorted(set(sub["family"])), "osD^vPX<", strict=False))
     for i, (model, g) in enumerate(sub[sub["model"] != "human"].groupby("model", sort=False)):
         for _, r in g.iterrows():

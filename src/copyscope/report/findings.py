@@ -61,7 +61,8 @@ INPUTS = {
 OUTPUTS = {"csv": "the scorecard (.csv)", "md": "the scorecard (.md)"}
 PARAMS = (
     "the config blocks findings, analysis (syntax), sampling, models (zoo, evaluator, "
-    "evaluators) and corpus (inject)"
+    "evaluators) and corpus (inject), and unscored: the <model>/<decoding> sets left out "
+    "(generations from outside)"
 )
 
 HOLDS, FAILS, UNCLEAR = "holds", "does not hold", "inconclusive"
@@ -1645,8 +1646,23 @@ def markdown(card: pd.DataFrame) -> str:
     return "\n".join(lines) + "\n"
 
 
+def without_unscored(tables: Mapping[str, pd.DataFrame], unscored) -> dict[str, pd.DataFrame]:
+    """``tables`` without the rows of the sets named ``<model>/<decoding>`` in ``unscored``
+    (generations from outside copyscope and their references): every claim is about
+    copyscope's own models, trained (or used) with a known training text, against the
+    held-out human baselines; a table without ``model`` and ``decoding`` columns is kept."""
+    out = {}
+    for name, t in tables.items():
+        if unscored and {"model", "decoding"} <= set(t.columns):
+            names = t["model"].astype(str) + "/" + t["decoding"].astype(str)
+            t = t[~names.isin(list(unscored))].reset_index(drop=True)
+        out[name] = t
+    return out
+
+
 def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
-    """Read the named tables, decide every claim, write the scorecard (.csv and .md)."""
+    """Read the named tables, decide every claim, write the scorecard (.csv and .md); the
+    sets of ``params["unscored"]`` are left out (:func:`without_unscored`)."""
     unknown = sorted({name for name, _ in inputs["table"]} - TABLES)
     if unknown:
         raise InputError(
@@ -1654,6 +1670,6 @@ def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
             f"names of tables the claims read ({', '.join(sorted(TABLES))}), found {unknown}",
         )
     tables = {name: pd.read_csv(path) for name, path in inputs["table"]}
-    card = scorecard(tables, params)
+    card = scorecard(without_unscored(tables, params.get("unscored", ())), params)
     write_csv(out["csv"], card)
     write_text(out["md"], markdown(card))

@@ -42,7 +42,10 @@ OUTPUTS = {
     "contrasts": "prompt-length and source contrasts of the truncated score (.csv)",
     "texts": "per text at the main prompt length: truncated score and evaluator NLL (.csv)",
 }
-PARAMS = "the config blocks novelty and sampling"
+PARAMS = (
+    "the config blocks novelty and sampling, and unscored: the <model>/<decoding> sets "
+    "without a quality file (generations from outside; perplexity n/a)"
+)
 SUMMARY_TABLES = ("raven_summary",)  # read by summary_section
 
 
@@ -84,6 +87,9 @@ def build(
                     }
                 )
             )
+        if q is None:  # a set without model scores (generations from outside)
+            quality.append({**label, "evaluator_nll": np.nan, "evaluator": ""})
+            continue
         q = q[q["prompt_length"] == plen]
         quality.append(
             {
@@ -246,10 +252,17 @@ def contrasts(
     return pd.DataFrame(lengths + sources, columns=CONTRAST_COLUMNS)
 
 
-def _paired(words, quality):
-    """(model, decoding, words frame, quality frame) per setting, in the order of ``words``."""
+def _paired(words, quality, unscored=()):
+    """(model, decoding, words frame, quality frame) per setting, in the order of ``words``;
+    the quality frame is None for the sets named ``<model>/<decoding>`` in ``unscored``
+    (generations from outside: no model scores), which must have no quality file."""
     q = {(m, d): path for m, d, path in quality}
     for m, d, path in words:
+        if f"{m}/{d}" in unscored:
+            if (m, d) in q:
+                raise InputError("--quality", f"no quality file for {m} {d} (no model scores)")
+            yield m, d, pd.read_parquet(path), None
+            continue
         if (m, d) not in q:
             raise InputError("--quality", f"a quality file for {m} {d} (given words for it)")
         frame = pd.read_csv(q[(m, d)])
@@ -263,7 +276,7 @@ def _paired(words, quality):
 def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
     """Read each setting's words.parquet and quality.csv, write three tables and two figures."""
     require(inputs["words"], "--words", "setting")
-    settings = list(_paired(inputs["words"], inputs["quality"]))
+    settings = list(_paired(inputs["words"], inputs["quality"], params.get("unscored", ())))
     summary, curves, _ = build(settings, params["novelty"], params["sampling"])
     write_csv(out["summary"], summary)
     write_csv(out["curves"], curves)

@@ -32,11 +32,15 @@ def sections() -> dict[str, tuple[tuple[str, ...], Section]]:
 def header(corpus_tokens: int, params: Mapping) -> list[str]:
     """Title, training corpus size (in the models' tokenizer) and sampling setup."""
     s, tok = params["sampling"], params["models"]["tokenizer"]
+    prompts = (
+        f"{s['prompts']} prompts of {s['prompt_length']} tokens"
+        if isinstance(s["prompts"], int)
+        else f"the prompts of {s['prompts']} (their last {s['prompt_length']} tokens)"
+    )
     return [
         "# copyscope summary",
         "",
-        f"Training corpus: {corpus_tokens:,} tokens ({tok}); "
-        f"{s['prompts']} prompts of {s['prompt_length']} tokens, "
+        f"Training corpus: {corpus_tokens:,} tokens ({tok}); {prompts}, "
         f"{s['new_tokens']} new tokens per sample.",
     ]
 

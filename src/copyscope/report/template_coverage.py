@@ -27,6 +27,7 @@ import pandas as pd
 from ..errors import InputError
 from ..io import read_jsonl, write_csv
 from ..novelty import bootstrap_mean, bootstrap_mean_difference
+from ..sample.external import reference_decoding
 from ..syntax.io import read_parses
 from ..syntax.templates import (
     generated_text,
@@ -95,7 +96,9 @@ def coverage_delta(
     coverage: pd.DataFrame, in_cut: Mapping[tuple[str, str], Sequence[bool]], n_boot: int, seed: int
 ) -> pd.DataFrame:
     """Per model set, its template coverage minus the human reference's (Shaib et al. §6:
-    76% of model templates vs 35% of human text found in the pre-training data).
+    76% of model templates vs 35% of human text found in the pre-training data); a set of
+    generations from outside with references is compared with its own references (the human
+    set ``human/<model>+<decoding>``), every other set with the first human set.
 
     ``coverage``: rows of ``template_coverage.csv`` (``model``, ``decoding``,
     ``decoding_family``, ``n``, ``cut``), the human reference's with model ``human``;
@@ -110,11 +113,13 @@ def coverage_delta(
     if human.empty:
         raise InputError("--parses", "the human reference's parse file (--parses human reference)")
     h = human.iloc[0]
-    human_flags = _as_units(in_cut[(h["model"], h["decoding"])])
+    own = set(human["decoding"])  # a set of generations from outside: its own references
     rows = []
     for r in coverage[coverage["model"] != "human"].itertuples(index=False):
         if (r.n, r.cut) != (h["n"], h["cut"]):
             raise ValueError(f"{r.model}/{r.decoding}: n, cut {r.n}, {r.cut} differ from human's")
+        ref = reference_decoding(r.model, r.decoding)
+        human_flags = _as_units(in_cut[("human", ref if ref in own else h["decoding"])])
         flags = _as_units(in_cut[(r.model, r.decoding)])
         delta, lo, hi = bootstrap_mean_difference(flags, human_flags, n_boot, seed)
         rows.append(

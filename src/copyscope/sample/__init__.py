@@ -194,7 +194,13 @@ def write_prompts(
     decoded with the tokenizer in ``tokenizer_dir``) to ``out_human`` (jsonl). With
     ``excerpts`` (the ``(npy, json)`` of the tokenized excerpt plays) the contaminated human
     set, windows cut the same way from those documents only (decoding ``contaminated``), is
-    written to ``out_contaminated``. Returns the prompt lengths."""
+    written to ``out_contaminated``. Returns the prompt lengths.
+
+    With a path for ``prompts`` (``sampling.prompts: PATH``) the prompt windows are that file's
+    prompts (:func:`copyscope.sample.external.prompt_file_windows`, in the tokenizer of
+    ``tokenizer_dir``) and the human baseline their references; a file without references
+    keeps the held-out windows as the human baseline, as many as it has prompts (as does the
+    contaminated set)."""
     from ..errors import InputError
     from ..io import write_jsonl
     from ..tokenize import load_hf_tokenizer, read_split
@@ -211,12 +217,27 @@ def write_prompts(
     def decode(ids):
         return tok.decode(list(ids))
 
-    sets = [(valid_npy, valid_json, out, out_human, "reference", "validation")]
+    count, written, held_out = p["prompts"], [], [(valid_npy, valid_json, out, out_human)]
+    if isinstance(p["prompts"], str):
+        from .external import prompt_file_windows
+
+        windows, refs = prompt_file_windows(
+            p["prompts"],
+            lambda text: tok.encode(text, add_special_tokens=False),
+            lengths,
+            p["new_tokens"],
+        )
+        count = len(windows)
+        written.append((out, windows))
+        if refs:
+            written.append((out_human, human_rows(windows, lengths, decode)))
+        held_out = [] if refs else [(valid_npy, valid_json, None, out_human)]
+    sets = [(*x, "reference", "validation") for x in held_out]
     if excerpts is not None:
         sets.append((*excerpts, None, out_contaminated, "contaminated", "excerpt-play"))
     for npy, meta, out_windows, out_rows, decoding, what in sets:
         _, _, docs = read_split(npy, meta)
-        windows = prompt_sets(docs, lengths, p["new_tokens"], p["prompts"], p["seed"])
+        windows = prompt_sets(docs, lengths, p["new_tokens"], count, p["seed"])
         if not windows:
             raise InputError(
                 meta,
@@ -224,8 +245,10 @@ def write_prompts(
                 f"{p['new_tokens']} tokens for one prompt window",
             )
         if out_windows is not None:
-            write_jsonl(out_windows, windows)
-        write_jsonl(out_rows, human_rows(windows, lengths, decode, decoding))
+            written.append((out_windows, windows))
+        written.append((out_rows, human_rows(windows, lengths, decode, decoding)))
+    for path, rows in written:  # every set checked and cut before any file is written
+        write_jsonl(path, rows)
     return lengths
 
 

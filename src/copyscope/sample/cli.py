@@ -36,6 +36,16 @@ def cmd_generate(a):
     )
 
 
+def cmd_import(a):
+    from .external import import_generations
+
+    n, refs = import_generations(
+        a.generations, a.tokenizer, a.setting, a.prompt_length, a.out, a.out_reference
+    )
+    log.info("%s: %d generations from %s%s", a.setting, n, a.generations,
+             ", and their references" if refs else "")  # fmt: skip
+
+
 def register(sub) -> None:
     g = add_group(sub, "sample", "sampling stage: prompts and generations")
     f = add_command(g, "prompts", cmd_prompts, "cut prompt windows and the human baseline")
@@ -51,6 +61,24 @@ def register(sub) -> None:
     f.add_argument("--excerpts-json", help="its metadata (.json)")
     f.add_argument(
         "--out-contaminated", help="human samples cut from the excerpt plays to write (.jsonl)"
+    )
+    f = add_command(
+        g, "import", cmd_import, "a generations file as a sample set (and its human baseline)"
+    )
+    f.add_argument(
+        "--generations", required=True, help="generations (.jsonl: id, prompt, text[, reference])"
+    )
+    f.add_argument("--setting", required=True, help="the setting's name, <model>/<decoding>")
+    f.add_argument(
+        "--tokenizer", required=True, metavar="DIR", help="the index's tokenizer directory"
+    )
+    f.add_argument(
+        "--prompt-length", type=int, required=True, help="prompt length label of the rows"
+    )
+    f.add_argument("--out", help="sample rows to write (.jsonl)")
+    f.add_argument(
+        "--out-reference",
+        help="the references' human baseline to write (.jsonl); exactly when lines have them",
     )
     f = add_command(g, "generate", cmd_generate, "generate continuations of every prompt")
     f.add_argument("--model", required=True, metavar="DIR", help="model directory")

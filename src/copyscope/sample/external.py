@@ -1,0 +1,297 @@
+"""Text from outside copyscope: a researcher's own generations and prompts.
+
+* **Generations** (config ``generations:``, name → JSONL file): each line one generated text,
+  ``{"id", "prompt", "text"}`` plus an optional ``reference`` (the true continuation) and any
+  other fields (kept as ``meta``). A file is one setting, named ``<model>/<decoding>``
+  (:func:`check_setting_name`); :func:`import_generations` turns it into a sample file of the
+  same format as the sampling stage writes (the prompt and the text in the index's tokenizer),
+  and the references into that setting's own human baseline, the human set
+  ``human/<model>+<decoding>`` (:func:`reference_decoding`). Every row is labelled with the
+  main prompt length (``sampling.prompt_length``): the set is one setting; the prompt is used
+  whole, its true length in tokens is the row's ``prompt_tokens``.
+* **Prompts** (``sampling.prompts: PATH``): a JSONL file of ``{"prompt"}`` with an optional
+  ``reference`` (other fields ignored), or a ``.txt`` file with one prompt per non-empty
+  line; :func:`prompt_file_windows` tokenizes them into the prompt windows the models sample
+  from (:func:`copyscope.sample.prompt_sets`' format).
+
+Both readers check every line before anything is written: a bad line is an
+:class:`~copyscope.errors.InputError` naming ``file:line`` and the field. ``reference`` is
+all or none: every line has one or no line has one.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from ..errors import InputError
+
+NAME_PART = r"[A-Za-z0-9][A-Za-z0-9._-]*"
+SETTING_NAME = re.compile(rf"^({NAME_PART})/({NAME_PART})$")
+"""A generations setting name: ``<model>/<decoding>``, each part letters, digits, ``.``, ``_``
+and ``-`` (not first)."""
+
+REFERENCE_SEP = "+"
+"""Joins model and decoding in the decoding name of a setting's human baseline."""
+
+
+def check_setting_name(name: str) -> tuple[str, str]:
+    """``(model, decoding)`` of a generations setting name, or ValueError saying what is
+    expected. Example: ``"api-model/top_p_0.9"`` → ``("api-model", "top_p_0.9")``."""
+    m = SETTING_NAME.match(name)
+    if not m:
+        raise ValueError(
+            f"expected <model>/<decoding>, each of letters, digits, '.', '_' and '-' "
+            f"(not first), found {name!r}"
+        )
+    return m.group(1), m.group(2)
+
+
+def reference_decoding(model: str, decoding: str) -> str:
+    """The decoding name of the human baseline of generations setting ``model/decoding``:
+    ``<model>+<decoding>`` (so its files are ``samples/human/<model>+<decoding>.jsonl``)."""
+    return f"{model}{REFERENCE_SEP}{decoding}"
+
+
+def is_reference_decoding(decoding: str) -> bool:
+    """Whether a human set's decoding name is the baseline of a generations setting."""
+    return REFERENCE_SEP in decoding
+
+
+def _records(path):
+    """(line number, object) of every non-empty line of a JSONL file; a line that is not a
+    JSON object is an error naming it."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(path, "file not found")
+    with open(path, encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise InputError(
+                    f"{path}:{lineno}", f"expected one JSON object per line ({exc})"
+                ) from exc
+            if not isinstance(obj, dict):
+                raise InputError(
+                    f"{path}:{lineno}", f"expected a JSON object, found {type(obj).__name__}"
+                )
+            yield lineno, obj
+
+
+def _string(where: str, obj: dict, field: str, *, empty: bool = False) -> str:
+    """``obj[field]``, a string (non-blank unless ``empty``)."""
+    if field not in obj:
+        raise InputError(where, f"field {field!r}: missing")
+    value = obj[field]
+    if not isinstance(value, str):
+        raise InputError(where, f"field {field!r}: expected a string, found {json.dumps(value)}")
+    if not empty and not value.strip():
+        raise InputError(where, f"field {field!r}: expected a non-empty string")
+    return value
+
+
+def _references(path, rows: list[dict], where: list[str]) -> bool:
+    """Whether the rows have references: every one or none (else an error naming the first
+    line that differs from line one)."""
+    has = ["reference" in r for r in rows]
+    for w, h in zip(where, has, strict=True):
+        if h != has[0]:
+            first = where[0].rsplit(":", 1)[-1]
+            raise InputError(
+                w,
+                f"field 'reference': every line has one or none does "
+                f"({'present' if has[0] else 'absent'} on line {first}, "
+                f"{'present' if h else 'absent'} here)",
+            )
+    return bool(has and has[0])
+
+
+def read_generations(path) -> tuple[list[dict], bool]:
+    """The lines of a generations file (``id``, ``prompt``, ``text``, optional ``reference``,
+    the other fields under ``meta``), checked, and whether they have references.
+
+    ``id``: a string or integer, unique in the file (compared as text); ``prompt``: a string
+    (may be empty: unconditional generation); ``text`` and ``reference``: non-empty strings.
+    """
+    rows, where, seen = [], [], {}
+    for lineno, obj in _records(path):
+        w = f"{path}:{lineno}"
+        if "id" not in obj:
+            raise InputError(w, "field 'id': missing")
+        gid = obj["id"]
+        if isinstance(gid, bool) or not isinstance(gid, (str, int)) or str(gid) == "":
+            raise InputError(
+                w, f"field 'id': expected a non-empty string or an integer, found {json.dumps(gid)}"
+            )
+        if str(gid) in seen:
+            raise InputError(w, f"field 'id': {gid!r} again (first on line {seen[str(gid)]})")
+        seen[str(gid)] = lineno
+        row = {
+            "line": lineno,
+            "id": gid,
+            "prompt": _string(w, obj, "prompt", empty=True),
+            "text": _string(w, obj, "text"),
+        }
+        if "reference" in obj:
+            row["reference"] = _string(w, obj, "reference")
+        meta = {k: v for k, v in obj.items() if k not in ("id", "prompt", "text", "reference")}
+        if meta:
+            row["meta"] = meta
+        rows.append(row)
+        where.append(w)
+    if not rows:
+        raise InputError(path, "at least one line {id, prompt, text}")
+    return rows, _references(path, rows, where)
+
+
+def has_references(path) -> bool:
+    """Whether a generations file's first record has a ``reference`` (what the workflow reads
+    to plan the setting's human baseline; :func:`read_generations` checks every line). A
+    missing or unreadable file counts as none: the import job reports it."""
+    try:
+        for _, obj in _records(path):
+            return "reference" in obj
+    except (InputError, OSError, UnicodeDecodeError):
+        return False
+    return False
+
+
+def read_prompt_file(path) -> tuple[list[dict], bool]:
+    """The prompts of ``path``: ``.txt``, one prompt per non-empty line (no references);
+    else JSONL with a non-empty string ``prompt`` and an optional ``reference`` (all or none).
+    Returns rows ``{"line", "prompt"[, "reference"]}`` and whether they have references."""
+    path = Path(path)
+    rows, where = [], []
+    if path.suffix == ".txt":
+        if not path.is_file():
+            raise InputError(path, "file not found")
+        with open(path, encoding="utf-8") as fh:
+            for lineno, line in enumerate(fh, 1):
+                if line.strip():
+                    rows.append({"line": lineno, "prompt": line.rstrip("\n")})
+    else:
+        for lineno, obj in _records(path):
+            w = f"{path}:{lineno}"
+            row = {"line": lineno, "prompt": _string(w, obj, "prompt")}
+            if "reference" in obj:
+                row["reference"] = _string(w, obj, "reference")
+            rows.append(row)
+            where.append(w)
+    if not rows:
+        raise InputError(path, "at least one prompt")
+    return rows, bool(where) and _references(path, rows, where)
+
+
+def prompt_file_windows(
+    path, encode, prompt_lengths: list[int], new_tokens: int
+) -> tuple[list[dict], bool]:
+    """The prompt windows of a prompt file (:func:`read_prompt_file`), in
+    :func:`copyscope.sample.prompt_sets`' format: window ``i`` = the i-th prompt, whose
+    ``prompts[P]`` are the last P of its tokens (``encode``: text → ids) for every prompt
+    length P, and whose ``continuation`` is the first ``new_tokens`` tokens of its reference
+    (empty without one); also whether the prompts have references. A prompt shorter than the
+    longest prompt length is an error naming its line (choose a shorter
+    ``sampling.prompt_length`` / ``prompt_lengths``)."""
+    rows, refs = read_prompt_file(path)
+    slot = max(prompt_lengths)
+    windows = []
+    for i, r in enumerate(rows):
+        ids = [int(x) for x in encode(r["prompt"])]
+        if len(ids) < slot:
+            raise InputError(
+                f"{path}:{r['line']}",
+                f"field 'prompt': expected at least {slot} tokens (the longest prompt length), "
+                f"found {len(ids)}",
+            )
+        cont = [int(x) for x in encode(r["reference"])][:new_tokens] if refs else []
+        if refs and not cont:
+            raise InputError(f"{path}:{r['line']}", "field 'reference': no tokens")
+        windows.append(
+            {
+                "window": i,
+                "line": r["line"],
+                "prompts": {str(p): ids[len(ids) - p :] if p else [] for p in prompt_lengths},
+                "continuation": cont,
+            }
+        )
+    return windows, refs
+
+
+def generation_rows(
+    path,
+    rows: list[dict],
+    encode,
+    model: str,
+    decoding: str,
+    prompt_length: int,
+    field: str = "text",
+) -> list[dict]:
+    """Sample rows (:mod:`copyscope.sample`'s format) of generations ``rows``: window = line
+    order, ``prompt`` and ``ids`` the prompt and ``field`` (``text``, or ``reference`` for the
+    human baseline) in the index's tokenizer (``encode``), labelled ``prompt_length``, with
+    the file's ``id`` (``gen_id``), the prompt's length in tokens (``prompt_tokens``) and the
+    line's other fields (``meta``). A text of no tokens is an error naming ``path:line``."""
+    out = []
+    for i, r in enumerate(rows):
+        prompt = [int(x) for x in encode(r["prompt"])] if r["prompt"] else []
+        ids = [int(x) for x in encode(r[field])]
+        if not ids:
+            raise InputError(f"{path}:{r['line']}", f"field {field!r}: no tokens")
+        out.append(
+            {
+                "model": model,
+                "decoding": decoding,
+                "window": i,
+                "prompt_length": prompt_length,
+                "prompt": prompt,
+                "ids": ids,
+                "text": r[field],
+                "logprobs": [],
+                "stopped_at_eos": False,
+                "gen_id": r["id"],
+                "prompt_tokens": len(prompt),
+                **({"meta": r["meta"]} if "meta" in r else {}),
+            }
+        )
+    return out
+
+
+def import_generations(
+    path, tokenizer_dir, name: str, prompt_length: int, out=None, out_reference=None
+) -> tuple[int, bool]:
+    """Check the generations file ``path`` (:func:`read_generations`) of setting ``name``
+    (``<model>/<decoding>``); write its sample rows (:func:`generation_rows`, in the tokenizer
+    of ``tokenizer_dir``) to ``out`` and/or its references as the setting's human baseline
+    (model ``human``, decoding :func:`reference_decoding`) to ``out_reference``. Every line is
+    checked before anything is written. Returns (rows, whether the file has references)."""
+    from ..io import write_jsonl
+    from ..tokenize import load_hf_tokenizer
+
+    try:
+        model, decoding = check_setting_name(name)
+    except ValueError as exc:
+        raise InputError("--setting", str(exc)) from None
+    if out is None and out_reference is None:
+        raise InputError("--out", "a path for the samples, their references or both")
+    rows, refs = read_generations(path)
+    if out_reference is not None and not refs:
+        raise InputError(path, "field 'reference' on every line (a human baseline was asked for)")
+    tok = load_hf_tokenizer(tokenizer_dir)
+
+    def encode(text):
+        return tok.encode(text, add_special_tokens=False)
+
+    written = []
+    if out is not None:
+        written.append((out, generation_rows(path, rows, encode, model, decoding, prompt_length)))
+    if out_reference is not None:
+        ref = reference_decoding(model, decoding)
+        human = generation_rows(path, rows, encode, "human", ref, prompt_length, "reference")
+        written.append((out_reference, human))
+    for target, sample_rows in written:
+        write_jsonl(target, sample_rows)
+    return len(rows), refs
