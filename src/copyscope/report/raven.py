@@ -126,11 +126,13 @@ def text_table(
     pointwise duplication scores (training ∪ context, :func:`copyscope.raven.truncated_values`)
     and its number of generated words, and the evaluator's NLL sum and token count: the items
     whose pooled ratios are the summary's truncated score and perplexity, for tests that
-    regroup texts (the novelty–quality rule of the scorecard). Texts without a quality row are
-    left out."""
+    regroup texts (the novelty–quality rule of the scorecard). Texts without a quality row, and
+    sets without model scores (``q`` None: generations from outside), are left out."""
     plen = sampling["prompt_length"]
     rows = []
     for model, decoding, w, q in settings:
+        if q is None:
+            continue
         w = w[w["prompt_length"] == plen]
         texts = sorted(pd.unique(w["text"]))
         values = truncated_values(per_text(w, "s_union"))
