@@ -511,6 +511,9 @@ def report_outputs():
     return [f for r in workflow.rules if r.name.startswith("report_") for f in r.output]
 
 
+EXPLORER_PAGE = f"{R}/explorer/index.html"  # rules/explore.smk
+
+
 def all_outputs():
     return [
         f"{R}/figures/novelty_valid.png",
@@ -518,6 +521,7 @@ def all_outputs():
         f"{R}/tables/novelty_valid.csv",
         f"{R}/tables/nnsl_valid.csv",
         *report_outputs(),
+        EXPLORER_PAGE,
         f"{R}/summary.md",
         f"{R}/tables/runtime.csv",
     ]

@@ -522,6 +522,7 @@ rule report_calibration:
         f"{R}/benchmarks/report_calibration.tsv"
     conda:
         "../envs/novelty.yaml"
+    threads: 2
     params:
         extraction=lambda w, input: labelled(
             "--extraction", MODELS if LADDER else [], input.extraction
@@ -546,7 +547,6 @@ rule report_calibration:
                 },
             }
         ),
-    threads: 2
     shell:
         "COPYSCOPE_PROCESSES={threads} "
         "python -m copyscope report calibration --tokens human reference {input.tokens} "
@@ -742,6 +742,7 @@ rule runtime:
     input:
         summary=rules.summary.output,
         reports=lambda w: report_outputs(),
+        explorer=EXPLORER_PAGE,
     output:
         report(
             f"{R}/tables/runtime.csv",
