@@ -160,10 +160,9 @@ def setting_texts(
 
 def ladder_rows(frame: pd.DataFrame, tokenizer) -> list[dict]:
     """The PASSAGE records of a model's extraction test (``memorization/<model>.csv``), most
-    copies first:
-    the target and the greedy generation in the model's tokens (their decoded text encoded
-    again, for display), ``lcp`` (the test's own longest common prefix of the S tokens: the
-    first divergence is at that position) and ``S`` (the number of target tokens)."""
+    copies first: the target and the greedy generation in the model's tokens (their decoded
+    text encoded again, for display), ``lcp`` (the test's own longest common prefix of the S
+    tokens: the first divergence is at that position) and ``S`` (the number of target tokens)."""
     out = []
     order = frame.sort_values(["copies", "passage"], ascending=[False, True])
     for r in order.itertuples(index=False):
@@ -183,6 +182,15 @@ def ladder_rows(frame: pd.DataFrame, tokenizer) -> list[dict]:
             }
         )
     return out
+
+
+def piece_table(tokenizer, ids) -> dict[str, str]:
+    """id (as a JSON key) -> its printable piece (:func:`copyscope.index.query.pieces`), for
+    every id of ``ids`` in increasing order."""
+    from ..index.query import pieces
+
+    ids = sorted({int(i) for i in ids})
+    return dict(zip(map(str, ids), pieces(tokenizer, ids), strict=True))
 
 
 def _read(path, what: str, reader):
@@ -210,9 +218,10 @@ def explorer_data(
     (``indexes[model]``, a directory; the human sets use ``indexes["human"]``), the Moses word
     tokenizer directory and the ladder files ``(model, memorization csv)``.
 
-    Only texts with ``prompt_length`` (default: :func:`common_prompt_length`) are shown, at most ``max_texts`` prompt windows (a seeded sample, the same in every set)."""
+    Only texts with ``prompt_length`` (default: :func:`common_prompt_length`) are shown, at
+    most ``max_texts`` prompt windows (a seeded sample, the same in every set)."""
     from ..analyze import load_samples
-    from ..index.query import open_index, pieces
+    from ..index.query import open_index
     from ..tokenize import load
 
     if not sets:
@@ -226,33 +235,32 @@ def explorer_data(
         for f in samples
     ]
     chosen, available = choose_windows(windows, max_texts, seed)
-    opened: dict[str, tuple] = {}
-    vocab: dict[str, dict[int, str]] = {}
+    opened: dict[str, tuple] = {}  # index directory -> (index, tokenizer, name on the page)
+    used: dict[str, set[int]] = {}  # index directory -> the token ids the page shows
+
+    def index_of(label: str, flag: str):
+        if label not in indexes:
+            raise InputError(flag, f"expected an index for {label!r} (--index {label} DIR)")
+        where = str(indexes[label])
+        if where not in opened:
+            index, tokenizer = open_index(where)
+            if tokenizer is None:
+                raise InputError(Path(where) / "index.json", "expected a recorded tokenizer")
+            opened[where] = (index, tokenizer, f"t{len(opened)}")
+            used[where] = set()
+        return where
+
     word_ids: set[int] = set()
     out_sets = []
     for (model, decoding, _, tokens_path, words_path, sc_path), frame in zip(
         sets, samples, strict=True
     ):
-        label = "human" if model == "human" else model
-        if label not in indexes:
-            raise InputError("--index", f"expected an index for {label!r} (--index {label} DIR)")
-        where = str(indexes[label])
-        if where not in opened:
-            opened[where] = open_index(where)
-            vocab[where] = {}
-        index, tokenizer = opened[where]
-        if tokenizer is None:
-            raise InputError(Path(where) / "index.json", "expected a recorded tokenizer")
-        keep = (
-            [
-                int(k)
-                for k in np.flatnonzero(
-                    (frame["prompt_length"] == prompt_length) & frame["window"].isin(chosen)
-                )
-            ]
-            if len(frame)
-            else []
-        )
+        where = index_of(model, "--index")
+        index, tokenizer, _ = opened[where]
+        keep = []  # the sample rows shown (an empty sample file has no columns)
+        if len(frame):
+            shown = frame["prompt_length"].eq(prompt_length) & frame["window"].isin(chosen)
+            keep = np.flatnonzero(shown).tolist()
         texts = setting_texts(
             frame,
             _read(tokens_path, "tokens.parquet", pd.read_parquet),
@@ -266,43 +274,33 @@ def explorer_data(
             context=context,
         )
         for t in texts:
-            vocab[where].update((i, "") for i in (*t["p"], *t["g"]))
+            used[where].update((*t["p"], *t["g"]))
             word_ids.update(t["W"])
+        name = opened[where][2]
         out_sets.append(
-            {"model": model, "decoding": decoding, "tok": where, "words": "words", "texts": texts}
+            {"model": model, "decoding": decoding, "tok": name, "words": "words", "texts": texts}
         )
-    names = {}
-    for k, where in enumerate(opened):
-        names[where] = f"t{k}"
-        ids = sorted(vocab[where])
-        vocab[where] = dict(zip(ids, pieces(opened[where][1], ids), strict=True))
-    for s in out_sets:
-        s["tok"] = names[s["tok"]]
-    word_list = sorted(word_ids)
-    data = {
+    ladder = {}
+    for model, path in ladders:
+        where = index_of(model, "--ladder")
+        rows = ladder_rows(
+            _read(path, "a memorization table (.csv)", pd.read_csv), opened[where][1]
+        )
+        used[where].update(i for r in rows for i in (*r["target"], *r["generated"]))
+        ladder[model] = {"tok": opened[where][2], "passages": rows}
+    return {
         "version": VERSION,
         "min_span": min_span,
         "prompt_length": prompt_length,
         "sampled": {"windows": len(chosen), "available": available, "seed": seed},
         "vocab": {
-            **{names[w]: {str(i): p for i, p in v.items()} for w, v in vocab.items()},
-            "words": dict(zip(map(str, word_list), pieces(words_tok, word_list), strict=True)),
+            **{opened[w][2]: piece_table(opened[w][1], ids) for w, ids in used.items()},
+            "words": piece_table(words_tok, word_ids),
         },
-        "joiner": {**{names[w]: opened[w][1].joiner for w in opened}, "words": words_tok.joiner},
+        "joiner": {**{t[2]: t[1].joiner for t in opened.values()}, "words": words_tok.joiner},
         "settings": out_sets,
-        "ladder": {},
+        "ladder": ladder,
     }
-    for model, path in ladders:
-        where = str(indexes.get(model, indexes.get("human", "")))
-        if where not in opened:
-            raise InputError("--ladder", f"expected an index for {model!r} (--index {model} DIR)")
-        frame = _read(path, "a memorization table (.csv)", pd.read_csv)
-        rows = ladder_rows(frame, opened[where][1])
-        tv = data["vocab"][names[where]]
-        ids = sorted({i for r in rows for i in (*r["target"], *r["generated"])} - set(map(int, tv)))
-        tv.update(zip(map(str, ids), pieces(opened[where][1], ids), strict=True))
-        data["ladder"][model] = {"tok": names[where], "passages": rows}
-    return data
 
 
 def page_html(data: dict, title: str = "copyscope explorer") -> str:
@@ -328,11 +326,10 @@ def write_page(path, data: dict) -> int:
 
 
 def discover(results, decodings: Sequence[str] = DEFAULT_DECODINGS, models=None) -> dict:
-    """The explicit inputs of :func:`explorer_data` found in a results folder: the human
-    reference and every model's sets among ``decodings`` (those present), each model's index
-    (``index/<tokenizer>``, as its ``analysis`` set's tokenizer: the one recorded in the
-    samples' index pairing, i.e. the model tokenizer of the run), the Moses word tokenizer and
-    the ladder files."""
+    """The explicit inputs of :func:`explorer_data` found in a results folder (the layout
+    of the workflow): the human reference and every model's sets among ``decodings`` (those
+    present), the index of the models' tokenizer (:func:`_model_index`, for every set), the
+    Moses word tokenizer ``tokenizers/words`` and the ladder files ``memorization/*.csv``."""
     results = Path(results)
     if not (results / "analysis").is_dir():
         raise InputError(results, "expected a results folder with analysis/ (a finished run)")
