@@ -48,9 +48,11 @@ unlock: setup
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/snakemake --unlock --configfile $(CONFIG)
 
 # the whole suite, including the slurm-marked tests on a real single-node SLURM that this
-# target starts (as root) and stops again
+# target starts (as root) and stops again, and the explorer's browser test (headless Chromium,
+# installed by tests/browser/setup.sh when missing)
 test: setup
 	$(BIN)/python -m copyscope config check config/tiny.yaml
+	bash tests/browser/setup.sh </dev/null
 	bash tests/slurm/start.sh </dev/null
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python -m pytest -q; rc=$$?; \
 	  bash tests/slurm/stop.sh || true; exit $$rc

@@ -53,6 +53,7 @@ include: "rules/syntax.smk"
 include: "rules/membership.smk"
 include: "rules/probe.smk"
 include: "rules/report.smk"
+include: "rules/explore.smk"
 
 
 # one run per results folder (copyscope.runlock): the lock is taken here, by the main process

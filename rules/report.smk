@@ -763,6 +763,7 @@ rule runtime:
     input:
         summary=rules.summary.output,
         reports=lambda w: report_outputs(),
+        explorer=EXPLORER_PAGE,
     output:
         report(
             f"{R}/tables/runtime.csv",

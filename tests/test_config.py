@@ -440,6 +440,11 @@ def test_one_line_per_problem_without_schema_dump():
             "'hf:/m/p', found 'p' (no tokenizer)",
         ),
         (
+            lambda c: c["explorer"].update(decodings=["pure", "top_k_40"]),
+            "config key 'explorer.decodings': expected a decoding of sampling.decodings (pure, "
+            "top_k_10, top_p_90, greedy, beam_2), found 'top_k_40'",
+        ),
+        (
             lambda c: c["corpus"]["split"].update(valid_ids=["hamlet"]),
             "config key 'corpus.split.valid_ids': expected ids in corpus.subset, found 'hamlet'",
         ),

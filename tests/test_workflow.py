@@ -591,6 +591,7 @@ def test_report_contains_figures(tiny_run, tmp_path):
     html = report.read_text(errors="replace")
     for f in FIGURES:
         assert f in html, f
+    assert f"{tiny_run}/explorer/index.html" in html  # the explorer, linked (rules/explore.smk)
 
 
 def _write_config(tmp_path, mutate):

@@ -6,6 +6,7 @@ User-facing commands::
     copyscope trace INDEX --text "..."      # maximal copied spans and where they come from
     copyscope count INDEX --text "..."      # occurrences of the whole text as one n-gram
     copyscope count INDEX --tags "DT JJ NN" # a POS n-gram in a POS-tag index (kind pos)
+    copyscope explore --results results --out page.html   # the copied spans, in a browser
     copyscope index build TOKENS.npy OUT_DIR [--shard-tokens N]
     copyscope index verify INDEX           # sha256 of every file (after copying an index)
 
@@ -48,6 +49,7 @@ STAGES = (
     "syntax",
     "membership",
     "report",
+    "explore",
 )
 # top-level user commands and the stage whose cli.py registers them (``register_tools``)
 TOOLS = {"query": "index", "trace": "index", "count": "index"}

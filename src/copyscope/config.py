@@ -495,6 +495,19 @@ def check_findings_ranges(cfg: dict) -> list[Problem]:
     return out
 
 
+def check_explorer(cfg: dict) -> list[Problem]:
+    """``explorer.decodings`` name decodings of ``sampling.decodings``."""
+    decodings = cfg["sampling"]["decodings"]
+    return [
+        (
+            "explorer.decodings",
+            f"expected a decoding of sampling.decodings ({', '.join(decodings)}), found {d!r}",
+        )
+        for d in cfg["explorer"]["decodings"]
+        if d not in decodings
+    ]
+
+
 def check_memorization_context(cfg: dict) -> list[Problem]:
     """With a memorization ladder, P + S + 1 (the leading eos) fits every trained model's
     ``n_ctx`` (P, S = ``analysis.memorization.prompt_tokens`` / ``suffix_tokens``)."""
@@ -683,6 +696,7 @@ CROSS_KEY_CHECKS = (
     check_pretrained_tokenizers,
     check_valid_ids_in_subset,
     check_findings_ranges,
+    check_explorer,
     check_memorization_context,
     check_ladder,
     check_excerpts,

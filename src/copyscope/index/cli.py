@@ -123,14 +123,16 @@ def cmd_count(a):
 
 
 def cmd_trace(a):
-    from .query import batch_rows, format_rows, open_index, print_trace, query_inputs, trace
+    from . import query as q
 
-    index, tok = open_index(a.index, a.tokenizer, a.tokenizer_kind)
-    items = query_inputs(a, tok, a.index)
-    if a.batch is not None:
-        print(format_rows(batch_rows(index, "trace", items, a.min_len), a.format))
+    index, tok = q.open_index(a.index, a.tokenizer, a.tokenizer_kind)
+    items = q.query_inputs(a, tok, a.index)
+    if a.batch is not None and a.format == "json":  # with the texts: the explorer opens it
+        print(q.format_rows(q.trace_batch_rows(index, tok, items, a.min_len, a.limit), "json"))
+    elif a.batch is not None:
+        print(q.format_rows(q.batch_rows(index, "trace", items, a.min_len), a.format))
     else:
-        print_trace(trace(index, tok, items[0][1], a.min_len, a.limit), a.min_len, a.plain)
+        q.print_trace(q.trace(index, tok, items[0][1], a.min_len, a.limit), a.min_len, a.plain)
 
 
 def _add_query_args(parser) -> None:

@@ -265,7 +265,14 @@ def trace(index: Index, tokenizer, ids: np.ndarray, min_len: int, limit: int) ->
     for s, e in spans:
         covered[s:e] = True
     joiner = tokenizer.joiner if tokenizer is not None else " "
-    found = [
+    found = span_details(index, ids, spans, parts, joiner, limit)
+    return {"pieces": parts, "covered": covered, "joiner": joiner, "spans": found}
+
+
+def span_details(index: Index, ids, spans, parts, joiner: str, limit: int) -> list[dict]:
+    """Per span [s, e) of ``ids``: ``start``, ``end``, ``count`` (occurrences in the index),
+    ``where`` (up to ``limit`` ``doc@offset`` sources) and ``snippet`` (its pieces joined)."""
+    return [
         {
             "start": s,
             "end": e,
@@ -275,7 +282,23 @@ def trace(index: Index, tokenizer, ids: np.ndarray, min_len: int, limit: int) ->
         }
         for s, e in spans
     ]
-    return {"pieces": parts, "covered": covered, "joiner": joiner, "spans": found}
+
+
+def trace_batch_rows(index: Index, tokenizer, items, min_len: int, limit: int) -> list[dict]:
+    """``trace --batch --format json``: the rows of :func:`batch_rows` (``spans`` is the
+    number of spans), each with the text itself, for the explorer page to show: ``pieces``,
+    ``joiner``, ``L`` (L_t per token) and ``copied`` (:func:`span_details` of every span)."""
+    rows = batch_rows(index, "trace", items, min_len)
+    matches = index.longest_matches([ids for _, ids in items])
+    joiner = tokenizer.joiner if tokenizer is not None else " "
+    for k, (row, (_, ids)) in enumerate(zip(rows, items, strict=True)):
+        L = matches[k][0]
+        parts = pieces(tokenizer, ids)
+        row["pieces"] = parts
+        row["joiner"] = joiner
+        row["L"] = [int(x) for x in L]
+        row["copied"] = span_details(index, ids, maximal_spans(L, min_len), parts, joiner, limit)
+    return rows
 
 
 def print_trace(result: dict, min_len: int, plain: bool = False) -> None:
