@@ -339,7 +339,7 @@ rule report_membership:
             "--cloze", MODELS if BENCHMARK else [], input.cloze
         ),
         benchmark=lambda w, input: (
-            f"--manifest {input.manifest} --overlap {input.overlap}"
+            f"--manifest corpus {input.manifest} --overlap {MODEL_TOK} {input.overlap}"
             if BENCHMARK
             else ""
         ),

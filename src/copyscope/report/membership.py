@@ -52,8 +52,11 @@ HELP = "contamination and membership detectors on the planted benchmark"
 INPUTS = {
     "texts": (("MODEL",), "per-text membership scores (.csv) of a model"),
     "cloze": (("MODEL",), "per-item name cloze and continuation overlap (.csv) of a model"),
-    "manifest": ((), "corpus manifest.json (the benchmark's texts, for the blind baselines)"),
-    "overlap": ((), "each benchmark text's training n-gram overlap (.csv, membership overlap)"),
+    "manifest": (("CORPUS",), "corpus manifest.json (the benchmark's texts, for blind baselines)"),
+    "overlap": (
+        ("TOKENIZER",),
+        "each benchmark text's training n-gram overlap in a tokenizer's tokens (.csv)",
+    ),
 }
 OUTPUTS = {
     "placement": "Li's per-set mean NLL and copyscope's normalised position per model (.csv)",
@@ -571,6 +574,7 @@ EMPTY = {
     "cloze_trend": ["model", "items", "rho", "rho_lo", "rho_hi", "p_value", "note"],
     "nll_delta": ["model", "contrast", "delta", "lo", "hi", "n_a", "n_b"],
     "overlap": [
+        "tokenizer",
         "label_set",
         "member",
         "n",
@@ -609,7 +613,7 @@ def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
     cloze = pd.concat([pd.read_csv(p) for _, p in inputs["cloze"]], ignore_index=True)
     n_boot, seed = params["bootstrap"], params["seed"]
     texts = with_reference(texts, reference_model(texts, params.get("reference")))
-    (manifest,), (overlap_csv,) = _one(inputs, "manifest"), _one(inputs, "overlap")
+    (_, manifest), (tokenizer, overlap_csv) = _one(inputs, "manifest"), _one(inputs, "overlap")
     documents = benchmark_texts(read_json(manifest), str(manifest))
     texts = with_blind(texts, documents, seed)
     overlap = pd.read_csv(overlap_csv)
@@ -625,7 +629,7 @@ def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
     tables["cloze_excerpts"] = cloze_excerpt_rows(cloze, n_boot, seed)
     tables["cloze_trend"] = cloze_trend_rows(cloze, n_boot, seed)
     tables["nll_delta"] = nll_delta
-    tables["overlap"] = overlap_rows(texts, overlap)
+    tables["overlap"] = overlap_rows(texts, overlap).assign(tokenizer=tokenizer)
     tables["strata"] = strata_rows(texts, overlap, n_boot, seed)
     tables["thresholds"] = threshold_rows(texts, seed)
     for name, frame in tables.items():  # e.g. no cloze item fits the models' context
@@ -640,13 +644,13 @@ def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
 
 
 def _one(inputs: Mapping, name: str) -> tuple:
-    """The single path of the unlabelled input ``name`` (InputError when not exactly one)."""
+    """The single (label, path) of the input ``name`` (InputError when not exactly one)."""
     from ..errors import InputError
 
-    paths = inputs.get(name) or []
-    if len(paths) != 1:
-        raise InputError(f"--{name}", f"expected exactly one path with --texts, got {len(paths)}")
-    return paths[0]
+    given = inputs.get(name) or []
+    if len(given) != 1:
+        raise InputError(f"--{name}", f"expected it once with --texts, got {len(given)}")
+    return given[0]
 
 
 def _blind_margin(r: pd.Series) -> str:
