@@ -61,15 +61,45 @@ def test_tpr_at_0p1_fpr_needs_a_thousand_nonmembers():
         assert np.isfinite(row["tpr_at_1fpr"])  # 1% of 999 is 9 non-members
 
 
-def test_low_fpr_bootstrap_is_the_detector_tables_bootstrap():
+def test_resampled_metrics_equal_the_metrics_of_each_explicit_resample():
+    rng = np.random.default_rng(1)
+    for _ in range(10):
+        y = np.r_[np.ones(9, int), np.zeros(21, int)]
+        s = rng.integers(0, 6, size=30).astype(float) + y * rng.integers(0, 3)
+        w_pos = rng.multinomial(9, np.full(9, 1 / 9), size=5)
+        w_neg = rng.multinomial(21, np.full(21, 1 / 21), size=5)
+        auc, tpr = evaluate.resampled_metrics(s, y, w_pos, w_neg, (0.05, 0.1, 0.5))
+        for b in range(5):
+            idx = np.r_[np.repeat(np.flatnonzero(y == 1), w_pos[b]),
+                        np.repeat(np.flatnonzero(y == 0), w_neg[b])]  # fmt: skip
+            want = evaluate.detector_metrics(s[idx], y[idx])["auc"]
+            assert auc[b] == pytest.approx(want)
+            for j, a in enumerate((0.05, 0.1, 0.5)):
+                assert tpr[b, j] == pytest.approx(evaluate.tpr_at_fpr(s[idx], y[idx], a))
+
+
+def test_low_fpr_row_is_seeded_and_brackets_the_estimate():
     rng = np.random.default_rng(1)
     y = np.repeat([1, 0], 40)
     s = rng.normal(size=80) + y
-    a = evaluate.evaluate_detector(s, y, n_boot=300, seed=7)
-    b = evaluate.low_fpr_row(s, y, n_boot=300, seed=7)
-    for k in ("tpr_at_5fpr", "tpr_at_5fpr_lo", "tpr_at_5fpr_hi"):
-        assert b[k] == pytest.approx(a[k])
-    assert b == evaluate.low_fpr_row(s, y, n_boot=300, seed=7)
+    a = evaluate.low_fpr_row(s, y, n_boot=300, seed=7, auc=True)
+    assert a == evaluate.low_fpr_row(s, y, n_boot=300, seed=7, auc=True)
+    assert a["auc"] == evaluate.detector_metrics(s, y)["auc"]
+    assert a["auc_lo"] < a["auc"] < a["auc_hi"]
+    assert a["tpr_at_5fpr_lo"] <= a["tpr_at_5fpr"] <= a["tpr_at_5fpr_hi"]
+    assert (a["n_members"], a["n_nonmembers"]) == (40, 40)
+
+
+def test_paired_auc_margin_known_answers():
+    rng = np.random.default_rng(2)
+    y = np.repeat([1, 0], 40)
+    weak = rng.normal(size=80) + 0.3 * y
+    strong = y * 10.0 + rng.uniform(size=80)
+    d, lo, hi = evaluate.paired_auc_margin(strong, weak, y, n_boot=300, seed=2)
+    assert d == pytest.approx(1 - evaluate.detector_metrics(weak, y)["auc"])
+    assert 0 < lo <= d <= hi
+    assert evaluate.paired_auc_margin(weak, weak, y, n_boot=100) == (0.0, 0.0, 0.0)
+    assert evaluate.paired_auc_margin(weak, strong, y, n_boot=300, seed=2)[2] < 0
 
 
 # --- calibration and test split --------------------------------------------------------------

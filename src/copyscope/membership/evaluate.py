@@ -24,7 +24,8 @@ difference, not two independent spreads (the paired design of DeLong-style compa
 by resampling).
 
 **TPR at low FPR** (Carlini et al. 2022), :func:`low_fpr_row`: the TPR at FPR ≤ α for α in
-:data:`LOW_FPRS` (0.1%, 1%, 5%) with the same stratified bootstrap. With n non-members a
+:data:`LOW_FPRS` (0.1%, 1%, 5%) with a stratified bootstrap (vectorised over resample counts,
+:func:`resampled_metrics`). With n non-members a
 threshold may let through ``floor(α·n)`` of them (:func:`false_positives_allowed`); when that
 is 0 (e.g. α = 0.1% with fewer than 1000 non-members) the threshold must clear every
 non-member, the "rate" is decided by the single highest non-member, and the value is NaN (not
@@ -55,6 +56,8 @@ __all__ = [
     "detector_metrics",
     "evaluate_detector",
     "paired_auc_difference",
+    "paired_auc_margin",
+    "resampled_metrics",
     "threshold_at_fpr",
     "threshold_best_balanced",
     "tpr_at_fpr",
@@ -200,15 +203,35 @@ def false_positives_allowed(n_nonmembers: int, fpr: float) -> int:
     return int(np.floor(fpr * n_nonmembers + 1e-9))
 
 
-def _roc_points(s: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(FPR, TPR) at every distinct score, starting at (0, 0): the points of
-    :func:`fast_metrics`."""
-    order = np.argsort(-s, kind="stable")
-    s, y = s[order], y[order]
-    last = np.r_[np.flatnonzero(np.diff(s)), s.size - 1]
-    tp = np.cumsum(y)[last]
-    fp = (last + 1) - tp
-    return np.r_[0.0, fp / fp[-1]], np.r_[0.0, tp / tp[-1]]
+def resampled_metrics(
+    scores, labels, w_pos: np.ndarray, w_neg: np.ndarray, fprs=LOW_FPRS
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(auc, tpr)`` of resamples given as counts: row b of ``w_pos`` (``w_neg``) says how
+    often each member (non-member), in input order, is drawn in resample b. ``auc[b]`` is the
+    AUC of resample b (ties half credit) and ``tpr[b, j]`` its TPR at FPR ≤ ``fprs[j]``: with
+    n non-member draws a threshold may pass k = ``floor(fpr·n)`` of them, so it is the share of
+    member draws scoring above the (k + 1)-th highest non-member draw. Vectorised over the
+    resamples: the member × non-member comparison matrix is computed once."""
+    s, y = _check(scores, labels)
+    sp, sn = s[y == 1], s[y == 0]
+    w_pos, w_neg = np.atleast_2d(w_pos).astype(float), np.atleast_2d(w_neg).astype(float)
+    if w_pos.shape[1] != sp.size or w_neg.shape[1] != sn.size:
+        raise ValueError("expected one count per member and per non-member")
+    n_pos, n_neg = w_pos.sum(axis=1), w_neg.sum(axis=1)
+    cmp = (sp[:, None] > sn[None, :]) + 0.5 * (sp[:, None] == sn[None, :])
+    auc = ((w_pos @ cmp) * w_neg).sum(axis=1) / (n_pos * n_neg)
+    order = np.argsort(-sn, kind="stable")
+    cum = np.cumsum(w_neg[:, order], axis=1)
+    tpr = np.empty((w_pos.shape[0], len(fprs)))
+    for j, a in enumerate(fprs):
+        k = np.floor(a * n_neg + 1e-9)
+        cut = sn[order][np.argmax(cum >= (k + 1)[:, None], axis=1)]
+        tpr[:, j] = (w_pos * (sp[None, :] > cut[:, None])).sum(axis=1) / n_pos
+    return auc, tpr
+
+
+def _resample_counts(rng, n: int, n_boot: int) -> np.ndarray:
+    return rng.multinomial(n, np.full(n, 1.0 / n), size=n_boot)
 
 
 def low_fpr_row(
@@ -219,38 +242,59 @@ def low_fpr_row(
     n_boot: int = 1000,
     seed: int = 0,
     level: float = 0.95,
+    auc: bool = False,
 ) -> dict[str, float]:
     """Per ``fpr`` of ``fprs``: :func:`fpr_column` (the TPR at FPR ≤ fpr), its ``_lo`` /
-    ``_hi`` percentile bounds over ``n_boot`` seeded stratified bootstrap replicates (the same
-    replicates as :func:`bootstrap_ci` with the same seed) and ``_fp``, the non-members the
-    threshold may let through (:func:`false_positives_allowed`); all three values NaN when
-    ``_fp`` is 0 (not estimable)."""
+    ``_hi`` percentile bounds over ``n_boot`` seeded stratified bootstrap replicates
+    (members and non-members resampled separately, :func:`resampled_metrics`) and ``_fp``, the
+    non-members the threshold may let through (:func:`false_positives_allowed`); all three
+    values NaN when ``_fp`` is 0 (not estimable). With ``auc``, first ``n_members``,
+    ``n_nonmembers``, ``auc`` and its ``auc_lo`` / ``auc_hi`` from the same replicates."""
     s, y = _check(scores, labels)
     if n_boot < 1 or not 0 < level < 1:
         raise ValueError(f"expected n_boot >= 1 and 0 < level < 1, got {n_boot}, {level}")
-    n_neg = int((1 - y).sum())
+    n_pos, n_neg = int(y.sum()), int((1 - y).sum())
     fprs = [float(a) for a in fprs]
-    ok = [false_positives_allowed(n_neg, a) > 0 for a in fprs]
     rng = np.random.default_rng(seed)
-    pos, neg = np.flatnonzero(y == 1), np.flatnonzero(y == 0)
-    reps = np.empty((n_boot, len(fprs)))
-    for b in range(n_boot):
-        idx = np.concatenate(
-            [rng.choice(pos, size=pos.size, replace=True), rng.choice(neg, size=neg.size)]
-        )
-        f, t = _roc_points(s[idx], y[idx])
-        reps[b] = [t[f <= a].max() for a in fprs]
+    w_pos, w_neg = _resample_counts(rng, n_pos, n_boot), _resample_counts(rng, n_neg, n_boot)
+    aucs, reps = resampled_metrics(s, y, w_pos, w_neg, fprs)
     q = [(1 - level) / 2, (1 + level) / 2]
     row: dict[str, float] = {}
+    if auc:
+        lo, hi = np.quantile(aucs, q)
+        row |= {"n_members": n_pos, "n_nonmembers": n_neg}
+        row |= {"auc": float(roc_auc_score(y, s)), "auc_lo": float(lo), "auc_hi": float(hi)}
     for j, a in enumerate(fprs):
         col = fpr_column(a)
-        if ok[j]:
+        if false_positives_allowed(n_neg, a) > 0:
             lo, hi = np.quantile(reps[:, j], q)
             row |= {col: tpr_at_fpr(s, y, a), f"{col}_lo": float(lo), f"{col}_hi": float(hi)}
         else:
             row |= {col: np.nan, f"{col}_lo": np.nan, f"{col}_hi": np.nan}
         row[f"{col}_fp"] = false_positives_allowed(n_neg, a)
     return row
+
+
+def paired_auc_margin(
+    scores_a, scores_b, labels, *, n_boot: int = 1000, seed: int = 0, level: float = 0.95
+) -> tuple[float, float, float]:
+    """``(delta, low, high)``: ``AUC(a) − AUC(b)`` on the same items with the paired, seeded,
+    stratified percentile bootstrap of :func:`paired_auc_difference` (both AUCs on each
+    resample), computed vectorised from resample counts (:func:`resampled_metrics`; its random
+    draws differ from :func:`paired_auc_difference`'s, which keeps the detector table's
+    ``delta_auc_vs_loss`` as before)."""
+    a, y = _check(scores_a, labels)
+    b, _ = _check(scores_b, labels)
+    if n_boot < 1 or not 0 < level < 1:
+        raise ValueError(f"expected n_boot >= 1 and 0 < level < 1, got {n_boot}, {level}")
+    rng = np.random.default_rng(seed)
+    w_pos = _resample_counts(rng, int(y.sum()), n_boot)
+    w_neg = _resample_counts(rng, int((1 - y).sum()), n_boot)
+    reps = (
+        resampled_metrics(a, y, w_pos, w_neg, ())[0] - resampled_metrics(b, y, w_pos, w_neg, ())[0]
+    )
+    lo, hi = np.quantile(reps, [(1 - level) / 2, (1 + level) / 2])
+    return float(roc_auc_score(y, a) - roc_auc_score(y, b)), float(lo), float(hi)
 
 
 # ------------------------------------------------------- calibration and test thresholds

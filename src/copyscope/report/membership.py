@@ -39,6 +39,7 @@ from ..membership.evaluate import (
     evaluate_detector,
     low_fpr_row,
     paired_auc_difference,
+    paired_auc_margin,
 )
 from ..membership.overlap import TRAINING_NS, pearson_ci, spearman_ci
 from ..membership.placement import bootstrap_mean_difference, placement_table
@@ -175,7 +176,8 @@ def detector_table(texts: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFrame:
     the 5% value and interval are the columns ``tpr_at_5fpr*`` of before), ``blind_detector``
     and ``blind_auc``, the better blind baseline on these items, and
     ``delta_auc_vs_blind`` with ``delta_blind_lo`` / ``delta_blind_hi``: the detector's margin
-    over it (paired bootstrap; NaN without blind scores). A detector without values for a model
+    over it (paired bootstrap, :func:`~copyscope.membership.evaluate.paired_auc_margin`; NaN
+    without blind scores). A detector without values for a model
     (the reference ratio of the reference model) is left out."""
     rows = []
     for model, g in texts.groupby("model", sort=False):
@@ -197,7 +199,7 @@ def detector_table(texts: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFrame:
                 r |= dict.fromkeys(BLIND_DELTA, np.nan)
                 if blind is not None:
                     b = _oriented(rows_, blind)
-                    d = paired_auc_difference(s, b, y, n_boot=n_boot, seed=seed)
+                    d = paired_auc_margin(s, b, y, n_boot=n_boot, seed=seed)
                     r["blind_auc"] = float(r["auc"] - d[0])
                     r |= dict(zip(BLIND_DELTA, d, strict=True))
                 rows.append({"model": model, "label_set": name, "detector": det, **r})
@@ -262,8 +264,9 @@ def _overlap_of(rows: pd.DataFrame, overlap: pd.DataFrame) -> pd.DataFrame:
 
 def strata_rows(texts: pd.DataFrame, overlap: pd.DataFrame, n_boot: int, seed: int):
     """Per model, label set, n of :data:`~copyscope.membership.overlap.TRAINING_NS`, bin of
-    :data:`OVERLAP_BINS` and detector of :data:`STRATA_DETECTORS`: the metrics of
-    :func:`~copyscope.membership.evaluate.evaluate_detector` of every member against the
+    :data:`OVERLAP_BINS` and detector of :data:`STRATA_DETECTORS`: the AUC and the TPR at
+    low FPR, with bootstrap CIs (:func:`~copyscope.membership.evaluate.low_fpr_row`), of
+    every member against the
     non-members whose training n-gram overlap is in the bin (``n_nonmembers`` of them; the
     metrics NaN for an empty bin). A text shorter than n tokens has no n-gram in training: bin
     ``none``."""
@@ -287,7 +290,7 @@ def strata_rows(texts: pd.DataFrame, overlap: pd.DataFrame, n_boot: int, seed: i
                             rows.append(head | nm)
                             continue
                         s = _oriented(rows_, det)[keep]
-                        r = evaluate_detector(s, y[keep], n_boot=n_boot, seed=seed)
+                        r = low_fpr_row(s, y[keep], n_boot=n_boot, seed=seed, auc=True)
                         rows.append(head | r)
     return pd.DataFrame(rows, columns=EMPTY["strata"] if not rows else None)
 
@@ -649,7 +652,7 @@ def _one(inputs: Mapping, name: str) -> tuple:
 
     given = inputs.get(name) or []
     if len(given) != 1:
-        raise InputError(f"--{name}", f"expected it once with --texts, got {len(given)}")
+        raise InputError(f"--{name}", f"expected exactly one (with --texts), got {len(given)}")
     return given[0]
 
 
