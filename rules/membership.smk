@@ -4,3 +4,24 @@
 
 BENCHMARK = bool(config["corpus"].get("inject", {}).get("benchmark"))
 MEMBERSHIP = config["analysis"]["membership"]
+
+
+rule membership_overlap:
+    # each benchmark and baseline text's 7- and 13-gram overlap with the training split
+    # (Duan et al. 2024), from the index of the trained models' tokenizer
+    input:
+        manifest=f"{R}/corpus/manifest.json",
+        index=f"{R}/index/{MODEL_TOK}/index.json",
+    output:
+        f"{R}/membership/overlap.csv",
+    log:
+        f"{R}/logs/membership_overlap.log",
+    benchmark:
+        f"{R}/benchmarks/membership_overlap.tsv"
+    conda:
+        "../envs/index.yaml"
+    params:
+        index_dir=lambda w, input: os.path.dirname(input.index),
+    shell:
+        "python -m copyscope membership overlap --manifest {input.manifest} "
+        "--index {params.index_dir} --out {output} > {log} 2>&1"

@@ -262,6 +262,8 @@ rule report_membership:
         cloze=expand(
             f"{R}/membership/{{model}}/cloze.csv", model=MODELS if BENCHMARK else []
         ),
+        manifest=[f"{R}/corpus/manifest.json"] if BENCHMARK else [],
+        overlap=[f"{R}/membership/overlap.csv"] if BENCHMARK else [],
     output:
         placement=report(
             f"{R}/tables/membership_placement.csv",
@@ -298,6 +300,21 @@ rule report_membership:
             caption="../report/membership_nll_delta.rst",
             category="planted ground truth",
         ),
+        overlap=report(
+            f"{R}/tables/membership_overlap.csv",
+            caption="../report/membership_strata.rst",
+            category="planted ground truth",
+        ),
+        strata=report(
+            f"{R}/tables/membership_strata.csv",
+            caption="../report/membership_strata.rst",
+            category="planted ground truth",
+        ),
+        thresholds=report(
+            f"{R}/tables/membership_thresholds.csv",
+            caption="../report/membership_thresholds.rst",
+            category="planted ground truth",
+        ),
         fig_placement=report(
             f"{R}/figures/membership_placement.png",
             caption="../report/membership_placement.rst",
@@ -331,14 +348,22 @@ rule report_membership:
         cloze=lambda w, input: labelled(
             "--cloze", MODELS if BENCHMARK else [], input.cloze
         ),
+        benchmark=lambda w, input: (
+            f"--manifest corpus {input.manifest} --overlap {MODEL_TOK} {input.overlap}"
+            if BENCHMARK
+            else ""
+        ),
         config=as_json(MEMBERSHIP),
     shell:
         "python -m copyscope report membership {params.texts} {params.cloze} "
+        "{params.benchmark} "
         "--params-json {params.config:q} --out-placement {output.placement} "
         "--out-detectors {output.detectors} --out-cloze {output.cloze} "
         "--out-cloze-summary {output.cloze_summary} "
         "--out-cloze-excerpts {output.cloze_excerpts} --out-cloze-trend {output.cloze_trend} "
-        "--out-nll-delta {output.nll_delta} --out-fig-placement {output.fig_placement} "
+        "--out-nll-delta {output.nll_delta} --out-overlap {output.overlap} "
+        "--out-strata {output.strata} --out-thresholds {output.thresholds} "
+        "--out-fig-placement {output.fig_placement} "
         "--out-fig-roc-planted {output.fig_roc_planted} "
         "--out-fig-roc-training {output.fig_roc_training} --out-fig-cloze {output.fig_cloze} "
         "> {log} 2>&1"

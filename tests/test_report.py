@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -534,10 +536,27 @@ def test_membership_report_without_cloze_items(tmp_path):
     pd.DataFrame(rows).to_csv(texts, index=False)
     cloze = tmp_path / "cloze.csv"
     pd.DataFrame(columns=["model", "play", "split"]).to_csv(cloze, index=False)
+    # the benchmark's texts (blind baselines) and their training overlap
+    keys = {"benchmark": "items", "memorised": "memorised", "clean": "clean"}
+    block = {k: [] for k in keys.values()}
+    for r in rows:
+        text = " ".join(rng.choice(["a", "b", "c", "d"], size=int(rng.integers(3, 9))))
+        block[keys[r["set"]]].append({"id": r["id"], "copies": r["copies"], "text": text})
+    manifest = tmp_path / "manifest.json"
+    manifest.write_text(json.dumps({"benchmark": block}))
+    ov = pd.DataFrame(
+        [
+            {"set": r["set"], "id": r["id"], "overlap_7": rng.random() * (1 - r["planted"])}
+            for r in rows
+        ]
+    ).assign(overlap_13=0.0)
+    ov.loc[[r["planted"] == 1 for r in rows], ["overlap_7", "overlap_13"]] = 1.0
+    ov.to_csv(tmp_path / "overlap.csv", index=False)
     out = {k: tmp_path / f"{k}.csv" for k in membership.EMPTY}
     out |= {k: tmp_path / f"{k}.png" for k in membership.OUTPUTS if k.startswith("fig")}
     params = {"bootstrap": 50, "seed": 0, "reference": None}
-    membership.run({"texts": [("m", texts)], "cloze": [("m", cloze)]}, out, params)
+    inputs = {"texts": [("m", texts)], "cloze": [("m", cloze)], "manifest": [("corpus", manifest)]}
+    membership.run(inputs | {"overlap": [("bpe", tmp_path / "overlap.csv")]}, out, params)
     assert pd.read_csv(out["cloze_summary"]).empty
     det = pd.read_csv(out["detectors"])
     assert set(det["label_set"]) == {"planted", "training"}
@@ -553,6 +572,17 @@ def test_membership_report_without_cloze_items(tmp_path):
     assert place.loc["benchmark_unplanted", "copies"] == 0
     n = place.loc[["benchmark_copies_1", "benchmark_copies_4"], "n"].sum()
     assert n == place.loc["benchmark_planted", "n"]
+    # issue 19 §4: low-FPR columns (4 and 8 non-members: 1% not estimable), blind rows
+    # and margins, overlap strata, calibration/test thresholds
+    assert set(det["detector"]) >= {"blind_length", "blind_bow"}
+    assert det["tpr_at_1fpr"].isna().all() and (det["tpr_at_1fpr_fp"] == 0).all()
+    margin = det["delta_auc_vs_blind"]
+    assert np.allclose(margin, det["auc"] - det["blind_auc"], atol=1e-5)
+    strata = pd.read_csv(out["strata"])
+    assert set(strata["n"]) == {7, 13} and set(strata["bin"]) == {"none", "low", "mid", "high"}
+    thr = pd.read_csv(out["thresholds"])
+    assert set(thr["rule"]) == {"fpr_0.001", "fpr_0.01", "fpr_0.05", "zero_fp", "best_balanced"}
+    assert pd.read_csv(out["overlap"])["texts"].sum() == 2 * 24  # every text, n = 7 and 13
 
 
 def _cloze_frame(plays: dict[str, tuple[str, int, list[int], list[float]]]) -> pd.DataFrame:

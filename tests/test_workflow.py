@@ -475,6 +475,19 @@ def check_excerpts(out, cfg: dict) -> None:
         ],
         "membership_cloze_trend": ["model", "items", "rho", "rho_lo", "rho_hi", "p_value"],
         "membership_nll_delta": ["model", "contrast", "delta", "lo", "hi", "n_a", "n_b"],
+        "membership_overlap": [
+            "tokenizer", "label_set", "member", "n", "texts", "mean", "min", "max",
+            "bin_none", "bin_low", "bin_mid", "bin_high",
+        ],
+        "membership_strata": [
+            "model", "label_set", "n", "bin", "detector", "n_members", "n_nonmembers", "auc",
+        ],
+        "membership_thresholds": [
+            "model", "label_set", "detector", "rule", "target_fpr", "threshold",
+            "cal_members", "cal_nonmembers", "cal_tpr", "cal_fpr", "test_members",
+            "test_nonmembers", "test_tp", "test_fp", "test_tpr", "test_tpr_lo", "test_tpr_hi",
+            "test_fpr", "test_fpr_lo", "test_fpr_hi", "note",
+        ],
     }  # fmt: skip
     for name, columns in tables.items():
         t = pd.read_csv(out / f"tables/{name}.csv")
@@ -493,6 +506,22 @@ def check_excerpts(out, cfg: dict) -> None:
     assert ex.loc[ex["group"] != "excerpt", "copies"].isna().all()
     summary = pd.read_csv(out / "tables/membership_cloze_summary.csv")
     assert "r_plays" in summary.columns
+    # issue 19 §4: TPR at low FPR, blind baselines and margins, overlap with training
+    det = pd.read_csv(out / "tables/membership_detectors.csv")
+    assert {"blind_length", "blind_bow"} <= set(det["detector"])
+    low = [f"tpr_at_{x}fpr{s}" for x in ("0p1", "1", "5") for s in ("", "_lo", "_hi", "_fp")]
+    blind = ["blind_detector", "blind_auc", "delta_auc_vs_blind", "delta_blind_lo"]
+    assert set(low + blind) <= set(det.columns)
+    few = det["n_nonmembers"] < 1000  # 0.1% FPR allows no false positive: not estimable
+    assert (
+        det.loc[few, "tpr_at_0p1fpr"].isna().all() and (det.loc[few, "tpr_at_0p1fpr_fp"] == 0).all()
+    )
+    scored = det[det["label_set"] != "plays"]
+    margin = scored["auc"] - scored["blind_auc"]
+    assert np.allclose(scored["delta_auc_vs_blind"], margin, atol=1e-5)  # 6 digits in the csv
+    ov = pd.read_csv(out / "tables/membership_overlap.csv")
+    assert set(ov["tokenizer"]) == {cfg["models"]["tokenizer"]}
+    assert (ov.loc[ov["member"] == 1, "mean"] > 0.8).all()  # members are training text
 
 
 @pytest.mark.e2e

@@ -21,8 +21,15 @@ def cmd_score(a) -> None:
     log.info("%s: %d texts scored, %d cloze items", a.model_name, len(texts), len(cloze))
 
 
+def cmd_overlap(a) -> None:
+    from .stage import overlap_file
+
+    frame = overlap_file(a.manifest, a.index, a.out)
+    log.info("training n-gram overlap of %d benchmark texts -> %s", len(frame), a.out)
+
+
 def register(sub) -> None:
-    """Add the ``membership`` group: ``score``."""
+    """Add the ``membership`` group: ``score``, ``overlap``."""
     group = add_group(sub, "membership", "membership detectors on the planted benchmark")
     f = add_command(
         group, "score", cmd_score, "score the benchmark, its baselines and name cloze (one model)"
@@ -38,3 +45,10 @@ def register(sub) -> None:
     add_device(f)
     f.add_argument("--out-texts", required=True, help="per-text scores (.csv)")
     f.add_argument("--out-cloze", required=True, help="per-item name cloze and overlap (.csv)")
+
+    f = add_command(
+        group, "overlap", cmd_overlap, "each benchmark text's 7- and 13-gram overlap with training"
+    )
+    f.add_argument("--manifest", required=True, help="corpus manifest.json (with 'benchmark')")
+    f.add_argument("--index", required=True, help="index directory of the training split")
+    f.add_argument("--out", required=True, help="per-text overlap (.csv)")

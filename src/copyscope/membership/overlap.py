@@ -15,6 +15,12 @@ Per play the measures are averaged over its passages; across plays, :func:`pears
 Pearson's r with name cloze accuracy (the authors report r = 0.77) and a bootstrap interval.
 :func:`spearman_ci` gives Spearman's ρ over items (name cloze correctness against the copies
 of a play's planted excerpts) with a bootstrap interval and a permutation p-value.
+
+**Training n-gram overlap** (Duan et al. 2024, MIMIR): :func:`ngram_overlap`, the share of a
+text's n-grams (n = 7, 13: :data:`TRAINING_NS`) that occur in the training split, from the
+index's per-token L_t (the complement of copyscope's n-gram novelty,
+:func:`copyscope.novelty.metrics.novelty_counts`). A non-member with high overlap is nearly a
+member; the report stratifies the detector metrics by it.
 """
 
 from __future__ import annotations
@@ -22,7 +28,31 @@ from __future__ import annotations
 import numpy as np
 from scipy.stats import pearsonr, permutation_test, rankdata, spearmanr
 
-__all__ = ["continuation_measures", "continue_passages", "pearson_ci", "spearman_ci"]
+__all__ = [
+    "TRAINING_NS",
+    "continuation_measures",
+    "continue_passages",
+    "ngram_overlap",
+    "pearson_ci",
+    "spearman_ci",
+]
+
+TRAINING_NS = (7, 13)
+"""The n of the training n-gram overlap (MIMIR's 7- and 13-grams)."""
+
+
+def ngram_overlap(lengths, n: int) -> float:
+    """The share of a text's n-grams that occur in the training corpus, from its per-token
+    L_t (the longest suffix ending at t found in the corpus, :meth:`copyscope.index.core.Index.
+    longest_matches`): the n-gram ending at t (t ≥ n − 1) occurs iff L_t ≥ n, so the overlap
+    is 1 − novelty(n) of :func:`copyscope.novelty.metrics.novelty_counts`. NaN for a text of
+    fewer than n tokens."""
+    from ..novelty.metrics import novelty_counts
+
+    if n < 1:
+        raise ValueError(f"expected n >= 1, got {n}")
+    novel, total = novelty_counts(np.asarray(lengths, dtype=np.int64), n)
+    return float("nan") if total[n - 1] == 0 else 1.0 - novel[n - 1] / total[n - 1]
 
 
 def continuation_measures(generated, target, eos_id: int | None = None) -> dict:

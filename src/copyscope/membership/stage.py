@@ -242,3 +242,42 @@ def score_model_files(
     write_csv(out_texts, frame[TEXT_COLUMNS])
     write_csv(out_cloze, cl)
     return frame[TEXT_COLUMNS], cl
+
+
+OVERLAP_COLUMNS = [
+    "set",
+    "id",
+    "planted",
+    "n_tokens",
+    *[f"overlap_{n}" for n in overlap.TRAINING_NS],
+]
+
+
+def overlap_rows(index, tokenizer, texts: list[dict], ns=overlap.TRAINING_NS) -> list[dict]:
+    """Per text of :func:`benchmark_texts`: its tokens under the index's tokenizer
+    (``n_tokens``) and ``overlap_<n>``, the share of its n-grams in the training split
+    (:func:`copyscope.membership.overlap.ngram_overlap` on the index's L_t), per n of ``ns``."""
+    ids = [np.asarray(tokenizer.encode(t["text"]), np.int64) for t in texts]
+    lengths = index.longest_matches(ids).split_lengths()
+    rows = []
+    for t, x, L in zip(texts, ids, lengths, strict=True):
+        row = {k: t[k] for k in ("set", "id", "planted")} | {"n_tokens": int(x.size)}
+        row |= {f"overlap_{n}": overlap.ngram_overlap(L, n) for n in ns}
+        rows.append(row)
+    return rows
+
+
+def overlap_file(manifest_json, index_dir, out) -> pd.DataFrame:
+    """Write the training n-gram overlap (:data:`OVERLAP_COLUMNS`, :func:`overlap_rows`) of
+    every benchmark and baseline text of a corpus manifest, in the tokens of the index at
+    ``index_dir`` (the tokenizer it records)."""
+    from ..index.query import open_index
+    from ..io import read_json, write_csv
+
+    texts = benchmark_texts(read_json(manifest_json), str(manifest_json))
+    index, tokenizer = open_index(index_dir)
+    if tokenizer is None:
+        raise InputError(index_dir, "expected an index that records its tokenizer (index.json)")
+    frame = pd.DataFrame(overlap_rows(index, tokenizer, texts), columns=OVERLAP_COLUMNS)
+    write_csv(out, frame)
+    return frame

@@ -6,6 +6,7 @@ what those tables hold (every number shown is in a table of the run)."""
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
+import numpy as np
 import pandas as pd
 from matplotlib.ticker import EngFormatter, MaxNLocator
 
@@ -429,26 +430,48 @@ def membership_placement(table: pd.DataFrame, path) -> None:
 
 def membership_roc(texts: pd.DataFrame, label_set: str, split, path) -> None:
     """ROC curves of the headline detectors (loss, Min-K% 20%, zlib (Carlini), reference
-    ratio) on one label set, one panel per model; ``split(rows)`` gives the label sets."""
+    ratio) and, dashed, the blind baselines (when ``texts`` has their columns) on one label
+    set, one panel per model, on log–log axes (Carlini et al. 2022): the low-FPR end is where a
+    detector earns its keep. ``split(rows)`` gives the label sets. With n non-members no FPR
+    between 0 and 1/n is measured: the shaded band; points at FPR 0 (or TPR 0) are drawn at
+    its edge, 1/(2n)."""
     from sklearn.metrics import roc_curve
 
+    from ..membership.blind import BLIND
     from ..membership.scores import MEMBER_SIGN
 
+    sign = {**MEMBER_SIGN, **{b: 1 for b in BLIND}}
     plotting.setup()
     models = list(texts["model"].drop_duplicates())
-    fig, axes = plt.subplots(1, len(models), figsize=(3.2 * len(models), 3.4), squeeze=False)
+    fig, axes = plt.subplots(
+        1, len(models), figsize=(3.2 * len(models), 3.4), squeeze=False, sharey=True
+    )
+    detectors = ("loss", "min_k_20", "zlib_carlini", "reference", *BLIND)
     for ax, model in zip(axes[0], models, strict=True):
         rows, y = split(texts[texts["model"] == model])[label_set]
-        for det in ("loss", "min_k_20", "zlib_carlini", "reference"):
-            if det not in rows or rows[det].isna().any() or len(set(y)) < 2:
+        y = np.asarray(y)
+        if len(set(y)) < 2:
+            ax.set_title(model)
+            continue
+        fx, fy = 0.5 / (y == 0).sum(), 0.5 / (y == 1).sum()
+        for i, det in enumerate(detectors):
+            if det not in rows or rows[det].isna().any():
                 continue
-            f, t, _ = roc_curve(y, MEMBER_SIGN[det] * rows[det].to_numpy(float))
-            ax.plot(f, t, label=det)
-        ax.plot([0, 1], [0, 1], color="0.6", ls=":", lw=1)
-        ax.set_title(model)
-        ax.set_xlabel("false-positive rate")
-        ax.legend(fontsize=7)
-    axes[0][0].set_ylabel("true-positive rate")
+            s = np.nan_to_num(sign[det] * rows[det].to_numpy(float), posinf=1e300, neginf=-1e300)
+            f, t, _ = roc_curve(y, s)
+            style = {"color": f"C{i}"} | ({"ls": "--", "lw": 1} if det in BLIND else {})
+            ax.plot(np.maximum(f, fx), np.maximum(t, fy), label=det, **style)
+        lo = min(1e-3, fx)
+        ax.axvspan(lo, 2 * fx, color="0.92", zorder=0)
+        ax.plot([lo, 1], [lo, 1], color="0.6", ls=":", lw=1)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlim(lo, 1)
+        ax.set_ylim(min(1e-3, fy), 1.05)
+        ax.set_title(f"{model} ({(y == 1).sum()} vs {(y == 0).sum()})", fontsize=9)
+        ax.set_xlabel("false-positive rate (log)")
+        ax.legend(fontsize=6)
+    axes[0][0].set_ylabel("true-positive rate (log)")
     plotting.save(fig, path)
 
 

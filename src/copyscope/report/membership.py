@@ -14,6 +14,14 @@ intervals are wide; a difference such as unplanted − planted is in nats, with 
 interval. Name cloze on the excerpt plays (``membership_cloze_excerpts``,
 ``membership_cloze_trend``) tests whether excerpts in training, without the full text, raise
 accuracy, and whether more copies raise it more.
+
+Reported as the field now expects (Duan et al. 2024; Das et al. 2024; Carlini et al. 2022):
+the detector table has the TPR at 0.1%, 1% and 5% FPR with intervals (NaN where the
+non-members are too few, :func:`~copyscope.membership.evaluate.low_fpr_row`), the two blind
+baselines as detectors (:mod:`copyscope.membership.blind`) and every detector's AUC margin over
+the better of them; ``membership_overlap`` and ``membership_strata`` give the non-members'
+training 7- and 13-gram overlap and the metrics per overlap bin; ``membership_thresholds``
+counts TPR and FPR on a test split at thresholds fitted on a calibration split.
 """
 
 from __future__ import annotations
@@ -23,11 +31,20 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from ..io import write_csv
-from ..membership.evaluate import evaluate_detector, paired_auc_difference
-from ..membership.overlap import pearson_ci, spearman_ci
+from ..io import read_json, write_csv
+from ..membership.blind import BLIND, blind_scores
+from ..membership.evaluate import (
+    calibrated_thresholds,
+    calibration_split,
+    evaluate_detector,
+    low_fpr_row,
+    paired_auc_difference,
+    paired_auc_margin,
+)
+from ..membership.overlap import TRAINING_NS, pearson_ci, spearman_ci
 from ..membership.placement import bootstrap_mean_difference, placement_table
 from ..membership.scores import MEMBER_SIGN
+from ..membership.stage import benchmark_texts
 from . import figures as fig
 from . import fmt
 
@@ -36,6 +53,11 @@ HELP = "contamination and membership detectors on the planted benchmark"
 INPUTS = {
     "texts": (("MODEL",), "per-text membership scores (.csv) of a model"),
     "cloze": (("MODEL",), "per-item name cloze and continuation overlap (.csv) of a model"),
+    "manifest": (("CORPUS",), "corpus manifest.json (the benchmark's texts, for blind baselines)"),
+    "overlap": (
+        ("TOKENIZER",),
+        "each benchmark text's training n-gram overlap in a tokenizer's tokens (.csv)",
+    ),
 }
 OUTPUTS = {
     "placement": "Li's per-set mean NLL and copyscope's normalised position per model (.csv)",
@@ -45,6 +67,9 @@ OUTPUTS = {
     "cloze_excerpts": "cloze accuracy of training, held-out and excerpt plays by copies (.csv)",
     "cloze_trend": "Spearman rho of cloze correctness with the excerpt copies (.csv)",
     "nll_delta": "differences of Li's mean NLLs between sets with bootstrap CIs (.csv)",
+    "overlap": "training 7- and 13-gram overlap of members and non-members per label set (.csv)",
+    "strata": "detector metrics with the non-members stratified by training overlap (.csv)",
+    "thresholds": "test-split TPR and FPR at thresholds fitted on a calibration split (.csv)",
     "fig_placement": "figure: Li's placement (.png)",
     "fig_roc_planted": "figure: ROC curves, planted vs unplanted items (.png)",
     "fig_roc_training": "figure: ROC curves, training vs held-out passages (.png)",
@@ -62,6 +87,18 @@ SUMMARY_TABLES = (
 LABEL_SETS = ("planted", "training")
 DELTA = ("delta_auc_vs_loss", "delta_auc_lo", "delta_auc_hi")
 """The detector table's paired comparison with the loss (AUC difference and 95% CI)."""
+BLIND_DELTA = ("delta_auc_vs_blind", "delta_blind_lo", "delta_blind_hi")
+"""The detector table's paired comparison with the better blind baseline (``blind_detector``)."""
+SIGN = {**MEMBER_SIGN, **{b: 1 for b in BLIND}}
+"""Every detector of the table with its orientation (+1: higher = member): the scores of
+:data:`~copyscope.membership.scores.MEMBER_SIGN` and the blind baselines."""
+STRATA_DETECTORS = ("loss", "min_k_20", "zlib_carlini", "reference", "lowercase", *BLIND)
+"""The detectors of the overlap-stratified table."""
+OVERLAP_BINS = (("none", 0.0, 0.0), ("low", 0.0, 0.2), ("mid", 0.2, 0.8), ("high", 0.8, 1.0))
+"""Bins ``(name, lo, hi)`` of a non-member's training n-gram overlap: ``none`` is exactly 0,
+the others ``lo < overlap <= hi`` (MIMIR's 0.2 and 0.8 thresholds)."""
+CALIBRATION_SHARE = 0.5
+"""The share of each class's items in the calibration split of ``membership_thresholds``."""
 
 
 def reference_model(texts: pd.DataFrame, reference: str | None) -> str:
@@ -95,33 +132,189 @@ def label_sets(g: pd.DataFrame) -> dict[str, tuple[pd.DataFrame, np.ndarray]]:
 
 
 def _oriented(rows: pd.DataFrame, det: str) -> np.ndarray:
-    s = MEMBER_SIGN[det] * rows[det].to_numpy(dtype=float)
+    s = SIGN[det] * rows[det].to_numpy(dtype=float)
     return np.nan_to_num(s, posinf=np.finfo(float).max, neginf=-np.finfo(float).max)
 
 
+def with_blind(texts: pd.DataFrame, documents: list[dict], seed: int) -> pd.DataFrame:
+    """``texts`` with a column per blind baseline of
+    :data:`~copyscope.membership.blind.BLIND`: each text's out-of-fold score
+    (:func:`~copyscope.membership.blind.blind_scores`, seeded) within its label set, from the
+    texts of ``documents`` (:func:`copyscope.membership.stage.benchmark_texts`, joined on set
+    and id). The scores depend on the texts only, so every model's rows get the same. A label
+    set with fewer than 2 items of a class, or a text missing from ``documents``, gets NaN."""
+    out = texts.copy()
+    for b in BLIND:
+        out[b] = np.nan
+    text = {(d["set"], d["id"]): d["text"] for d in documents}
+    first = texts[texts["model"] == texts["model"].iloc[0]] if len(texts) else texts
+    for rows_, y in label_sets(first).values():
+        keys = list(zip(rows_["set"], rows_["id"], strict=True))
+        if not keys or any(k not in text for k in keys) or min(y.sum(), (1 - y).sum()) < 2:
+            continue
+        scores = blind_scores([text[k] for k in keys], y, seed=seed)
+        at = pd.MultiIndex.from_tuples(keys)
+        where = pd.MultiIndex.from_frame(out[["set", "id"]])
+        for b, v in scores.items():
+            hit = where.isin(at)
+            out.loc[hit, b] = pd.Series(v, index=at).reindex(where[hit]).to_numpy()
+    return out
+
+
+def _usable(rows: pd.DataFrame, det: str) -> bool:
+    return det in rows and not rows[det].isna().any()
+
+
 def detector_table(texts: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFrame:
-    """One row per model, label set and detector (scores oriented by
-    :data:`~copyscope.membership.scores.MEMBER_SIGN`) with the metrics and their CIs, and
-    ``delta_auc_vs_loss`` with ``delta_auc_lo`` / ``delta_auc_hi``: the detector's AUC minus
-    the loss's on the same items with the paired bootstrap interval
-    (:func:`~copyscope.membership.evaluate.paired_auc_difference`; 0 for the loss itself). A
-    detector without values for a model (the reference ratio of the reference model) is left
-    out."""
+    """One row per model, label set and detector (scores oriented by :data:`SIGN`; the blind
+    baselines are detectors too) with the metrics and their CIs, and ``delta_auc_vs_loss`` with
+    ``delta_auc_lo`` / ``delta_auc_hi``: the detector's AUC minus the loss's on the same items
+    with the paired bootstrap interval
+    (:func:`~copyscope.membership.evaluate.paired_auc_difference`; 0 for the loss itself). Then
+    the TPR at 0.1%, 1% and 5% FPR (:func:`~copyscope.membership.evaluate.low_fpr_row`: value,
+    interval and ``_fp``, the non-members the threshold may let through; NaN where that is 0;
+    the 5% value and interval are the columns ``tpr_at_5fpr*`` of before), ``blind_detector``
+    and ``blind_auc``, the better blind baseline on these items, and
+    ``delta_auc_vs_blind`` with ``delta_blind_lo`` / ``delta_blind_hi``: the detector's margin
+    over it (paired bootstrap, :func:`~copyscope.membership.evaluate.paired_auc_margin`; NaN
+    without blind scores). A detector without values for a model
+    (the reference ratio of the reference model) is left out."""
     rows = []
     for model, g in texts.groupby("model", sort=False):
         for name, (rows_, y) in label_sets(g).items():
             if y.min(initial=1) == 1 or y.max(initial=0) == 0:
                 continue
             loss = _oriented(rows_, "loss")
-            for det in MEMBER_SIGN:
-                if det not in rows_ or rows_[det].isna().any():
+            blind = best_blind(rows_, y)
+            for det in SIGN:
+                if not _usable(rows_, det):
                     continue
                 s = _oriented(rows_, det)
                 r = evaluate_detector(s, y, n_boot=n_boot, seed=seed)
                 d = paired_auc_difference(s, loss, y, n_boot=n_boot, seed=seed)
                 r |= dict(zip(DELTA, d, strict=True))
+                low = low_fpr_row(s, y, n_boot=n_boot, seed=seed)
+                r |= {k: v for k, v in low.items() if k not in r}
+                r |= {"blind_detector": blind or "", "blind_auc": np.nan}
+                r |= dict.fromkeys(BLIND_DELTA, np.nan)
+                if blind is not None:
+                    b = _oriented(rows_, blind)
+                    d = paired_auc_margin(s, b, y, n_boot=n_boot, seed=seed)
+                    r["blind_auc"] = float(r["auc"] - d[0])
+                    r |= dict(zip(BLIND_DELTA, d, strict=True))
                 rows.append({"model": model, "label_set": name, "detector": det, **r})
     return pd.DataFrame(rows)
+
+
+def best_blind(rows: pd.DataFrame, y: np.ndarray) -> str | None:
+    """The blind baseline with the higher AUC on these items (the first on ties), or None
+    when the rows have no blind scores."""
+    from sklearn.metrics import roc_auc_score
+
+    aucs = {b: roc_auc_score(y, _oriented(rows, b)) for b in BLIND if _usable(rows, b)}
+    return max(aucs, key=aucs.get) if aucs else None
+
+
+def overlap_bin(value: float) -> str:
+    """The :data:`OVERLAP_BINS` name of an overlap share in [0, 1]."""
+    if value == 0.0:
+        return OVERLAP_BINS[0][0]
+    for name, lo, hi in OVERLAP_BINS[1:]:
+        if lo < value <= hi:
+            return name
+    raise ValueError(f"expected an overlap share in [0, 1], got {value}")
+
+
+def overlap_rows(texts: pd.DataFrame, overlap: pd.DataFrame) -> pd.DataFrame:
+    """Per label set, class (``member`` 1/0) and n of
+    :data:`~copyscope.membership.overlap.TRAINING_NS`: the texts, the mean, min and max of
+    their training n-gram overlap and their count per bin of :data:`OVERLAP_BINS`
+    (``bin_<name>``)."""
+    rows = []
+    first = texts[texts["model"] == texts["model"].iloc[0]] if len(texts) else texts
+    for name, (rows_, y) in label_sets(first).items():
+        ov = _overlap_of(rows_, overlap)
+        for member in (1, 0):
+            for n in TRAINING_NS:
+                v = ov[f"overlap_{n}"].to_numpy(float)[y == member]
+                v = v[np.isfinite(v)]
+                row = {"label_set": name, "member": member, "n": n, "texts": int(v.size)}
+                if v.size:
+                    row |= {"mean": float(v.mean()), "min": float(v.min()), "max": float(v.max())}
+                else:
+                    row |= {"mean": np.nan, "min": np.nan, "max": np.nan}
+                bins = [overlap_bin(x) for x in v]
+                row |= {f"bin_{b}": bins.count(b) for b, _, _ in OVERLAP_BINS}
+                rows.append(row)
+    return pd.DataFrame(rows, columns=EMPTY["overlap"])
+
+
+def _overlap_of(rows: pd.DataFrame, overlap: pd.DataFrame) -> pd.DataFrame:
+    """The overlap rows of ``rows``' texts, in their order (InputError naming a missing
+    text)."""
+    from ..errors import InputError
+
+    ov = overlap.set_index(["set", "id"])
+    key = pd.MultiIndex.from_frame(rows[["set", "id"]])
+    missing = key.difference(ov.index)
+    if len(missing):
+        raise InputError("--overlap", f"no overlap row for text {missing[0]} (stale table?)")
+    return ov.reindex(key).reset_index()
+
+
+def strata_rows(texts: pd.DataFrame, overlap: pd.DataFrame, n_boot: int, seed: int):
+    """Per model, label set, n of :data:`~copyscope.membership.overlap.TRAINING_NS`, bin of
+    :data:`OVERLAP_BINS` and detector of :data:`STRATA_DETECTORS`: the AUC and the TPR at
+    low FPR, with bootstrap CIs (:func:`~copyscope.membership.evaluate.low_fpr_row`), of
+    every member against the
+    non-members whose training n-gram overlap is in the bin (``n_nonmembers`` of them; the
+    metrics NaN for an empty bin). A text shorter than n tokens has no n-gram in training: bin
+    ``none``."""
+    rows = []
+    for model, g in texts.groupby("model", sort=False):
+        for name, (rows_, y) in label_sets(g).items():
+            if y.min(initial=1) == 1 or y.max(initial=0) == 0:
+                continue
+            ov = _overlap_of(rows_, overlap)
+            for n in TRAINING_NS:
+                bins = np.array([overlap_bin(x) for x in ov[f"overlap_{n}"].fillna(0.0)])
+                for b, _, _ in OVERLAP_BINS:
+                    keep = (y == 1) | (bins == b)
+                    for det in STRATA_DETECTORS:
+                        if not _usable(rows_, det):
+                            continue
+                        head = {"model": model, "label_set": name, "n": n, "bin": b}
+                        head["detector"] = det
+                        if keep.sum() == y.sum():
+                            nm = {"n_members": int(y.sum()), "n_nonmembers": 0}
+                            rows.append(head | nm)
+                            continue
+                        s = _oriented(rows_, det)[keep]
+                        r = low_fpr_row(s, y[keep], n_boot=n_boot, seed=seed, auc=True)
+                        rows.append(head | r)
+    return pd.DataFrame(rows, columns=EMPTY["strata"] if not rows else None)
+
+
+def threshold_rows(texts: pd.DataFrame, seed: int) -> pd.DataFrame:
+    """Per model, label set and detector of :data:`SIGN`: the rules of
+    :func:`~copyscope.membership.evaluate.calibrated_thresholds`, fitted on a seeded
+    calibration split (:func:`~copyscope.membership.evaluate.calibration_split`,
+    :data:`CALIBRATION_SHARE` of each class; the same items for every detector and model)
+    and counted on the test split. Thresholds are in the oriented score (higher = member)."""
+    rows = []
+    for model, g in texts.groupby("model", sort=False):
+        for name, (rows_, y) in label_sets(g).items():
+            if min(y.sum(), (1 - y).sum()) < 2:
+                continue
+            order = np.lexsort((rows_["id"].to_numpy(str), rows_["set"].to_numpy(str)))
+            cal = np.empty(len(y), dtype=bool)
+            cal[order] = calibration_split(y[order], share=CALIBRATION_SHARE, seed=seed)
+            for det in SIGN:
+                if not _usable(rows_, det):
+                    continue
+                for r in calibrated_thresholds(_oriented(rows_, det), y, cal):
+                    rows.append({"model": model, "label_set": name, "detector": det, **r})
+    return pd.DataFrame(rows, columns=EMPTY["thresholds"] if not rows else None)
 
 
 def placement_sets(g: pd.DataFrame) -> dict[str, np.ndarray]:
@@ -351,6 +544,8 @@ def cloze_detector_rows(plays: pd.DataFrame, n_boot: int, seed: int) -> list[dic
         y = (g["split"] == "train").to_numpy().astype(int)
         if 0 < y.sum() < len(y):
             r = evaluate_detector(g["acc_insensitive"], y, n_boot=n_boot, seed=seed)
+            low = low_fpr_row(g["acc_insensitive"], y, n_boot=n_boot, seed=seed)
+            r |= {k: v for k, v in low.items() if k not in r}
             rows.append({"model": model, "label_set": "plays", "detector": "name_cloze", **r})
     return rows
 
@@ -381,6 +576,28 @@ EMPTY = {
     ],
     "cloze_trend": ["model", "items", "rho", "rho_lo", "rho_hi", "p_value", "note"],
     "nll_delta": ["model", "contrast", "delta", "lo", "hi", "n_a", "n_b"],
+    "overlap": [
+        "tokenizer",
+        "label_set",
+        "member",
+        "n",
+        "texts",
+        "mean",
+        "min",
+        "max",
+        *[f"bin_{b}" for b, _, _ in OVERLAP_BINS],
+    ],
+    "strata": ["model", "label_set", "n", "bin", "detector", "n_members", "n_nonmembers", "auc"],
+    "thresholds": [
+        "model",
+        "label_set",
+        "detector",
+        "rule",
+        "target_fpr",
+        "threshold",
+        "test_tpr",
+        "test_fpr",
+    ],
 }
 """Header of each table written without a benchmark (no inputs: every table is empty)."""
 
@@ -399,6 +616,10 @@ def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
     cloze = pd.concat([pd.read_csv(p) for _, p in inputs["cloze"]], ignore_index=True)
     n_boot, seed = params["bootstrap"], params["seed"]
     texts = with_reference(texts, reference_model(texts, params.get("reference")))
+    (_, manifest), (tokenizer, overlap_csv) = _one(inputs, "manifest"), _one(inputs, "overlap")
+    documents = benchmark_texts(read_json(manifest), str(manifest))
+    texts = with_blind(texts, documents, seed)
+    overlap = pd.read_csv(overlap_csv)
     detectors = detector_table(texts, n_boot, seed)
     placement = placement_rows(texts, n_boot, seed)
     nll_delta = nll_delta_rows(texts, n_boot, seed)
@@ -411,6 +632,9 @@ def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
     tables["cloze_excerpts"] = cloze_excerpt_rows(cloze, n_boot, seed)
     tables["cloze_trend"] = cloze_trend_rows(cloze, n_boot, seed)
     tables["nll_delta"] = nll_delta
+    tables["overlap"] = overlap_rows(texts, overlap).assign(tokenizer=tokenizer)
+    tables["strata"] = strata_rows(texts, overlap, n_boot, seed)
+    tables["thresholds"] = threshold_rows(texts, seed)
     for name, frame in tables.items():  # e.g. no cloze item fits the models' context
         write_csv(out[name], frame if len(frame.columns) else pd.DataFrame(columns=EMPTY[name]))
     fig.membership_placement(placement, out["fig_placement"])
@@ -420,6 +644,26 @@ def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
         fig.membership_cloze(plays, out["fig_cloze"])
     else:
         fig.not_measured(out["fig_cloze"], "no name cloze item fits the models' context")
+
+
+def _one(inputs: Mapping, name: str) -> tuple:
+    """The single (label, path) of the input ``name`` (InputError when not exactly one)."""
+    from ..errors import InputError
+
+    given = inputs.get(name) or []
+    if len(given) != 1:
+        raise InputError(f"--{name}", f"expected exactly one (with --texts), got {len(given)}")
+    return given[0]
+
+
+def _blind_margin(r: pd.Series) -> str:
+    """`` (margin over blind_bow 0.52 [0.3, 0.7])`` of a detector row, or nothing."""
+    if "delta_auc_vs_blind" not in r or not np.isfinite(r["delta_auc_vs_blind"]):
+        return ""
+    return (
+        f" (margin over {r['blind_detector']} {fmt(r['delta_auc_vs_blind'], 2)} "
+        f"[{fmt(r['delta_blind_lo'], 2)}, {fmt(r['delta_blind_hi'], 2)}])"
+    )
 
 
 def summary_section(tables: Mapping[str, pd.DataFrame], params: Mapping) -> list[str]:
@@ -437,7 +681,8 @@ def summary_section(tables: Mapping[str, pd.DataFrame], params: Mapping) -> list
         "## Contamination and membership (planted benchmark)",
         "",
         "copyscope's normalised position (clean − bench) / (clean − memorised) of Li's mean "
-        "NLLs (0 = clean, 1 = memorised); AUC of planted vs unplanted items (95% CIs):",
+        "NLLs (0 = clean, 1 = memorised); AUC of planted vs unplanted items and its margin "
+        "over the better model-free blind baseline (95% CIs):",
         "",
     ]
     for model, g in place.groupby("model", sort=False):
@@ -454,7 +699,7 @@ def summary_section(tables: Mapping[str, pd.DataFrame], params: Mapping) -> list
         d = det[(det["model"] == model) & (det["label_set"] == "planted")].set_index("detector")
         parts += [
             f"AUC {k} {fmt(d.at[k, 'auc'], 2)} [{fmt(d.at[k, 'auc_lo'], 2)}, "
-            f"{fmt(d.at[k, 'auc_hi'], 2)}]"
+            f"{fmt(d.at[k, 'auc_hi'], 2)}]" + _blind_margin(d.loc[k])
             for k in ("loss", "min_k_20", "reference")
             if k in d.index
         ]
