@@ -190,12 +190,13 @@ def batch_rows(index: Index, tool: str, items, min_len: int = 8) -> list[dict]:
     the whole text); for ``trace``, ``spans`` (maximal copied spans of ≥ ``min_len`` tokens)
     and ``covered`` (share of tokens inside one). An empty query gets empty values."""
     matches = index.longest_matches([ids for _, ids in items]) if tool != "count" else None
+    counts = index.count_many([ids for _, ids in items]) if tool == "count" else None
     rows = []
     for k, (name, ids) in enumerate(items):
         row: dict = {"id": name, "tokens": int(len(ids))}
         empty = len(ids) == 0
         if tool == "count":
-            row["count"] = None if empty else index.count(ids)
+            row["count"] = None if empty else int(counts[k])
         elif tool == "query":
             L = matches[k][0]
             row["mean_L"] = None if empty else float(L.mean())
@@ -265,15 +266,18 @@ def trace(index: Index, tokenizer, ids: np.ndarray, min_len: int, limit: int) ->
     for s, e in spans:
         covered[s:e] = True
     joiner = tokenizer.joiner if tokenizer is not None else " "
+    ngrams = [ids[s:e] for s, e in spans]
+    counts = index.count_many(ngrams)
+    where = index.locate_many(ngrams, limit)
     found = [
         {
             "start": s,
             "end": e,
-            "count": index.count(ids[s:e]),
-            "where": [f"{doc}@{off}" for doc, _, off in index.locate(ids[s:e], limit)],
+            "count": int(c),
+            "where": [f"{doc}@{off}" for doc, _, off in w],
             "snippet": joiner.join(parts[s:e]).replace("\n", "⏎"),
         }
-        for s, e in spans
+        for (s, e), c, w in zip(spans, counts, where, strict=True)
     ]
     return {"pieces": parts, "covered": covered, "joiner": joiner, "spans": found}
 
