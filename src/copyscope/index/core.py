@@ -338,6 +338,26 @@ class Index:
         out[keep] = sum(count for _, _, count in shards) if shards else 0
         return out
 
+    def count_and_key(self, ngrams) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`count_many` of a batch and a key per n-gram that names it: equal n-grams get
+        equal keys, different n-grams of the corpus different ones (the suffix-array rank of
+        its first occurrence in the first shard holding it, ranks of later shards offset by
+        the earlier shards' sizes); -1 for an n-gram absent from the corpus or empty."""
+        lens, keep, shards = self._intervals(ngrams)
+        count = np.full(lens.shape[0], self.n_tokens, dtype=np.int64)
+        key = np.full(lens.shape[0], -1, dtype=np.int64)
+        if not shards:
+            return count, key
+        count[keep] = sum(c for _, _, c in shards)
+        sub = np.full(keep.shape[0], -1, dtype=np.int64)
+        base = 0
+        for shard, (found, first, _) in zip(self.shards, shards, strict=True):
+            new = found & (sub < 0)
+            sub[new] = base + first[new]
+            base += shard.n_tokens
+        key[keep] = sub
+        return count, key
+
     def locate_many(self, ngrams, limit: int = 10) -> list[list[tuple[str, int, int]]]:
         """:meth:`locate` of every n-gram of a batch (as for :meth:`count_many`): the same
         occurrences in the same order, from one batched search per shard."""
