@@ -182,3 +182,39 @@ def test_property_batched_counts_and_locations(engine, tmp_path_factory, docs, d
     )
     ngrams += data.draw(st.lists(st.sampled_from(ngrams), max_size=3)) if ngrams else []
     check_batch(idx, docs, ngrams, limit=data.draw(st.integers(0, 6)))
+
+
+# ----------------------------------------------------------------------------- the analyses
+def test_planted_copies_attribution_equals_brute_force():
+    """copyscope.analyze.planted_copies (batched locations of every copied span) against
+    brute force: a span is attributed to every passage holding it."""
+    import pandas as pd
+
+    from conftest import brute_matches
+    from copyscope.analyze import MIN_ATTRIBUTED, planted_copies
+    from copyscope.index import maximal_spans
+
+    rng = np.random.default_rng(3)
+    passages = [rng.integers(0, 5, size=30) for _ in range(4)]
+    passages.append(passages[0][5:25])  # one passage inside another
+    planted = [
+        {"id": f"p{i}", "copies": 1, "occurrences": 1, "text": " ".join(map(str, p))}
+        for i, p in enumerate(passages)
+    ]
+    gens = [np.concatenate([p[a : a + k], rng.integers(0, 5, size=6)]) for p, a, k in (
+        (passages[0], 3, 12), (passages[1], 0, 20), (passages[2], 10, 5), (passages[3], 0, 2),
+    )] + [rng.integers(0, 5, size=40)]  # fmt: skip
+    samples = pd.DataFrame({"ids": [g.tolist() for g in gens]})
+    got = planted_copies(samples, planted, lambda t: [int(x) for x in t.split()], 8)
+    best = np.zeros(len(passages), int)
+    texts = [set() for _ in passages]
+    for i, g in enumerate(gens):
+        L, _ = brute_matches(passages, g)
+        for s, e in maximal_spans(L, MIN_ATTRIBUTED):
+            for d, _ in brute_occurrences(passages, g[s:e]):
+                best[d] = max(best[d], e - s)
+                if e - s >= 8:
+                    texts[d].add(i)
+    assert got["longest_copy"].tolist() == best.tolist()
+    assert got["texts_with_copy"].tolist() == [len(t) for t in texts]
+    assert best[0] >= 12 and best[1] >= 20  # the planted copies are found

@@ -152,6 +152,14 @@ class Shard:
             self._derived = (m1, m2, m3, bucket, keys, key_bits)
         return (self.tokens, self.sa, self.lcp, *self._derived)
 
+    def match(self, pattern_rev: np.ndarray) -> tuple[int, int, int]:
+        """(L, first, last) for one reversed pattern (:meth:`Index.count` of one n-gram): the
+        numpy path in a process without the kernels, else ``kernels.match_one``."""
+        if use_numpy_path(len(pattern_rev)):
+            return match_interval(self.tokens, self.sa, pattern_rev)
+        q = np.ascontiguousarray(pattern_rev[::-1], dtype=np.int64)
+        return _kernels().match_one(*self.kernel_args(), q, 0, q.shape[0] - 1)
+
     def longest_matches(self, flat: np.ndarray, offsets: np.ndarray, segments) -> tuple:
         """L_t and C_t (0 where L_t = 0) of the flat queries (``offsets``) against this shard
         alone: the kernel over ``segments`` (``kernels.query_segments``), or the numpy path
@@ -289,8 +297,17 @@ class Index:
         return Matches(best_len, best_cnt, offsets)
 
     def count(self, ngram) -> int:
-        """Number of occurrences of ``ngram`` in the corpus (0 if absent; corpus size if empty)."""
-        return int(self.count_many([self._as_query(ngram, "ngram")])[0])
+        """Number of occurrences of ``ngram`` in the corpus (0 if absent; corpus size if empty):
+        one search per shard (a batch of n-grams: :meth:`count_many`)."""
+        g = self._as_query(ngram, "ngram")
+        if g.size == 0:
+            return self.n_tokens
+        total = 0
+        for shard in self.shards:
+            L, first, last = shard.match(g[::-1])
+            if L == len(g):
+                total += last - first + 1
+        return int(total)
 
     def _as_ngrams(self, ngrams) -> tuple[np.ndarray, np.ndarray]:
         """``(flat, offsets)`` of a batch of n-grams: a sequence of 1-D id arrays or a 2-D
