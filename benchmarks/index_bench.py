@@ -2,12 +2,15 @@
 
 For every corpus size the script generates a seeded synthetic corpus (Zipf token ids, documents
 of varying length each followed by the separator 65535, ~10% of them exact duplicates of earlier
-documents), four query mixes for the longest-match kind and a set of n-grams (n = 1..16) for the
-count kind.  Every measurement runs in its own child process (this script with a hidden
+documents), four query mixes for the longest-match kind and a set of n-grams (n = 1..32, half corpus
+windows, half fresh Zipf text) for the count kind.  Every measurement runs in its own child process (this script with a hidden
 sub-command), so that the peak RSS of each tool is measured alone:
 
 * ``build`` / ``query``   copyscope ``build_index``; ``Index.longest_matches`` (L_t, C_t) per
-  mix and ``Index.count`` per n-gram;
+  mix; ``Index.count_many`` on calls of ``--count-batch`` n-grams (as the analyses ask) and
+  ``Index.count`` one n-gram per call (on the first ``--single-ngrams``);
+* ``count_cli``           ``python -m copyscope count INDEX --ids ...``, one n-gram in a fresh
+  process (what a user pays per ad-hoc count): median wall and CPU seconds;
 * ``sais``                pydivsufsort SA + Kasai LCP on the same reversed stream;
 * ``rdawg``               rusty-dawg 0.2.2 CDAWG: build + fill_counts, L_t/C_t per token
   (``transition_and_count``, as its authors query it) and n-gram counts;
@@ -70,6 +73,9 @@ MAX_BYTES_PER_TOKEN = 7.0
 FIXED_BYTES = 16 * 1024  # allowed size-independent overhead (.npy headers, meta.json)
 RSS_SLACK_MB = 300  # query peak RSS <= index size + this
 MIN_SPEEDUP = 10.0  # copyscope query tok/s / rusty-dawg tok/s, per mix
+MIN_COUNT_SPEEDUP = 2.0  # copyscope batched counts/s / the fastest peer's (issue 24)
+MAX_COUNT_CLI_SECONDS = 0.5  # wall seconds of one `copyscope count` in a fresh process
+PEER_COUNTS = {"rdawg": "rusty-dawg", "tokengrams": "tokengrams", "infinigram": "infini-gram"}
 
 
 # ----------------------------------------------------------------------------- utilities
@@ -293,25 +299,23 @@ def mix_offsets(path: Path) -> np.ndarray:
     return np.load(path)["offsets"]
 
 
-def make_ngrams(corpus: np.ndarray, large: list[np.ndarray], args) -> list[np.ndarray]:
+def make_ngrams(corpus: np.ndarray, zipf: ZipfSource, args) -> list[np.ndarray]:
     """--ngrams-per-n n-grams for every n = 1..--max-n, alternately a window of the corpus
-    (never across a separator, so its count is ≥ 1) and a window of a query text of the
-    ``large`` mix (often absent from the corpus for larger n)."""
+    (never across a separator, so its count is ≥ 1) and fresh Zipf text (mostly absent from
+    the corpus for larger n)."""
     rng = np.random.default_rng([args.seed, corpus.shape[0], 3])
     out = []
     for n in range(1, args.max_n + 1):
-        texts = [t for t in large if len(t) >= n]
+        fresh = zipf.sample(rng, n * args.ngrams_per_n)
         for i in range(args.ngrams_per_n):
-            if i % 2 == 0 or not texts:
+            if i % 2 == 0:
                 while True:
                     a = int(rng.integers(corpus.shape[0] - n + 1))
                     g = corpus[a : a + n]
                     if not np.any(g == SEP):
                         break
             else:
-                t = texts[rng.integers(len(texts))]
-                a = int(rng.integers(len(t) - n + 1))
-                g = t[a : a + n]
+                g = fresh[i * n : (i + 1) * n]
             out.append(np.array(g, dtype=np.uint16))
     return out
 
@@ -409,7 +413,7 @@ def task_query(folder: Path, args) -> dict:
     copied = np.asarray(idx.shards[0].tokens[:2048]).astype(np.int64)
     fresh = np.random.default_rng(0).integers(0, int(idx.shards[0].meta["alphabet_size"]), 2048)
     idx.longest_matches([fresh, copied[copied != SEP]])
-    idx.count(np.array([1, 2]))
+    idx.count_many([np.array([1, 2]), fresh[:40]])
     prepare_seconds = time.perf_counter() - t0
     mixes = {}
     for mix in MIXES:
@@ -435,17 +439,35 @@ def task_query(folder: Path, args) -> dict:
             "max_L": int(length.max()),
         }
     ngrams = load_ngrams(folder / "ngrams.npz")
-    counts: list[int] = []
+    p = params(folder)
+    # calls of --count-batch n-grams of mixed n, in a seeded order (as an analysis asks)
+    order = np.random.default_rng(0).permutation(len(ngrams))
+    calls = [
+        [ngrams[i] for i in order[a : a + p["count_batch"]]]
+        for a in range(0, len(ngrams), p["count_batch"])
+    ]
+    counts = np.zeros(len(ngrams), dtype=np.int64)
 
     def count_all():
-        counts[:] = [idx.count(g) for g in ngrams]
+        counts[order] = np.concatenate([idx.count_many(call) for call in calls])
 
     times = timed_repeats(count_all, args.repeats, "copyscope count", len(ngrams), "n-gram")
-    np.save(folder / "cs_counts.npy", np.array(counts, dtype=np.int64))
+    np.save(folder / "cs_counts.npy", counts)
+    single = [ngrams[i] for i in order[: p["single_ngrams"]]]
+    one_by_one: list[int] = []
+
+    def count_each():
+        one_by_one[:] = [idx.count(g) for g in single]
+
+    s_times = timed_repeats(count_each, args.repeats, "copyscope count (1/call)", len(single), "n")
+    if one_by_one != counts[order[: len(single)]].tolist():
+        raise SystemExit("copyscope Index.count differs from Index.count_many")
     return {
         "mixes": mixes,
         "count_seconds": times,
         "ngrams_per_s": len(ngrams) / statistics.median(times),
+        "count_calls": len(calls),
+        "single_ngrams_per_s": len(single) / statistics.median(s_times),
         "open_seconds": open_seconds,
         "prepare_seconds": prepare_seconds,
         "index_bytes": dir_bytes(folder / "index"),
@@ -797,6 +819,40 @@ def run_child(task: str, folder: Path, args) -> dict:
     return result
 
 
+def count_cli(folder: Path, args) -> dict:
+    """``python -m copyscope count INDEX --ids ...`` on one corpus n-gram, each run a fresh
+    process (after one untimed run that warms the page cache): median wall and CPU seconds
+    (user + system) over --repeats runs, and the count it printed."""
+    corpus = np.load(folder / "corpus.npy", mmap_mode="r")
+    a = next(i for i in range(corpus.shape[0]) if not np.any(corpus[i : i + 4] == SEP))
+    ids = ",".join(str(int(t)) for t in corpus[a : a + 4])  # the corpus's first 4-gram
+    cmd = [sys.executable, "-m", "copyscope", "count", str(folder / "index"), "--ids", ids]
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "src")}
+    walls, cpus, printed = [], [], None
+    for r in range(args.repeats + 1):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        t0 = time.perf_counter()
+        proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
+        wall = time.perf_counter() - t0
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        if proc.returncode != 0:
+            raise SystemExit(f"copyscope count failed ({proc.returncode}): {proc.stderr.strip()}")
+        printed = int(proc.stdout.strip())
+        if r:
+            walls.append(wall)
+            cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    log(f"  copyscope count (fresh process): {statistics.median(walls):.2f} s wall")
+    expect = len(brute_positions(np.asarray(corpus), np.array([int(x) for x in ids.split(",")])))
+    return {
+        "ids": ids,
+        "count": printed,
+        "expected": expect,
+        "wall_seconds": statistics.median(walls),
+        "cpu_seconds": statistics.median(cpus),
+        "all_wall_seconds": walls,
+    }
+
+
 # ----------------------------------------------------------------------------- comparison
 TOOL_NAMES = {
     "cs": "copyscope",
@@ -948,11 +1004,22 @@ def bench_size(n_tokens: int, root: Path, zipf: ZipfSource, args) -> dict:
     mixes = make_mixes(corpus, zipf, args)
     for mix, calls in mixes.items():
         save_mix(calls, folder / f"mix-{mix}.npz")
-    ngrams = make_ngrams(corpus, mixes["large"][0], args)
+    ngrams = make_ngrams(corpus, zipf, args)
     save_ngrams(ngrams, folder / "ngrams.npz")
     np.save(folder / "corpus.npy", corpus)
     (folder / "params.json").write_text(
-        json.dumps({k: getattr(args, k) for k in ("infini_cpus", "infini_mem", "infini_lc_tokens")})
+        json.dumps(
+            {
+                k: getattr(args, k)
+                for k in (
+                    "infini_cpus",
+                    "infini_mem",
+                    "infini_lc_tokens",
+                    "count_batch",
+                    "single_ngrams",
+                )
+            }  # fmt: skip
+        )
     )
     brute = brute_force(corpus, ngrams, folder, args)
     query_stats = {
@@ -973,6 +1040,7 @@ def bench_size(n_tokens: int, root: Path, zipf: ZipfSource, args) -> dict:
     res["loadavg_before"] = os.getloadavg()  # other load on the machine skews the timings
     res["build"] = run_child("build", folder, args)
     res["query"] = run_child("query", folder, args)
+    res["count_cli"] = count_cli(folder, args)
     if "sais" in args.peers:
         res["sais"] = run_child("sais", folder, args)
         if not res["sais"]["sa_equals_copyscope"]:
@@ -987,6 +1055,12 @@ def bench_size(n_tokens: int, root: Path, zipf: ZipfSource, args) -> dict:
         res["infinigram"].update(query=run_child("ig_query", folder, args))
     res["loadavg_after"] = os.getloadavg()
     res["mismatches"] = cross_checks(folder, args.peers)
+    cli = res["count_cli"]
+    if cli["count"] != cli["expected"]:
+        res["mismatches"].append(
+            {"check": "copyscope count (fresh process) vs brute force", "ids": cli["ids"]}
+            | {"got": cli["count"], "expected": cli["expected"]}
+        )
     res["match"] = not res["mismatches"]
     if not args.keep_workdir:
         shutil.rmtree(folder)  # free the disk space before the next size
@@ -1004,11 +1078,25 @@ def derived(res: dict) -> dict:
     }
     if "sais" in res:
         out["build_ratio"] = b["seconds"] / res["sais"]["median_seconds"]
+    peers = peer_count_rates(res)
+    out["count_speedup"] = res["query"]["ngrams_per_s"] / max(peers.values()) if peers else None
     if "rdawg" in res:
         out["speedup"] = {
             mix: q["mixes"][mix]["tokens_per_s"] / res["rdawg"]["mixes"][mix]["tokens_per_s"]
             for mix in MIXES
         }
+    return out
+
+
+def peer_count_rates(res: dict) -> dict[str, float]:
+    """n-gram counts/s of every peer measured at one size (one n-gram per call: none of them
+    has a batched count)."""
+    out = {}
+    if "rdawg" in res:
+        out["rdawg"] = res["rdawg"]["ngrams_per_s"]
+    for k in ("tokengrams", "infinigram"):
+        if k in res:
+            out[k] = res[k]["query"]["ngrams_per_s"]
     return out
 
 
@@ -1126,6 +1214,38 @@ def mixes_table(results: list[dict]) -> str:
     return table(header, rows)
 
 
+def counts_table(results: list[dict]) -> str:
+    """n-gram counts/s per (corpus size, tool): copyscope batched and one per call, every peer,
+    the ratio to the fastest peer, and one count in a fresh process."""
+    header = [
+        "tokens",
+        "tool",
+        "n-grams",
+        "counts/s (batched)",
+        "counts/s (1 per call)",
+        f"batched / fastest peer (≥ {MIN_COUNT_SPEEDUP:g}×)",
+        f"fresh-process count, s wall / CPU (≤ {MAX_COUNT_CLI_SECONDS:g})",
+    ]
+    rows = []
+    for res in results:
+        n, q, cli = f"{res['n_tokens']:,}", res["query"], res["count_cli"]
+        d = derived(res)
+        rows.append(
+            [
+                n,
+                "copyscope",
+                f"{res['queries']['ngrams']['n']:,} (n ≤ {res['queries']['ngrams']['max_n']})",
+                f"{q['ngrams_per_s']:,.0f} ({q['count_calls']} calls)",
+                f"{q['single_ngrams_per_s']:,.0f}",
+                fmt(d["count_speedup"], ".1f", "×"),
+                f"{cli['wall_seconds']:.2f} / {cli['cpu_seconds']:.2f}",
+            ]
+        )
+        for key, rate in peer_count_rates(res).items():
+            rows.append([n, PEER_COUNTS[key], "(same)", "–", f"{rate:,.0f}", "–", "–"])
+    return table(header, rows)
+
+
 def answers_table(results: list[dict]) -> str:
     """Which cross-checks ran and whether every answer agreed."""
     rows = []
@@ -1197,6 +1317,26 @@ def evaluate_targets(results: list[dict]) -> list[dict]:
         )
     out.append(
         check(
+            "batched n-gram counts vs the fastest peer",
+            f"≥ {MIN_COUNT_SPEEDUP:g}×",
+            results,
+            lambda r, d: d["count_speedup"],
+            lambda v, r, d: v >= MIN_COUNT_SPEEDUP,
+            ".1f",
+        )
+    )
+    out.append(
+        check(
+            "copyscope count in a fresh process (wall s)",
+            f"≤ {MAX_COUNT_CLI_SECONDS:g} s",
+            results,
+            lambda r, d: r["count_cli"]["wall_seconds"],
+            lambda v, r, d: v <= MAX_COUNT_CLI_SECONDS,
+            ".2f",
+        )
+    )
+    out.append(
+        check(
             "answers identical (L_t/C_t and n-gram counts, every peer and brute force)",
             "all cross-checks",
             results,
@@ -1260,8 +1400,19 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument(
         "--mutation-max", type=float, default=0.10, help="highest mutation rate of an excerpt"
     )
-    p.add_argument("--max-n", type=int, default=16, help="n-grams of n = 1..max-n (default 16)")
-    p.add_argument("--ngrams-per-n", type=int, default=200, help="n-grams counted per n")
+    p.add_argument("--max-n", type=int, default=32, help="n-grams of n = 1..max-n (default 32)")
+    p.add_argument(
+        "--ngrams-per-n", type=int, default=3200, help="n-grams counted per n (default 3200)"
+    )
+    p.add_argument(
+        "--count-batch", type=int, default=1000, help="n-grams per count_many call (default 1000)"
+    )
+    p.add_argument(
+        "--single-ngrams",
+        type=int,
+        default=10_000,
+        help="n-grams counted one per call (Index.count) beside the batched calls",
+    )
     p.add_argument(
         "--brute-ngrams", type=int, default=10, help="n-grams per n checked by brute force"
     )
@@ -1314,6 +1465,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     args = p.parse_args(argv)
     counts = (args.mix_tokens, args.query_len, args.pipeline_texts, args.pipeline_len)
     counts += (args.max_n, args.ngrams_per_n, args.repeats, args.infini_lc_tokens)
+    counts += (args.count_batch, args.single_ngrams)
     if min(counts) < 1 or args.brute_ngrams < 0:
         p.error("token, text, n-gram and repeat counts must be positive")
     if not 0 <= args.mutation_min <= args.mutation_max <= 1:
@@ -1349,6 +1501,7 @@ def main(argv: list[str] | None = None) -> int:
     tables = {
         "tools": tools_table(results),
         "mixes": mixes_table(results),
+        "counts": counts_table(results),
         "answers": answers_table(results),
     }
     print("\n\n".join(tables.values()))

@@ -25,6 +25,8 @@ TINY = [
     "--pipeline-texts", "4",
     "--pipeline-len", "32",
     "--ngrams-per-n", "12",
+    "--count-batch", "50",
+    "--single-ngrams", "40",
     "--brute-ngrams", "3",
     "--doc-mean", "200",
     "--vocab", "300",
@@ -58,7 +60,12 @@ def test_every_peer_and_mix_is_measured_and_agrees(run):
         ig = res["infinigram"]["query"]["mixes"][mix]
         assert 0 < ig["n_query_tokens"] <= 300 and ig["creativity_tokens_per_s"] > 0
     assert res["queries"]["pipeline"]["calls"] == 2000 // (4 * 32)
-    assert res["queries"]["ngrams"]["n"] == 16 * 12
+    assert res["queries"]["ngrams"]["n"] == 32 * 12
+    assert res["query"]["count_calls"] == -(-32 * 12 // 50)  # calls of --count-batch n-grams
+    assert res["query"]["single_ngrams_per_s"] > 0
+    cli = res["count_cli"]  # one count in a fresh process, checked against brute force
+    assert cli["count"] == cli["expected"] >= 1 and len(cli["ids"].split(",")) == 4
+    assert 0 < cli["cpu_seconds"] and 0 < cli["wall_seconds"] < 30
     assert res["infinigram"]["query"]["approximate_counts"] == 0
     # copied text has long matches, fresh text short ones
     mixes = res["query"]["mixes"]
@@ -75,6 +82,10 @@ def test_tables_and_targets_name_every_peer_and_mix(run):
     for mix in bench.MIXES:
         assert targets[f"query speedup vs rusty-dawg, mix {mix}"]["status"] in ("PASS", "FAIL")
     assert targets["build ratio vs pydivsufsort"]["limit"] == "≤ 1.3×"
+    assert targets["batched n-gram counts vs the fastest peer"]["status"] in ("PASS", "FAIL")
+    assert targets["copyscope count in a fresh process (wall s)"]["limit"] == "≤ 0.5 s"
+    for name in ("rusty-dawg", "tokengrams", "infini-gram"):
+        assert f"| {name} |" in tables["counts"]
     assert targets[next(t for t in targets if t.startswith("answers"))]["status"] == "PASS"
 
 
@@ -89,6 +100,10 @@ def test_counts_equal_an_independent_brute_force(run):
     for i in range(0, len(ngrams), 7):
         assert counts[i] == brute_count(docs, ngrams[i]), i
     assert np.count_nonzero(counts == 0) > 0 and np.count_nonzero(counts > 1) > 0
+    lengths = [len(g) for g in ngrams]
+    assert lengths == sorted(lengths) and lengths[-1] == 32  # stored by n = 1..32
+    # half corpus windows (every one present), half fresh text
+    assert all(counts[i] >= 1 for i in range(0, len(ngrams), 2))
 
 
 @pytest.mark.parametrize(
@@ -132,6 +147,18 @@ def test_planted_positions_difference_and_exit_status(run, tmp_path, capsys):
     assert bench.exit_status([{"n_tokens": 20000, "mismatches": [mm]}], tmp_path) == 1
     assert "positions tokengrams vs brute force differ" in capsys.readouterr().err
     assert bench.exit_status([{"n_tokens": 20000, "mismatches": []}], tmp_path) == 0
+
+
+def test_count_target_compares_with_the_fastest_peer(run):
+    res = json.loads(json.dumps(run["report"]["results"][0]))
+    rate = res["query"]["ngrams_per_s"]
+    res["rdawg"]["ngrams_per_s"] = rate / 10
+    res["infinigram"]["query"]["ngrams_per_s"] = rate / 10
+    res["tokengrams"]["query"]["ngrams_per_s"] = rate / 1.9  # the fastest peer decides
+    target = "batched n-gram counts vs the fastest peer"
+    assert {t["target"]: t["status"] for t in bench.evaluate_targets([res])}[target] == "FAIL"
+    res["tokengrams"]["query"]["ngrams_per_s"] = rate / 2.1
+    assert {t["target"]: t["status"] for t in bench.evaluate_targets([res])}[target] == "PASS"
 
 
 def test_speedup_target_fails_below_ten(run):

@@ -17,8 +17,6 @@ from copyscope.report.findings import CLAIMS, FAILS, HOLDS, UNCLEAR
 from copyscope.report.style import style_table
 from copyscope.syntax.style import (
     aligned_match,
-    ngram_counts,
-    ngram_hashes,
     planted_mask,
     repeat_spans,
     sample_repeats,
@@ -27,6 +25,7 @@ from copyscope.syntax.style import (
     style_measures,
     style_rows,
     touches,
+    window_counts,
 )
 from copyscope.syntax.types import Sentence, Word
 
@@ -153,22 +152,67 @@ def brute_ngram_counts(docs, n):
     return out
 
 
+def stream_index(tmp_path, docs, shard_tokens=None):
+    build_index(stream_of(docs), tmp_path / "idx", shard_tokens=shard_tokens)
+    return Index(tmp_path / "idx")
+
+
+def sampled(tmp_path, docs, n, bounds, per_stratum, seed, excluded=None, shard_tokens=None):
+    counts, keys = window_counts(stream_index(tmp_path, docs, shard_tokens), n)
+    return sample_repeats(counts, keys, n, bounds, per_stratum, seed, excluded)
+
+
+@pytest.mark.parametrize("shard_tokens", [None, 9])
 @pytest.mark.parametrize("n", [1, 2, 3, 4, 6])
-def test_ngram_counts_brute_force(n):
-    tokens = stream_of(DOCS)
-    h, valid = ngram_hashes(tokens, n, SEP)
-    counts = ngram_counts(h, valid)
+def test_window_counts_brute_force(tmp_path, n, shard_tokens):
+    index = stream_index(tmp_path, DOCS, shard_tokens)
+    counts, keys = window_counts(index, n)
     brute = brute_ngram_counts(DOCS, n)
+    valid = keys >= 0
     assert {int(i): int(c) for i, c in enumerate(counts) if valid[i]} == brute
     assert (counts[~valid] == 0).all()
+    tokens = stream_of(DOCS)
+    grams = [tuple(tokens[p : p + n]) for p in brute]
+    named = {(g, int(keys[p])) for g, p in zip(grams, brute, strict=True)}
+    assert len(named) == len(set(grams)) == len({k for _, k in named})  # a key per n-gram
+
+
+def old_sample_repeats(tokens, n, sep, bounds, per_stratum, seed, excluded=None):
+    """The sampler before the batched index counts: n-grams named and counted by a rolling
+    polynomial hash of the stream (the reference the new one must reproduce)."""
+    t = np.asarray(tokens, dtype=np.uint64)
+    m = len(t) - n + 1
+    h, bad = np.zeros(m, np.uint64), np.zeros(m, bool)
+    with np.errstate(over="ignore"):
+        for j in range(n):
+            h = h * np.uint64(0x9E3779B97F4A7C15) + (t[j : j + m] + np.uint64(1))
+            bad |= np.asarray(tokens)[j : j + m] == sep
+    valid = ~bad
+    counts = np.zeros(m, np.int64)
+    _, inverse, per = np.unique(h[valid], return_inverse=True, return_counts=True)
+    counts[valid] = per[inverse]
+    if excluded is not None:
+        cut = np.concatenate([[0], np.cumsum(np.asarray(excluded, dtype=np.int64))])
+        valid &= (cut[n : n + m] - cut[:m]) == 0
+    pos = np.flatnonzero(valid)
+    _, first = np.unique(h[pos], return_index=True)
+    pos = np.sort(pos[first])
+    stratum = np.searchsorted(np.asarray(bounds), counts[pos], side="right") - 1
+    rng = np.random.default_rng(seed)
+    parts = []
+    for k in range(len(bounds)):
+        cand = pos[stratum == k]
+        take = np.sort(rng.choice(cand, size=min(per_stratum, len(cand)), replace=False))
+        parts.append(pd.DataFrame({"position": take, "count": counts[take], "stratum": k}))
+    return pd.concat(parts, ignore_index=True)
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_sample_repeats_brute_force(seed):
+def test_sample_repeats_brute_force(tmp_path, seed):
     n, bounds = 3, [1, 2, 3]
     tokens = stream_of(DOCS)
     brute = brute_ngram_counts(DOCS, n)
-    spans = sample_repeats(tokens, n, SEP, bounds, 2, seed)
+    spans = sampled(tmp_path, DOCS, n, bounds, 2, seed)
     grams = [tuple(tokens[p : p + n]) for p in spans["position"]]
     assert len(set(grams)) == len(grams)  # distinct n-grams
     for p, c, k in spans[["position", "count", "stratum"]].itertuples(index=False):
@@ -182,15 +226,30 @@ def test_sample_repeats_brute_force(seed):
     for k in range(len(bounds)):
         available = sum(stratum_of(c, bounds) == k for c in distinct.values())
         assert (spans["stratum"] == k).sum() == min(2, available)
-    assert spans.equals(sample_repeats(tokens, n, SEP, bounds, 2, seed))  # seeded
+    assert spans.equals(old_sample_repeats(tokens, n, SEP, bounds, 2, seed))  # the old sampler
 
 
-def test_sample_repeats_excluded():
+@pytest.mark.parametrize("seed", [0, 1])
+def test_sample_repeats_equal_the_hash_sampler(tmp_path, seed):
+    """On a larger stream with repeated documents, across shards, with an excluded region:
+    the same spans as the rolling-hash sampler it replaces."""
+    rng = np.random.default_rng(seed)
+    docs = [list(rng.integers(0, 4, size=int(rng.integers(1, 40)))) for _ in range(40)]
+    docs += [docs[i] for i in rng.integers(0, 40, size=15)]
+    tokens = stream_of(docs)
+    excluded = np.zeros(len(tokens), bool)
+    excluded[100:180] = True
+    for n in (2, 5, 9):
+        spans = sampled(tmp_path / str(n), docs, n, [1, 2, 4], 5, seed, excluded, 300)
+        assert spans.equals(old_sample_repeats(tokens, n, SEP, [1, 2, 4], 5, seed, excluded))
+
+
+def test_sample_repeats_excluded(tmp_path):
     """No sampled span holds an excluded token; the counts stay the training counts."""
     tokens = stream_of(DOCS)
     excluded = np.zeros(len(tokens), bool)
     excluded[0:10] = True  # the first document
-    spans = sample_repeats(tokens, 4, SEP, [1, 2], 10, 0, excluded)
+    spans = sampled(tmp_path, DOCS, 4, [1, 2], 10, 0, excluded)
     assert not touches(excluded, spans["position"], 4).any()
     brute = brute_ngram_counts(DOCS, 4)
     assert [brute[p] for p in spans["position"]] == spans["count"].tolist()

@@ -143,12 +143,8 @@ def supercopy_sources(
     if natural_index is None:
         sc["count_nat"] = sc["count"]
     else:
-        sc["count_nat"] = np.array(
-            [
-                natural_index.count(gens[k][a:b])
-                for k, a, b in zip(sc["text"], sc["start"], sc["end"], strict=True)
-            ],
-            dtype=np.int64,
+        sc["count_nat"] = natural_index.count_many(
+            [gens[k][a:b] for k, a, b in zip(sc["text"], sc["start"], sc["end"], strict=True)]
         )
     classes = span_classes(sc["length"].to_numpy(), ends, natural["L_nat"], natural["planted"])
     sc["class"] = classes.astype(str) if len(sc) else pd.Series([], dtype=str)
@@ -271,12 +267,17 @@ def planted_copies(
         idx = Index(Path(tmp) / "planted")
         gens = [np.asarray(x, dtype=np.int64) for x in samples["ids"]]
         m = idx.longest_matches(gens)
-        for i, L in enumerate(m.split_lengths()):
-            for s, e in maximal_spans(L, MIN_ATTRIBUTED):
-                for _, doc, _ in idx.locate(gens[i][s:e], limit=len(planted)):
-                    best[doc] = max(best[doc], e - s)
-                    if e - s >= min_copy:
-                        texts[doc].add(i)
+        spans = [
+            (i, s, e)
+            for i, L in enumerate(m.split_lengths())
+            for s, e in maximal_spans(L, MIN_ATTRIBUTED)
+        ]
+        found = idx.locate_many([gens[i][s:e] for i, s, e in spans], limit=len(planted))
+        for (i, s, e), where in zip(spans, found, strict=True):
+            for _, doc, _ in where:
+                best[doc] = max(best[doc], e - s)
+                if e - s >= min_copy:
+                    texts[doc].add(i)
     return pd.DataFrame(
         {
             "id": [p["id"] for p in planted],

@@ -50,6 +50,8 @@ SEGMENT_TOKENS = 2048  # queries are cut into pieces of this size for the parall
 KEEP_OCCURRENCES = 64  # matches with at most this many occurrences are extended in place
 PROBE = 32  # a window of 32 positions with more than 24 searches: the rest is searched batched
 BATCH_CAP = 64  # batched searches read at most 64 pattern tokens (longer: matching statistics)
+SERIAL_NGRAMS = 16384  # batched counts of at most this many n-grams run in the calling thread
+NO_FIRST = np.zeros(0, dtype=np.int64)  # the batched kernel's out_first when ranks are not kept
 
 
 @dataclass
@@ -151,7 +153,8 @@ class Shard:
         return (self.tokens, self.sa, self.lcp, *self._derived)
 
     def match(self, pattern_rev: np.ndarray) -> tuple[int, int, int]:
-        """(L, first, last) for the reversed pattern — internal helper for count/locate."""
+        """(L, first, last) for one reversed pattern (:meth:`Index.count` of one n-gram): the
+        numpy path in a process without the kernels, else ``kernels.match_one``."""
         if use_numpy_path(len(pattern_rev)):
             return match_interval(self.tokens, self.sa, pattern_rev)
         q = np.ascontiguousarray(pattern_rev[::-1], dtype=np.int64)
@@ -174,7 +177,9 @@ class Shard:
         if pos.size:  # short matches: batched searches, then matching statistics for long ones
             from numba import get_num_threads
 
-            k.batched_matches_kernel(*args, flat, pos, pqs, BATCH_CAP, get_num_threads(), ln, cn)
+            k.batched_matches_kernel(
+                *args, flat, pos, pqs, BATCH_CAP, get_num_threads(), ln, cn, NO_FIRST
+            )
             runs = k.capped_runs(pos, pqs, ln, BATCH_CAP)
             if runs[0].size:
                 k.longest_matches_kernel(
@@ -182,11 +187,42 @@ class Shard:
                 )
         return ln, cn
 
-    def positions(self, first: int, last: int, length: int, limit: int) -> np.ndarray:
-        """Start positions (in ``tokens``) of occurrences ranked first..last, at most ``limit``."""
-        ranks = np.arange(first, min(last + 1, first + limit))
-        end = self.n_tokens - 1 - np.asarray(self.sa[ranks], dtype=np.int64)
-        return np.sort(end - length + 1)
+    def ngram_intervals(self, flat: np.ndarray, offsets: np.ndarray, numpy_path: bool):
+        """``(found, first, count)`` per non-empty n-gram ``flat[offsets[i]:offsets[i+1]]``:
+        whether it occurs in this shard, the first suffix-array rank of its occurrences and
+        their number (0 where absent). One batched, prefetching kernel call
+        (``kernels.batched_matches_kernel`` searched at each n-gram's last token, see there),
+        or for ``numpy_path`` one :func:`~copyscope.index.small.match_interval` per n-gram."""
+        lens = np.diff(offsets)
+        k = lens.shape[0]
+        if numpy_path:
+            first = np.zeros(k, dtype=np.int64)
+            count = np.zeros(k, dtype=np.int64)
+            for i in range(k):
+                L, a, b = match_interval(
+                    self.tokens, self.sa, flat[offsets[i] : offsets[i + 1]][::-1]
+                )
+                if L == lens[i]:
+                    first[i], count[i] = a, b - a + 1
+            return count > 0, first, count
+        kn = _kernels()
+        end = offsets[1:] - 1
+        # searched in the order of their last tokens, so that neighbouring searches share
+        # the suffix-array buckets they read (answers are stored at each n-gram's position)
+        order = np.argsort(flat[end], kind="stable")
+        pos, qs = end[order], offsets[:-1][order]
+        ln = np.empty(flat.shape[0], dtype=np.int64)  # written at every n-gram's last position
+        cn = np.empty(flat.shape[0], dtype=np.int64)
+        fr = np.empty(flat.shape[0], dtype=np.int64)  # read only where the n-gram is found
+        args = (*self.kernel_args(), flat, pos, qs, int(lens.max()))
+        if k <= SERIAL_NGRAMS:
+            kn.batched_matches_serial(*args, ln, cn, fr)
+        else:
+            from numba import get_num_threads
+
+            kn.batched_matches_kernel(*args, get_num_threads(), ln, cn, fr)
+        found = ln[end] == lens
+        return found, np.where(found, fr[end], 0), np.where(found, cn[end], 0)
 
 
 class Index:
@@ -261,7 +297,8 @@ class Index:
         return Matches(best_len, best_cnt, offsets)
 
     def count(self, ngram) -> int:
-        """Number of occurrences of ``ngram`` in the corpus (0 if absent; corpus size if empty)."""
+        """Number of occurrences of ``ngram`` in the corpus (0 if absent; corpus size if empty):
+        one search per shard (a batch of n-grams: :meth:`count_many`)."""
         g = self._as_query(ngram, "ngram")
         if g.size == 0:
             return self.n_tokens
@@ -272,25 +309,109 @@ class Index:
                 total += last - first + 1
         return int(total)
 
-    def locate(self, ngram, limit: int = 10) -> list[tuple[str, int, int]]:
-        """Up to ``limit`` occurrences of ``ngram`` as (document id, document number, offset).
+    def _as_ngrams(self, ngrams) -> tuple[np.ndarray, np.ndarray]:
+        """``(flat, offsets)`` of a batch of n-grams: a sequence of 1-D id arrays or a 2-D
+        array (one n-gram per row), checked like :meth:`count`'s ``ngram``."""
+        if isinstance(ngrams, np.ndarray) and ngrams.ndim == 2:
+            rows, n = ngrams.shape
+            flat = ngrams.astype(np.int64).ravel()
+            offsets = np.arange(rows + 1, dtype=np.int64) * n
+        else:
+            offsets = np.zeros(len(ngrams) + 1, dtype=np.int64)
+            np.cumsum(np.array([len(g) for g in ngrams], dtype=np.int64), out=offsets[1:])
+            try:
+                flat = np.concatenate(ngrams).astype(np.int64) if len(ngrams) else offsets[:0]
+            except (ValueError, TypeError):
+                flat = None
+            if flat is None or flat.ndim != 1 or flat.shape[0] != offsets[-1]:
+                for i, g in enumerate(ngrams):
+                    self._as_query(g, f"ngrams[{i}]")
+                raise InputError("ngrams", "expected a sequence of 1-D sequences of token ids")
+        if flat.size and (flat.min() < 0 or flat.max() >= self.sep):
+            for i in range(len(offsets) - 1):
+                self._as_query(flat[offsets[i] : offsets[i + 1]], f"ngrams[{i}]")
+        return flat, offsets
 
-        ``offset`` is the position of the n-gram's first token within its document.
-        """
-        g = self._as_query(ngram, "ngram")
-        out: list[tuple[str, int, int]] = []
-        if g.size == 0:
+    def _intervals(self, ngrams):
+        """``(lengths, per-shard (found, first, count))`` of the non-empty n-grams of a batch,
+        with their positions in the batch (``keep``)."""
+        flat, offsets = self._as_ngrams(ngrams)
+        lens = np.diff(offsets)
+        keep = np.flatnonzero(lens > 0)
+        if keep.size == 0:
+            return lens, keep, []
+        if keep.size < lens.size:  # empty n-grams add no tokens: only the offsets change
+            offsets = np.concatenate([[0], np.cumsum(lens[keep])]).astype(np.int64)
+        numpy_path = use_numpy_path(flat.shape[0])
+        shards = [s.ngram_intervals(flat, offsets, numpy_path) for s in self.shards]
+        return lens, keep, shards
+
+    def count_many(self, ngrams) -> np.ndarray:
+        """:meth:`count` of every n-gram of a batch (a sequence of 1-D id arrays, or a 2-D
+        array with one n-gram per row), as int64: one batched search per shard, 32 n-grams at a
+        time in lockstep with their memory loads prefetched (``kernels.batched_search``)."""
+        lens, keep, shards = self._intervals(ngrams)
+        out = np.full(lens.shape[0], self.n_tokens, dtype=np.int64)
+        out[keep] = sum(count for _, _, count in shards) if shards else 0
+        return out
+
+    def count_and_key(self, ngrams) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`count_many` of a batch and a key per n-gram that names it: equal n-grams get
+        equal keys, different n-grams of the corpus different ones (the suffix-array rank of
+        its first occurrence in the first shard holding it, ranks of later shards offset by
+        the earlier shards' sizes); -1 for an n-gram absent from the corpus or empty."""
+        lens, keep, shards = self._intervals(ngrams)
+        count = np.full(lens.shape[0], self.n_tokens, dtype=np.int64)
+        key = np.full(lens.shape[0], -1, dtype=np.int64)
+        if not shards:
+            return count, key
+        count[keep] = sum(c for _, _, c in shards)
+        sub = np.full(keep.shape[0], -1, dtype=np.int64)
+        base = 0
+        for shard, (found, first, _) in zip(self.shards, shards, strict=True):
+            new = found & (sub < 0)
+            sub[new] = base + first[new]
+            base += shard.n_tokens
+        key[keep] = sub
+        return count, key
+
+    def locate_many(self, ngrams, limit: int = 10) -> list[list[tuple[str, int, int]]]:
+        """:meth:`locate` of every n-gram of a batch (as for :meth:`count_many`): the same
+        occurrences in the same order, from one batched search per shard."""
+        lens, keep, shards = self._intervals(ngrams)
+        out: list[list[tuple[str, int, int]]] = [[] for _ in range(lens.shape[0])]
+        if not shards:
             return out
+        slot = keep.tolist()
+        left = np.full(keep.shape[0], limit, dtype=np.int64)
+        klen = lens[keep]
         doc_base = 0
-        for shard in self.shards:
-            L, first, last = shard.match(g[::-1])
-            if L == len(g) and len(out) < limit:
-                pos = shard.positions(first, last, len(g), limit - len(out))
+        for shard, (_, first, count) in zip(self.shards, shards, strict=True):
+            take = np.minimum(count, np.maximum(left, 0))
+            total = int(take.sum())
+            if total:
+                which = np.repeat(np.arange(keep.shape[0]), take)
+                begin = np.concatenate([[0], np.cumsum(take)[:-1]])
+                ranks = np.repeat(first - begin, take) + np.arange(total)
+                end = shard.n_tokens - 1 - np.asarray(shard.sa[ranks], dtype=np.int64)
+                pos = end - klen[which] + 1
+                order = np.lexsort((pos, which))
+                which, pos = which[order], pos[order]
                 docs = np.searchsorted(shard.doc_starts, pos, side="right") - 1
-                for p, d in zip(pos.tolist(), docs.tolist(), strict=True):
-                    out.append((shard.doc_ids[d], doc_base + d, p - int(shard.doc_starts[d])))
+                offs = pos - shard.doc_starts[docs]
+                ids = shard.doc_ids
+                for w, d, o in zip(which.tolist(), docs.tolist(), offs.tolist(), strict=True):
+                    out[slot[w]].append((ids[d], doc_base + d, o))
+            left -= take
             doc_base += int(shard.meta["n_docs"])
         return out
+
+    def locate(self, ngram, limit: int = 10) -> list[tuple[str, int, int]]:
+        """Up to ``limit`` occurrences of ``ngram`` as (document id, document number, offset):
+        in each shard in turn, the first of its occurrences by suffix-array rank, sorted by
+        position. ``offset`` is the position of the n-gram's first token within its document.
+        """
+        return self.locate_many([self._as_query(ngram, "ngram")], limit)[0]
 
     def document(self, doc: int) -> np.ndarray:
         """Tokens of global document number ``doc`` (without its separator)."""

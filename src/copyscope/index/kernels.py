@@ -499,15 +499,20 @@ def _lockstep_keys(keys, kp_, x_, y_, G, past_equal):
 
 @njit(cache=True, nogil=True)
 def batched_search(
-    tokens, sa, lcp, m1, m2, m3, bucket, keys, bits, q, pos, pqs, cap, g0, g1, out_len, out_cnt, w
-):
+    tokens, sa, lcp, m1, m2, m3, bucket, keys, bits, q, pos, pqs, cap, g0, g1, out_len, out_cnt,
+    out_first, w,
+):  # fmt: skip
     """:func:`match_capped` for the positions ``pos[g0:g1]`` (at most :data:`BATCH`), in lockstep.
 
     Each step of the binary searches first computes every position's next address and
     prefetches it, then reads them all (group prefetching), so the positions' cache misses
     overlap.  Pattern of position ``t``: its first ``min(cap, t - query start + 1)`` tokens.
+    ``out_first[t]`` (unless ``out_first`` is empty) is the first rank of the interval (when
+    ``out_len[t] > 0``).  With ``out_first`` (the n-gram counts), a match shorter than the
+    pattern is not widened: ``out_cnt[t]`` is then 0, as the pattern does not occur.
     ``w`` is scratch space (10 rows of BATCH int64).
     """
+    keep_first = out_first.shape[0] > 0
     n = tokens.shape[0]
     per = 64 // bits
     shift = SAMPLE_SHIFT
@@ -609,8 +614,12 @@ def batched_search(
             L = lhi if lhi > llo else llo
             k = a
         out_len[t] = L
-        if L == 1:
+        if keep_first and L < m_[g]:
+            out_cnt[t] = 0  # an n-gram that does not occur: no interval to widen
+        elif L == 1:
             out_cnt[t] = hi_[g] - lo_[g]
+            if keep_first:
+                out_first[t] = lo_[g]
         else:
             x_[g] = k
             prefetch(lcp, k)
@@ -626,6 +635,8 @@ def batched_search(
             first = _widen_left(tokens, sa, lcp, m1, m2, m3, q, t, k, L, lo_[g])
             last = _widen_right(tokens, sa, lcp, m1, m2, m3, q, t, k, L, hi_[g])
             out_cnt[t] = last - first + 1
+            if keep_first:
+                out_first[t] = first
             x_[g] = -1
             continue
         j, done = _left_block(lcp, m1, m2, m3, k, L)
@@ -644,15 +655,23 @@ def batched_search(
         first = a_[g] if a_[g] >= 0 else _scan_left(lcp, -1 - a_[g], L)
         last = z_[g] if z_[g] >= 0 else _scan_right(lcp, -1 - z_[g], L)
         out_cnt[t] = last - first + 1
+        if keep_first:
+            out_first[t] = first
 
 
 @njit(cache=True, parallel=True)
 def batched_matches_kernel(
-    tokens, sa, lcp, m1, m2, m3, bucket, keys, kbits, q, pos, pqs, cap, nt, out_len, out_cnt
-):
-    """``out_len[t]``/``out_cnt[t]`` for the positions ``pos`` (query starts ``pqs``), each one
+    tokens, sa, lcp, m1, m2, m3, bucket, keys, kbits, q, pos, pqs, cap, nt, out_len, out_cnt,
+    out_first,
+):  # fmt: skip
+    """``out_len[t]``/``out_cnt[t]`` (and ``out_first[t]``, the interval's first rank, unless
+    ``out_first`` is empty) for the positions ``pos`` (query starts ``pqs``), each one
     searched on its own by :func:`batched_search` with at most ``cap`` pattern tokens (a match
-    of ``cap`` tokens may be longer, see :func:`capped_runs`), in ``nt`` threads."""
+    of ``cap`` tokens may be longer, see :func:`capped_runs`), in ``nt`` threads.
+
+    N-gram counts are this kernel too: n-gram i laid out as a query ``flat[s_i:e_i]``,
+    searched at its last position ``e_i - 1`` with ``cap`` at least its length, reads the whole
+    n-gram backwards; it occurs iff ``out_len = e_i - s_i``, ``out_cnt`` times."""
     nb = (pos.shape[0] + BATCH - 1) // BATCH
     for th in prange(nt):  # batches dealt out in turn, so the threads get similar text
         w = np.empty((10, BATCH), dtype=np.int64)
@@ -661,8 +680,24 @@ def batched_matches_kernel(
             g1 = min(pos.shape[0], g0 + BATCH)
             batched_search(
                 tokens, sa, lcp, m1, m2, m3, bucket, keys, kbits, q, pos, pqs, cap, g0, g1,
-                out_len, out_cnt, w,
+                out_len, out_cnt, out_first, w,
             )  # fmt: skip
+
+
+@njit(cache=True)
+def batched_matches_serial(
+    tokens, sa, lcp, m1, m2, m3, bucket, keys, kbits, q, pos, pqs, cap, out_len, out_cnt,
+    out_first,
+):  # fmt: skip
+    """:func:`batched_matches_kernel` in the calling thread (for a few positions: waking the
+    thread pool would cost more than the searches)."""
+    w = np.empty((10, BATCH), dtype=np.int64)
+    for g0 in range(0, pos.shape[0], BATCH):
+        g1 = min(pos.shape[0], g0 + BATCH)
+        batched_search(
+            tokens, sa, lcp, m1, m2, m3, bucket, keys, kbits, q, pos, pqs, cap, g0, g1,
+            out_len, out_cnt, out_first, w,
+        )  # fmt: skip
 
 
 @njit(cache=True)

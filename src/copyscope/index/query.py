@@ -190,12 +190,13 @@ def batch_rows(index: Index, tool: str, items, min_len: int = 8) -> list[dict]:
     the whole text); for ``trace``, ``spans`` (maximal copied spans of ≥ ``min_len`` tokens)
     and ``covered`` (share of tokens inside one). An empty query gets empty values."""
     matches = index.longest_matches([ids for _, ids in items]) if tool != "count" else None
+    counts = index.count_many([ids for _, ids in items]) if tool == "count" else None
     rows = []
     for k, (name, ids) in enumerate(items):
         row: dict = {"id": name, "tokens": int(len(ids))}
         empty = len(ids) == 0
         if tool == "count":
-            row["count"] = None if empty else index.count(ids)
+            row["count"] = None if empty else int(counts[k])
         elif tool == "query":
             L = matches[k][0]
             row["mean_L"] = None if empty else float(L.mean())
@@ -271,16 +272,20 @@ def trace(index: Index, tokenizer, ids: np.ndarray, min_len: int, limit: int) ->
 
 def span_details(index: Index, ids, spans, parts, joiner: str, limit: int) -> list[dict]:
     """Per span [s, e) of ``ids``: ``start``, ``end``, ``count`` (occurrences in the index),
-    ``where`` (up to ``limit`` ``doc@offset`` sources) and ``snippet`` (its pieces joined)."""
+    ``where`` (up to ``limit`` ``doc@offset`` sources) and ``snippet`` (its pieces joined);
+    counts and sources of all spans in one batched call each."""
+    ngrams = [ids[s:e] for s, e in spans]
+    counts = index.count_many(ngrams)
+    where = index.locate_many(ngrams, limit)
     return [
         {
             "start": s,
             "end": e,
-            "count": index.count(ids[s:e]),
-            "where": [f"{doc}@{off}" for doc, _, off in index.locate(ids[s:e], limit)],
+            "count": int(c),
+            "where": [f"{doc}@{off}" for doc, _, off in w],
             "snippet": joiner.join(parts[s:e]).replace("\n", "⏎"),
         }
-        for s, e in spans
+        for (s, e), c, w in zip(spans, counts, where, strict=True)
     ]
 
 

@@ -245,21 +245,18 @@ def supercopies(
     ``sources`` ("docid@offset" of up to ``limit`` occurrences, ``index.locate``, joined with
     ";").
     """
-    rows = []
+    rows, ngrams = [], []
     for k, (g, tl) in enumerate(zip(generations, train_len, strict=True)):
         g = np.asarray(g)
         for a, b in maximal_spans(np.asarray(tl), min_len):
-            ngram = g[a:b]
-            rows.append(
-                {
-                    "text": k,
-                    "start": a,
-                    "end": b,
-                    "length": b - a,
-                    "count": index.count(ngram),
-                    "sources": ";".join(f"{d}@{o}" for d, _, o in index.locate(ngram, limit)),
-                }
-            )
+            ngrams.append(g[a:b])
+            rows.append({"text": k, "start": a, "end": b, "length": b - a})
+    if rows:  # one batched count and one batched locate for every passage
+        for row, count, where in zip(
+            rows, index.count_many(ngrams), index.locate_many(ngrams, limit), strict=True
+        ):
+            row["count"] = int(count)
+            row["sources"] = ";".join(f"{d}@{o}" for d, _, o in where)
     columns = ["text", "start", "end", "length", "count", "sources"]
     return pd.DataFrame(rows, columns=columns).astype({c: np.int64 for c in columns[:-1]})
 

@@ -48,8 +48,6 @@ from .types import Passage
 
 log = logging.getLogger("copyscope")
 
-HASH_BASE = np.uint64(0x9E3779B97F4A7C15)
-"""Multiplier of the polynomial n-gram hash (odd, so the hash is a bijection per step)."""
 PLANTED_TRIM = 2
 """Tokens cut from each end of a planted text before it is located: its first and last tokens
 may be tokenized differently inside the training text than on their own."""
@@ -166,34 +164,25 @@ def copies_label(copies: int) -> str:
 
 
 # ---------------------------------------------------------------- repeated training n-grams
-def ngram_hashes(tokens: np.ndarray, n: int, sep: int) -> tuple[np.ndarray, np.ndarray]:
-    """(hash, valid) of the n-gram starting at every position 0..len − n of ``tokens``: a
-    polynomial hash modulo 2^64 of its ids (+1, so id 0 counts), and whether it holds no
-    separator ``sep`` (n-grams across documents are not training n-grams)."""
-    t = np.asarray(tokens, dtype=np.uint64)
-    m = len(t) - n + 1
+def window_counts(index, n: int, chunk: int = 1 << 16) -> tuple[np.ndarray, np.ndarray]:
+    """(count, key) of the n-gram starting at every position 0..len − n of the index's
+    training stream (:func:`training_stream`), from the index's batched count
+    (``Index.count_and_key``, ``chunk`` n-grams per call): its number of occurrences and a
+    key naming it (equal n-grams, equal keys); (0, −1) where it holds a separator (n-grams
+    across documents are not training n-grams)."""
+    tokens = training_stream(index)
+    m = len(tokens) - n + 1
     if m <= 0 or n <= 0:
-        return np.zeros(0, np.uint64), np.zeros(0, bool)
-    h = np.zeros(m, np.uint64)
-    is_sep = np.asarray(tokens) == sep
-    bad = np.zeros(m, bool)
-    with np.errstate(over="ignore"):
-        for j in range(n):
-            h = h * HASH_BASE + (t[j : j + m] + np.uint64(1))
-            bad |= is_sep[j : j + m]
-    return h, ~bad
-
-
-def ngram_counts(h: np.ndarray, valid: np.ndarray) -> np.ndarray:
-    """Occurrences of the n-gram at each position among the ``valid`` ones, from its hash
-    (:func:`ngram_hashes`; 0 where not valid). Equal n-grams have equal hashes; a collision of
-    different n-grams would only merge two counts, which :func:`repeat_spans` replaces by the
-    index's exact counts."""
-    counts = np.zeros(len(h), np.int64)
-    if valid.any():
-        _, inverse, per = np.unique(h[valid], return_inverse=True, return_counts=True)
-        counts[valid] = per[inverse]
-    return counts
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    seps = np.concatenate([[0], np.cumsum(tokens == index.sep)])
+    pos = np.flatnonzero(seps[n : n + m] == seps[:m])
+    counts = np.zeros(m, np.int64)
+    keys = np.full(m, -1, np.int64)
+    span = np.arange(n)
+    for a in range(0, len(pos), chunk):
+        p = pos[a : a + chunk]
+        counts[p], keys[p] = index.count_and_key(tokens[p[:, None] + span])
+    return counts, keys
 
 
 def strata_labels(bounds: Sequence[int]) -> list[str]:
@@ -211,9 +200,9 @@ def stratum_of(count: int, bounds: Sequence[int]) -> int:
 
 
 def sample_repeats(
-    tokens: np.ndarray,
+    counts: np.ndarray,
+    keys: np.ndarray,
     n: int,
-    sep: int,
     bounds: Sequence[int],
     per_stratum: int,
     seed: int,
@@ -221,18 +210,19 @@ def sample_repeats(
 ) -> pd.DataFrame:
     """Sample distinct training n-grams by their number of occurrences.
 
-    Every distinct n-gram of ``tokens`` (no separator inside, no token marked in ``excluded``)
-    is taken at its first occurrence and falls into the stratum [bounds[k], bounds[k+1]) of
-    its count; from each stratum up to ``per_stratum`` n-grams are drawn without replacement
-    with ``numpy.random.default_rng(seed)``. Returns columns ``position`` (start in the
-    stream), ``count`` and ``stratum`` (index), in stratum then position order."""
-    h, valid = ngram_hashes(tokens, n, sep)
-    counts = ngram_counts(h, valid)
-    if excluded is not None and len(h):
+    ``counts`` and ``keys`` are those of the n-gram at every position of the stream
+    (:func:`window_counts`; key −1: a separator inside). Every distinct n-gram (no token marked
+    in ``excluded`` either) is taken at its first occurrence and falls into the stratum
+    [bounds[k], bounds[k+1]) of its count; from each stratum up to ``per_stratum`` n-grams are
+    drawn without replacement with ``numpy.random.default_rng(seed)``. Returns columns
+    ``position`` (start in the stream), ``count`` and ``stratum`` (index), in stratum then
+    position order."""
+    valid = keys >= 0
+    if excluded is not None and len(keys):
         bad = np.concatenate([[0], np.cumsum(np.asarray(excluded, dtype=np.int64))])
-        valid &= (bad[n : n + len(h)] - bad[: len(h)]) == 0  # no excluded token in the span
+        valid &= (bad[n : n + len(keys)] - bad[: len(keys)]) == 0  # no excluded token in it
     pos = np.flatnonzero(valid)
-    _, first = np.unique(h[pos], return_index=True)
+    _, first = np.unique(keys[pos], return_index=True)
     pos = np.sort(pos[first])
     stratum = np.searchsorted(np.asarray(bounds), counts[pos], side="right") - 1
     rng = np.random.default_rng(seed)
@@ -282,14 +272,13 @@ def planted_mask(index, encode, texts: Sequence[str]) -> np.ndarray:
     (every occurrence) and marked, widened by the trimmed tokens."""
     starts = doc_starts(index)
     mask = np.zeros(index.n_tokens, bool)
-    for text in texts:
-        ids = np.asarray(encode(text), dtype=np.int64)
-        core = ids[PLANTED_TRIM : len(ids) - PLANTED_TRIM]
-        if len(core) == 0:
-            continue
-        for _, doc, offset in index.locate(core, limit=index.n_tokens):
+    ids = [np.asarray(encode(text), dtype=np.int64) for text in texts]
+    ids = [x for x in ids if len(x) > 2 * PLANTED_TRIM]
+    cores = [x[PLANTED_TRIM : len(x) - PLANTED_TRIM] for x in ids]
+    for x, found in zip(ids, index.locate_many(cores, limit=index.n_tokens), strict=True):
+        for _, doc, offset in found:
             lo = int(starts[doc]) + offset - PLANTED_TRIM
-            mask[max(lo, 0) : lo + len(ids)] = True
+            mask[max(lo, 0) : lo + len(x)] = True
     return mask
 
 
@@ -318,18 +307,13 @@ def repeat_spans(index, params: Mapping, encode, manifest: Mapping):
     elif which == "ladder":
         excluded = planted_mask(index, encode, planted_texts(manifest, "ladder"))
     log.info("%d of %d training tokens lie in planted text", planted.sum(), len(tokens))
+    counts, keys = window_counts(index, p + s)
     spans = sample_repeats(
-        tokens,
-        p + s,
-        index.sep,
-        params["strata"],
-        params["per_stratum"],
-        params["seed"],
-        excluded,
+        counts, keys, p + s, params["strata"], params["per_stratum"], params["seed"], excluded
     )
     ids = [tokens[x : x + p + s].astype(np.int64) for x in spans["position"]]
-    spans["copies"] = [index.count(x) for x in ids]
-    spans["prefix_copies"] = [index.count(x[:p]) for x in ids]
+    spans["copies"] = index.count_many(ids)
+    spans["prefix_copies"] = index.count_many([x[:p] for x in ids])
     labels = strata_labels(params["strata"])
     spans["stratum"] = [labels[stratum_of(c, params["strata"])] for c in spans["copies"]]
     spans["planted"] = touches(planted, spans["position"], p + s).astype(int)
