@@ -100,6 +100,7 @@ def test_the_power_table_and_the_size_for_power(tmp_path):
     assert set(table["positive"]) == {"copier 10%", "copier 50%", "copier 10% vs 50%",
                                       "planted ladder"}  # fmt: skip
     assert sorted(set(table.loc[table["positive"] == "planted ladder", "size"])) == [5, 10, 20]
+    assert set(table.loc[table["positive"] == "planted ladder", "observed"]) == {20}
     assert ((table["power"] >= 0) & (table["power"] <= 1)).all()
     sizes = P.size_for_power(pd.DataFrame(
         [("c", "p", 5, 0.5), ("c", "p", 10, 0.85), ("c", "p", 20, 0.9), ("d", "q", 5, 0.1)],
@@ -110,3 +111,15 @@ def test_the_power_table_and_the_size_for_power(tmp_path):
 
     img = matplotlib.image.imread(tmp_path / "power.png")
     assert img.shape[1] > img.shape[0] * 0.8 and img[..., :3].std() > 0.05  # drawn, not blank
+
+
+def test_the_ladder_is_projected_beyond_the_runs_own_size():
+    d = data(extraction=ladder_results(per=6))
+    params = {**PARAMS, "findings": {**PARAMS["findings"],
+              "power": {**PARAMS["findings"]["power"], "sizes": [4, 12]}}}  # fmt: skip
+    table = P.power_table(d, None, params)
+    assert table["size"].tolist() == [4, 6, 12] and (table["observed"] == 6).all()
+    # the scorecard's column: the run's own size, and the projected size reaching 0.8
+    fake = table.assign(power=[0.2, 0.5, 0.9])
+    text = F.power_column(["extraction-duplication"], fake).iloc[0]
+    assert text == "planted ladder: 0.5 at 6; 0.8 from 12 (projected)"

@@ -530,6 +530,11 @@ def power(table: pd.DataFrame, target: float, path) -> None:
         g = g.sort_values("size")
         line = ax.plot(g["size"], g["power"], marker="o", label=f"{claim}: {positive}")[0]
         ax.fill_between(g["size"], g["power_lo"], g["power_hi"], alpha=0.1, color=line.get_color())
+        if "observed" in g.columns and (g["size"] > g["observed"]).any():
+            # projections (larger than the run's own sample): open markers
+            p = g[g["size"] > g["observed"]]
+            ax.plot(p["size"], p["power"], ls="none", marker="o", mfc="white",
+                    color=line.get_color())  # fmt: skip
     ax.axhline(target, ls=":", color="0.4")
     ax.text(1.0, target, f" target {target:g}", fontsize=8, color="0.4", va="center",
             transform=ax.get_yaxis_transform())  # fmt: skip
@@ -540,7 +545,8 @@ def power(table: pd.DataFrame, target: float, path) -> None:
     ax.set_ylim(-0.02, 1.05)
     ax.set_xlabel("sample size (texts, passages or items per group)")
     ax.set_ylabel("power (right verdict)")
-    ax.set_title("Power of the scorecard's rules on known positives")
+    ax.set_title("Power of the scorecard's rules on known positives\n(open markers: projected "
+                 "beyond the run's own sample)", fontsize=10)  # fmt: skip
     ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16), frameon=False)
     plotting.save(fig, path)
 

@@ -1581,15 +1581,25 @@ TABLES.add(POWER)
 
 
 def power_column(ids: Sequence[str], power: pd.DataFrame | None) -> pd.Series:
-    """Per claim id: its power on each known positive at the largest size measured
-    (``copier 30%: 0.96 at 50``), or ``no known positive in this run``."""
+    """Per claim id: its power on each known positive at the run's own size (the largest
+    measured one not above the ``observed`` column, where the table has it), and the smallest
+    projected size that reaches 0.8 where the run's size does not (``planted ladder: 0.32 at
+    8; 0.8 from 32 (projected)``), or ``no known positive in this run``."""
     out = []
     for i in ids:
         rows = None if power is None else power[power["claim"] == i]
         parts = []
         for positive, sizes in [] if rows is None else rows.groupby("positive", sort=False):
-            top = sizes.loc[sizes["size"].idxmax()]
-            parts.append(f"{positive}: {g(top['power'])} at {int(top['size'])}")
+            own = sizes
+            if "observed" in sizes.columns:
+                own = sizes[sizes["size"] <= sizes["observed"]]
+                own = own if len(own) else sizes
+            top = own.loc[own["size"].idxmax()]
+            text = f"{positive}: {g(top['power'])} at {int(top['size'])}"
+            beyond = sizes[(sizes["size"] > top["size"]) & (sizes["power"] >= 0.8)]
+            if top["power"] < 0.8 and len(beyond):
+                text += f"; 0.8 from {int(beyond['size'].min())} (projected)"
+            parts.append(text)
         out.append("; ".join(parts) or "no known positive in this run")
     return pd.Series(out, name="power")
 

@@ -53,7 +53,20 @@ OUTPUTS = {
     "fig": "figure: power against sample size per rule and positive (.png)",
 }
 PARAMS = "the config blocks findings (with power), novelty, sampling, models, analysis"
-COLUMNS = ["claim", "positive", "size", "draws", "right", "hits", "power", "power_lo", "power_hi"]
+COLUMNS = [
+    "claim",
+    "positive",
+    "size",
+    "observed",
+    "draws",
+    "right",
+    "hits",
+    "power",
+    "power_lo",
+    "power_hi",
+]
+"""``observed``: the run's own sample size for that positive; rows of a larger ``size`` are
+projections (resamples with replacement of a larger experiment with the effect the run shows)."""
 
 
 # --------------------------------------------------------------------------- the copier set
@@ -217,6 +230,11 @@ def _sizes(sizes, largest: int) -> list[int]:
     return sorted({s for s in sizes if s <= largest} | {largest})
 
 
+def _projected(sizes, observed: int) -> list[int]:
+    """Every configured size and the run's own one: the larger ones are projections."""
+    return sorted(set(sizes) | {observed})
+
+
 def power_table(data: Data, index, params: Mapping) -> pd.DataFrame:
     """One row per (claim, positive, size) this run has data for (``findings.power``)."""
     p = params["findings"]["power"]
@@ -229,27 +247,29 @@ def power_table(data: Data, index, params: Mapping) -> pd.DataFrame:
         for share in shares:
             positives.append(
                 ("pure-more-novel-than-validation", f"copier {share:.0%}",
-                 copier_vs_human(copier, share), F.FAILS, sizes)
+                 copier_vs_human(copier, share), F.FAILS, sizes, copier.max_size)
             )  # fmt: skip
         if len(shares) > 1:
             positives.append(
                 ("larger-less-novel", f"copier {shares[0]:.0%} vs {shares[-1]:.0%}",
-                 copier_sizes(copier, shares[0], shares[-1]), F.HOLDS, sizes)
+                 copier_sizes(copier, shares[0], shares[-1]), F.HOLDS, sizes, copier.max_size)
             )  # fmt: skip
+    # the ladder and the contamination set are also projected to larger sizes (§3: which
+    # budget would power the rule at the effect this run shows)
     if data.extraction is not None and len(data.extraction):
         per = int(data.extraction.groupby(["model", "copies"]).size().max())
         positives.append(
             ("extraction-duplication", "planted ladder", ladder_resample, F.HOLDS,
-             _sizes(p["sizes"], per))
+             _projected(p["sizes"], per), per)
         )  # fmt: skip
     if data.membership is not None and (data.membership["set"] == "benchmark").any():
         bench = data.membership[data.membership["set"] == "benchmark"]
         per = int(bench.groupby(["model", "planted"]).size().min())
         positives.append(
             ("benchmark-placement", "planted benchmark items", benchmark_resample, F.HOLDS,
-             _sizes(p["sizes"], per))
+             _projected(p["sizes"], per), per)
         )  # fmt: skip
-    for claim, name, builder, right, sizes in positives:
+    for claim, name, builder, right, sizes, observed in positives:
         for size in sizes:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", RuntimeWarning)
@@ -257,7 +277,8 @@ def power_table(data: Data, index, params: Mapping) -> pd.DataFrame:
             if r is None:
                 continue
             log.info("%s, %s, size %d: power %.2f", claim, name, size, r["power"])
-            rows.append({"claim": claim, "positive": name, "size": size, **r})
+            rows.append({"claim": claim, "positive": name, "size": size, "observed": observed,
+                         **r})  # fmt: skip
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
