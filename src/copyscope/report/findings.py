@@ -1637,7 +1637,8 @@ def markdown(card: pd.DataFrame) -> str:
         "The last two columns are the rule's measured false-verdict rate — how often it "
         "reaches a verdict on tables where the claim is false by construction (tables/"
         "findings_calibration.csv) — and its power: how often it reaches the right verdict on "
-        "known positives, at the largest sample size measured (tables/findings_power.csv).",
+        "known positives, at the run's own sample size, with the projected size that would reach "
+        "0.8 where it does not (tables/findings_power.csv).",
         "",
         "| # | claim | paper | verdict | measured | false verdicts on nulls | power |",
         "|---|---|---|---|---|---|---|",
