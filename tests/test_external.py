@@ -391,6 +391,7 @@ def external_config(tmp_path) -> dict:
     s["decodings"] = {k: s["decodings"][k] for k in ("pure", "greedy")}
     s["prompt_lengths"], s["prompt_length_decodings"] = [0, 8], ["greedy"]
     s["shared_decodings"] = ["pure", "greedy"]
+    cfg["explorer"]["decodings"] = ["pure", "greedy"]  # the explorer shows kept decodings
     s.pop("grid_models", None)
     cfg["findings"]["raven_decoding"] = "pure"
     return cfg

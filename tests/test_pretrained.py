@@ -82,6 +82,7 @@ def pretrained_config(tmp_path, model_dir) -> dict:
     # only pure and greedy: the decoding figure falls back to one panel of every decoding
     s["decodings"] = {k: s["decodings"][k] for k in ("pure", "greedy")}
     s["shared_decodings"] = ["pure", "greedy"]
+    cfg["explorer"]["decodings"] = ["pure", "greedy"]  # the explorer shows kept decodings
     cfg["findings"]["raven_decoding"] = "pure"  # the top-k row needs a decoding that runs
     s["prompt_lengths"] = [0, 8]
     s["prompt_length_decodings"] = ["greedy"]
