@@ -18,7 +18,7 @@ REFERENCE = $(shell sed -n 's/^\([A-Za-z0-9_.-]*\)==.*/\1/p' requirements-refere
 # the config's results folder (every output of a run, the report included, goes there)
 RESULTS = $(shell sed -n 's/^results:[[:space:]]*\([^[:space:]#]*\).*/\1/p' $(CONFIG) 2>/dev/null)
 
-.PHONY: setup run unlock report test test-local lint bench figures clean
+.PHONY: setup run unlock report test test-fast test-local lint bench figures clean
 
 setup: $(STAMP)
 
@@ -56,6 +56,11 @@ test: setup
 	bash tests/slurm/start.sh </dev/null
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python -m pytest -q; rc=$$?; \
 	  bash tests/slurm/stop.sh || true; exit $$rc
+
+# the unit tests only: no Snakemake run (not even a dry run), no benchmark script, no cluster
+# (markers e2e, bench, slurm; tests/test_tiers.py checks that every such test carries its marker)
+test-fast: setup
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python -m pytest -q -m "not e2e and not slurm and not bench"
 
 # everything but the SLURM tests (no cluster, no root needed)
 test-local: setup

@@ -136,3 +136,12 @@ def fanout_differences(reference: Path, dest: Path) -> list[str]:
     if len(json.loads((dest / "index/bpe/index.json").read_text())["shards"]) < 2:
         bad.append("the bpe index has one shard: nothing was fanned out")
     return bad
+
+
+def pixels(path: Path) -> np.ndarray:
+    """The RGB pixels of a PNG file (a figure test compares them between two renderings: a
+    figure that draws its data changes when the data change; a file size cannot tell)."""
+    from matplotlib import image
+
+    assert Path(path).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", f"{path} is not a PNG file"
+    return image.imread(path)[..., :3]

@@ -543,6 +543,7 @@ def test_every_tokenizer_kind_is_accepted(kind):
 
 
 # --------------------------------------------------------------------------- the workflow
+@pytest.mark.e2e
 def test_workflow_reports_an_unknown_key_briefly():
     proc = snakemake("-n", "--configfile", "config/tiny.yaml", "--config", "foo=1")
     assert proc.returncode != 0

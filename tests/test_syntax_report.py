@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from conftest import pixels
 from copyscope.errors import InputError
 from copyscope.report.syntax_figures import path_novelty, template_coverage, template_measures
 from copyscope.report.syntax_tables import (
@@ -67,7 +68,9 @@ def test_path_curves_and_figure(tmp_path):
     ) == [1, 2, 3]
     assert (curves["total"] > 0).all()
     path_novelty(curves, tmp_path / "paths.png", human="human")
-    assert (tmp_path / "paths.png").stat().st_size > 1000
+    changed = curves.assign(novelty=np.where(curves["set"] == "human", 0, curves["novelty"]))
+    path_novelty(changed, tmp_path / "changed.png", human="human")
+    assert not np.array_equal(pixels(tmp_path / "paths.png"), pixels(tmp_path / "changed.png"))
 
 
 TEXTS = [
@@ -96,9 +99,13 @@ def test_template_tables_and_figures(tmp_path):
         coverage_templates=[0.8, 0.7], coverage_non_templates=[0.3, 0.4], cut=100
     )
     template_coverage(coverage, tmp_path / "coverage.png")
-    assert (tmp_path / "measures.png").stat().st_size > 1000 and (
-        tmp_path / "coverage.png"
-    ).stat().st_size > 1000
+    # each figure draws its table: other values, other pixels
+    template_measures(table.assign(template_rate=[0.2, 0.6]), 3, tmp_path / "measures2.png")
+    template_coverage(coverage.assign(coverage_templates=[0.1, 0.2]), tmp_path / "coverage2.png")
+    for name in ("measures", "coverage"):
+        assert not np.array_equal(
+            pixels(tmp_path / f"{name}.png"), pixels(tmp_path / f"{name}2.png")
+        )
 
 
 # --------------------------------------------------------------------------- the report commands

@@ -16,6 +16,9 @@ from conftest import ROOT, snakemake
 from copyscope.config import evaluator_of
 from copyscope.tokenize import load_hf_tokenizer
 
+# every test here starts Snakemake (a dry run included) or reads the session's tiny run
+pytestmark = pytest.mark.e2e
+
 FIGURES = [
     "novelty_valid.png",
     "nnsl_hist_valid.png",
@@ -317,7 +320,6 @@ def check_syntax_tables(out, cfg: dict) -> None:
     assert _brackets(delta, "delta", "delta_lo", "delta_hi")
 
 
-@pytest.mark.e2e
 def test_tiny_run_tables(tiny_run):
     """Table contents: every configured setting present, values in range, CIs bracketing the
     estimates, novelty monotone where its definition makes it so."""
@@ -524,7 +526,6 @@ def check_excerpts(out, cfg: dict) -> None:
     assert (ov.loc[ov["member"] == 1, "mean"] > 0.8).all()  # members are training text
 
 
-@pytest.mark.e2e
 def test_tiny_run_outputs(tiny_run):
     out = tiny_run
     for f in (
@@ -562,7 +563,6 @@ def test_tiny_run_outputs(tiny_run):
     assert len(list((out / "benchmarks").rglob("*.tsv"))) >= 10
 
 
-@pytest.mark.e2e
 def test_tiny_run_cli_on_built_index(tiny_run):
     env = dict(os.environ)
     idx = tiny_run / "index" / "bpe"
@@ -605,7 +605,6 @@ def test_tiny_run_cli_on_built_index(tiny_run):
     assert "macbeth@" in t.stdout
 
 
-@pytest.mark.e2e
 def test_report_contains_figures(tiny_run, tmp_path):
     report = tmp_path / "report.html"
     proc = snakemake(
