@@ -559,3 +559,21 @@ def test_unconditional_and_stop_at_eos(model):
         assert out[0]["stopped_at_eos"]
         out = generate(model, [np.array([1, 2])], method, stop_at_eos=False, **kw)
         assert out[0]["ids"].tolist() == [EOS] * 7 and not out[0]["stopped_at_eos"]
+
+
+def test_exit_signals_wait_for_the_end_of_a_deferred_block():
+    """A SIGTERM sent while the progress bar is built arrives after it is whole."""
+    import os
+    import signal
+
+    from copyscope.lm.train import signals_deferred
+
+    seen = []
+    before = signal.signal(signal.SIGTERM, lambda *_: seen.append("delivered"))
+    try:
+        with signals_deferred():
+            os.kill(os.getpid(), signal.SIGTERM)
+            seen.append("block done")
+        assert seen == ["block done", "delivered"]
+    finally:
+        signal.signal(signal.SIGTERM, before)

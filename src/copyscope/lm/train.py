@@ -42,7 +42,9 @@ import json
 import logging
 import math
 import os
+import signal
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -159,6 +161,22 @@ def keep_freed_memory(on: bool = True) -> bool:
         return False
     trim = 2**31 - 1 if on else 128 * 1024  # glibc's default: 128 KiB (then dynamic)
     return bool(mallopt(_M_MMAP_MAX, 0 if on else 65536)) and bool(mallopt(_M_TRIM_THRESHOLD, trim))
+
+
+@contextlib.contextmanager
+def signals_deferred():
+    """Ctrl-C, SIGHUP and SIGTERM held back while the block runs and delivered right after it
+    (main thread only): an object half-built when the exit arrives (tqdm's progress bar) would
+    print a traceback when it is collected."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held = {signal.SIGINT, signal.SIGHUP, signal.SIGTERM}
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
 @contextlib.contextmanager
@@ -349,13 +367,14 @@ def train_model(
     start = time.perf_counter()
     kept = keep_freed_memory(True)
     with _deterministic(dev):
-        bar = tqdm(
-            total=steps,
-            desc=f"train {name or spec.get('name') or spec['kind']}",
-            file=sys.stderr,
-            unit="step",
-            dynamic_ncols=True,
-        )
+        with signals_deferred():  # an exit now comes after the bar is whole
+            bar = tqdm(
+                total=steps,
+                desc=f"train {name or spec.get('name') or spec['kind']}",
+                file=sys.stderr,
+                unit="step",
+                dynamic_ncols=True,
+            )
         try:
             for step in range(steps):
                 batch = torch.from_numpy(train_w[order[step]]).to(dev)
