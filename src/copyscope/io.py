@@ -80,20 +80,29 @@ def read_json(path):
         raise InputError(path, f"expected valid JSON ({exc})") from exc
 
 
-def read_jsonl(path) -> Iterator[dict]:
+def jsonl_lines(path) -> Iterator[tuple[int, object]]:
+    """(line number, parsed value) of every non-empty line of a JSONL file; a line that is
+    not JSON is an error naming ``file:line``."""
     path = Path(path)
-    if not path.exists():
+    if not path.is_file():
         raise InputError(path, "file not found")
     with open(path, encoding="utf-8") as fh:
         for lineno, line in enumerate(fh, 1):
             if not line.strip():
                 continue
             try:
-                yield json.loads(line)
+                value = json.loads(line)
             except json.JSONDecodeError as exc:
                 raise InputError(
                     f"{path}:{lineno}", f"expected one JSON object per line ({exc})"
                 ) from exc
+            yield lineno, value
+
+
+def read_jsonl(path) -> Iterator[dict]:
+    """The parsed lines of a JSONL file (:func:`jsonl_lines`)."""
+    for _, value in jsonl_lines(path):
+        yield value
 
 
 def sha256_file(path, chunk: int = 1 << 20) -> str:

@@ -26,6 +26,7 @@ import re
 from pathlib import Path
 
 from ..errors import InputError
+from ..io import jsonl_lines
 
 NAME_PART = r"[A-Za-z0-9][A-Za-z0-9._-]*"
 SETTING_NAME = re.compile(rf"^({NAME_PART})/({NAME_PART})$")
@@ -60,26 +61,15 @@ def is_reference_decoding(decoding: str) -> bool:
 
 
 def _records(path):
-    """(line number, object) of every non-empty line of a JSONL file; a line that is not a
-    JSON object is an error naming it."""
-    path = Path(path)
-    if not path.is_file():
-        raise InputError(path, "file not found")
-    with open(path, encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputError(
-                    f"{path}:{lineno}", f"expected one JSON object per line ({exc})"
-                ) from exc
-            if not isinstance(obj, dict):
-                raise InputError(
-                    f"{path}:{lineno}", f"expected a JSON object, found {type(obj).__name__}"
-                )
-            yield lineno, obj
+    """(line number, object) of every non-empty line of a JSONL file
+    (:func:`copyscope.io.jsonl_lines`); a line that is not a JSON object is an error naming
+    it."""
+    for lineno, obj in jsonl_lines(path):
+        if not isinstance(obj, dict):
+            raise InputError(
+                f"{path}:{lineno}", f"expected a JSON object, found {type(obj).__name__}"
+            )
+        yield lineno, obj
 
 
 def _string(where: str, obj: dict, field: str, *, empty: bool = False) -> str:
