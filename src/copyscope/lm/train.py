@@ -167,16 +167,27 @@ def keep_freed_memory(on: bool = True) -> bool:
 def signals_deferred():
     """Ctrl-C, SIGHUP and SIGTERM held back while the block runs and delivered right after it
     (main thread only): an object half-built when the exit arrives (tqdm's progress bar) would
-    print a traceback when it is collected."""
+    print a traceback when it is collected.
+
+    The handlers are swapped for ones that only note the signal; a thread mask would not do, as
+    a signal sent to the process goes to any thread that does not block it (torch's workers)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    held = {signal.SIGINT, signal.SIGHUP, signal.SIGTERM}
-    before = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    noted: list[int] = []
+    held = (signal.SIGINT, signal.SIGHUP, signal.SIGTERM)
+    before = {}
+    for signum in held:
+        handler = signal.getsignal(signum)
+        if handler is not None and handler is not signal.SIG_IGN:  # an ignored one stays so
+            before[signum] = signal.signal(signum, lambda got, _frame: noted.append(got))
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+        for signum, handler in before.items():
+            signal.signal(signum, handler)
+        for signum in dict.fromkeys(noted):
+            signal.raise_signal(signum)
 
 
 @contextlib.contextmanager
