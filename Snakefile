@@ -26,8 +26,8 @@ if not workflow.overwrite_configfiles:
     configfile: "config/config.yaml"
 
 
-# the one validation of the config (config/schema.yaml + cross-key checks), defaults filled in
-# and its input paths (corpus, local tokenizers, pretrained models), before any job runs
+# the one validation of the config (src/copyscope/schema.yaml + cross-key checks), defaults
+# filled in, and its input paths (corpus, local tokenizers, pretrained models), before any job runs
 try:
     # --config index='{shard_tokens: 100}': Snakemake keeps the 100 a string; typed as in a file
     update_config(config, typed_overrides(workflow.config_settings.config))

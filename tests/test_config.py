@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from conftest import ROOT, snakemake
-from copyscope.config import evaluator_of, load_schema, needed_context, validate
+from copyscope.config import SCHEMA_PATH, evaluator_of, load_schema, needed_context, validate
 from copyscope.errors import ConfigError
 from copyscope.tokenize import kinds, register
 
@@ -68,7 +68,7 @@ def test_every_key_is_described():
     assert len(props) > 100
     undescribed = [where for where, sub in props if "description" not in sub]
     assert undescribed == []
-    text = (ROOT / "config" / "schema.yaml").read_text()
+    text = SCHEMA_PATH.read_text()
     assert text.count("description:") >= len(props)
 
 

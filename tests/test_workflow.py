@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from conftest import ROOT, snakemake
-from copyscope.config import evaluator_of
+from copyscope.config import SCHEMA_PATH, evaluator_of
 from copyscope.tokenize import load_hf_tokenizer
 
 # every test here starts Snakemake (a dry run included) or reads the session's tiny run
@@ -252,7 +252,7 @@ def check_syntax_tables(out, cfg: dict) -> None:
     and the human reference), counts and rates consistent, intervals bracketing the values."""
     from copyscope.syntax.raven import BASE_UNITS, units
 
-    s = yaml.safe_load((ROOT / "config/schema.yaml").read_text())
+    s = yaml.safe_load(SCHEMA_PATH.read_text())
     defaults = s["properties"]["analysis"]["properties"]["syntax"]["properties"]
     syn = {k: v["default"] for k, v in defaults.items()} | cfg["analysis"].get("syntax", {})
     models = list(cfg["models"]["zoo"])
@@ -367,7 +367,7 @@ def check_style(out, cfg: dict) -> None:
     from copyscope.index import Index
     from copyscope.syntax.style import strata_labels
 
-    s = yaml.safe_load((ROOT / "config/schema.yaml").read_text())
+    s = yaml.safe_load(SCHEMA_PATH.read_text())
     defaults = s["properties"]["analysis"]["properties"]["style"]["properties"]
     st = {k: v["default"] for k, v in defaults.items()} | cfg["analysis"].get("style", {})
     ladder = cfg["corpus"]["inject"]["ladder"]

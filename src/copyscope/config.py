@@ -1,6 +1,6 @@
 """The workflow configuration: one schema, one validation.
 
-:func:`validate` checks a configuration against ``config/schema.yaml`` (JSON Schema, Draft
+:func:`validate` checks a configuration against ``copyscope/schema.yaml`` (JSON Schema, Draft
 2020-12), returns a copy with every default of the schema filled in, and then runs the
 cross-key checks a schema cannot express (a name that must refer to another entry, context
 lengths, tokenizer kinds). Every problem found is reported at once, one line per key:
@@ -37,7 +37,8 @@ __all__ = [
     "validate",
 ]
 
-SCHEMA_PATH = Path(__file__).resolve().parents[2] / "config" / "schema.yaml"
+# shipped inside the package (package data), so an installed copyscope validates a config
+SCHEMA_PATH = Path(__file__).resolve().parent / "schema.yaml"
 
 Problem = tuple[str, str]
 
@@ -57,7 +58,7 @@ class ConfigErrors(ConfigError):
 # --------------------------------------------------------------------------- schema, defaults
 @cache
 def load_schema(path: str | Path = SCHEMA_PATH) -> dict:
-    """The configuration schema (``config/schema.yaml``) as a dict."""
+    """The configuration schema (``copyscope/schema.yaml``, package data) as a dict."""
     with open(path) as fh:
         return yaml.safe_load(fh)
 

@@ -9,7 +9,7 @@ itself is not recorded). For each prompt :func:`generate` returns ``{"ids": gene
 untempered, unfiltered log-probability (log softmax of the raw logits) of the token, one per
 recorded id. ``stop_at_eos=False`` generates exactly ``max_new_tokens`` tokens, eos included.
 
-Methods (the keys of a ``sampling.decodings`` entry in config/schema.yaml):
+Methods (the keys of a ``sampling.decodings`` entry in src/copyscope/schema.yaml):
 
 * ``{"kind": "sample", "temperature": t, "top_k": k | None, "top_p": p | None}`` — softmax of
   ``logits / t``, then only the ``k`` most likely tokens, then the smallest set of most likely

@@ -5,7 +5,7 @@ stream, which is cut into windows of ``n_ctx`` tokens overlapping by one token, 
 after the first is a prediction target exactly once per epoch. Windows are visited in a
 seeded random order, epoch after epoch, until the token budget is used.
 
-``spec["train"]`` (every key required; config/schema.yaml defines them, and
+``spec["train"]`` (every key required; src/copyscope/schema.yaml defines them, and
 :func:`copyscope.config.validate` fills the defaults shown there):
 
 * ``tokens`` — token budget: the number of training tokens the model sees
@@ -63,7 +63,7 @@ LOG_COLUMNS = ["step", "tokens", "train_loss", "valid_loss", "lr", "seconds"]
 # --------------------------------------------------------------------------- settings
 def _train_settings(spec: dict) -> dict:
     """``spec["train"]`` with its numbers as Python numbers (the keys and their bounds are those
-    of ``$defs/train`` in config/schema.yaml; :func:`copyscope.config.validate` checks them
+    of ``$defs/train`` in src/copyscope/schema.yaml; :func:`copyscope.config.validate` checks them
     and fills the defaults)."""
     train = spec["train"]
     out = {k: int(train[k]) for k in ("tokens", "batch_size", "eval_every", "eval_batches")}
