@@ -1,4 +1,4 @@
-# copyscope — the two commands of the README:
+# copyscope — the two commands of the README (the documentation: docs/, mkdocs.yml):
 #   make run    # embedded default (Shakespeare): pipeline + results/report.html
 #   make test   # the test suite (same setup first)
 # Both create .venv if missing and install pinned dependencies (torch==2.13.0 first, so that
@@ -67,15 +67,20 @@ test-local: setup
 	$(BIN)/python -m copyscope config check config/tiny.yaml
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python -m pytest -q -m "not slurm"
 
+# the linters, then the documentation site (mkdocs.yml: docs/ → site/, git-ignored); --strict
+# fails on any warning (a broken link or anchor, a page outside the navigation, a docstring
+# mkdocstrings cannot read); the build fetches nothing
 lint: setup
-	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/ruff check src tests benchmarks docs/hooks
 	$(BIN)/snakefmt --check Snakefile rules
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/snakemake --lint --configfile config/tiny.yaml
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --clean --site-dir site
 
 bench: setup
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python benchmarks/index_bench.py --sizes 1e6 1e7 1e8
 
-# copy the figures of the last `make run` into docs/figures (shown in the README)
+# copy the figures, summary, scorecard and runtime table of the last `make run` into docs/ (the
+# documentation site's "Results of the default run" and "Performance" pages, the README's figure)
 figures:
 	mkdir -p docs/figures
 	cp results/figures/*.png docs/figures/
@@ -85,4 +90,4 @@ figures:
 
 # generated outputs only (nothing here is tracked by git)
 clean:
-	rm -rf results results-tiny .snakemake
+	rm -rf results results-tiny .snakemake site

@@ -199,7 +199,7 @@ def raven_code_context(prompt, generation) -> list[int]:
 
 
 def test_raven_code_differs_on_the_opening_run_only():
-    """The documented difference (module docstring, README): with an empty prompt RAVEN's code
+    """The documented difference (module docstring, docs/methods/raven.md): with an empty prompt RAVEN's code
     scores the opening run of the generation one higher; nowhere else do the two differ."""
     a, b = 4, 7
     empty = np.array([], np.int64)

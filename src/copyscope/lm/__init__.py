@@ -8,8 +8,9 @@
 * :func:`token_logprobs`, :func:`perplexity` — per-token natural-log probabilities given eos
   (and an optional unscored context), batched with padding.
 * :func:`generate` — sampling (temperature/top-k/top-p), greedy and beam search, implemented
-  here with cached state, exactly ``max_new_tokens`` per prompt, with the untempered
-  log-probability of every generated token.
+  here with cached state, at most ``max_new_tokens`` per prompt (a generation ends at its
+  first eos, which is not recorded), with the untempered log-probability of every generated
+  token.
 
 The eos id (``<|endoftext|>``, id 0 for the project's BPE) marks document starts in training
 and precedes every scored sequence and every prompt.
