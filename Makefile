@@ -76,8 +76,11 @@ lint: setup
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/snakemake --lint --configfile config/tiny.yaml
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --clean --site-dir site
 
+# the index benchmark; its tables (with the command and machine) go to the documentation's
+# Performance page, which renders docs/performance/index_bench.json when the site is built
 bench: setup
-	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python benchmarks/index_bench.py --sizes 1e6 1e7 1e8
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python benchmarks/index_bench.py --sizes 1e6 1e7 1e8 \
+	  --out docs/performance/index_bench.json
 
 # copy the figures, summary, scorecard and runtime table of the last `make run` into docs/ (the
 # documentation site's "Results of the default run" and "Performance" pages, the README's figure)
