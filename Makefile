@@ -18,7 +18,7 @@ REFERENCE = $(shell sed -n 's/^\([A-Za-z0-9_.-]*\)==.*/\1/p' requirements-refere
 # the config's results folder (every output of a run, the report included, goes there)
 RESULTS = $(shell sed -n 's/^results:[[:space:]]*\([^[:space:]#]*\).*/\1/p' $(CONFIG) 2>/dev/null)
 
-.PHONY: setup run unlock report test test-fast test-local lint bench figures clean
+.PHONY: setup run seeds unlock report test test-fast test-local lint bench figures clean
 
 setup: $(STAMP)
 
@@ -41,6 +41,22 @@ run: setup
 	$(BIN)/python -m copyscope config check $(CONFIG)
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/snakemake --cores $(CORES) --configfile $(CONFIG)
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/snakemake --cores 1 --configfile $(CONFIG) --report $(or $(RESULTS),results)/report.html
+
+# the whole workflow once per training seed (models.seed replaced; everything else as the
+# config says), each run in <results>-seed<s>, then the verdicts' agreement across the runs:
+# <results>-seeds/agreement.{csv,md} (copyscope report seeds)
+SEEDS ?= 0 1 2
+SEEDS_OUT = $(or $(RESULTS),results)-seeds
+seeds: setup
+	$(BIN)/python -m copyscope config check $(CONFIG)
+	for s in $(SEEDS); do \
+	  PATH="$(abspath $(BIN)):$$PATH" $(BIN)/snakemake --cores $(CORES) --configfile $(CONFIG) \
+	    --config results=$(or $(RESULTS),results)-seed$$s "models={seed: $$s}" || exit 1; \
+	done
+	mkdir -p $(SEEDS_OUT)
+	$(BIN)/python -m copyscope report seeds \
+	  $(foreach s,$(SEEDS),--findings $(s) $(or $(RESULTS),results)-seed$(s)/findings.csv) \
+	  --out-csv $(SEEDS_OUT)/agreement.csv --out-md $(SEEDS_OUT)/agreement.md
 
 # after a hard kill (SIGKILL, a lost terminal) Snakemake's lock stays behind: remove it, then
 # `make run` again resumes (incomplete jobs re-run: profiles/default sets rerun-incomplete)

@@ -1,6 +1,19 @@
-"""One consistent figure style for every copyscope figure (seaborn), saved atomically."""
+"""One consistent figure style for every copyscope figure (seaborn), saved atomically.
+
+Colours carry meaning and never depend on plotting order:
+
+- a model has one colour in every figure (:func:`model_colors`: the colour-blind palette in
+  the models' canonical order, :func:`model_order`);
+- human text is always :data:`HUMAN` (black), a second human baseline (the excerpt plays)
+  :data:`HUMAN_OTHER` (grey);
+- decodings (:func:`decoding_colors`), detectors (:func:`detector_colors`) and ordinal
+  parameters (prompt length, n: :func:`ordinal_colors`) have palettes of their own, so a decoding
+  is never drawn in a model's colour.
+"""
 
 from __future__ import annotations
+
+import re
 
 import matplotlib
 
@@ -10,6 +23,93 @@ import matplotlib.pyplot as plt  # noqa: E402
 import seaborn as sns  # noqa: E402
 
 from .io import atomic_path  # noqa: E402
+
+HUMAN = "black"
+HUMAN_OTHER = "0.45"
+#: size words in their order, for :func:`model_order` (gpt2-small before gpt2-medium)
+SIZES = ("nano", "micro", "tiny", "mini", "small", "base", "medium", "large", "xl", "xxl")
+#: detector colours (Dark2, fixed per detector); blind baselines are greys (dashed in figures)
+DETECTORS = {
+    "loss": "#1b9e77",
+    "min_k": "#d95f02",
+    "zlib": "#7570b3",
+    "reference": "#e7298a",
+    "lowercase": "#66a61e",
+    "blind_length": "0.55",
+    "blind_bow": "0.3",
+}
+
+
+def _model_key(name: str) -> tuple:
+    """Sort key of a model name: its parts in order, size words by :data:`SIZES`, numbers by
+    value with a k/m/b unit (``pythia-70m`` before ``pythia-160m``), the rest as text."""
+    key = []
+    for part in re.split(r"[-_/. ]+", str(name).lower()):
+        number = re.fullmatch(r"(\d+(?:\.\d+)?)([kmb]?)", part)
+        if part in SIZES:
+            key.append((1, SIZES.index(part), ""))
+        elif number:
+            scale = {"": 1, "k": 1e3, "m": 1e6, "b": 1e9}[number.group(2)]
+            key.append((1, float(number.group(1)) * scale, ""))
+        else:
+            key.append((0, 0, part))
+    return tuple(key)
+
+
+def model_order(models) -> list[str]:
+    """The models' canonical order (by :func:`_model_key`): the same in every figure, whatever
+    order a table lists them in."""
+    return sorted(dict.fromkeys(str(m) for m in models), key=_model_key)
+
+
+def model_colors(models) -> dict[str, tuple]:
+    """Model → colour: the colour-blind palette in :func:`model_order` (human names map to
+    :data:`HUMAN`)."""
+    palette = sns.color_palette("colorblind", 10)
+    names = [m for m in model_order(models) if m not in ("human", "human text")]
+    colors = {m: palette[i % 10] for i, m in enumerate(names)}
+    return colors | {h: HUMAN for h in ("human", "human text") if h in set(map(str, models))}
+
+
+def decoding_colors(decodings) -> dict[str, tuple]:
+    """Decoding → colour within one figure, in the order given (most to least constrained by
+    the callers): the sequential 'flare' palette, never a model colour."""
+    names = list(dict.fromkeys(decodings))
+    palette = sns.color_palette("flare", max(len(names), 2))
+    return {d: palette[i] for i, d in enumerate(names)}
+
+
+def detector_colors(detectors) -> dict[str, str]:
+    """Detector → its fixed colour (:data:`DETECTORS`, matched by prefix: ``min_k_20`` →
+    ``min_k``); unknown detectors get dark grey."""
+    out = {}
+    for d in detectors:
+        match = [k for k in DETECTORS if str(d) == k or str(d).startswith(k)]
+        out[d] = DETECTORS[max(match, key=len)] if match else "0.2"
+    return out
+
+
+def set_colors(sets) -> dict[str, tuple | str]:
+    """Colours of Li's placement sets: the baselines neutral (clean light grey, memorised
+    black), the benchmark and its unplanted items from 'Set2', planted copy counts darker with
+    more copies ('rocket')."""
+    sets = list(dict.fromkeys(sets))
+    planted = [s for s in sets if s.startswith("benchmark_copies_")]
+    shades = sns.color_palette("rocket_r", len(planted) + 2)[1:-1] if planted else []
+    other = sns.color_palette("Set2", 8)
+    fixed = {"clean": "0.6", "memorised": HUMAN}
+    fixed |= {"benchmark": other[1], "benchmark_unplanted": other[2]}
+    out = {s: fixed[s] for s in sets if s in fixed}
+    out |= dict(zip(planted, shades, strict=True))
+    rest = [s for s in sets if s not in out]
+    return out | {s: other[3 + i % 5] for i, s in enumerate(rest)}
+
+
+def ordinal_colors(values) -> dict:
+    """Ordered parameter values (prompt lengths, n) → viridis colours, low to high."""
+    names = sorted(dict.fromkeys(values))
+    cmap = plt.get_cmap("viridis")
+    return {v: cmap(k / max(1, len(names) - 1) * 0.9) for k, v in enumerate(names)}
 
 
 def setup() -> None:

@@ -39,7 +39,13 @@ from ..index import Index, build_index, maximal_spans
 from ..index.fanout import open_index, save_queries
 from ..io import atomic_path, read_jsonl, write_csv
 from ..raven import score_texts, supercopies
-from .classes import planted_lengths, source_classes, span_classes
+from .classes import (
+    DUPLICATE,
+    natural_outside_duplicates,
+    planted_lengths,
+    source_classes,
+    span_classes,
+)
 
 log = logging.getLogger(__name__)
 
@@ -103,8 +109,10 @@ def natural_matches(
     training index, ``gens``: the queries in the index's units): ``L_nat`` (and ``C_nat`` when
     ``count`` is given) against ``natural_index`` (None: nothing is planted, natural = all)
     and ``source_class`` of the match (:func:`copyscope.analyze.classes.source_classes`, the
-    planted texts encoded with ``encode``); also returns the per-class lengths under
-    ``planted``."""
+    planted texts encoded with ``encode``; an n-gram of a duplicated passage is ``duplicate``
+    only when the natural text holds it nowhere else, by counts in ``natural_index``); also
+    returns the per-class lengths under ``planted``, and the duplicated passages and
+    ``encode`` (``duplicated``, ``encode``) for :func:`supercopy_sources`."""
     if natural_index is None:
         L_nat = frame[length].to_numpy()
         C_nat = frame[count].to_numpy() if count else None
@@ -115,8 +123,23 @@ def natural_matches(
     out = {"L_nat": L_nat}
     if count:
         out["C_nat"] = C_nat
-    out["source_class"] = source_classes(frame[length].to_numpy(), L_nat, lens).astype(str)
+    L = frame[length].to_numpy(np.int64)
+    outside = np.zeros(L.shape[0], dtype=bool)
+    if natural_index is not None and lens.get(DUPLICATE) is not None:
+        # an n-gram of a duplicated passage is a planted duplicate only if the natural text
+        # holds it nowhere else (one common word of the passage stays natural)
+        at = np.flatnonzero((L > 0) & (L_nat >= L) & (lens[DUPLICATE] >= L))
+        flat = np.concatenate(gens) if gens else np.zeros(0, np.int64)
+        grams = [flat[i - L[i] + 1 : i + 1] for i in at]
+        if grams:
+            duplicated = [np.asarray(encode(t), dtype=np.int64) for t in planted[DUPLICATE]]
+            outside[at] = natural_outside_duplicates(
+                grams, natural_index.count_many(grams), duplicated
+            )
+    out["source_class"] = source_classes(L, L_nat, lens, outside).astype(str)
     out["planted"] = lens
+    out["duplicated"] = planted.get(DUPLICATE, [])
+    out["encode"] = encode
     return out
 
 
@@ -146,7 +169,14 @@ def supercopy_sources(
         sc["count_nat"] = natural_index.count_many(
             [gens[k][a:b] for k, a, b in zip(sc["text"], sc["start"], sc["end"], strict=True)]
         )
-    classes = span_classes(sc["length"].to_numpy(), ends, natural["L_nat"], natural["planted"])
+    outside = None
+    if natural_index is not None and natural.get("duplicated"):
+        grams = [gens[k][a:b] for k, a, b in zip(sc["text"], sc["start"], sc["end"], strict=True)]
+        duplicated = [np.asarray(natural["encode"](t), np.int64) for t in natural["duplicated"]]
+        outside = natural_outside_duplicates(grams, sc["count_nat"].to_numpy(), duplicated)
+    classes = span_classes(
+        sc["length"].to_numpy(), ends, natural["L_nat"], natural["planted"], outside
+    )
     sc["class"] = classes.astype(str) if len(sc) else pd.Series([], dtype=str)
     return sc
 

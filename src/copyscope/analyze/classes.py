@@ -27,18 +27,25 @@ MIXED = "mixed"
 
 
 def source_classes(
-    length: np.ndarray, natural: np.ndarray, planted: Mapping[str, np.ndarray]
+    length: np.ndarray,
+    natural: np.ndarray,
+    planted: Mapping[str, np.ndarray],
+    natural_outside: np.ndarray | None = None,
 ) -> np.ndarray:
     """The source class of the n-gram of ``length[i]`` tokens ending at each position i.
 
     ``natural[i]``: longest suffix ending at i found in the natural text; ``planted[c][i]``:
-    longest found in the texts of planted class c (in attribution order). The class is
+    longest found in the texts of planted class c (in attribution order);
+    ``natural_outside[i]``: whether the n-gram also occurs in the natural text outside the
+    duplicated passages (:func:`natural_outside_duplicates`; None: nowhere else). The class is
 
     * ``none`` — ``length[i] == 0`` (nothing copied);
-    * ``duplicate`` — ``natural[i] ≥ length[i]`` and ``planted["duplicate"][i] ≥ length[i]``:
-      the n-gram occurs in natural text but also inside a planted duplicate of a natural
-      passage, so its training count is inflated by planting;
-    * ``natural`` — ``natural[i] ≥ length[i]`` otherwise;
+    * ``duplicate`` — ``natural[i] ≥ length[i]``, ``planted["duplicate"][i] ≥ length[i]`` and
+      not ``natural_outside[i]``: the n-gram is found in the natural text only inside the
+      passages that planting duplicated (Merrill et al.'s inflated duplicates), so the model
+      may have it from the planted copies;
+    * ``natural`` — ``natural[i] ≥ length[i]`` otherwise (a common n-gram, e.g. one word, that
+      a duplicated passage also holds stays natural);
     * ``c`` — the first planted class with ``planted[c][i] ≥ length[i]`` (the n-gram occurs in
       planted text of class c only);
     * ``mixed`` — no single source holds the whole n-gram (it crosses the seam between
@@ -51,6 +58,8 @@ def source_classes(
     nat = ~done & (np.asarray(natural) >= length)
     dup = planted.get(DUPLICATE)
     inflated = nat & (np.asarray(dup) >= length) if dup is not None else np.zeros_like(nat)
+    if natural_outside is not None:
+        inflated &= ~np.asarray(natural_outside, dtype=bool)
     out[nat & inflated] = DUPLICATE
     out[nat & ~inflated] = NATURAL
     done |= nat
@@ -77,19 +86,50 @@ def _text_index(stream: np.ndarray):
     return _INDEXES[key][1]
 
 
+def _texts_index(texts: Sequence[np.ndarray], queries: Sequence[np.ndarray]):
+    """An index of ``texts`` (one document each, separated by an id no query holds), or None
+    when no text is non-empty; ``queries`` are the id arrays it will be asked about."""
+    texts = [np.asarray(x, dtype=np.int64) for x in texts if len(x)]
+    if not texts:
+        return None
+    high = max(int(np.max(x)) for x in [*texts, *(q for q in queries if len(q))])
+    dtype = np.uint16 if high < 65535 else np.uint32  # the queries' ids must fit too
+    sep = np.iinfo(dtype).max
+    return _text_index(np.concatenate([np.append(x, sep).astype(dtype) for x in texts]))
+
+
 def text_index_lengths(texts: Sequence[np.ndarray], queries: Sequence[np.ndarray]) -> np.ndarray:
     """Flat L_t of every position of ``queries`` against an index of ``texts`` (one document
     each; all zeros when there is no non-empty text)."""
     n = int(sum(len(q) for q in queries))
-    texts = [np.asarray(x, dtype=np.int64) for x in texts if len(x)]
-    if not texts or n == 0:
-        return np.zeros(n, dtype=np.int64)
     queries = [np.asarray(q, dtype=np.int64) for q in queries]
-    high = max(int(x.max()) for x in [*texts, *(q for q in queries if len(q))])
-    dtype = np.uint16 if high < 65535 else np.uint32  # the queries' ids must fit too
-    sep = np.iinfo(dtype).max
-    stream = np.concatenate([np.append(x, sep).astype(dtype) for x in texts])
-    return np.asarray(_text_index(stream).longest_matches(queries).length, dtype=np.int64)
+    index = _texts_index(texts, queries) if n else None
+    if index is None:
+        return np.zeros(n, dtype=np.int64)
+    return np.asarray(index.longest_matches(queries).length, dtype=np.int64)
+
+
+def text_index_counts(texts: Sequence[np.ndarray], ngrams: Sequence[np.ndarray]) -> np.ndarray:
+    """Occurrences of each n-gram in ``texts`` (one document each; none crosses two texts)."""
+    ngrams = [np.asarray(g, dtype=np.int64) for g in ngrams]
+    index = _texts_index(texts, ngrams) if ngrams else None
+    if index is None:
+        return np.zeros(len(ngrams), dtype=np.int64)
+    return np.asarray(index.count_many(ngrams), dtype=np.int64)
+
+
+def natural_outside_duplicates(
+    ngrams: Sequence[np.ndarray],
+    natural_count: np.ndarray,
+    duplicated: Sequence[np.ndarray],
+) -> np.ndarray:
+    """Whether each n-gram occurs in the natural text outside the duplicated passages:
+    ``natural_count`` (its occurrences in the natural text) exceeds its occurrences in the
+    passages ``duplicated`` (each once). Planting duplicates passages of the natural training
+    text, so every occurrence inside a passage is also one in the natural text; more natural
+    occurrences than that are elsewhere."""
+    inside = text_index_counts(duplicated, ngrams)
+    return np.asarray(natural_count, dtype=np.int64) > inside
 
 
 def planted_lengths(
@@ -110,11 +150,15 @@ def span_classes(
     positions: np.ndarray,
     natural: np.ndarray,
     planted: Mapping[str, np.ndarray],
+    natural_outside: np.ndarray | None = None,
 ) -> np.ndarray:
     """:func:`source_classes` of whole copied spans (e.g. supercopies): span j is the n-gram of
     ``lengths[j]`` tokens ending at flat position ``positions[j]`` of the per-position arrays
-    ``natural`` and ``planted[c]``."""
+    ``natural`` and ``planted[c]``; ``natural_outside[j]`` is about span j itself."""
     pos = np.asarray(positions, dtype=np.int64)
     return source_classes(
-        lengths, np.asarray(natural)[pos], {c: np.asarray(v)[pos] for c, v in planted.items()}
+        lengths,
+        np.asarray(natural)[pos],
+        {c: np.asarray(v)[pos] for c, v in planted.items()},
+        natural_outside,
     )

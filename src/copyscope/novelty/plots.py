@@ -19,8 +19,10 @@ def novelty_figure(
     fig, axes = plt.subplots(1, len(toks), figsize=(5.2 * len(toks), 4), squeeze=False, sharey=True)
     for ax, tok in zip(axes[0], toks, strict=True):
         sub = curves[curves["tokenizer"] == tok]
-        for set_name, g in sub.groupby("text_set", sort=False):
-            line = ax.plot(g["n"], g["novelty"], label=f"{set_name} text")[0]
+        shades = dict(zip(dict.fromkeys(sub["text_set"]), ("black", "0.45", "0.65"), strict=False))
+        for set_name, g in sub.groupby("text_set", sort=False):  # human text: black, greys
+            color = shades.get(set_name, "0.3")
+            line = ax.plot(g["n"], g["novelty"], label=f"{set_name} text", color=color)[0]
             ax.fill_between(g["n"], g["ci_low"], g["ci_high"], alpha=0.25, color=line.get_color())
         g = sub.drop_duplicates("n")
         corpus = int(g["corpus_tokens"].iloc[0])
@@ -44,7 +46,7 @@ def histogram_figure(hist: pd.DataFrame, path) -> None:
     fig, axes = plt.subplots(1, len(toks), figsize=(5.2 * len(toks), 3.6), squeeze=False)
     for ax, tok in zip(axes[0], toks, strict=True):
         sub = hist[hist["tokenizer"] == tok]
-        ax.bar(sub["L"], sub["tokens"] / sub["tokens"].sum(), width=1.0, color="C0")
+        ax.bar(sub["L"], sub["tokens"] / sub["tokens"].sum(), width=1.0, color="0.35")
         plotting.log_axis(ax, "y")
         ax.set_xlabel(f"non-novel suffix length L_t ({sub['unit'].iloc[0]})")
         ax.set_title(f"tokenizer: {tok}")

@@ -53,6 +53,7 @@ ANALYSES = (
     "calibration",
     "power",
     "findings",
+    "seeds",
 )
 """The analysis modules, in the order of their commands and of their ``summary.md`` sections."""
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+import seaborn as sns
 from matplotlib.ticker import EngFormatter, MaxNLocator
 
 from .. import plotting
@@ -57,17 +58,18 @@ def novelty_by_model(curves: pd.DataFrame, plen: int, path) -> None:
     every, natural = _source(curves, "all"), _source(curves, "natural")
     sub = every[(every["prompt_length"] == plen) & (every["decoding"] == "pure")]
     nat = natural[(natural["prompt_length"] == plen) & (natural["decoding"] == "pure")]
-    for model, g in sub.groupby("model", sort=False):
-        line = _curve(ax, g, model)
+    colors = plotting.model_colors(sub["model"])
+    for model in plotting.model_order(sub["model"]):
+        _curve(ax, sub[sub["model"] == model], model, color=colors[model])
         n = nat[nat["model"] == model].dropna(subset=["novelty"])
-        ax.plot(n["n"], n["novelty"], "--", color=line.get_color(), lw=1.2)
+        ax.plot(n["n"], n["novelty"], "--", color=colors[model], lw=1.2)
     h = _human(every, plen)
-    _curve(ax, h, HUMAN, color="black")
+    _curve(ax, h, HUMAN, color=plotting.HUMAN)
     hn = _human(natural, plen).dropna(subset=["novelty"])
-    ax.plot(hn["n"], hn["novelty"], "--", color="black", lw=1.2)
+    ax.plot(hn["n"], hn["novelty"], "--", color=plotting.HUMAN, lw=1.2)
     c = _human(every, plen, "contaminated")
     if len(c):  # corpus.inject.excerpts: held-out plays with excerpts in training
-        _curve(ax, c, f"{HUMAN} (excerpt plays)", color="0.35", ls="-.")
+        _curve(ax, c, f"{HUMAN} (excerpt plays)", color=plotting.HUMAN_OTHER, ls="-.")
     ax.plot(h["n"], h["lower_bound"], ":", color="0.45", label="lower bound (no duplication)")
     _novelty_axes(ax)
     ax.set_title(f"Pure sampling vs. held-out human text (prompt {plen} tokens)")
@@ -93,17 +95,17 @@ def completion_loss(loss: pd.DataFrame, path, min_tokens: int = 20) -> None:
     fig, ax = plt.subplots(figsize=(7.2, 4.4))
     sub = loss[loss["tokens"] >= min_tokens]
     styles = {"in training": "-", "not in training": "--"}
-    models = list(dict.fromkeys(loss["model"]))
-    for i, model in enumerate(models):
+    models, colors = plotting.model_order(loss["model"]), plotting.model_colors(loss["model"])
+    for model in models:
         g = sub[sub["model"] == model]
         for curve, style in styles.items():
             c = g[g["curve"] == curve].sort_values("x")
-            ax.plot(c["x"], c["loss"], style, marker="o", ms=3.5, lw=1.6, color=f"C{i}")
+            ax.plot(c["x"], c["loss"], style, marker="o", ms=3.5, lw=1.6, color=colors[model])
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("n (size of the n-gram the token completes)")
     ax.set_ylabel("mean loss of the token (nats)")
     ax.set_title("Completion loss on held-out text")
-    colours = [Line2D([], [], color=f"C{i}", lw=2, label=m) for i, m in enumerate(models)]
+    colours = [Line2D([], [], color=colors[m], lw=2, label=m) for m in models]
     kinds = [
         Line2D([], [], color="0.3", ls=style, marker="o", ms=3.5, label=f"n-gram {curve}")
         for curve, style in styles.items()
@@ -123,14 +125,12 @@ def completion_loss_frequency(freq: pd.DataFrame, path, min_tokens: int = 10) ->
     size n, mean loss (with its bootstrap interval) by the training count bucket
     round(log10 C_t); buckets with fewer than ``min_tokens`` tokens are hidden."""
     plotting.setup()
-    models = list(dict.fromkeys(freq["model"])) or ["(no model)"]
+    models = plotting.model_order(freq["model"]) or ["(no model)"]
     fig, axes = plt.subplots(
         1, len(models), figsize=(4.4 * len(models) + 0.6, 3.9), squeeze=False, sharey=True
     )
     sub = freq[freq["tokens"] >= min_tokens]
-    ns = sorted(set(freq["n"]))
-    cmap = plt.get_cmap("viridis")
-    colour = {n: cmap(k / max(1, len(ns) - 1) * 0.9) for k, n in enumerate(ns)}
+    colour = plotting.ordinal_colors(freq["n"])
     buckets = sorted(set(sub["log10_count"]))
     for ax, model in zip(axes[0], models, strict=True):
         g = sub[sub["model"] == model]
@@ -180,10 +180,11 @@ def novelty_by_decoding(curves: pd.DataFrame, model: str, plen: int, path) -> No
             fam_rows = sub[sub["decoding"] != "pure"]
         else:
             fam_rows = sub[sub["family"].isin([fam, "greedy"] if fam == "beam" else [fam])]
+        colors = plotting.decoding_colors(fam_rows["decoding"])
         for dec, g in fam_rows.groupby("decoding", sort=False):
-            _curve(ax, g, dec)
+            _curve(ax, g, dec, color=colors[dec])
         _curve(ax, pure, "pure sampling", color="0.5", ls="--")
-        _curve(ax, _human(curves, plen), HUMAN, color="black")
+        _curve(ax, _human(curves, plen), HUMAN, color=plotting.HUMAN)
         _novelty_axes(ax)
         ax.set_title(fam)
         ax.legend(fontsize=7, loc="lower right")
@@ -199,13 +200,9 @@ def novelty_by_prompt_length(curves: pd.DataFrame, model: str, decodings: list[s
     )
     for ax, dec in zip(axes[0], decodings, strict=True):
         sub = curves[(curves["model"] == model) & (curves["decoding"] == dec)]
-        for i, (plen, g) in enumerate(sub.groupby("prompt_length")):
-            _curve(
-                ax,
-                g,
-                f"prompt {plen}",
-                color=plt.cm.viridis(i / max(1, sub["prompt_length"].nunique() - 1)),
-            )
+        colors = plotting.ordinal_colors(sub["prompt_length"])
+        for plen, g in sub.groupby("prompt_length"):
+            _curve(ax, g, f"prompt {plen}", color=colors[plen])
         _novelty_axes(ax)
         ax.set_title(f"{model}, {dec}")
         ax.legend(fontsize=7, loc="lower right")
@@ -214,24 +211,20 @@ def novelty_by_prompt_length(curves: pd.DataFrame, model: str, decodings: list[s
 
 def raven_novelty(curves: pd.DataFrame, path) -> None:
     """RAVEN Fig. 1: novelty(n) = 1 − dup(n) w.r.t. training ∪ context, models (pure) vs
-    human text, with an inset for small n."""
+    human text (the log x-axis already gives small n half the width: no inset)."""
     plotting.setup()
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
     sub = curves[(curves["source"] == "union") & curves["decoding"].isin(["pure", "reference"])]
-    inset = ax.inset_axes([0.55, 0.12, 0.4, 0.4])
-    for model, g in sub.groupby("model", sort=False):
-        kw = {"color": "black"} if model == "human" else {}
-        label = HUMAN if model == "human" else model
-        ax.plot(g["n"], g["novelty"], label=label, **kw)
-        s = g[g["n"] <= 6]
-        inset.plot(s["n"], s["novelty"], marker="o", ms=3, **kw)
+    colors = plotting.model_colors(sub["model"])
+    for model in [*plotting.model_order(set(sub["model"]) - {"human"}), "human"]:
+        g = sub[sub["model"] == model]
+        if len(g):
+            label = HUMAN if model == "human" else model
+            ax.plot(g["n"], g["novelty"], marker="o", ms=2.5, label=label, color=colors[model])
     plotting.log_axis(ax)
     ax.set_xlabel("n (n-gram size, Moses words)")
     ax.set_ylabel("novelty (not in training ∪ context)")
     ax.set_ylim(-0.02, 1.02)
-    inset.set_xticks(range(1, 7))
-    inset.tick_params(labelsize=7)
-    inset.set_title("n ≤ 6", fontsize=8)
     ax.legend(fontsize=8, loc="upper left")
     ax.set_title("RAVEN: n-gram novelty, pure sampling vs. human text")
     plotting.save(fig, path)
@@ -244,12 +237,14 @@ def novelty_quality(raven: pd.DataFrame, path) -> None:
     fig, ax = plt.subplots(figsize=(6.8, 4.6))
     sub = raven[(raven["source"] == "union") & raven["perplexity"].notna()]  # scored sets
     markers = dict(zip(sorted(set(sub["family"])), "osD^vPX<", strict=False))
-    for i, (model, g) in enumerate(sub[sub["model"] != "human"].groupby("model", sort=False)):
-        for _, r in g.iterrows():
+    models = sub[sub["model"] != "human"]["model"]
+    colors = plotting.model_colors(models)
+    for model in plotting.model_order(models):
+        for _, r in sub[sub["model"] == model].iterrows():
             ax.scatter(
                 r["perplexity"],
                 r["truncated_score"],
-                color=f"C{i}",
+                color=colors[model],
                 marker=markers.get(r["family"], "o"),
                 s=28,
             )
@@ -260,13 +255,15 @@ def novelty_quality(raven: pd.DataFrame, path) -> None:
                 xytext=(3, 2),
                 textcoords="offset points",
             )
-        ax.scatter([], [], color=f"C{i}", label=model)
+        ax.scatter([], [], color=colors[model], label=model)
     h = sub[(sub["model"] == "human") & (sub["decoding"] == "reference")]
-    ax.scatter(h["perplexity"], h["truncated_score"], color="black", marker="*", s=120, label=HUMAN)
+    ax.scatter(h["perplexity"], h["truncated_score"], color=plotting.HUMAN, marker="*", s=120,
+               label=HUMAN)  # fmt: skip
     c = sub[(sub["model"] == "human") & (sub["decoding"] == "contaminated")]
     if len(c):  # corpus.inject.excerpts
         label = f"{HUMAN} (excerpt plays)"
-        ax.scatter(c["perplexity"], c["truncated_score"], color="black", marker="x", label=label)
+        ax.scatter(c["perplexity"], c["truncated_score"], color=plotting.HUMAN_OTHER, marker="x",
+                   label=label)  # fmt: skip
     ax.set_xscale("log")
     ax.set_xlabel("perplexity under the evaluator model")
     ax.set_ylabel("truncated duplication score (mean min(s, 5))")
@@ -285,10 +282,14 @@ def planted(planted: pd.DataFrame, path) -> None:
             .agg(longest=("longest_copy", "max"), reproduced=("reproduced", "max"))
             .reset_index()
         )
-        for i, (model, g) in enumerate(per.groupby("model", sort=False)):
+        colors = plotting.model_colors(per["model"])
+        humans = [m for m in ("human",) if m in set(per["model"])]
+        for model in [*plotting.model_order(set(per["model"]) - {"human"}), *humans]:
+            g = per[per["model"] == model]
             agg = g.groupby("copies").agg(rate=("reproduced", "mean"), longest=("longest", "mean"))
-            axes[0].plot(agg.index + 1, agg["rate"], marker="o", color=f"C{i}", label=model)
-            axes[1].plot(agg.index + 1, agg["longest"], marker="o", color=f"C{i}", label=model)
+            kw = {"marker": "o", "color": colors[model], "label": HUMAN if model == "human" else model}
+            axes[0].plot(agg.index + 1, agg["rate"], **kw)
+            axes[1].plot(agg.index + 1, agg["longest"], **kw)
     for ax in axes:
         plotting.log_axis(ax)
         ax.set_xlabel("occurrences of the passage in training (m + 1)")
@@ -305,10 +306,12 @@ def training(frame: pd.DataFrame, path) -> None:
     plotting.setup()
     fig, ax = plt.subplots(figsize=(6.4, 4))
     if len(frame):
-        for model, g in frame.groupby("model", sort=False):
-            g = g.dropna(subset=["valid_loss"])
+        colors = plotting.model_colors(frame["model"])
+        for model in plotting.model_order(frame["model"]):
+            g = frame[frame["model"] == model].dropna(subset=["valid_loss"])
             last = f" (final {g['valid_loss'].iloc[-1]:.2f})" if len(g) else ""
-            ax.plot(g["tokens"], g["valid_loss"], marker="o", ms=3, label=model + last)
+            ax.plot(g["tokens"], g["valid_loss"], marker="o", ms=3, label=model + last,
+                    color=colors[model])  # fmt: skip
     ax.xaxis.set_major_formatter(EngFormatter(sep=""))
     ax.xaxis.set_major_locator(MaxNLocator(6))
     ax.set_xlabel("training tokens")
@@ -322,7 +325,8 @@ def memorization(table: pd.DataFrame, path, suffix_tokens: int) -> None:
     """The memorization ladder: extraction rate (95% CI bars) against the copies in training
     (log x, one tick per rung), one line per model; the controls' rate (never planted) as the
     floor: a grey line at their mean over models and a band from the lowest CI bound to the
-    highest over models."""
+    highest over models (drawn and listed only where it has a width: identical CIs of 0 are the
+    dashed line alone)."""
     import numpy as np
 
     plotting.setup()
@@ -330,18 +334,13 @@ def memorization(table: pd.DataFrame, path, suffix_tokens: int) -> None:
     planted = table[table["copies"] > 0]
     controls = table[table["copies"] == 0]
     rungs = sorted(planted["copies"].unique())
-    models = list(planted["model"].drop_duplicates())
+    models, colors = plotting.model_order(planted["model"]), plotting.model_colors(planted["model"])
     if len(controls):
         low = np.nanmin(controls[["ci_low", "extraction_rate"]].to_numpy())
         high = np.nanmax(controls[["ci_high", "extraction_rate"]].to_numpy())
-        ax.axhspan(
-            low,
-            max(high, low + 0.004),
-            color="0.6",
-            alpha=0.3,
-            lw=0,
-            label="controls: 95% CIs, all models",
-        )
+        if high - low > 0.004:
+            ax.axhspan(low, high, color="0.6", alpha=0.3, lw=0,
+                       label="controls: 95% CIs, all models")  # fmt: skip
         floor = controls["extraction_rate"].mean()
         ax.axhline(
             floor,
@@ -364,7 +363,7 @@ def memorization(table: pd.DataFrame, path, suffix_tokens: int) -> None:
             marker="o",
             ms=5,
             capsize=3,
-            color=f"C{i}",
+            color=colors[model],
             label=model,
         )
     ax.set_xscale("log")
@@ -391,13 +390,14 @@ def membership_placement(table: pd.DataFrame, path) -> None:
     copyscope's normalised position (clean − set) / (clean − memorised) of the benchmark sets
     with its 95% CI (0 = clean, 1 = memorised; not Li's)."""
     plotting.setup()
-    models = list(table["model"].drop_duplicates())
+    models = plotting.model_order(table["model"])
     copies = sorted(
         {s for s in table["set"] if s.startswith("benchmark_copies_")},
         key=lambda s: int(s.rsplit("_", 1)[1]),
     )
     sets = ["clean", "benchmark", "benchmark_unplanted", *copies, "memorised"]
     markers = dict(zip(sets, "oDv^<>pPX*hs"[: len(sets) - 1] + "s", strict=True))
+    colors = plotting.set_colors(sets)
     fig, (left, right) = plt.subplots(
         1, 2, figsize=(9.6, 1.6 + 0.6 * max(len(models), 1)), sharey=True
     )
@@ -409,7 +409,7 @@ def membership_placement(table: pd.DataFrame, path) -> None:
         y = [models.index(m) + 0.5 * (k - (n - 1) / 2) / n for m in g["model"]]
         label = name.replace("benchmark_copies_", "planted ×")
         err = [g["mean_nll"] - g["lo"], g["hi"] - g["mean_nll"]]
-        style = {"fmt": markers[name], "color": f"C{k}", "capsize": 3}
+        style = {"fmt": markers[name], "color": colors[name], "capsize": 3}
         left.errorbar(g["mean_nll"], y, xerr=err, label=label, **style)
         if name.startswith("benchmark"):
             perr = [g["position"] - g["position_lo"], g["position_hi"] - g["position"]]
@@ -442,11 +442,12 @@ def membership_roc(texts: pd.DataFrame, label_set: str, split, path) -> None:
 
     sign = {**MEMBER_SIGN, **{b: 1 for b in BLIND}}
     plotting.setup()
-    models = list(texts["model"].drop_duplicates())
+    models = plotting.model_order(texts["model"])
     fig, axes = plt.subplots(
         1, len(models), figsize=(3.2 * len(models), 3.4), squeeze=False, sharey=True
     )
     detectors = ("loss", "min_k_20", "zlib_carlini", "reference", *BLIND)
+    colors = plotting.detector_colors(detectors)
     for ax, model in zip(axes[0], models, strict=True):
         rows, y = split(texts[texts["model"] == model])[label_set]
         y = np.asarray(y)
@@ -454,12 +455,12 @@ def membership_roc(texts: pd.DataFrame, label_set: str, split, path) -> None:
             ax.set_title(model)
             continue
         fx, fy = 0.5 / (y == 0).sum(), 0.5 / (y == 1).sum()
-        for i, det in enumerate(detectors):
+        for det in detectors:
             if det not in rows or rows[det].isna().any():
                 continue
             s = np.nan_to_num(sign[det] * rows[det].to_numpy(float), posinf=1e300, neginf=-1e300)
             f, t, _ = roc_curve(y, s)
-            style = {"color": f"C{i}"} | ({"ls": "--", "lw": 1} if det in BLIND else {})
+            style = {"color": colors[det]} | ({"ls": "--", "lw": 1} if det in BLIND else {})
             ax.plot(np.maximum(f, fx), np.maximum(t, fy), label=det, **style)
         lo = min(1e-3, fx)
         ax.axvspan(lo, 2 * fx, color="0.92", zorder=0)
@@ -481,7 +482,8 @@ def membership_cloze(plays: pd.DataFrame, path) -> None:
     plotting.setup()
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
     names = list(plays["play"].drop_duplicates()) if len(plays) else []
-    models = list(plays["model"].drop_duplicates()) if len(plays) else []
+    models = plotting.model_order(plays["model"]) if len(plays) else []
+    colors = plotting.model_colors(models)
     for i, model in enumerate(models):
         g = plays[plays["model"] == model]
         x = [names.index(p) + 0.15 * (i - (len(models) - 1) / 2) for p in g["play"]]
@@ -489,7 +491,8 @@ def membership_cloze(plays: pd.DataFrame, path) -> None:
             g["acc_insensitive"] - g["acc_insensitive_lo"],
             g["acc_insensitive_hi"] - g["acc_insensitive"],
         ]
-        line = ax.errorbar(x, g["acc_insensitive"], yerr=err, fmt="o", capsize=2, label=model)
+        line = ax.errorbar(x, g["acc_insensitive"], yerr=err, fmt="o", capsize=2, label=model,
+                           color=colors[model])  # fmt: skip
         held = (g["split"] == "valid").to_numpy()
         ax.scatter(
             [v for v, h in zip(x, held, strict=True) if h],
@@ -526,9 +529,12 @@ def power(table: pd.DataFrame, target: float, path) -> None:
         ax.set_axis_off()
         plotting.save(fig, path)
         return
-    for (claim, positive), g in table.groupby(["claim", "positive"], sort=False):
+    groups = list(table.groupby(["claim", "positive"], sort=False))
+    colors = sns.color_palette("husl", max(len(groups), 1))  # rules: not model colours
+    for k, ((claim, positive), g) in enumerate(groups):
         g = g.sort_values("size")
-        line = ax.plot(g["size"], g["power"], marker="o", label=f"{claim}: {positive}")[0]
+        line = ax.plot(g["size"], g["power"], marker="o", label=f"{claim}: {positive}",
+                       color=colors[k])[0]  # fmt: skip
         ax.fill_between(g["size"], g["power_lo"], g["power_hi"], alpha=0.1, color=line.get_color())
         if "observed" in g.columns and (g["size"] > g["observed"]).any():
             # projections (larger than the run's own sample): open markers
@@ -571,9 +577,9 @@ def supercopies(counts: pd.DataFrame, path) -> None:
     labels = [f"{m} / {d}" for m, d in zip(every["model"], every["decoding"], strict=True)]
     y = np.arange(len(labels))
     fig, ax = plt.subplots(figsize=(6.4, 1.2 + 0.28 * max(len(labels), 1)))
-    ax.barh(y - 0.2, every["supercopies"], height=0.4, color="C0", label="all training text")
+    ax.barh(y - 0.2, every["supercopies"], height=0.4, color="0.3", label="all training text")
     if len(natural) == len(every):
-        ax.barh(y + 0.2, natural["supercopies"], height=0.4, color="C1", label="natural text only")
+        ax.barh(y + 0.2, natural["supercopies"], height=0.4, color="0.7", label="natural text only")
     ax.set_yticks(y, labels, fontsize=7)
     ax.invert_yaxis()
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))

@@ -18,19 +18,19 @@ def path_novelty(
 ) -> None:
     """RAVEN Fig. 5: novelty of dependency paths by length k (nodes), labeled and unlabeled,
     one line per text set with its bootstrap band; ``human`` (a set name) is drawn in black,
-    a model's sets (``model/decoding``) in the colour of its place in ``models`` (the config's
-    order, as in the other figures)."""
+    a model's sets (``model/decoding``) in the model's colour (:func:`plotting.model_colors`
+    over ``models``, or over the sets' models when not given)."""
     from matplotlib.ticker import MaxNLocator
 
     plotting.setup()
     fig, axes = plt.subplots(1, 2, figsize=(9.6, 3.8), sharey=True)
+    colors = plotting.model_colors(models or [_model(s) for s in curves["set"] if s != human])
     for ax, (family, title) in zip(axes, FAMILIES, strict=True):
         sub = curves[curves["family"] == family]
         for name, g in sub.groupby("set", sort=False):
-            model = str(name).split("/")[0]
-            kw = {"color": "black"} if name == human else {}
-            if name != human and models and model in models:
-                kw = {"color": f"C{models.index(model) % 10}"}
+            kw = {"color": plotting.HUMAN} if name == human else {}
+            if name != human and _model(name) in colors:
+                kw = {"color": colors[_model(name)]}
             line = ax.plot(g["k"], g["novelty"], marker="o", ms=3, label=name, **kw)[0]
             ax.fill_between(g["k"], g["ci_low"], g["ci_high"], alpha=0.2, color=line.get_color())
         ax.set_title(title)
@@ -42,6 +42,24 @@ def path_novelty(
     plotting.save(fig, path)
 
 
+def _model(set_name) -> str:
+    """The model of a text set ``model/decoding``."""
+    return str(set_name).split("/")[0]
+
+
+def _set_colors(sets) -> dict:
+    """Text set → its model's colour; human sets black (``human/reference``), other human
+    sets grey."""
+    models = [_model(s) for s in sets if _model(s) != "human"]
+    colors = plotting.model_colors(models)
+    return {
+        s: (plotting.HUMAN if s == "human/reference" else plotting.HUMAN_OTHER)
+        if _model(s) == "human"
+        else colors[_model(s)]
+        for s in sets
+    }
+
+
 MEASURES = (
     ("template_rate", "template rate"),
     ("templates_per_token", "templates per token"),
@@ -50,15 +68,40 @@ MEASURES = (
 
 
 def template_measures(table: pd.DataFrame, n: int, path) -> None:
-    """Template rate, templates-per-token and CR-POS per text set at one n (Shaib et al.)."""
+    """Template rate, templates-per-token and CR-POS per text set at one n (Shaib et al.), one
+    row per set (labels on the y-axis), in its model's colour. The template rate is a share of
+    texts: a bar with its Wilson 95% interval over the set's texts. Templates per token and
+    CR-POS are one value per set in the table (no per-text values to resample): points, and
+    the panel says so."""
+    from scipy.stats import binomtest
+
     plotting.setup()
-    sub = table[table["n"] == n]
-    fig, axes = plt.subplots(1, len(MEASURES), figsize=(3.4 * len(MEASURES), 3.6))
-    x = np.arange(len(sub))
+    sub = table[table["n"] == n].reset_index(drop=True)
+    colors = _set_colors(sub["set"])
+    fig, axes = plt.subplots(
+        1, len(MEASURES), figsize=(3.6 * len(MEASURES) + 1.6, 1.2 + 0.26 * max(len(sub), 1)),
+        sharey=True,
+    )  # fmt: skip
+    y = np.arange(len(sub))
+    bar_colors = [colors[s] for s in sub["set"]]
     for ax, (col, title) in zip(axes, MEASURES, strict=True):
-        ax.bar(x, sub[col].to_numpy(), color="0.55")
-        ax.set_xticks(x, sub["set"], rotation=45, ha="right", fontsize=8)
-        ax.set_title(f"{title} (n = {n})")
+        values = sub[col].to_numpy(float)
+        if col == "template_rate":
+            err = np.zeros((2, len(sub)))
+            for i, (rate, texts) in enumerate(zip(values, sub["texts"], strict=True)):
+                if texts > 0 and np.isfinite(rate):
+                    ci = binomtest(round(rate * texts), int(texts)).proportion_ci(method="wilson")
+                    err[:, i] = [rate - ci.low, ci.high - rate]
+            ax.barh(y, values, color=bar_colors, xerr=err.clip(min=0), capsize=2,
+                    error_kw={"lw": 1})  # fmt: skip
+            ax.set_xlim(0, 1.02)
+            ax.set_xlabel("share of texts (Wilson 95% CI)", fontsize=8)
+        else:
+            ax.scatter(values, y, c=bar_colors, s=28, zorder=3)
+            ax.set_xlabel("one value per set (no interval)", fontsize=8)
+        ax.set_title(f"{title} (n = {n})", fontsize=10)
+    axes[0].set_yticks(y, sub["set"], fontsize=8)
+    axes[0].invert_yaxis()
     plotting.save(fig, path)
 
 
@@ -66,15 +109,27 @@ def template_coverage(frame: pd.DataFrame, path) -> None:
     """Share of templates vs random non-template POS n-grams among the most frequent training
     n-grams, per text set (``set``, ``coverage_templates``, ``coverage_non_templates``, ``cut``)."""
     plotting.setup()
-    fig, ax = plt.subplots(figsize=(6.4, 3.8))
-    x = np.arange(len(frame))
-    ax.bar(x - 0.2, frame["coverage_templates"], 0.4, label="templates")
-    ax.bar(x + 0.2, frame["coverage_non_templates"], 0.4, label="random non-template n-grams")
-    ax.set_xticks(x, frame["set"], rotation=45, ha="right", fontsize=8)
-    ax.set_ylim(0, 1.02)
+    frame = frame.reset_index(drop=True)
+    fig, ax = plt.subplots(figsize=(6.8, 1.4 + 0.3 * max(len(frame), 1)))
+    y = np.arange(len(frame))
+    colors = _set_colors(frame["set"])
+    err = None
+    if {"coverage_templates_lo", "coverage_templates_hi"} <= set(frame.columns):
+        v = frame["coverage_templates"].to_numpy(float)
+        err = np.vstack(
+            [v - frame["coverage_templates_lo"].to_numpy(float),
+             frame["coverage_templates_hi"].to_numpy(float) - v]
+        ).clip(min=0)  # fmt: skip
+    ax.barh(y - 0.2, frame["coverage_templates"], 0.4, color=[colors[s] for s in frame["set"]],
+            xerr=err, capsize=2, error_kw={"lw": 1}, label="templates (95% CI)")  # fmt: skip
+    ax.barh(y + 0.2, frame["coverage_non_templates"], 0.4, color="0.8", edgecolor="0.5",
+            label="random non-template n-grams")  # fmt: skip
+    ax.set_yticks(y, frame["set"], fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlim(0, 1.02)
     cuts = sorted(set(frame["cut"]))
-    ax.set_ylabel(f"share in training's top {', '.join(map(str, cuts))} POS n-grams")
-    ax.legend(fontsize=8)
+    ax.set_xlabel(f"share in training's top {', '.join(map(str, cuts))} POS n-grams")
+    ax.legend(fontsize=8, loc="lower right")
     plotting.save(fig, path)
 
 
@@ -92,23 +147,31 @@ def style_memorization(table: pd.DataFrame, path) -> None:
     and positional match shares (controls, 0 copies, first on the ladder's axis)."""
     plotting.setup()
     fig, axes = plt.subplots(2, 2, figsize=(9.6, 7.0), sharey="row", squeeze=False)
-    fig.suptitle("POS memorization (solid) vs exact memorization (dashed)")
-    models = list(dict.fromkeys(table["model"]))
-    colors = {m: f"C{i % 10}" for i, m in enumerate(models)}
+    fig.suptitle("POS memorization (solid, filled) vs exact memorization (dashed, open)")
+    models = plotting.model_order(table["model"])
+    colors = plotting.model_colors(models)
     for col, (source, title) in enumerate(STYLE_SOURCES):
         sub = table[table["source"] == source]
         strata = list(dict.fromkeys(sub["stratum"]))
         for row, (exact, pos, ylabel) in enumerate(STYLE_ROWS):
             ax = axes[row][col]
-            for k, (model, g) in enumerate(sub.groupby("model", sort=False)):
-                x = np.array([strata.index(s) for s in g["stratum"]]) + 0.06 * (k - len(models) / 2)
-                for name, style, label in ((pos, "-", "POS"), (exact, "--", "words")):
+            for k, model in enumerate(models):
+                g = sub[sub["model"] == model]
+                if not len(g):
+                    continue
+                x = np.array([strata.index(s) for s in g["stratum"]], float)
+                # POS and words of one model side by side (words drawn last, open squares), so
+                # equal values never hide one line under the other
+                series = ((pos, "-", "o", "POS", -1), (exact, "--", "s", "words", 1))
+                for name, style, marker, label, side in series:
                     err = np.vstack(
                         [g[name] - g[f"{name}_ci_low"], g[f"{name}_ci_high"] - g[name]]
                     ).clip(min=0)
+                    shift = 0.08 * (k - (len(models) - 1) / 2) + 0.03 * side
                     ax.errorbar(
-                        x, g[name], yerr=err, ls=style, marker="o", ms=3, capsize=2,
-                        color=colors[model], label=f"{model}: {label}",
+                        x + shift, g[name], yerr=err, ls=style, marker=marker, ms=4, capsize=2,
+                        color=colors[model], mfc="white" if side > 0 else colors[model],
+                        label=f"{model}: {label}", zorder=3 if side > 0 else 2,
                     )  # fmt: skip
             ax.set_xticks(range(len(strata)), strata)
             ax.set_ylim(-0.03, 1.03)

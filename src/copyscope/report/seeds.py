@@ -1,0 +1,112 @@
+"""Verdict agreement across training seeds (issue: calibrated verdicts, §5).
+
+One training run is one draw: a verdict that flips when only ``models.seed`` changes is not a
+finding about the claim. ``make seeds`` runs the whole workflow once per seed (the config's
+``models.seed`` replaced, each run in its own results folder) and this command reads the
+scorecards (``findings.csv``) of those runs: per claim, the verdict of every seed, the verdict
+most seeds reach and how many reach it.
+
+Not a workflow rule of a single run (it reads several runs); ``copyscope report seeds``.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+
+import pandas as pd
+
+from ..errors import InputError
+from ..io import write_csv, write_text
+
+NAME = "seeds"
+HELP = "agreement of the scorecard's verdicts across runs that differ only in models.seed"
+INPUTS = {"findings": (("SEED",), "findings.csv of the run trained with that seed")}
+OUTPUTS = {
+    "csv": "agreement table: claim, each seed's verdict, majority verdict, seeds agreeing",
+    "md": "the same as markdown",
+}
+PARAMS = None
+KEY = ("id", "claim", "paper")
+ORDER = ("holds", "does not hold", "inconclusive")
+
+
+def seed_agreement(cards: Sequence[tuple[str, pd.DataFrame]]) -> pd.DataFrame:
+    """One row per claim (in the first scorecard's order): ``id``, ``claim``, ``paper``, one
+    column ``seed <s>`` per scorecard with its verdict, ``majority`` (the verdict most seeds
+    reach; a tie goes to ``inconclusive`` if it is among the tied, else to the first tied in
+    ``holds``, ``does not hold``, ``inconclusive`` order), ``agree`` (how many seeds reach
+    it), ``seeds`` and ``unanimous``. A claim missing from a scorecard is an error: the runs
+    must be of the same configuration."""
+    if not cards:
+        raise InputError("--findings", "at least one findings.csv")
+    labels = [str(seed) for seed, _ in cards]
+    if len(set(labels)) != len(labels):
+        raise InputError("--findings", f"distinct seed labels, got {labels}")
+    first = cards[0][1]
+    out = first[list(KEY)].copy()
+    for seed, card in cards:
+        missing = set(out["id"]) - set(card["id"])
+        if missing or len(card) != len(out):
+            raise InputError(
+                f"findings of seed {seed}",
+                f"the same claims as seed {labels[0]} (a scorecard of the same config); "
+                f"missing {sorted(missing)}, {len(card)} rows vs {len(out)}",
+            )
+        out[f"seed {seed}"] = out["id"].map(dict(zip(card["id"], card["verdict"], strict=True)))
+    verdicts = out[[f"seed {s}" for s in labels]]
+    majority, agree = [], []
+    for row in verdicts.itertuples(index=False):
+        counts = Counter(row)
+        top = max(counts.values())
+        tied = [v for v, c in counts.items() if c == top]
+        majority.append("inconclusive" if "inconclusive" in tied else min(tied, key=_rank))
+        agree.append(top)
+    out["majority"] = majority
+    out["agree"] = agree
+    out["seeds"] = len(labels)
+    out["unanimous"] = out["agree"] == out["seeds"]
+    return out
+
+
+def _rank(verdict: str) -> int:
+    return ORDER.index(verdict) if verdict in ORDER else len(ORDER)
+
+
+def markdown(table: pd.DataFrame) -> str:
+    """The agreement table as markdown, with a count of unanimous claims."""
+    seeds = [c for c in table.columns if c.startswith("seed ")]
+    n = int(table["seeds"].iloc[0]) if len(table) else 0
+    lines = [
+        "# Verdicts across training seeds",
+        "",
+        f"{int(table['unanimous'].sum())} of {len(table)} claims reach the same verdict with "
+        f"all {n} seeds (runs that differ only in `models.seed`).",
+        "",
+        "| # | claim | paper | " + " | ".join(seeds) + " | majority | agree |",
+        "|---|---|---|" + "---|" * len(seeds) + "---|---|",
+    ]
+    for i, r in enumerate(table.to_dict("records"), 1):
+        cells = " | ".join(str(r[s]) for s in seeds)
+        lines.append(
+            f"| {i} | {r['claim']} | {r['paper']} | {cells} | **{r['majority']}** | "
+            f"{r['agree']}/{r['seeds']} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
+    """Read each seed's findings.csv, write the agreement table (.csv and .md)."""
+    cards = []
+    for seed, path in inputs["findings"]:
+        try:
+            card = pd.read_csv(path)
+        except FileNotFoundError as exc:
+            raise InputError(path, "file not found (a findings.csv of a finished run)") from exc
+        missing = {"id", "claim", "paper", "verdict"} - set(card.columns)
+        if missing:
+            raise InputError(path, f"a findings.csv with columns {sorted(missing)}")
+        cards.append((seed, card))
+    table = seed_agreement(cards)
+    write_csv(out["csv"], table)
+    write_text(out["md"], markdown(table))
