@@ -4,8 +4,12 @@ import re
 import shlex
 
 from copyscope.config import evaluator_of
+from copyscope.report.signature import config_digest
 
 R = config["results"]
+# the run's config digest, for the signature line of summary.md and findings.md
+CONFIG_SHA256 = config_digest(config)
+SIGNATURE = {"config_sha256": CONFIG_SHA256, "seed": config["models"]["seed"]}
 TOKENIZERS = list(config["tokenizers"])
 # every job runs the package from this repository (venv, conda env or cluster node alike)
 shell.prefix(

@@ -776,6 +776,7 @@ rule summary:
                     "tokenizer": MODEL_TOK,
                     "evaluator": config["models"]["evaluator"],
                 },
+                "signature": SIGNATURE,
             }
         ),
     shell:

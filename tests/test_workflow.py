@@ -245,6 +245,16 @@ def check_tables(out, cfg: dict) -> None:
     for m in models:
         assert f"| {m} |" in summary, m
     assert "## RAVEN" in summary and "Planted duplicates" in summary
+    # the signature line: this config's digest, the index's tokenizer, the training seed
+    import copy
+
+    from copyscope.config import validate
+    from copyscope.report.signature import config_digest
+
+    full = validate(copy.deepcopy(cfg))  # as the Snakefile validates it: defaults filled in
+    sig = summary.splitlines()[2]
+    assert sig.startswith("Signature: `copyscope:") and f"|seed:{full['models']['seed']}`" in sig
+    assert f"|config:{config_digest(full)}|" in sig
 
 
 def check_syntax_tables(out, cfg: dict) -> None:

@@ -58,6 +58,15 @@ def markdown(tables: Mapping[str, pd.DataFrame], corpus_tokens: int, params: Map
     return "\n".join(lines) + "\n"
 
 
+def signature_line(manifest: Mapping, sig: Mapping) -> str:
+    """The markdown line of the run's signature (:func:`copyscope.report.signature.signature`:
+    ``sig`` holds ``config_sha256`` and ``seed``, the index and tokenizer digests come from
+    the training index's ``manifest``)."""
+    from .signature import signature
+
+    return f"Signature: `{signature(sig['config_sha256'], manifest, sig['seed'])}`"
+
+
 def write_summary(
     tables: Sequence[tuple[str, str]],
     training_logs: Sequence[tuple[str, str]],
@@ -66,9 +75,14 @@ def write_summary(
     out,
 ) -> str:
     """Read the named tables ``(name, path)``, the training logs ``(model, path)`` and the
-    corpus size from ``index_manifest`` (the models' index.json); write :func:`markdown`."""
+    corpus size from ``index_manifest`` (the models' index.json); write :func:`markdown`, with
+    the run's signature line under the title when ``params`` has ``signature``."""
     frames = {name: pd.read_csv(path) for name, path in tables}
     frames["training"] = training.logs(training_logs)
-    text = markdown(frames, int(read_json(index_manifest)["n_tokens"]), params)
+    manifest = read_json(index_manifest)
+    text = markdown(frames, int(manifest["n_tokens"]), params)
+    if params.get("signature"):  # the run's signature line under the title
+        title, rest = text.split("\n", 1)
+        text = f"{title}\n\n{signature_line(manifest, params['signature'])}\n{rest}"
     write_text(out, text)
     return text
