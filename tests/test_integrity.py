@@ -304,6 +304,8 @@ def test_an_interrupted_training_leaves_no_partial_table(training_inputs, tmp_pa
         text = {"start": "training models.zoo.tiny", "first evaluation": ": step 10/",
                 "last evaluation": f": step {STEPS}/"}[moment]  # fmt: skip
         assert _wait_for(log, text, proc, time.time() + 300), log.read_text()[-2000:]
+        # on a loaded machine this process may only wake after the tiny training has ended
+        finished_first = proc.poll() is not None
         proc.send_signal(getattr(signal, sig))
         rc = proc.wait(timeout=120)
     finally:
@@ -312,7 +314,7 @@ def test_an_interrupted_training_leaves_no_partial_table(training_inputs, tmp_pa
     leftovers = [p for p in tmp_path.rglob(".*") if p.name.endswith(".tmp")]
     assert not leftovers, leftovers
     if rc == 0:  # the signal came after the table was written: everything is complete
-        assert moment == "last evaluation"
+        assert moment == "last evaluation" or finished_first, log.read_text()[-2000:]
         assert len(pd.read_csv(table)) == STEPS // 10
         assert (tmp_path / "models/tiny/config.json").exists()
     else:
