@@ -162,7 +162,6 @@ def cloze_rows(
     from ..lm.models import context_length
 
     excerpts = excerpts or {}
-    limit = context_length(model)
     language = language_of(params)
     gaz = cloze.gazetteer(names, language=language)
     if not any(gaz.get(p) for p in docs):
@@ -172,6 +171,7 @@ def cloze_rows(
             len(names),
         )
         return []
+    limit = context_length(model)
     nlp = ner_pipeline(params.get("ner_model"), language)
     items, cands, ids, too_long = [], [], [], 0
     for play in sorted(p for p in gaz if p in docs and gaz[p]):
