@@ -96,6 +96,17 @@ def test_french_capitalisation_rule_reads_accented_names_and_skips_titles():
     assert "Hélène" not in [w for _, _, w, _ in english]
 
 
+def test_french_abbreviations_end_no_sentence():
+    s = "Je parle à M. Loyal ce soir. MM. Dupont et Durand viennent. Fin."
+    assert [s[a:b] for a, b in cloze.sentences(s, "fr")] == [
+        "Je parle à M. Loyal ce soir.", "MM. Dupont et Durand viennent.", "Fin.",
+    ]  # fmt: skip
+    assert len(cloze.sentences(s)) == 5  # English rules: "M." and "MM." end sentences
+    # so Loyal and Dupont are not at a sentence start: other proper names in French
+    found = cloze.capitalisation_mentions(s, {"Dorante"}, language="fr")
+    assert [w for _, _, w, _ in found] == ["Loyal", "Dupont", "Durand"]
+
+
 def test_per_entities_are_persons_in_french_only():
     text = "Je parle de Dorante à Paris."
     d, p = text.index("Dorante"), text.index("Paris")

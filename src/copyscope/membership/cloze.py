@@ -41,7 +41,8 @@ speech whole (:func:`spacy_mentions`, :func:`ner_mentions`):
 (:data:`FR_NAME_LABELS`); the stop-list is the French one (:data:`STOP_FR`: titles M., Mme,
 Mlle, monsieur, madame, sire, monseigneur …, kinship and religious words); a word is a run of
 letters of any script (so "Hélène" and "Élise" are words, "M." gives "M"); a speaker label's
-words after "DE", "DU" or "DES" give no name ("LE DUC DE GUISE"), and "Ô" is never a name.
+words after "DE", "DU" or "DES" give no name ("LE DUC DE GUISE"), "Ô" is never a name, and the
+period of an abbreviation (M., MM., Mgr., Me, Dr, St, Ste) ends no sentence.
 
 Only speeches with a passage of the right length holding exactly one capitalised gazetteer
 word, once, are run through the recognizer: no other speech can give an item. Without a pipeline (``ner_model: null``, or the tests) the
@@ -138,8 +139,10 @@ FR_NAME_LABELS = frozenset("PER LOC ORG MISC".split())
 class ClozeLanguage:
     """The language-dependent rules of the name cloze: the recognizer's ``person`` label and
     its proper-name labels ``name_labels``, the ``stop`` list, the letter-run pattern of a
-    ``word``, the speaker-label words after which no name follows (``of_words``) and the
-    capitalised words that are never names (``never``)."""
+    ``word``, the speaker-label words after which no name follows (``of_words``), the
+    capitalised words that are never names (``never``) and the abbreviations whose period
+    ends no sentence (``abbreviations``: "M. Dorante" is one sentence and Dorante no
+    sentence start)."""
 
     person: str
     name_labels: frozenset
@@ -147,6 +150,7 @@ class ClozeLanguage:
     word: re.Pattern
     of_words: tuple[str, ...]
     never: tuple[str, ...]
+    abbreviations: tuple[str, ...] = ()
 
 
 _WORD = re.compile(r"[A-Za-z]+")
@@ -154,7 +158,13 @@ _WORD = re.compile(r"[A-Za-z]+")
 LANGUAGES = {
     "en": ClozeLanguage("PERSON", NAME_LABELS, STOP, _WORD, ("OF",), ("I", "O")),
     "fr": ClozeLanguage(
-        "PER", FR_NAME_LABELS, STOP_FR, re.compile(r"[^\W\d_]+"), ("DE", "DU", "DES"), ("Ô",)
+        "PER",
+        FR_NAME_LABELS,
+        STOP_FR,
+        re.compile(r"[^\W\d_]+"),
+        ("DE", "DU", "DES"),
+        ("Ô",),
+        ("M", "MM", "Mgr", "Me", "Dr", "St", "Ste"),
     ),
 }
 """The name cloze rules per corpus language (``corpus.language``)."""
@@ -226,18 +236,31 @@ def speeches(text: str) -> list[str]:
     return out
 
 
-def sentences(speech: str) -> list[tuple[int, int]]:
+def sentences(speech: str, language: str = "en") -> list[tuple[int, int]]:
     """``[start, end)`` character spans of the sentences of a speech: each ends after a run of
-    ``.``, ``!`` or ``?`` (and closing quotes or brackets) followed by whitespace or the end;
+    ``.``, ``!`` or ``?`` (and closing quotes or brackets) followed by whitespace or the end,
+    except the period of an abbreviation of ``language`` (French "M.", "MM.", "Mgr." …);
     trailing text without such an end is not a whole sentence and is dropped."""
+    abbreviations = cloze_language(language).abbreviations
     spans, start = [], 0
     for m in _SENTENCE_END.finditer(speech):
+        if abbreviations and _after_abbreviation(speech, m.start(), m.group(), abbreviations):
+            continue
         while start < m.end() and speech[start].isspace():
             start += 1
         if start < m.end():
             spans.append((start, m.end()))
         start = m.end()
     return spans
+
+
+def _after_abbreviation(text: str, at: int, mark: str, abbreviations) -> bool:
+    """The sentence end ``mark`` at ``text[at]`` is the single period of a word of
+    ``abbreviations`` (a whole word: "M." but not "ÉTÉ M.")."""
+    if mark != ".":
+        return False
+    words = text[:at].split()
+    return bool(words) and words[-1] in abbreviations
 
 
 def capitalisation_mentions(
@@ -260,6 +283,8 @@ def capitalisation_mentions(
             continue
         before = text[: m.start()].rstrip(" \t\"'(")
         at_start = not before or before.endswith(("\n", ".", "!", "?", ":"))
+        if at_start and rules.abbreviations and before.endswith("."):
+            at_start = not _after_abbreviation(before, len(before) - 1, ".", rules.abbreviations)
         if at_start or w in rules.never or w.lower() in stop:
             continue
         out.append((m.start(), m.end(), w, False))
@@ -358,7 +383,7 @@ def passages_of_speech(
     another proper name. Runs are grown from each sentence until they exceed ``hi`` tokens,
     the shortest too-long run included as a ``length`` rejection."""
     word = cloze_language(language).word
-    sents = sentences(speech)
+    sents = sentences(speech, language)
     out = []
     for i in range(len(sents)):
         for j in range(i, len(sents)):
