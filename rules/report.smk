@@ -393,7 +393,7 @@ rule report_training:
 
 SYNTAX_ANALYSIS = as_json(
     {
-        "syntax": {"backend": config["syntax"]["backend"]},
+        "syntax": with_language({"backend": config["syntax"]["backend"]}),
         "analysis": {"syntax": config["analysis"]["syntax"]},
         "sampling": {"decodings": config["sampling"]["decodings"]},
         "models": MODELS,  # a list: the config's order (JSON objects are sorted)
@@ -769,15 +769,17 @@ rule summary:
         ),
         logs=lambda w, input: labelled("--training-log", TRAINED, input.training),
         config=as_json(
-            {
-                "sampling": config["sampling"],
-                "analysis": config["analysis"],
-                "models": {
-                    "tokenizer": MODEL_TOK,
-                    "evaluator": config["models"]["evaluator"],
-                },
-                "signature": SIGNATURE,
-            }
+            with_language(
+                {
+                    "sampling": config["sampling"],
+                    "analysis": config["analysis"],
+                    "models": {
+                        "tokenizer": MODEL_TOK,
+                        "evaluator": config["models"]["evaluator"],
+                    },
+                    "signature": SIGNATURE,
+                }
+            )
         ),
     shell:
         "python -m copyscope report summary {params.tables} {params.logs} "

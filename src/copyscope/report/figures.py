@@ -193,7 +193,11 @@ def novelty_by_decoding(curves: pd.DataFrame, model: str, plen: int, path) -> No
 
 
 def novelty_by_prompt_length(curves: pd.DataFrame, model: str, decodings: list[str], path) -> None:
-    """Merrill et al. Fig. 3: novelty(n) by prompt length (beam search and others)."""
+    """Merrill et al. Fig. 3: novelty(n) by prompt length (beam search and others); without
+    ``decodings`` (no prompt-length study configured) the figure says so."""
+    if not decodings:
+        not_measured(path, "no prompt-length study (sampling.prompt_length_decodings is empty)")
+        return
     plotting.setup()
     fig, axes = plt.subplots(
         1, len(decodings), figsize=(4.6 * len(decodings), 3.8), squeeze=False, sharey=True

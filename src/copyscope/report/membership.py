@@ -643,7 +643,11 @@ def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
     if len(plays):
         fig.membership_cloze(plays, out["fig_cloze"])
     else:
-        fig.not_measured(out["fig_cloze"], "no name cloze item fits the models' context")
+        fig.not_measured(
+            out["fig_cloze"],
+            "no name cloze items (no speaker names, or none fits\nthe models' context: "
+            "see logs/probe)",
+        )
 
 
 def _one(inputs: Mapping, name: str) -> tuple:

@@ -30,8 +30,15 @@ def sections() -> dict[str, tuple[tuple[str, ...], Section]]:
 
 
 def header(corpus_tokens: int, params: Mapping) -> list[str]:
-    """Title, training corpus size (in the models' tokenizer) and sampling setup."""
+    """Title, training corpus size (in the models' tokenizer) and sampling setup; the
+    corpus language when it is not English (``params["language"]``)."""
+    from ..language import DEFAULT, NAMES, language_of
+
     s, tok = params["sampling"], params["models"]["tokenizer"]
+    language = language_of(params)
+    corpus = "Training corpus" if language == DEFAULT else (
+        f"Training corpus ({NAMES[language]}, corpus.language {language})"
+    )
     prompts = (
         f"{s['prompts']} prompts of {s['prompt_length']} tokens"
         if isinstance(s["prompts"], int)
@@ -40,7 +47,7 @@ def header(corpus_tokens: int, params: Mapping) -> list[str]:
     return [
         "# copyscope summary",
         "",
-        f"Training corpus: {corpus_tokens:,} tokens ({tok}); {prompts}, "
+        f"{corpus}: {corpus_tokens:,} tokens ({tok}); {prompts}, "
         f"{s['new_tokens']} new tokens per sample.",
     ]
 

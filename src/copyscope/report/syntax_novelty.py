@@ -16,6 +16,7 @@ from collections.abc import Mapping
 import pandas as pd
 
 from ..io import write_csv
+from ..language import label_set, language_of
 from ..syntax.io import read_parses
 from ..syntax.raven import syntactic_novelty
 from . import family, fmt, require
@@ -49,9 +50,6 @@ SUMMARY_UNITS = {
 }
 """The units of the summary's table, whole-sentence first, with their column labels."""
 
-LABEL_SETS = {"spacy": "clearnlp", "stanza": "ud"}
-"""The dependency label set of each parsing backend (``syntax.backend``)."""
-
 
 def set_name(model: str, decoding: str) -> str:
     """The name of a setting's text set (as the syntax stage names its parse file)."""
@@ -81,7 +79,7 @@ def novelty_frame(
     frame = syntactic_novelty(
         sets,
         read_parses(training),
-        labels=LABEL_SETS[params["syntax"]["backend"]],
+        labels=label_set(params["syntax"]["backend"], language_of(params["syntax"])),
         max_path_words=s["max_path_words"],
         n_boot=s["bootstrap"],
         seed=s["seed"],

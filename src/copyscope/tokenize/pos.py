@@ -9,8 +9,10 @@ sequence — so a cross-sentence tag n-gram would count patterns neither paper c
 
 Ids: the fixed Penn Treebank tag set (:data:`PTB_TAGS`, in that order, so the ids of the
 standard tags are the same for every corpus), then every other tag the backend emitted in the
-training parses (sorted). A tag never seen in training (a query typo, a tag of another backend)
-gets the id ``vocab_size``, which no training stream holds, so it never matches.
+training parses (sorted; e.g. the universal POS tags of a French corpus's parses, ``NOUN``,
+``DET`` …, of which only ``SYM`` is also a PTB tag). A tag never seen in training (a query
+typo, a tag of another backend) gets the id ``vocab_size``, which no training stream holds, so
+it never matches.
 """
 
 from __future__ import annotations

