@@ -294,14 +294,18 @@ def planted(planted: pd.DataFrame, path) -> None:
             kw = {"marker": "o", "color": colors[model], "label": HUMAN if model == "human" else model}
             axes[0].plot(agg.index + 1, agg["rate"], **kw)
             axes[1].plot(agg.index + 1, agg["longest"], **kw)
+    occurrences = sorted({int(c) + 1 for c in planted["copies"]}) if len(planted) else []
     for ax in axes:
         plotting.log_axis(ax)
+        if occurrences:  # one tick per planted group (a decade tick alone reads nothing)
+            ax.set_xticks(occurrences, [str(o) for o in occurrences])
+            ax.minorticks_off()
         ax.set_xlabel("occurrences of the passage in training (m + 1)")
     axes[0].set_ylabel("share of passages reproduced")
     axes[0].set_ylim(-0.02, 1.02)
-    axes[1].set_ylabel("longest copy (tokens), mean over passages")
+    axes[1].set_ylabel("longest copy (tokens, mean)")
     axes[0].legend(fontsize=8)
-    fig.suptitle("Planted duplicates: copying vs. duplication (any decoding)")
+    fig.suptitle("Planted duplicates: copying vs. duplication (any decoding)", y=1.02)
     plotting.save(fig, path)
 
 
