@@ -489,7 +489,7 @@ def probe_inputs(wildcards):
         "index": f"{R}/index/{model_tokenizer(wildcards.model)}/index.json",
         "manifest": f"{R}/corpus/manifest.json",
     }
-    if BENCHMARK:
+    if CLOZE:
         inputs["names"] = f"{R}/corpus/names.json"
         inputs["train"] = f"{R}/corpus/train.jsonl"
         inputs["valid"] = f"{R}/corpus/valid.jsonl"
@@ -511,8 +511,9 @@ def ladder_command(wildcards, input, output):
 
 
 def membership_command(wildcards, input, output):
-    """``:: membership score …`` for the benchmark's detectors, or nothing without one."""
-    if not BENCHMARK:
+    """``:: membership score …`` for the benchmark's detectors and the name cloze, or
+    nothing without either."""
+    if not CLOZE:
         return ""
     return (
         f":: membership score --model {input.model} --model-name {wildcards.model} "
