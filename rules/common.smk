@@ -3,7 +3,7 @@ import os
 import re
 import shlex
 
-from copyscope.config import evaluator_of
+from copyscope.config import evaluator_of, model_file
 from copyscope.report.signature import config_digest
 
 R = config["results"]
@@ -125,8 +125,16 @@ def tokenizer_docs(tok, split):
 def tokenizer_dir(model):
     """The tokenizer whose ids a model's sample sets' prompts are in (the model's)."""
     if model_tokenizer(model) != MODEL_TOK:
-        return ZOO[model]["path"]
+        return model_file(ZOO[model])
     return f"{R}/tokenizers/{MODEL_TOK}"
+
+
+def tokenizer_source(wildcards):
+    """An ``hf:<file>.gguf`` tokenizer reads that file (which a rule may fetch)."""
+    kind = str(config["tokenizers"][wildcards.tok]["kind"])
+    if kind.startswith("hf:") and kind.lower().endswith(".gguf"):
+        return {"source": kind[3:]}
+    return {}
 
 
 def sample_tokenizer(wildcards):
@@ -282,8 +290,10 @@ def model_tokenizer(model):
 
 
 def model_dir(model):
+    """What a model's jobs load: the trained model's directory, a pretrained model's path,
+    or its GGUF file (copyscope.config.model_file)."""
     if ZOO[model]["kind"] == "pretrained":
-        return ZOO[model]["path"]
+        return model_file(ZOO[model])
     return f"{R}/models/{model}"
 
 
@@ -319,7 +329,7 @@ def analysis_inputs(model):
     its evaluator."""
     tok = model_tokenizer(model)
     tok_dir = (
-        ZOO[model]["path"]
+        model_file(ZOO[model])
         if tok not in (MODEL_TOK,) and model != "human"
         else f"{R}/tokenizers/{MODEL_TOK}"
     )
@@ -500,7 +510,7 @@ def probe_inputs(wildcards):
         "index": f"{R}/index/{model_tokenizer(wildcards.model)}/index.json",
         "manifest": f"{R}/corpus/manifest.json",
     }
-    if BENCHMARK:
+    if CLOZE:
         inputs["names"] = f"{R}/corpus/names.json"
         inputs["train"] = f"{R}/corpus/train.jsonl"
         inputs["valid"] = f"{R}/corpus/valid.jsonl"
@@ -522,8 +532,9 @@ def ladder_command(wildcards, input, output):
 
 
 def membership_command(wildcards, input, output):
-    """``:: membership score …`` for the benchmark's detectors, or nothing without one."""
-    if not BENCHMARK:
+    """``:: membership score …`` for the benchmark's detectors and the name cloze, or
+    nothing without either."""
+    if not CLOZE:
         return ""
     return (
         f":: membership score --model {input.model} --model-name {wildcards.model} "

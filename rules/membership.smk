@@ -1,9 +1,12 @@
 # Contamination and membership detectors on the planted benchmark (corpus.inject.benchmark):
 # each model's probe job (rules/probe.smk) scores every benchmark and baseline text and the
-# name cloze items (copyscope.membership); nothing runs without a benchmark.
+# name cloze items (copyscope.membership); nothing runs without a benchmark, except the name
+# cloze with analysis.membership.cloze (the texts table is then empty).
 
 BENCHMARK = bool(config["corpus"].get("inject", {}).get("benchmark"))
 MEMBERSHIP = config["analysis"]["membership"]
+# the name cloze and continuation overlap: with a benchmark, or alone (analysis.membership.cloze)
+CLOZE = BENCHMARK or MEMBERSHIP["cloze"]
 
 
 rule membership_overlap:

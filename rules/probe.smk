@@ -7,7 +7,7 @@
 PROBE_OUTPUTS = {"repeats": f"{R}/style/repeats/{{model}}.csv"}
 if LADDER:
     PROBE_OUTPUTS["ladder"] = f"{R}/memorization/{{model}}.csv"
-if BENCHMARK:
+if CLOZE:
     PROBE_OUTPUTS["texts"] = f"{R}/membership/{{model}}/texts.csv"
     PROBE_OUTPUTS["cloze"] = f"{R}/membership/{{model}}/cloze.csv"
 

@@ -257,12 +257,12 @@ rule report_memorization:
 rule report_membership:
     input:
         texts=expand(
-            f"{R}/membership/{{model}}/texts.csv", model=MODELS if BENCHMARK else []
+            f"{R}/membership/{{model}}/texts.csv", model=MODELS if CLOZE else []
         ),
         cloze=expand(
-            f"{R}/membership/{{model}}/cloze.csv", model=MODELS if BENCHMARK else []
+            f"{R}/membership/{{model}}/cloze.csv", model=MODELS if CLOZE else []
         ),
-        manifest=[f"{R}/corpus/manifest.json"] if BENCHMARK else [],
+        manifest=[f"{R}/corpus/manifest.json"] if CLOZE else [],
         overlap=[f"{R}/membership/overlap.csv"] if BENCHMARK else [],
     output:
         placement=report(
@@ -294,6 +294,16 @@ rule report_membership:
             f"{R}/tables/membership_cloze_trend.csv",
             caption="../report/membership_excerpts.rst",
             category="planted ground truth",
+        ),
+        cloze_genre=report(
+            f"{R}/tables/membership_cloze_genre.csv",
+            caption="../report/membership_tables.rst",
+            category="name cloze",
+        ),
+        cloze_popularity=report(
+            f"{R}/tables/membership_cloze_popularity.csv",
+            caption="../report/membership_tables.rst",
+            category="name cloze",
         ),
         nll_delta=report(
             f"{R}/tables/membership_nll_delta.csv",
@@ -342,16 +352,12 @@ rule report_membership:
     conda:
         "../envs/novelty.yaml"
     params:
-        texts=lambda w, input: labelled(
-            "--texts", MODELS if BENCHMARK else [], input.texts
-        ),
-        cloze=lambda w, input: labelled(
-            "--cloze", MODELS if BENCHMARK else [], input.cloze
-        ),
+        texts=lambda w, input: labelled("--texts", MODELS if CLOZE else [], input.texts),
+        cloze=lambda w, input: labelled("--cloze", MODELS if CLOZE else [], input.cloze),
         benchmark=lambda w, input: (
             f"--manifest corpus {input.manifest} --overlap {MODEL_TOK} {input.overlap}"
             if BENCHMARK
-            else ""
+            else f"--manifest corpus {input.manifest}" if CLOZE else ""
         ),
         config=as_json(MEMBERSHIP),
     shell:
@@ -361,6 +367,8 @@ rule report_membership:
         "--out-detectors {output.detectors} --out-cloze {output.cloze} "
         "--out-cloze-summary {output.cloze_summary} "
         "--out-cloze-excerpts {output.cloze_excerpts} --out-cloze-trend {output.cloze_trend} "
+        "--out-cloze-genre {output.cloze_genre} "
+        "--out-cloze-popularity {output.cloze_popularity} "
         "--out-nll-delta {output.nll_delta} --out-overlap {output.overlap} "
         "--out-strata {output.strata} --out-thresholds {output.thresholds} "
         "--out-fig-placement {output.fig_placement} "
@@ -698,6 +706,8 @@ rule report_findings:
                 "analysis": {"syntax": config["analysis"]["syntax"]},
                 "sampling": config["sampling"],
                 **({"unscored": unscored_names()} if EXTERNAL_SETTINGS else {}),
+                # a trained model or planted text: the training data is known
+                "ground_truth": bool(TRAINED) or PLANTS,
                 "models": {
                     "zoo": config["models"]["zoo"],
                     "evaluator": config["models"]["evaluator"],

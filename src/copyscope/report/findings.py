@@ -61,8 +61,9 @@ INPUTS = {
 OUTPUTS = {"csv": "the scorecard (.csv)", "md": "the scorecard (.md)"}
 PARAMS = (
     "the config blocks findings, analysis (syntax), sampling, models (zoo, evaluator, "
-    "evaluators) and corpus (inject), and unscored: the <model>/<decoding> sets left out "
-    "(generations from outside)"
+    "evaluators) and corpus (inject), unscored: the <model>/<decoding> sets left out "
+    "(generations from outside), and ground_truth: false when the run has no training-data "
+    "ground truth (only pretrained models, nothing planted; NO_GROUND_TRUTH claims only)"
 )
 
 HOLDS, FAILS, UNCLEAR = "holds", "does not hold", "inconclusive"
@@ -1604,12 +1605,35 @@ def power_column(ids: Sequence[str], power: pd.DataFrame | None) -> pd.Series:
     return pd.Series(out, name="power")
 
 
+NO_GROUND_TRUTH = ("more-templates", "cloze-overlap-correlation")
+"""The claims decided without training-data ground truth: generations against the human
+continuations of the same prompts (templates), and name cloze accuracy against continuation
+overlap across plays. Every other claim needs the model's training data (novelty, copying and
+completion loss against the training index; planted passages, excerpts, the ladder, the
+benchmark; training vs held-out plays)."""
+NO_GROUND_TRUTH_NOTE = (
+    "This run has no training-data ground truth (only pretrained models, whose training data "
+    "is unknown, and nothing planted): the scorecard carries only the claims that need none "
+    f"({', '.join(NO_GROUND_TRUTH)}); the index is a reference text, not the models' training "
+    "data."
+)
+
+
+def scored_claims(params: Mapping) -> list[str]:
+    """The claim ids of the scorecard: every registered claim, or with
+    ``params["ground_truth"]`` false (no trained model, nothing planted) those of
+    :data:`NO_GROUND_TRUTH`."""
+    if params.get("ground_truth", True):
+        return list(CLAIMS)
+    return [c for c in CLAIMS if c in NO_GROUND_TRUTH]
+
+
 def scorecard(tables: Tables, params: Mapping) -> pd.DataFrame:
-    """Every registered claim decided on ``tables``: one row per claim, in registry order,
-    with the columns of :class:`Finding`, each rule's measured false-verdict rate on its
-    nulls (:func:`calibration_columns`, from the ``findings_calibration`` table) and its
-    power on known positives (:func:`power_column`, from ``findings_power``)."""
-    rows = [asdict(decide(tables, params)) for decide in CLAIMS.values()]
+    """Every claim of :func:`scored_claims` decided on ``tables``: one row per claim, in
+    registry order, with the columns of :class:`Finding`, each rule's measured false-verdict
+    rate on its nulls (:func:`calibration_columns`, from the ``findings_calibration`` table)
+    and its power on known positives (:func:`power_column`, from ``findings_power``)."""
+    rows = [asdict(CLAIMS[c](tables, params)) for c in scored_claims(params)]
     card = pd.DataFrame(rows, columns=[f.name for f in fields(Finding)])
     cal = calibration_columns(list(card["id"]), tables.get(CALIBRATION))
     return pd.concat([card, cal, power_column(list(card["id"]), tables.get(POWER))], axis=1)
@@ -1619,14 +1643,15 @@ def _cell(text: str) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
-def markdown(card: pd.DataFrame) -> str:
+def markdown(card: pd.DataFrame, note: str = "") -> str:
     """The scorecard as markdown: a count of the verdicts, a table (claim with where the paper
     makes it, paper, verdict, measured) and, per claim, its conditions, copyscope's setting
-    and the rule."""
+    and the rule; ``note``, when given, is a paragraph after the title."""
     counts = card["verdict"].value_counts()
     lines = [
         "# Findings scorecard",
         "",
+        *([note, ""] if note else []),
         "Each row is a claim of the papers as the paper states it, decided from this run's "
         "tables by the rule listed under the table (95% intervals over texts, passages or "
         'items). "does not hold" needs an interval that excludes the paper\'s effect; a claimed '
@@ -1683,4 +1708,5 @@ def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
     tables = {name: pd.read_csv(path) for name, path in inputs["table"]}
     card = scorecard(without_unscored(tables, params.get("unscored", ())), params)
     write_csv(out["csv"], card)
-    write_text(out["md"], markdown(card))
+    note = "" if params.get("ground_truth", True) else NO_GROUND_TRUTH_NOTE
+    write_text(out["md"], markdown(card, note))

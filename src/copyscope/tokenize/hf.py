@@ -38,11 +38,31 @@ def train_bpe(texts, vocab_size: int, min_frequency: int = 2):
     )
 
 
+GGUF = ".gguf"
+
+
+def is_gguf(path) -> bool:
+    """Whether ``path`` names a GGUF file (llama.cpp's format: a model's weights and its
+    tokenizer in one file), by its suffix."""
+    return Path(path).suffix.lower() == GGUF
+
+
 def load_hf_tokenizer(path):
-    """A local Hugging Face tokenizer directory (never downloaded)."""
+    """A local Hugging Face tokenizer directory, or the tokenizer in a GGUF model file
+    (``transformers``' GGUF reader, ``from_pretrained(dir, gguf_file=name)``); never
+    downloaded."""
     from transformers import AutoTokenizer
 
     path = Path(path)
+    if is_gguf(path):
+        if not path.is_file():
+            raise InputError(path, "expected a GGUF model file (weights and tokenizer)")
+        try:
+            return AutoTokenizer.from_pretrained(
+                str(path.parent), gguf_file=path.name, local_files_only=True
+            )
+        except Exception as exc:  # transformers raises OSError/ValueError/KeyError variants
+            raise InputError(path, f"could not read a tokenizer from this GGUF file ({exc})") from exc
     if not path.is_dir():
         raise InputError(path, "expected a local Hugging Face tokenizer directory")
     try:
@@ -185,7 +205,8 @@ class BPE(HFTokenizer):
 
 @register("hf")
 class LocalHF(HFTokenizer):
-    """``hf:<dir>``: the Hugging Face tokenizer in a local directory, copied as is."""
+    """``hf:<dir>``: the Hugging Face tokenizer in a local directory, copied as is;
+    ``hf:<file>.gguf``: the tokenizer of a GGUF model file, saved as a tokenizer directory."""
 
     arg = "dir"
 
