@@ -545,6 +545,14 @@ rule report_calibration:
         membership=expand(
             f"{R}/membership/{{model}}/texts.csv", model=MODELS if BENCHMARK else []
         ),
+        completion=expand(
+            f"{R}/analysis/{{model}}/completion_loss.parquet", model=COMPLETION_MODELS
+        ),
+        cloze=expand(
+            f"{R}/membership/{{model}}/cloze.csv", model=MODELS if BENCHMARK else []
+        ),
+        parses=f"{R}/syntax/human/reference.parquet",
+        training_tags=f"{R}/syntax/train-tags.jsonl",
     output:
         csv=report(
             f"{R}/tables/findings_calibration.csv",
@@ -564,6 +572,12 @@ rule report_calibration:
         ),
         membership=lambda w, input: labelled(
             "--membership", MODELS if BENCHMARK else [], input.membership
+        ),
+        completion=lambda w, input: labelled(
+            "--completion", COMPLETION_MODELS, input.completion
+        ),
+        cloze=lambda w, input: labelled(
+            "--cloze", MODELS if BENCHMARK else [], input.cloze
         ),
         config=as_json(
             {
@@ -587,6 +601,8 @@ rule report_calibration:
         "python -m copyscope report calibration --tokens human reference {input.tokens} "
         "--words human reference {input.words} --quality human reference {input.quality} "
         "--index-manifest human {input.index} {params.extraction} {params.membership} "
+        "{params.completion} {params.cloze} --parses human reference {input.parses} "
+        "--training-tags train {input.training_tags} "
         "--params-json {params.config:q} --out-csv {output.csv} > {log} 2>&1"
 
 
@@ -623,6 +639,12 @@ rule report_power:
         ),
         membership=lambda w, input: labelled(
             "--membership", MODELS if BENCHMARK else [], input.membership
+        ),
+        completion=lambda w, input: labelled(
+            "--completion", COMPLETION_MODELS, input.completion
+        ),
+        cloze=lambda w, input: labelled(
+            "--cloze", MODELS if BENCHMARK else [], input.cloze
         ),
         config=as_json(
             {

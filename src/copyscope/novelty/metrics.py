@@ -182,25 +182,31 @@ def completion_points(L: np.ndarray, loss: np.ndarray) -> dict[str, tuple[np.nda
     }
 
 
-def completion_loss_table(
-    lengths: list[np.ndarray], losses: list[np.ndarray], model: str, x_max: int = 30
-):
-    """Completion loss (Merrill et al. 2024, Fig. 1 right): the mean per-token loss (nats) of a
-    model on held-out text by n-gram size x, for each curve of :func:`completion_points`
-    (pooled over tokens of all texts). Returns a tidy frame (model, curve, x, loss, tokens),
-    curves in the order of :data:`COMPLETION_CURVES`, x ascending and capped at ``x_max``.
-    """
+def completion_frame(lengths: list[np.ndarray], losses: list[np.ndarray]):
+    """The tokens of every curve of :func:`completion_points` over all texts, as one frame
+    (curve, x, loss), texts in order and curves in the order of :data:`COMPLETION_CURVES`
+    within each text: the rows :func:`completion_loss_table` averages (and the null
+    calibration permutes, :mod:`copyscope.report.calibration`)."""
     import pandas as pd
 
     parts = []
     for L, loss in zip(lengths, losses, strict=True):
         for curve, (x, y) in completion_points(L, loss).items():
             parts.append(pd.DataFrame({"curve": curve, "x": x, "loss": y}))
-    cols = ["model", "curve", "x", "loss", "tokens"]
     if not parts:
+        return pd.DataFrame(columns=["curve", "x", "loss"])
+    return pd.concat(parts, ignore_index=True)
+
+
+def completion_aggregate(frame, model: str, x_max: int = 30):
+    """:func:`completion_loss_table` of the tokens of :func:`completion_frame`: the mean loss
+    and number of tokens per curve and x, x capped at ``x_max``."""
+    import pandas as pd
+
+    cols = ["model", "curve", "x", "loss", "tokens"]
+    if not len(frame):
         return pd.DataFrame(columns=cols)
-    frame = pd.concat(parts, ignore_index=True)
-    frame = frame[frame["x"] <= x_max]
+    frame = frame[frame["x"] <= x_max].copy()
     frame["curve"] = pd.Categorical(frame["curve"], COMPLETION_CURVES, ordered=True)
     out = (
         frame.groupby(["curve", "x"], observed=True)
@@ -210,6 +216,17 @@ def completion_loss_table(
     out["curve"] = out["curve"].astype(str)
     out.insert(0, "model", model)
     return out[cols]
+
+
+def completion_loss_table(
+    lengths: list[np.ndarray], losses: list[np.ndarray], model: str, x_max: int = 30
+):
+    """Completion loss (Merrill et al. 2024, Fig. 1 right): the mean per-token loss (nats) of a
+    model on held-out text by n-gram size x, for each curve of :func:`completion_points`
+    (pooled over tokens of all texts). Returns a tidy frame (model, curve, x, loss, tokens),
+    curves in the order of :data:`COMPLETION_CURVES`, x ascending and capped at ``x_max``.
+    """
+    return completion_aggregate(completion_frame(lengths, losses), model, x_max)
 
 
 FREQUENCY_LENGTHS = (4, 8, 16, 32, 64, 128)
