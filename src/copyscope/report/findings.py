@@ -1426,8 +1426,9 @@ def min_k_beats_loss(tables: Tables, params: Mapping):
     "accuracy tracks web popularity",
     ("membership_cloze_summary",),
     "per model: the 95% CI of the case-insensitive top-1 accuracy over the items of training "
-    "plays against that of fully held-out plays; holds if wholly above, does not hold if "
-    "wholly below, else inconclusive; the claim holds if every model holds",
+    "plays (bootstrap over plays: a play's items share its familiarity) against that of fully "
+    "held-out plays; holds if wholly above, does not hold if wholly below, else inconclusive; "
+    "the claim holds if every model holds",
     setting="base models trained here rank the play's speaker names by likelihood (copyscope's "
     "adaptation of the instruction prompt)",
 )
@@ -1467,21 +1468,28 @@ ZHANG_OLMO = (
     "OLMo/Dolma analysis",
     ZHANG_OLMO,
     ("membership_cloze_excerpts",),
-    "per model: the 95% CI of the case-insensitive accuracy on plays of which only excerpts "
-    "are planted (corpus.inject.excerpts, pooled) against that of fully held-out plays; holds "
-    "if wholly above, does not hold if wholly below, else inconclusive; the claim holds if "
-    "every model holds",
+    "per model: the case-insensitive accuracy on plays of which only excerpts are planted "
+    "(corpus.inject.excerpts, pooled) against that of fully held-out plays, tested by "
+    "permuting the excerpt / held-out labels over those plays (whole plays: a play's items "
+    "are not independent, and a bootstrap over a few excerpt plays is too narrow): holds if "
+    "higher with one-sided p < {alpha}/2, does not hold if lower with p < {alpha}/2, else "
+    "inconclusive (95% CIs over plays reported); the claim holds if every model holds",
     setting="excerpts are planted speeches of held-out plays, copied a known number of times",
 )
 def cloze_excerpts(tables: Tables, params: Mapping):
     """Zhang et al. 2024: excerpts alone raise name cloze accuracy."""
     t = tables["membership_cloze_excerpts"]
     parts, verdicts = [], []
+    if not {"p_up", "p_down"} <= set(t.columns):
+        raise NotMeasured("no p_up, p_down columns in membership_cloze_excerpts")
+    half = params["findings"]["alpha"] / 2
     for model, a, b, r in _accuracy_pairs(t, "group", "excerpt-pooled", "held-out"):
-        verdict = signs_verdict([compare(a, b)], 1)
+        up, down = float(r.at["excerpt-pooled", "p_up"]), float(r.at["excerpt-pooled", "p_down"])
+        verdict = HOLDS if up < half else FAILS if down < half else UNCLEAR
         parts.append(
             f"{model}: excerpt plays {ci(a)} ({int(r.at['excerpt-pooled', 'items'])} items) vs "
-            f"held-out {ci(b)} ({int(r.at['held-out', 'items'])} items) → {verdict}"
+            f"held-out {ci(b)} ({int(r.at['held-out', 'items'])} items), play-permutation "
+            f"p↑ = {g(up)}, p↓ = {g(down)} → {verdict}"
         )
         verdicts.append(verdict)
     return decided(parts, verdicts, "no model with excerpt and held-out cloze items")
@@ -1495,22 +1503,29 @@ def cloze_excerpts(tables: Tables, params: Mapping):
     ZHANG_OLMO + "; popularity measured by web presence",
     ("membership_cloze_trend",),
     "per model: Spearman ρ over items between correct (case-insensitive) and the number of "
-    "planted copies of the item's play's excerpts (0 for fully held-out plays), with its 95% "
-    "bootstrap CI over items; holds if the CI lies wholly above 0, does not hold if wholly "
-    "below 0, else inconclusive; the claim holds if every model holds",
+    "planted copies of the item's play's excerpts (0 for fully held-out plays), tested by "
+    "permuting the copy counts over the plays (whole plays: a play's items are not "
+    "independent); holds if ρ > 0 with two-sided p < {alpha}, does not hold if ρ < 0 with "
+    "p < {alpha}, else inconclusive (the 95% bootstrap CI over items is reported); the claim "
+    "holds if every model holds",
     setting="popularity is stood in for by the planted copy count of a play's excerpts",
 )
 def cloze_excerpt_copies(tables: Tables, params: Mapping):
     """Zhang et al. 2024: the more often a work's text is on the web, the more it is
     memorised."""
     t = tables["membership_cloze_trend"]
+    if "p_value" not in t.columns:
+        raise NotMeasured("no p_value column in membership_cloze_trend (re-run report membership)")
     parts, verdicts = [], []
     for _, r in t.iterrows():
         v = _ci(r, "rho", "rho_lo", "rho_hi")
         if not np.isfinite(v[0]):
             continue
-        verdict = effect_verdict(v)
-        parts.append(f"{r['model']}: ρ = {ci(v)} ({int(r['items'])} items) → {verdict}")
+        verdict = p_verdict(v[0], float(r["p_value"]), +1, params["findings"]["alpha"])
+        parts.append(
+            f"{r['model']}: ρ = {ci(v)} ({int(r['items'])} items), play-permutation "
+            f"p = {g(r['p_value'])} → {verdict}"
+        )
         verdicts.append(verdict)
     return decided(parts, verdicts, "no model with a copy-count trend")
 
