@@ -364,6 +364,19 @@ def test_completion_loss_frequency(slope, verdict):
     assert f.measured.startswith("m L=4: slope ") and "L=8" not in f.measured
 
 
+def test_completion_loss_frequency_corrects_for_its_many_slopes():
+    """Four (model, L) slopes, each just below 0 at 95% (z ≈ 2.2): one alone holds, but
+    together (Bonferroni over 4, z > 2.50 needed) none is decided; a clear slope still is."""
+    cols = ["model", "n", "tokens", "texts", "slope", "slope_lo", "slope_hi"]
+    weak = (-0.45, -0.85, -0.05)  # half-width 0.4 ≈ 1.96 se: z = 0.45 / 0.204 = 2.2
+    one = pd.DataFrame([("m", 4, 500, 80, *weak)], columns=cols)
+    assert decide("completion-loss-frequency", completion_loss_slope=one).verdict == HOLDS
+    four = pd.DataFrame([(m, n, 500, 80, *weak) for m in "ab" for n in (4, 8)], columns=cols)
+    assert decide("completion-loss-frequency", completion_loss_slope=four).verdict == UNCLEAR
+    clear = four.assign(slope=-2.0, slope_lo=-2.4, slope_hi=-1.6)
+    assert decide("completion-loss-frequency", completion_loss_slope=clear).verdict == HOLDS
+
+
 # --------------------------------------------------------------------------- RAVEN: n-grams
 def raven(sets: dict[tuple[str, str], dict[int, float]], half=0.02, **extra) -> pd.DataFrame:
     """raven_summary rows (union, main prompt length): (model, decoding) → {n: novelty}."""
