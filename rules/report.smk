@@ -553,6 +553,7 @@ rule report_calibration:
         ),
         parses=f"{R}/syntax/human/reference.parquet",
         training_tags=f"{R}/syntax/train-tags.jsonl",
+        training_parses=f"{R}/syntax/train.parquet",
     output:
         csv=report(
             f"{R}/tables/findings_calibration.csv",
@@ -584,6 +585,7 @@ rule report_calibration:
                 "findings": config["findings"],
                 "novelty": config["novelty"],
                 "sampling": config["sampling"],
+                "syntax": {"backend": config["syntax"]["backend"]},
                 "models": {
                     "zoo": config["models"]["zoo"],
                     "evaluator": config["models"]["evaluator"],
@@ -603,6 +605,7 @@ rule report_calibration:
         "--index-manifest human {input.index} {params.extraction} {params.membership} "
         "{params.completion} {params.cloze} --parses human reference {input.parses} "
         "--training-tags train {input.training_tags} "
+        "--training-parses train {input.training_parses} "
         "--params-json {params.config:q} --out-csv {output.csv} > {log} 2>&1"
 
 

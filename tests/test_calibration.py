@@ -522,3 +522,49 @@ def test_every_null_has_false_verdicts():
         for entry in entries:
             name, builder, false = C.null_spec(entry)
             assert name and callable(builder) and false and set(false) <= {F.HOLDS, F.FAILS}
+
+
+def parsed_passages(n=60, seed=7, generated=True, set_name="human/reference") -> list:
+    """``n`` parsed passages of four chain-shaped sentences (each word headed by the next) of
+    random words, tags and labels (RAVEN counts the middle two of generated text)."""
+    from copyscope.syntax.types import Passage, Sentence, Word
+
+    rng = np.random.default_rng(seed)
+    out = []
+    for p in range(n):
+        sents = []
+        for _ in range(4):
+            k = int(rng.integers(3, 7))
+            words = tuple(
+                Word(f"w{rng.integers(40)}", str(rng.choice(list("NVDJ"))),
+                     i + 2 if i + 1 < k else 0, str(rng.choice(["nsubj", "dobj", "amod"])),
+                     generated)
+                for i in range(k)
+            )  # fmt: skip
+            sents.append(Sentence(words))
+        out.append(Passage(set_name, p, tuple(sents)))
+    return out
+
+
+def test_human_halves_syntax_build_the_syntax_table(monkeypatch):
+    from copyscope.syntax.raven import extract_set, query_items, training_hits
+
+    syntax = {**SYNTAX, "max_path_words": 3}
+    params = {**PARAMS, "analysis": {**PARAMS["analysis"], "syntax": syntax}}
+    parsed = extract_set("human/reference", parsed_passages(), "clearnlp", 3)
+    query, words = query_items([parsed])
+    train = parsed_passages(200, seed=8, generated=False, set_name="train")
+    d = data(syntax=(parsed, training_hits(train, query, words, "clearnlp", 3)))
+    t = C.human_halves_syntax(np.random.default_rng(0), d, params)["syntax_novelty"]
+    assert set(zip(t["model"], t["decoding"], strict=True)) == {("null", "k40"),
+                                                                 ("human", "reference")}  # fmt: skip
+    assert (t["passages"] == 30).all() and (t.loc[t["unit"] == "labeled_arc", "total"] > 0).all()
+    r = C.false_verdicts("syntax-local-less-novel", C.human_halves_syntax, d, params, 20, 0)
+    assert r["false_rate"] <= 0.1
+
+    def local_gap(t):
+        u = t[t["unit"] == "labeled_arc"].set_index("model")["novelty"]
+        return u["human"] - u["null"]
+
+    monkeypatch.setitem(F.CLAIMS, "bad", verdict_rule("syntax_novelty", local_gap))
+    assert C.false_verdicts("bad", C.human_halves_syntax, d, params, 20, 0)["false_rate"] == 1.0

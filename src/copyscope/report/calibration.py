@@ -14,7 +14,24 @@ nulls is standard — e.g. Good 2005, *Permutation, Parametric and Bootstrap Tes
   permuted over the passages (controls included): extraction cannot grow with copies;
 * **permuted membership** — the contamination set's per-item scores with the planted labels
   permuted: no detector can beat another, and planted items are no more familiar than
-  unplanted ones.
+  unplanted ones;
+* **permuted in-training labels** — the completion-loss tokens of each n-gram size x with the
+  in-training / not-in-training label permuted among them (Merrill et al. Fig. 1 right);
+  **shuffled counts** — the training counts C_t shuffled among the tokens of one L_t (the loss
+  vs frequency slope);
+* **human halves** of the parsed human passages (syntactic novelty, templates, template
+  coverage) and of the RAVEN words at two pretended prompt lengths;
+* **effect = margin** — for a claimed *absence* of an effect (prompt length, training vs
+  training ∪ context), an effect of exactly the rule's margin planted on human text: the
+  least favourable case, where only ``holds`` is false;
+* **permuted plays** — the name cloze items with the training / held-out (or excerpt /
+  held-out, with the copy counts) labels permuted over whole plays, the same for every model;
+  **permuted overlap** — the training plays' continuation overlap permuted over the plays.
+
+Which verdicts are false depends on the null (:func:`null_spec`): both, where the effect is
+0; ``holds`` only where the rule's "does not hold" also means "smaller than the paper's
+effect" or where the effect is the equivalence margin; ``does not hold`` only for an
+equivalence rule on a null without effect.
 
 Each null is drawn ``draws`` times (seeded); each draw builds the rule's input tables with the
 same builders as the workflow's report modules (:mod:`copyscope.report.rusty_dawg`,
@@ -40,6 +57,7 @@ from ..io import write_csv
 from ..membership.evaluate import fast_metrics, paired_auc_difference
 from ..novelty.metrics import FREQUENCY_LENGTHS, completion_aggregate, completion_frame
 from ..syntax.io import read_parses
+from ..syntax.raven import ParsedSet, extract_set, novelty_table, query_items, training_hits
 from ..syntax.templates import (
     generated_text,
     ngram_ranks,
@@ -53,6 +71,7 @@ from . import corpus_sizes, family, per_text, require, rusty_dawg
 from . import findings as F
 from . import membership as membership_report
 from . import raven as raven_report
+from . import syntax_novelty as syntax_report
 from . import template_coverage as coverage_report
 from . import templates as templates_report
 from .memorization import memorization_table
@@ -73,11 +92,12 @@ INPUTS = {
     "cloze": (("MODEL",), "a model's per-item name cloze results (membership/<m>/cloze.csv)"),
     "parses": (("MODEL", "DECODING"), "parse file (.parquet) of the human reference"),
     "training_tags": (("SPLIT",), "training tag documents (.jsonl): the training POS n-grams"),
+    "training_parses": (("SPLIT",), "parse file (.parquet) of the training split (syntax units)"),
 }
 OUTPUTS = {"csv": "findings_calibration.csv: rule, null, draws, verdict counts, false rate"}
 PARAMS = (
     "the config blocks findings (with calibration), novelty, sampling, models, analysis "
-    "(memorization, membership)"
+    "(syntax, memorization, membership) and syntax (backend)"
 )
 HUMAN = ("human", "reference")
 COLUMNS = [
@@ -108,6 +128,7 @@ class Data:
     cloze: pd.DataFrame | None = None  # every model's per-item name cloze results
     human_texts: list | None = None  # the human reference's tagged generated texts (parses)
     training_ngrams: tuple | None = None  # (ranks, counts, cut): training POS n-grams
+    syntax: tuple | None = None  # (ParsedSet, TrainingHits) of the human reference's parses
 
 
 Tables = dict[str, pd.DataFrame]
@@ -505,6 +526,39 @@ def human_halves_coverage(rng, data, params):
     return {"template_coverage_delta": delta}
 
 
+# --------------------------------------------------------------------------- syntax
+def human_halves_syntax(rng, data, params):
+    """Two halves of the human reference's parsed passages, one as the top-40 samples of a
+    model: RAVEN's syntactic novelty of each half against the training parses, by the syntax
+    report's builder (:func:`copyscope.syntax.raven.novelty_table`, the training items found
+    once for all draws)."""
+    if data.syntax is None:
+        return None
+    parsed, hits = data.syntax
+    s, decodings = params["analysis"]["syntax"], params["sampling"]["decodings"]
+    a, b = split_windows(np.arange(len(parsed.passages)), 2, rng)
+    frames = []
+    for (model, decoding), half in zip(
+        [("null", params["findings"]["raven_decoding"]), HUMAN], (a, b), strict=True
+    ):
+        part = ParsedSet(f"{model}/{decoding}", tuple(parsed.passages[i] for i in half))
+        t = novelty_table(part, hits, s["max_path_words"], s["bootstrap"], s["seed"])
+        frames.append(t.assign(model=model, decoding=decoding,
+                               decoding_family=family(decoding, decodings)))  # fmt: skip
+    return {"syntax_novelty": pd.concat(frames, ignore_index=True)}
+
+
+def syntax_items(parses, training, params: Mapping) -> tuple:
+    """(the human reference's :class:`~copyscope.syntax.raven.ParsedSet`, the training hits of
+    its items): the syntactic-novelty report's extraction and one streaming pass over the
+    training parses (:func:`copyscope.syntax.raven.syntactic_novelty`'s steps)."""
+    labels = syntax_report.LABEL_SETS[params["syntax"]["backend"]]
+    k = params["analysis"]["syntax"]["max_path_words"]
+    parsed = extract_set("human/reference", read_parses(parses), labels, k)
+    query, words = query_items([parsed])
+    return parsed, training_hits(read_parses(training), query, words, labels, k)
+
+
 # --------------------------------------------------------------------------- name cloze
 def _cloze_n_boot(params: Mapping) -> tuple[int, int]:
     m = params["analysis"]["membership"]
@@ -609,6 +663,7 @@ NULLS: dict[str, list[tuple[str, NullBuilder]]] = {
         ("human halves, effect = margin", human_halves_prompt_length(True), (F.HOLDS,)),
     ],
     "train-vs-union": [("planted context, effect = margin", planted_context, (F.HOLDS,))],
+    "syntax-local-less-novel": [("human halves", human_halves_syntax)],
     "more-templates": [("human halves", human_halves_templates)],
     "templates-in-training": [("human halves", human_halves_coverage, (F.HOLDS,))],
     "extraction-duplication": [("permuted copies", permuted_copies)],
@@ -768,7 +823,9 @@ def load(inputs: Mapping, params: Mapping | None = None) -> Data:
     cloze = [c for c in cloze if len(c)]
     parses = _one(inputs.get("parses"), "--parses", "human reference parse file")
     tags = _one(inputs.get("training_tags"), "--training-tags", "training tag documents")
+    train_parses = _one(inputs.get("training_parses"), "--training-parses", "training parses")
     n = (params or {}).get("analysis", {}).get("syntax", {}).get("template_headline_n")
+    with_syntax = parses and train_parses and params and "syntax" in params
     return Data(
         tokens=pd.read_parquet(tokens) if tokens else None,
         words=pd.read_parquet(words) if words else None,
@@ -780,6 +837,7 @@ def load(inputs: Mapping, params: Mapping | None = None) -> Data:
         cloze=pd.concat(cloze, ignore_index=True) if cloze else None,
         human_texts=[generated_text(p) for p in read_parses(parses)] if parses else None,
         training_ngrams=training_ngrams(tags, n) if tags and n else None,
+        syntax=syntax_items(parses, train_parses, params) if with_syntax else None,
     )
 
 
