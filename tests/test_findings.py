@@ -30,6 +30,7 @@ FINDINGS = {
     "trend_min_points": 3,
     "min_distinct": 10,
     "min_tokens": 20,
+    "min_texts": 20,
     "prompt_length_margin": 0.25,
     "source_margin": 0.1,
     "syntax_margin": 0.1,
@@ -359,9 +360,11 @@ def test_completion_loss_in_training(ins, nots, verdict):
 def test_completion_loss_frequency(slope, verdict):
     cols = ["model", "n", "tokens", "texts", "slope", "slope_lo", "slope_hi"]
     rows = [("m", 4, 500, 80, *slope), ("m", 8, 5, 3, 9.0, 8.0, 10.0)]  # L = 8: too few tokens
+    rows += [("m", 16, 500, 12, 9.0, 8.0, 10.0)]  # L = 16: too few texts
     f = decide("completion-loss-frequency", completion_loss_slope=pd.DataFrame(rows, columns=cols))
     assert f.verdict == verdict, f.measured
     assert f.measured.startswith("m L=4: slope ") and "L=8" not in f.measured
+    assert "L=16" not in f.measured
 
 
 def test_completion_loss_frequency_corrects_for_its_many_slopes():

@@ -811,8 +811,9 @@ def completion_loss_in_training(tables: Tables, params: Mapping):
     "Pythia on the Pile's validation text; tokens with L_t = L for fixed L, bucketed by "
     "log10 count",
     ("completion_loss_slope",),
-    "per model and n-gram length L with at least {min_tokens} tokens: the slope of token loss "
-    "on log10 C_t over the tokens with L_t = L, with its 95% bootstrap CI over texts; every "
+    "per model and n-gram length L with at least {min_tokens} tokens from at least {min_texts} "
+    "texts: the slope of token loss on log10 C_t over the tokens with L_t = L, with its 95% "
+    "bootstrap CI over texts; every "
     "(model, L) at once (z from the 95% CIs, Bonferroni over the (model, L), α = {alpha}): a "
     "(model, L) holds if the slope is below 0, does not hold if above 0, else inconclusive; "
     "the claim holds if every (model, L) holds",
@@ -822,7 +823,8 @@ def completion_loss_frequency(tables: Tables, params: Mapping):
     """Merrill et al. 2024 (analysis code): for a fixed length L, more frequent training
     n-grams are completed with lower loss (negative slope of loss on log10 count)."""
     f, t = params["findings"], tables["completion_loss_slope"]
-    t = t[(t["tokens"] >= f["min_tokens"]) & np.isfinite(t["slope"].astype(float))]
+    t = t[(t["tokens"] >= f["min_tokens"]) & (t["texts"] >= f["min_texts"])]
+    t = t[np.isfinite(t["slope"].astype(float))]
     slopes = [_ci(r, "slope", "slope_lo", "slope_hi") for _, r in t.iterrows()]
     # all (model, L) at once: four 95% intervals would err one in ten times together
     signs = z_signs(slopes, [ZERO] * len(slopes), f["alpha"])
@@ -834,7 +836,11 @@ def completion_loss_frequency(tables: Tables, params: Mapping):
             f"({int(r['tokens'])} tokens, {int(r['texts'])} texts) → {verdict}"
         )
         verdicts.append(verdict)
-    return decided(parts, verdicts, f"no length L with ≥ {f['min_tokens']} tokens and a slope")
+    return decided(
+        parts,
+        verdicts,
+        f"no length L with ≥ {f['min_tokens']} tokens from ≥ {f['min_texts']} texts and a slope",
+    )
 
 
 # --------------------------------------------------------------------------- McCoy et al.
