@@ -554,6 +554,7 @@ rule report_calibration:
         parses=f"{R}/syntax/human/reference.parquet",
         training_tags=f"{R}/syntax/train-tags.jsonl",
         training_parses=f"{R}/syntax/train.parquet",
+        style=expand(f"{R}/style/measures/{{model}}.csv", model=MODELS),
     output:
         csv=report(
             f"{R}/tables/findings_calibration.csv",
@@ -580,6 +581,7 @@ rule report_calibration:
         cloze=lambda w, input: labelled(
             "--cloze", MODELS if BENCHMARK else [], input.cloze
         ),
+        style=lambda w, input: labelled("--style", MODELS, input.style),
         config=as_json(
             {
                 "findings": config["findings"],
@@ -593,6 +595,7 @@ rule report_calibration:
                 },
                 "analysis": {
                     "syntax": config["analysis"]["syntax"],
+                    "style": config["analysis"]["style"],
                     "memorization": config["analysis"]["memorization"],
                     "membership": config["analysis"]["membership"],
                 },
@@ -605,7 +608,7 @@ rule report_calibration:
         "--index-manifest human {input.index} {params.extraction} {params.membership} "
         "{params.completion} {params.cloze} --parses human reference {input.parses} "
         "--training-tags train {input.training_tags} "
-        "--training-parses train {input.training_parses} "
+        "--training-parses train {input.training_parses} {params.style} "
         "--params-json {params.config:q} --out-csv {output.csv} > {log} 2>&1"
 
 

@@ -568,3 +568,50 @@ def test_human_halves_syntax_build_the_syntax_table(monkeypatch):
 
     monkeypatch.setitem(F.CLAIMS, "bad", verdict_rule("syntax_novelty", local_gap))
     assert C.false_verdicts("bad", C.human_halves_syntax, d, params, 20, 0)["false_rate"] == 1.0
+
+
+def style_measures(n=60, seed=9) -> pd.DataFrame:
+    """Per-passage style measures of one model: every passage has a training copy; a third
+    of the continuations reproduce their target's tags but not its words (style only)."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for i in range(n):
+        target = " ".join(rng.choice(list("NVDJ"), 6))
+        style = i % 3 == 0
+        generated = target if style else " ".join(rng.choice(list("NVDJ"), 6))
+        rows.append({"model": "m", "source": "ladder", "passage": f"p{i}", "kind": "planted",
+                     "copies": 4, "stratum": "4", "planted": 1, "token_exact": 0,
+                     "n_target_words": 6, "n_generated_words": 6, "word_exact": 0,
+                     "word_match": 0.1, "pos_exact": int(style), "pos_match": 1.0 if style else 0.3,
+                     "target_tags": target, "generated_tags": generated})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def test_permuted_targets_leave_chance_style_only(monkeypatch):
+    st = style_measures()
+    params = {**PARAMS, "analysis": {**PARAMS["analysis"],
+                                     "style": {"bootstrap": 200, "seed": 0}}}  # fmt: skip
+    real = C.style_report.style_table(st, 200, 0)
+    assert F.CLAIMS["pos-exceeds-exact"]({"style_memorization": real}, params).verdict == F.HOLDS
+    d = data(style=st)
+    t = C.permuted_targets(np.random.default_rng(0), d, params)["style_memorization"]
+    pooled = t[t["source"] == "all"].iloc[0]
+    assert pooled["n"] == 60 and pooled["pos_minus_exact"] < 0.1  # only chance matches left
+    r = C.false_verdicts("pos-exceeds-exact", C.permuted_targets, d, params, 20, 0, (F.HOLDS,))
+    assert r["holds"] <= 2
+    # a rule that takes any POS match above the exact rate as style memorization
+    monkeypatch.setitem(F.CLAIMS, "bad", verdict_rule(
+        "style_memorization", lambda t: t["pos_match"].iloc[-1] - t["exact_rate"].iloc[-1]
+    ))  # fmt: skip
+    assert C.false_verdicts("bad", C.permuted_targets, d, params, 20, 0, (F.HOLDS,))[
+        "false_rate"
+    ] == 1.0
+
+
+def test_derangement_moves_every_position_of_a_group():
+    groups = np.array([1, 1, 2, 2, 2, 3, 4, 4, 4, 4])
+    for seed in range(20):
+        order = C.derangement(groups, np.random.default_rng(seed))
+        assert sorted(order) == list(range(10)) and (groups[order] == groups).all()
+        moved = order != np.arange(10)
+        assert moved[groups != 3].all() and not moved[groups == 3].any()

@@ -24,6 +24,8 @@ nulls is standard — e.g. Good 2005, *Permutation, Parametric and Bootstrap Tes
 * **effect = margin** — for a claimed *absence* of an effect (prompt length, training vs
   training ∪ context), an effect of exactly the rule's margin planted on human text: the
   least favourable case, where only ``holds`` is false;
+* **permuted targets** — each greedy continuation of a passage with a training copy compared
+  with another passage's target of the same length (style memorization by chance only);
 * **permuted plays** — the name cloze items with the training / held-out (or excerpt /
   held-out, with the copy counts) labels permuted over whole plays, the same for every model;
   **permuted overlap** — the training plays' continuation overlap permuted over the plays.
@@ -58,6 +60,7 @@ from ..membership.evaluate import fast_metrics, paired_auc_difference
 from ..novelty.metrics import FREQUENCY_LENGTHS, completion_aggregate, completion_frame
 from ..syntax.io import read_parses
 from ..syntax.raven import ParsedSet, extract_set, novelty_table, query_items, training_hits
+from ..syntax.style import aligned_match
 from ..syntax.templates import (
     generated_text,
     ngram_ranks,
@@ -71,6 +74,7 @@ from . import corpus_sizes, family, per_text, require, rusty_dawg
 from . import findings as F
 from . import membership as membership_report
 from . import raven as raven_report
+from . import style as style_report
 from . import syntax_novelty as syntax_report
 from . import template_coverage as coverage_report
 from . import templates as templates_report
@@ -93,11 +97,12 @@ INPUTS = {
     "parses": (("MODEL", "DECODING"), "parse file (.parquet) of the human reference"),
     "training_tags": (("SPLIT",), "training tag documents (.jsonl): the training POS n-grams"),
     "training_parses": (("SPLIT",), "parse file (.parquet) of the training split (syntax units)"),
+    "style": (("MODEL",), "a model's per-passage style measures (style/measures/<m>.csv)"),
 }
 OUTPUTS = {"csv": "findings_calibration.csv: rule, null, draws, verdict counts, false rate"}
 PARAMS = (
     "the config blocks findings (with calibration), novelty, sampling, models, analysis "
-    "(syntax, memorization, membership) and syntax (backend)"
+    "(syntax, style, memorization, membership) and syntax (backend)"
 )
 HUMAN = ("human", "reference")
 COLUMNS = [
@@ -129,6 +134,7 @@ class Data:
     human_texts: list | None = None  # the human reference's tagged generated texts (parses)
     training_ngrams: tuple | None = None  # (ranks, counts, cut): training POS n-grams
     syntax: tuple | None = None  # (ParsedSet, TrainingHits) of the human reference's parses
+    style: pd.DataFrame | None = None  # every model's per-passage style measures
 
 
 Tables = dict[str, pd.DataFrame]
@@ -370,6 +376,21 @@ def within(groups: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.lexsort((rng.random(len(groups)), groups))
 
 
+def derangement(groups: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A random permutation inside each group (``groups`` sorted) that moves every position of
+    a group of two or more (a random cycle through the group); a position alone in its group
+    stays. ``values[derangement(groups, rng)]`` gives each position another one's value."""
+    order = within(groups, rng)  # a random order inside each group
+    g = groups[order]
+    first = np.r_[True, g[1:] != g[:-1]]
+    last = np.r_[g[1:] != g[:-1], True]
+    start = np.maximum.accumulate(np.where(first, np.arange(len(g)), 0))
+    nxt = np.where(last, start, np.arange(len(g)) + 1)  # the next in the cycle, wrapping
+    out = np.empty(len(g), dtype=np.int64)
+    out[order] = order[nxt]
+    return out
+
+
 def permuted_in_training(rng, data, params):
     """Merrill et al.'s completion loss with the in-training label permuted among the tokens
     of each n-gram size x, per model: at every x, which tokens complete an n-gram seen in
@@ -559,6 +580,45 @@ def syntax_items(parses, training, params: Mapping) -> tuple:
     return parsed, training_hits(read_parses(training), query, words, labels, k)
 
 
+# --------------------------------------------------------------------------- style
+STYLE_MEASURES = ["word_exact", "pos_exact", "word_match", "pos_match"]
+
+
+def permuted_targets(rng, data, params):
+    """Shaib et al.'s style memorization with each continuation compared with the target of
+    another passage of the same length (targets deranged among a model's passages with a
+    training copy and the same number of target words, :func:`derangement`; a passage whose
+    length no other has is left out): a continuation reproduces an unrelated target's POS
+    sequence by chance only, so no style is memorized. The POS measures
+    are recomputed (:func:`copyscope.syntax.style.aligned_match`); a moved target's words are
+    taken as not reproduced (they are another passage's). Pooled by the style report's
+    builder (:func:`copyscope.report.style.style_table`)."""
+    if data.style is None or not len(data.style):
+        return None
+    frame = data.style[(data.style["n_target_words"] > 0) & (data.style["copies"] > 0)]
+    parts = []
+    for _, g in frame.groupby("model", sort=False):
+        g = g.sort_values("n_target_words", kind="stable")
+        length = g["n_target_words"].to_numpy()
+        alone = np.r_[length[1:] != length[:-1], True] & np.r_[True, length[1:] != length[:-1]]
+        g, length = g[~alone], length[~alone]  # no other target of its length to compare with
+        order = derangement(length, rng)
+        moved = order != np.arange(len(g))
+        targets = g["target_tags"].fillna("").to_numpy()[order]
+        match = [aligned_match(t.split(), str(x).split())
+                 for t, x in zip(targets, g["generated_tags"].fillna(""), strict=True)]  # fmt: skip
+        parts.append(g.assign(
+            pos_match=[m for m, _ in match], pos_exact=[int(e) for _, e in match],
+            word_exact=np.where(moved, 0, g["word_exact"]),
+            word_match=np.where(moved, 0.0, g["word_match"]),
+        ))  # fmt: skip
+    keep = ["model", "source", "stratum", "copies", "planted", "n_target_words", *STYLE_MEASURES]
+    frame = pd.concat(parts, ignore_index=True)[keep]  # only what the table reads: faster
+    frame["stratum"] = frame["stratum"].astype(str)
+    st = params["analysis"]["style"]
+    return {"style_memorization": style_report.style_table(frame, st["bootstrap"], st["seed"])}
+
+
 # --------------------------------------------------------------------------- name cloze
 def _cloze_n_boot(params: Mapping) -> tuple[int, int]:
     m = params["analysis"]["membership"]
@@ -666,6 +726,7 @@ NULLS: dict[str, list[tuple[str, NullBuilder]]] = {
     "syntax-local-less-novel": [("human halves", human_halves_syntax)],
     "more-templates": [("human halves", human_halves_templates)],
     "templates-in-training": [("human halves", human_halves_coverage, (F.HOLDS,))],
+    "pos-exceeds-exact": [("permuted targets", permuted_targets, (F.HOLDS,))],
     "extraction-duplication": [("permuted copies", permuted_copies)],
     "benchmark-placement": [("permuted membership", permuted_placement)],
     "min-k-beats-loss": [("permuted membership", permuted_membership)],
@@ -821,6 +882,9 @@ def load(inputs: Mapping, params: Mapping | None = None) -> Data:
     comp = [pd.read_parquet(p).assign(model=m) for m, p in inputs.get("completion") or []]
     cloze = [pd.read_csv(p) for _, p in inputs.get("cloze") or []]
     cloze = [c for c in cloze if len(c)]
+    style = [pd.read_csv(p, keep_default_na=False, na_values=[""])
+             for _, p in inputs.get("style") or []]  # fmt: skip
+    style = [x for x in style if len(x)]
     parses = _one(inputs.get("parses"), "--parses", "human reference parse file")
     tags = _one(inputs.get("training_tags"), "--training-tags", "training tag documents")
     train_parses = _one(inputs.get("training_parses"), "--training-parses", "training parses")
@@ -838,6 +902,7 @@ def load(inputs: Mapping, params: Mapping | None = None) -> Data:
         human_texts=[generated_text(p) for p in read_parses(parses)] if parses else None,
         training_ngrams=training_ngrams(tags, n) if tags and n else None,
         syntax=syntax_items(parses, train_parses, params) if with_syntax else None,
+        style=pd.concat(style, ignore_index=True) if style else None,
     )
 
 
