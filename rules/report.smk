@@ -552,6 +552,11 @@ rule report_calibration:
             f"{R}/membership/{{model}}/cloze.csv", model=MODELS if BENCHMARK else []
         ),
         parses=f"{R}/syntax/human/reference.parquet",
+        contaminated=(
+            [f"{R}/syntax/human/contaminated.parquet"]
+            if ("human", "contaminated") in settings()
+            else []
+        ),
         training_tags=f"{R}/syntax/train-tags.jsonl",
         training_parses=f"{R}/syntax/train.parquet",
         style=expand(f"{R}/style/measures/{{model}}.csv", model=MODELS),
@@ -582,6 +587,11 @@ rule report_calibration:
             "--cloze", MODELS if BENCHMARK else [], input.cloze
         ),
         style=lambda w, input: labelled("--style", MODELS, input.style),
+        contaminated=lambda w, input: labelled(
+            "--parses",
+            [("human", "contaminated")] * len(input.contaminated),
+            input.contaminated,
+        ),
         config=as_json(
             {
                 "findings": config["findings"],
@@ -607,6 +617,7 @@ rule report_calibration:
         "--words human reference {input.words} --quality human reference {input.quality} "
         "--index-manifest human {input.index} {params.extraction} {params.membership} "
         "{params.completion} {params.cloze} --parses human reference {input.parses} "
+        "{params.contaminated} "
         "--training-tags train {input.training_tags} "
         "--training-parses train {input.training_parses} {params.style} "
         "--params-json {params.config:q} --out-csv {output.csv} > {log} 2>&1"

@@ -210,6 +210,16 @@ def test_the_command_writes_the_calibration_table(tmp_path):
     }
     assert (table["draws"] == 4).all()
     assert (table["false_rate"] == (table["holds"] + table["does_not_hold"]) / 4).all()
+    # the per-item inputs of the later nulls: name cloze items and completion losses
+    cloze, comp = tmp_path / "cloze.csv", tmp_path / "completion_loss.parquet"
+    cloze_items().to_csv(cloze, index=False)
+    completion_tokens(texts=30).drop(columns="model").to_parquet(comp)
+    more = ["--cloze", "a", str(cloze), "--completion", "m", str(comp)]
+    assert main([*argv, *more, "--out-csv", str(out)]) == 0
+    table = pd.read_csv(out).set_index(["claim", "null"])
+    assert table.at[("cloze-overlap-correlation", "permuted overlap"), "false_verdicts"] == "holds"
+    assert ("completion-loss-in-training", "permuted in-training labels") in table.index
+    assert ("cloze-training-plays", "permuted plays") in table.index
 
 
 @pytest.mark.parametrize("claim", sorted(C.NULLS))

@@ -94,7 +94,11 @@ INPUTS = {
     "membership": (("MODEL",), "a model's per-item membership scores (membership/<m>/texts.csv)"),
     "completion": (("MODEL",), "completion_loss.parquet of a model (per-token L_t, C_t, loss)"),
     "cloze": (("MODEL",), "a model's per-item name cloze results (membership/<m>/cloze.csv)"),
-    "parses": (("MODEL", "DECODING"), "parse file (.parquet) of the human reference"),
+    "parses": (
+        ("MODEL", "DECODING"),
+        "parse file (.parquet) of a human set: human reference (every null), human "
+        "contaminated (pooled with it for the template nulls)",
+    ),
     "training_tags": (("SPLIT",), "training tag documents (.jsonl): the training POS n-grams"),
     "training_parses": (("SPLIT",), "parse file (.parquet) of the training split (syntax units)"),
     "style": (("MODEL",), "a model's per-passage style measures (style/measures/<m>.csv)"),
@@ -131,7 +135,7 @@ class Data:
     membership: pd.DataFrame | None  # every model's per-item membership scores
     completion: pd.DataFrame | None = None  # every model's per-token completion losses
     cloze: pd.DataFrame | None = None  # every model's per-item name cloze results
-    human_texts: list | None = None  # the human reference's tagged generated texts (parses)
+    human_texts: list | None = None  # every human set's tagged generated texts (parses)
     training_ngrams: tuple | None = None  # (ranks, counts, cut): training POS n-grams
     syntax: tuple | None = None  # (ParsedSet, TrainingHits) of the human reference's parses
     style: pd.DataFrame | None = None  # every model's per-passage style measures
@@ -495,6 +499,9 @@ def planted_context(rng, data, params):
 
 # --------------------------------------------------------------------------- templates
 def _half_texts(data: Data, rng) -> tuple[list, list] | None:
+    """Two random halves of the human sets' parsed texts (the reference and, where the run
+    has it, the contaminated set's true continuations, pooled: halves as large as one set,
+    the size the template rules compare; both are human text of held-out plays)."""
     if not data.human_texts:
         return None
     a, b = split_windows(np.arange(len(data.human_texts)), 2, rng)
@@ -502,8 +509,8 @@ def _half_texts(data: Data, rng) -> tuple[list, list] | None:
 
 
 def human_halves_templates(rng, data, params):
-    """Two halves of the human reference's parsed continuations, one as the pure samples of a
-    model: Shaib et al.'s template measures at the headline n of each half, by the templates
+    """Two halves of the human sets' parsed continuations (:func:`_half_texts`), one as the
+    pure samples of a model: Shaib et al.'s template measures at the headline n of each half, by the templates
     report's builders (:func:`copyscope.syntax.templates.template_summary`,
     :func:`copyscope.report.syntax_tables.template_table`)."""
     halves = _half_texts(data, rng)
@@ -522,8 +529,8 @@ def human_halves_templates(rng, data, params):
 
 
 def human_halves_coverage(rng, data, params):
-    """Two halves of the human reference's parsed continuations, one as the pure samples of a
-    model: the coverage of each half's templates within the training split's most frequent
+    """Two halves of the human sets' parsed continuations (:func:`_half_texts`), one as the
+    pure samples of a model: the coverage of each half's templates within the training split's most frequent
     POS n-grams and their difference, by the template-coverage report's builders
     (:func:`copyscope.syntax.templates.templates_in_training`,
     :func:`copyscope.report.template_coverage.coverage_delta`)."""
@@ -885,7 +892,8 @@ def load(inputs: Mapping, params: Mapping | None = None) -> Data:
     style = [pd.read_csv(p, keep_default_na=False, na_values=[""])
              for _, p in inputs.get("style") or []]  # fmt: skip
     style = [x for x in style if len(x)]
-    parses = _one(inputs.get("parses"), "--parses", "human reference parse file")
+    human = [(d, path) for m, d, path in inputs.get("parses") or [] if m == "human"]
+    parses = _one([x for x in human if x[0] == "reference"], "--parses", "human reference parses")
     tags = _one(inputs.get("training_tags"), "--training-tags", "training tag documents")
     train_parses = _one(inputs.get("training_parses"), "--training-parses", "training parses")
     n = (params or {}).get("analysis", {}).get("syntax", {}).get("template_headline_n")
@@ -899,7 +907,7 @@ def load(inputs: Mapping, params: Mapping | None = None) -> Data:
         membership=pd.concat(mem, ignore_index=True) if mem else None,
         completion=pd.concat(comp, ignore_index=True) if comp else None,
         cloze=pd.concat(cloze, ignore_index=True) if cloze else None,
-        human_texts=[generated_text(p) for p in read_parses(parses)] if parses else None,
+        human_texts=[generated_text(p) for _, path in human for p in read_parses(path)] or None,
         training_ngrams=training_ngrams(tags, n) if tags and n else None,
         syntax=syntax_items(parses, train_parses, params) if with_syntax else None,
         style=pd.concat(style, ignore_index=True) if style else None,
