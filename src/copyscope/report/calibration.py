@@ -804,17 +804,18 @@ PROCESSES = "COPYSCOPE_PROCESSES"
 _STATE: dict = {}
 
 
-def _draw_null(task: tuple[str, int]) -> tuple[str, str, dict | None, float]:
-    """One (claim, null) of the module state set by :func:`calibration_table` (a worker)."""
+def _draw_null(task: tuple[str, int]) -> tuple[str, str, dict | None, tuple[float, float]]:
+    """One (claim, null) of the module state set by :func:`calibration_table` (a worker), with
+    its cost: (wall, CPU) seconds."""
     claim, k = task
     data, params = _STATE["data"], _STATE["params"]
     c = params["findings"]["calibration"]
     name, builder, false = null_spec(NULLS[claim][k])
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     with warnings.catch_warnings():  # empty n-gram orders of short halves: NaN, by design
         warnings.simplefilter("ignore", RuntimeWarning)
         r = false_verdicts(claim, builder, data, params, c["draws"], c["seed"], false)
-    return claim, name, r, time.perf_counter() - start
+    return claim, name, r, (time.perf_counter() - start, time.process_time() - cpu)
 
 
 def main_prompt_length(data: Data, params: Mapping) -> Data:
@@ -850,9 +851,9 @@ def calibration_table(data: Data, params: Mapping, processes: int = 1) -> pd.Dat
         if r is None:
             log.info("%s, %s: no data in this run", claim, name)
             continue
-        log.info("%s, %s: %d of %d draws reach a false verdict (%s; %.1f s)", claim, name,
-                 round(r["false_rate"] * r["draws"]), r["draws"], r["false_verdicts"],
-                 seconds)  # fmt: skip
+        log.info("%s, %s: %d of %d draws reach a false verdict (%s; %.1f s, %.1f s CPU)",
+                 claim, name, round(r["false_rate"] * r["draws"]), r["draws"],
+                 r["false_verdicts"], *seconds)  # fmt: skip
         rows.append({"claim": claim, "null": name, **r})
     return pd.DataFrame(rows, columns=COLUMNS)
 
