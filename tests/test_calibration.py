@@ -557,14 +557,27 @@ def parsed_passages(n=60, seed=7, generated=True, set_name="human/reference") ->
 
 
 def test_human_halves_syntax_build_the_syntax_table(monkeypatch):
-    from copyscope.syntax.raven import extract_set, query_items, training_hits
+    from copyscope.syntax.raven import (
+        count_matrices,
+        extract_set,
+        novelty_table,
+        query_items,
+        training_hits,
+        units,
+    )
 
     syntax = {**SYNTAX, "max_path_words": 3}
     params = {**PARAMS, "analysis": {**PARAMS["analysis"], "syntax": syntax}}
     parsed = extract_set("human/reference", parsed_passages(), "clearnlp", 3)
     query, words = query_items([parsed])
     train = parsed_passages(200, seed=8, generated=False, set_name="train")
-    d = data(syntax=(parsed, training_hits(train, query, words, "clearnlp", 3)))
+    hits = training_hits(train, query, words, "clearnlp", 3)
+    names = units(3)
+    d = data(syntax=(names, *count_matrices(parsed, hits, names)))
+    # rows of a subset of the counted passages are the table of that subset of passages
+    whole = novelty_table(parsed, hits, 3, 200, 0)
+    pd.testing.assert_frame_equal(C.novelty_rows("human/reference", names, *d.syntax[1:], 200, 0),
+                                  whole)  # fmt: skip
     t = C.human_halves_syntax(np.random.default_rng(0), d, params)["syntax_novelty"]
     assert set(zip(t["model"], t["decoding"], strict=True)) == {("null", "k40"),
                                                                  ("human", "reference")}  # fmt: skip

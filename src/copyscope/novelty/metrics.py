@@ -246,16 +246,20 @@ def frequency_tokens(
     100, 5] → one row, text 0, n 4, log10_C 2 (token 0 is never used, L = 2 is no fixed n)."""
     import pandas as pd
 
-    rows = []
+    if not len(lengths):
+        return pd.DataFrame()
     for d, (L, C, y) in enumerate(zip(lengths, counts, losses, strict=True)):
-        L, C, y = np.asarray(L)[1:], np.asarray(C, dtype=float)[1:], np.asarray(y, float)[1:]
-        if not (L.shape == C.shape == y.shape):
+        if not (np.shape(L) == np.shape(C) == np.shape(y)):
             raise ValueError(f"text {d}: lengths, counts and losses differ in length")
-        keep = np.isin(L, ns)
-        rows.append(
-            pd.DataFrame({"text": d, "n": L[keep], "log10_C": np.log10(C[keep]), "loss": y[keep]})
-        )
-    return pd.concat(rows, ignore_index=True) if rows else pd.DataFrame()
+    sizes = np.array([len(L) for L in lengths])
+    text = np.repeat(np.arange(len(lengths)), sizes)
+    L = np.concatenate([np.asarray(x) for x in lengths])
+    C = np.concatenate([np.asarray(x, dtype=float) for x in counts])
+    y = np.concatenate([np.asarray(x, dtype=float) for x in losses])
+    keep = np.isin(L, ns)
+    keep[np.cumsum(sizes)[sizes > 0] - sizes[sizes > 0]] = False  # token 0 of each text
+    return pd.DataFrame({"text": text[keep], "n": L[keep], "log10_C": np.log10(C[keep]),
+                         "loss": y[keep]})  # fmt: skip
 
 
 def ols_slope(stats: np.ndarray) -> np.ndarray:

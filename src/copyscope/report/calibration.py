@@ -59,7 +59,14 @@ from ..io import write_csv
 from ..membership.evaluate import fast_metrics, paired_auc_difference
 from ..novelty.metrics import FREQUENCY_LENGTHS, completion_aggregate, completion_frame
 from ..syntax.io import read_parses
-from ..syntax.raven import ParsedSet, extract_set, novelty_table, query_items, training_hits
+from ..syntax.raven import (
+    count_matrices,
+    extract_set,
+    novelty_rows,
+    query_items,
+    training_hits,
+    units,
+)
 from ..syntax.style import aligned_match
 from ..syntax.templates import (
     generated_text,
@@ -137,7 +144,7 @@ class Data:
     cloze: pd.DataFrame | None = None  # every model's per-item name cloze results
     human_texts: list | None = None  # every human set's tagged generated texts (parses)
     training_ngrams: tuple | None = None  # (ranks, counts, cut): training POS n-grams
-    syntax: tuple | None = None  # (ParsedSet, TrainingHits) of the human reference's parses
+    syntax: tuple | None = None  # (units, novel, total): the human reference's syntax counts
     style: pd.DataFrame | None = None  # every model's per-passage style measures
 
 
@@ -476,8 +483,9 @@ def human_halves_prompt_length(shift: bool) -> NullBuilder:
 
 
 def planted_context(rng, data, params):
-    """The human continuations (main prompt length) as the pure and top-40 samples of one
-    model, with a context effect of exactly ``findings.source_margin`` planted: each word's
+    """The human continuations (main prompt length) as the pure samples of one model (one set:
+    the rule's "every interval within the margin" is easiest to meet with one), with a context
+    effect of exactly ``findings.source_margin`` planted: each word's
     training-only score is its truncated union score, lowered by one for a random share of
     the words (by max(1, 2·margin) for a share margin / that step, so the mean union − train
     difference is the margin): the least favourable case of "barely changes", where ``holds``
@@ -487,12 +495,10 @@ def planted_context(rng, data, params):
         return None
     f = params["findings"]
     step = max(1.0, 2 * f["source_margin"])
-    sets = []
-    for decoding in dict.fromkeys([f["pure_decoding"], f["raven_decoding"]]):
-        union = np.minimum(words["s_union"].to_numpy(float), 5)
-        hit = rng.random(len(union)) < f["source_margin"] / step
-        frame = words.assign(s_union=union, s_train=union - step * hit)
-        sets.append(("null", decoding, frame))
+    union = np.minimum(words["s_union"].to_numpy(float), 5)
+    hit = rng.random(len(union)) < f["source_margin"] / step
+    frame = words.assign(s_union=union, s_train=union - step * hit)
+    sets = [("null", f["pure_decoding"], frame)]  # one set: "every CI" is easiest with one
     table = raven_report.contrasts(sets, params["novelty"], params["sampling"])
     return {"raven_contrasts": table}
 
@@ -558,33 +564,37 @@ def human_halves_coverage(rng, data, params):
 def human_halves_syntax(rng, data, params):
     """Two halves of the human reference's parsed passages, one as the top-40 samples of a
     model: RAVEN's syntactic novelty of each half against the training parses, by the syntax
-    report's builder (:func:`copyscope.syntax.raven.novelty_table`, the training items found
-    once for all draws)."""
+    report's builder (:func:`copyscope.syntax.raven.novelty_rows` of
+    :func:`~copyscope.syntax.raven.novelty_table`; each passage's counts found once for all
+    draws)."""
     if data.syntax is None:
         return None
-    parsed, hits = data.syntax
+    names, novel, total = data.syntax
     s, decodings = params["analysis"]["syntax"], params["sampling"]["decodings"]
-    a, b = split_windows(np.arange(len(parsed.passages)), 2, rng)
+    a, b = split_windows(np.arange(len(novel)), 2, rng)
     frames = []
     for (model, decoding), half in zip(
         [("null", params["findings"]["raven_decoding"]), HUMAN], (a, b), strict=True
     ):
-        part = ParsedSet(f"{model}/{decoding}", tuple(parsed.passages[i] for i in half))
-        t = novelty_table(part, hits, s["max_path_words"], s["bootstrap"], s["seed"])
+        name = f"{model}/{decoding}"
+        t = novelty_rows(name, names, novel[half], total[half], s["bootstrap"], s["seed"])
         frames.append(t.assign(model=model, decoding=decoding,
                                decoding_family=family(decoding, decodings)))  # fmt: skip
     return {"syntax_novelty": pd.concat(frames, ignore_index=True)}
 
 
 def syntax_items(parses, training, params: Mapping) -> tuple:
-    """(the human reference's :class:`~copyscope.syntax.raven.ParsedSet`, the training hits of
-    its items): the syntactic-novelty report's extraction and one streaming pass over the
-    training parses (:func:`copyscope.syntax.raven.syntactic_novelty`'s steps)."""
+    """(unit names, novel, total): the human reference's per-passage counts of every unit
+    (:func:`copyscope.syntax.raven.count_matrices`), by the syntactic-novelty report's steps
+    (:func:`copyscope.syntax.raven.syntactic_novelty`: extraction, one streaming pass over the
+    training parses)."""
     labels = syntax_report.LABEL_SETS[params["syntax"]["backend"]]
     k = params["analysis"]["syntax"]["max_path_words"]
     parsed = extract_set("human/reference", read_parses(parses), labels, k)
     query, words = query_items([parsed])
-    return parsed, training_hits(read_parses(training), query, words, labels, k)
+    hits = training_hits(read_parses(training), query, words, labels, k)
+    names = units(k)
+    return (names, *count_matrices(parsed, hits, names))
 
 
 # --------------------------------------------------------------------------- style
