@@ -553,6 +553,21 @@ rule report_calibration:
         membership=expand(
             f"{R}/membership/{{model}}/texts.csv", model=MODELS if BENCHMARK else []
         ),
+        completion=expand(
+            f"{R}/analysis/{{model}}/completion_loss.parquet", model=COMPLETION_MODELS
+        ),
+        cloze=expand(
+            f"{R}/membership/{{model}}/cloze.csv", model=MODELS if BENCHMARK else []
+        ),
+        parses=f"{R}/syntax/human/reference.parquet",
+        contaminated=(
+            [f"{R}/syntax/human/contaminated.parquet"]
+            if ("human", "contaminated") in settings()
+            else []
+        ),
+        training_tags=f"{R}/syntax/train-tags.jsonl",
+        training_parses=f"{R}/syntax/train.parquet",
+        style=expand(f"{R}/style/measures/{{model}}.csv", model=MODELS),
     output:
         csv=report(
             f"{R}/tables/findings_calibration.csv",
@@ -573,11 +588,24 @@ rule report_calibration:
         membership=lambda w, input: labelled(
             "--membership", MODELS if BENCHMARK else [], input.membership
         ),
+        completion=lambda w, input: labelled(
+            "--completion", COMPLETION_MODELS, input.completion
+        ),
+        cloze=lambda w, input: labelled(
+            "--cloze", MODELS if BENCHMARK else [], input.cloze
+        ),
+        style=lambda w, input: labelled("--style", MODELS, input.style),
+        contaminated=lambda w, input: labelled(
+            "--parses",
+            [("human", "contaminated")] * len(input.contaminated),
+            input.contaminated,
+        ),
         config=as_json(
             {
                 "findings": config["findings"],
                 "novelty": config["novelty"],
                 "sampling": config["sampling"],
+                "syntax": {"backend": config["syntax"]["backend"]},
                 "models": {
                     "zoo": config["models"]["zoo"],
                     "evaluator": config["models"]["evaluator"],
@@ -585,6 +613,7 @@ rule report_calibration:
                 },
                 "analysis": {
                     "syntax": config["analysis"]["syntax"],
+                    "style": config["analysis"]["style"],
                     "memorization": config["analysis"]["memorization"],
                     "membership": config["analysis"]["membership"],
                 },
@@ -595,6 +624,10 @@ rule report_calibration:
         "python -m copyscope report calibration --tokens human reference {input.tokens} "
         "--words human reference {input.words} --quality human reference {input.quality} "
         "--index-manifest human {input.index} {params.extraction} {params.membership} "
+        "{params.completion} {params.cloze} --parses human reference {input.parses} "
+        "{params.contaminated} "
+        "--training-tags train {input.training_tags} "
+        "--training-parses train {input.training_parses} {params.style} "
         "--params-json {params.config:q} --out-csv {output.csv} > {log} 2>&1"
 
 
@@ -631,6 +664,12 @@ rule report_power:
         ),
         membership=lambda w, input: labelled(
             "--membership", MODELS if BENCHMARK else [], input.membership
+        ),
+        completion=lambda w, input: labelled(
+            "--completion", COMPLETION_MODELS, input.completion
+        ),
+        cloze=lambda w, input: labelled(
+            "--cloze", MODELS if BENCHMARK else [], input.cloze
         ),
         config=as_json(
             {

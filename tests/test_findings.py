@@ -30,6 +30,7 @@ FINDINGS = {
     "trend_min_points": 3,
     "min_distinct": 10,
     "min_tokens": 20,
+    "min_texts": 20,
     "prompt_length_margin": 0.25,
     "source_margin": 0.1,
     "syntax_margin": 0.1,
@@ -359,9 +360,24 @@ def test_completion_loss_in_training(ins, nots, verdict):
 def test_completion_loss_frequency(slope, verdict):
     cols = ["model", "n", "tokens", "texts", "slope", "slope_lo", "slope_hi"]
     rows = [("m", 4, 500, 80, *slope), ("m", 8, 5, 3, 9.0, 8.0, 10.0)]  # L = 8: too few tokens
+    rows += [("m", 16, 500, 12, 9.0, 8.0, 10.0)]  # L = 16: too few texts
     f = decide("completion-loss-frequency", completion_loss_slope=pd.DataFrame(rows, columns=cols))
     assert f.verdict == verdict, f.measured
     assert f.measured.startswith("m L=4: slope ") and "L=8" not in f.measured
+    assert "L=16" not in f.measured
+
+
+def test_completion_loss_frequency_corrects_for_its_many_slopes():
+    """Four (model, L) slopes, each just below 0 at 95% (z ≈ 2.2): one alone holds, but
+    together (Bonferroni over 4, z > 2.50 needed) none is decided; a clear slope still is."""
+    cols = ["model", "n", "tokens", "texts", "slope", "slope_lo", "slope_hi"]
+    weak = (-0.45, -0.85, -0.05)  # half-width 0.4 ≈ 1.96 se: z = 0.45 / 0.204 = 2.2
+    one = pd.DataFrame([("m", 4, 500, 80, *weak)], columns=cols)
+    assert decide("completion-loss-frequency", completion_loss_slope=one).verdict == HOLDS
+    four = pd.DataFrame([(m, n, 500, 80, *weak) for m in "ab" for n in (4, 8)], columns=cols)
+    assert decide("completion-loss-frequency", completion_loss_slope=four).verdict == UNCLEAR
+    clear = four.assign(slope=-2.0, slope_lo=-2.4, slope_hi=-1.6)
+    assert decide("completion-loss-frequency", completion_loss_slope=clear).verdict == HOLDS
 
 
 # --------------------------------------------------------------------------- RAVEN: n-grams
@@ -814,40 +830,48 @@ def test_cloze_claims():
     assert decide("cloze-overlap-correlation", **t).measured.startswith("not measured")
 
 
-def excerpts(excerpt, held_out) -> pd.DataFrame:
+def excerpts(excerpt, held_out, p=(0.5, 0.5)) -> pd.DataFrame:
     cols = ["model", "group", "copies", "plays", "items", "acc_insensitive"]
-    cols += ["acc_insensitive_lo", "acc_insensitive_hi"]
+    cols += ["acc_insensitive_lo", "acc_insensitive_hi", "p_up", "p_down"]
     rows = [
-        ("m", "train", None, 10, 100, 0.9, 0.8, 1.0),
-        ("m", "held-out", None, 6, 60, *held_out),
-        ("m", "excerpt", 4, 2, 20, *excerpt),
-        ("m", "excerpt-pooled", None, 6, 60, *excerpt),
+        ("m", "train", None, 10, 100, 0.9, 0.8, 1.0, 0.001, 1.0),
+        ("m", "held-out", None, 6, 60, *held_out, math.nan, math.nan),
+        ("m", "excerpt", 4, 2, 20, *excerpt, 0.5, 0.5),
+        ("m", "excerpt-pooled", None, 6, 60, *excerpt, *p),
     ]
     return pd.DataFrame(rows, columns=cols)
 
 
 @pytest.mark.parametrize(
-    "excerpt, held_out, verdict",
+    "excerpt, held_out, p, verdict",
     [
-        ((0.4, 0.3, 0.5), (0.1, 0.0, 0.2), HOLDS),
-        ((0.1, 0.0, 0.2), (0.4, 0.3, 0.5), FAILS),
-        ((0.15, 0.05, 0.25), (0.1, 0.0, 0.2), UNCLEAR),
+        ((0.4, 0.3, 0.5), (0.1, 0.0, 0.2), (0.001, 1.0), HOLDS),
+        ((0.1, 0.0, 0.2), (0.4, 0.3, 0.5), (1.0, 0.001), FAILS),
+        ((0.15, 0.05, 0.25), (0.1, 0.0, 0.2), (0.3, 0.7), UNCLEAR),
+        # intervals apart, but whole plays permuted do not make it rare: no verdict
+        ((0.4, 0.3, 0.5), (0.1, 0.0, 0.2), (0.04, 0.97), UNCLEAR),
     ],
 )
-def test_cloze_excerpts(excerpt, held_out, verdict):
-    f = decide("cloze-excerpts", membership_cloze_excerpts=excerpts(excerpt, held_out))
+def test_cloze_excerpts(excerpt, held_out, p, verdict):
+    f = decide("cloze-excerpts", membership_cloze_excerpts=excerpts(excerpt, held_out, p))
     assert f.verdict == verdict, f.measured
     assert "(60 items)" in f.measured
 
 
 @pytest.mark.parametrize(
-    "rho, verdict",
-    [((0.3, 0.1, 0.5), HOLDS), ((-0.3, -0.5, -0.1), FAILS), ((0.1, -0.1, 0.3), UNCLEAR)],
+    "rho, p, verdict",
+    [
+        ((0.3, 0.1, 0.5), 0.01, HOLDS),
+        ((-0.3, -0.5, -0.1), 0.01, FAILS),
+        ((0.1, -0.1, 0.3), 0.3, UNCLEAR),
+        ((0.3, 0.1, 0.5), 0.2, UNCLEAR),  # the items' CI excludes 0, the plays' test does not
+    ],
 )
-def test_cloze_excerpt_copies(rho, verdict):
+def test_cloze_excerpt_copies(rho, p, verdict):
     cols = ["model", "items", "rho", "rho_lo", "rho_hi", "p_value"]
-    t = pd.DataFrame([("m", 120, *rho, 0.01)], columns=cols)
-    assert decide("cloze-excerpt-copies", membership_cloze_trend=t).verdict == verdict
+    t = pd.DataFrame([("m", 120, *rho, p)], columns=cols)
+    f = decide("cloze-excerpt-copies", membership_cloze_trend=t)
+    assert f.verdict == verdict and f"p = {p:g}" in f.measured
 
 
 # --------------------------------------------------------------------------- outputs

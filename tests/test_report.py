@@ -634,8 +634,12 @@ def test_cloze_excerpt_groups_trend_and_within_training_r():
     ex = membership.cloze_excerpt_rows(cloze, n_boot=200, seed=0)
     assert list(ex.columns) == [
         "model", "group", "copies", "plays", "items",
-        "acc_insensitive", "acc_insensitive_lo", "acc_insensitive_hi",
+        "acc_insensitive", "acc_insensitive_lo", "acc_insensitive_hi", "p_up", "p_down",
     ]  # fmt: skip
+    assert ex["p_up"].isna().tolist() == [False, True, False, False, False]
+    # excerpt-pooled (e2, e8: 3 of 4) vs held-out v (1 of 4): the 3 relabellings of 3 plays
+    pooled = ex.set_index("group").loc["excerpt-pooled"]
+    assert pooled["p_up"] == pytest.approx(1 / 3, abs=0.08) and pooled["p_down"] == 1.0
     got = ex[["group", "copies", "plays", "items", "acc_insensitive"]].fillna(-1)
     assert got.values.tolist() == [
         ["train", -1, 4, 16, 10 / 16],
@@ -713,3 +717,20 @@ def test_nll_delta_contrasts_hand_worked():
     # planted items on both sides of 1.5: the interval of unplanted − planted is wide
     assert got.loc["unplanted - planted", "lo"] < 2.0 < got.loc["unplanted - planted", "hi"]
     assert got.loc["clean - memorised", "lo"] == pytest.approx(3.5)  # memorised 0.5 or 1.5
+
+
+def test_play_level_tests_of_name_cloze_keep_plays_whole():
+    """The cloze intervals and tests resample / permute whole plays: two plays of 10 items,
+    one always right, one always wrong, give an interval over plays spanning 0..1 (an interval
+    over items would be narrow), and the permutation p-values of a 2-against-2 split take the
+    exact values of its 6 relabellings."""
+    plays = np.repeat(["a", "b"], 10)
+    correct = np.r_[np.ones(10), np.zeros(10)]
+    acc, lo, hi = membership.play_mean_ci(correct, plays, 500, 0)
+    assert acc == 0.5 and lo == 0.0 and hi == 1.0
+    plays = np.repeat(["a", "b", "c", "d"], 5)
+    correct = np.r_[np.ones(10), np.zeros(10)]
+    up, down = membership.play_difference_p(correct, plays, plays <= "b", 3000, 0)
+    assert up == pytest.approx(1 / 6, abs=0.02) and down == pytest.approx(1.0)
+    p = membership.play_rank_p({"a": 2, "b": 1, "c": 0, "d": 0}, plays, correct, 3000, 0)
+    assert p == pytest.approx(2 / 6, abs=0.03)  # |ρ| this large: the 2 splits {a,b} | {c,d}

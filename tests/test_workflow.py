@@ -483,7 +483,7 @@ def check_excerpts(out, cfg: dict) -> None:
     tables = {
         "membership_cloze_excerpts": [
             "model", "group", "copies", "plays", "items",
-            "acc_insensitive", "acc_insensitive_lo", "acc_insensitive_hi",
+            "acc_insensitive", "acc_insensitive_lo", "acc_insensitive_hi", "p_up", "p_down",
         ],
         "membership_cloze_trend": ["model", "items", "rho", "rho_lo", "rho_hi", "p_value"],
         "membership_nll_delta": ["model", "contrast", "delta", "lo", "hi", "n_a", "n_b"],

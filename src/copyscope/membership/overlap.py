@@ -85,12 +85,11 @@ def pearson_ci(
         raise ValueError("a constant variable has no correlation")
     r = float(pearsonr(a, b).statistic)
     rng = np.random.default_rng(seed)
-    reps = []
-    for _ in range(n_boot):
-        i = rng.integers(0, a.size, size=a.size)
-        if np.ptp(a[i]) > 0 and np.ptp(b[i]) > 0:
-            reps.append(np.corrcoef(a[i], b[i])[0, 1])
-    if not reps:
+    idx = rng.integers(0, a.size, size=(n_boot, a.size))  # the draws, all at once
+    ai, bi = a[idx], b[idx]
+    keep = (np.ptp(ai, axis=1) > 0) & (np.ptp(bi, axis=1) > 0)
+    reps = _row_pearson(ai[keep], bi[keep])
+    if not reps.size:
         return r, float("nan"), float("nan")
     lo, hi = np.quantile(reps, [(1 - level) / 2, (1 + level) / 2])
     return r, float(lo), float(hi)

@@ -182,25 +182,31 @@ def completion_points(L: np.ndarray, loss: np.ndarray) -> dict[str, tuple[np.nda
     }
 
 
-def completion_loss_table(
-    lengths: list[np.ndarray], losses: list[np.ndarray], model: str, x_max: int = 30
-):
-    """Completion loss (Merrill et al. 2024, Fig. 1 right): the mean per-token loss (nats) of a
-    model on held-out text by n-gram size x, for each curve of :func:`completion_points`
-    (pooled over tokens of all texts). Returns a tidy frame (model, curve, x, loss, tokens),
-    curves in the order of :data:`COMPLETION_CURVES`, x ascending and capped at ``x_max``.
-    """
+def completion_frame(lengths: list[np.ndarray], losses: list[np.ndarray]):
+    """The tokens of every curve of :func:`completion_points` over all texts, as one frame
+    (curve, x, loss), texts in order and curves in the order of :data:`COMPLETION_CURVES`
+    within each text: the rows :func:`completion_loss_table` averages (and the null
+    calibration permutes, :mod:`copyscope.report.calibration`)."""
     import pandas as pd
 
     parts = []
     for L, loss in zip(lengths, losses, strict=True):
         for curve, (x, y) in completion_points(L, loss).items():
             parts.append(pd.DataFrame({"curve": curve, "x": x, "loss": y}))
-    cols = ["model", "curve", "x", "loss", "tokens"]
     if not parts:
+        return pd.DataFrame(columns=["curve", "x", "loss"])
+    return pd.concat(parts, ignore_index=True)
+
+
+def completion_aggregate(frame, model: str, x_max: int = 30):
+    """:func:`completion_loss_table` of the tokens of :func:`completion_frame`: the mean loss
+    and number of tokens per curve and x, x capped at ``x_max``."""
+    import pandas as pd
+
+    cols = ["model", "curve", "x", "loss", "tokens"]
+    if not len(frame):
         return pd.DataFrame(columns=cols)
-    frame = pd.concat(parts, ignore_index=True)
-    frame = frame[frame["x"] <= x_max]
+    frame = frame[frame["x"] <= x_max].copy()
     frame["curve"] = pd.Categorical(frame["curve"], COMPLETION_CURVES, ordered=True)
     out = (
         frame.groupby(["curve", "x"], observed=True)
@@ -210,6 +216,17 @@ def completion_loss_table(
     out["curve"] = out["curve"].astype(str)
     out.insert(0, "model", model)
     return out[cols]
+
+
+def completion_loss_table(
+    lengths: list[np.ndarray], losses: list[np.ndarray], model: str, x_max: int = 30
+):
+    """Completion loss (Merrill et al. 2024, Fig. 1 right): the mean per-token loss (nats) of a
+    model on held-out text by n-gram size x, for each curve of :func:`completion_points`
+    (pooled over tokens of all texts). Returns a tidy frame (model, curve, x, loss, tokens),
+    curves in the order of :data:`COMPLETION_CURVES`, x ascending and capped at ``x_max``.
+    """
+    return completion_aggregate(completion_frame(lengths, losses), model, x_max)
 
 
 FREQUENCY_LENGTHS = (4, 8, 16, 32, 64, 128)
@@ -229,16 +246,20 @@ def frequency_tokens(
     100, 5] → one row, text 0, n 4, log10_C 2 (token 0 is never used, L = 2 is no fixed n)."""
     import pandas as pd
 
-    rows = []
+    if not len(lengths):
+        return pd.DataFrame()
     for d, (L, C, y) in enumerate(zip(lengths, counts, losses, strict=True)):
-        L, C, y = np.asarray(L)[1:], np.asarray(C, dtype=float)[1:], np.asarray(y, float)[1:]
-        if not (L.shape == C.shape == y.shape):
+        if not (np.shape(L) == np.shape(C) == np.shape(y)):
             raise ValueError(f"text {d}: lengths, counts and losses differ in length")
-        keep = np.isin(L, ns)
-        rows.append(
-            pd.DataFrame({"text": d, "n": L[keep], "log10_C": np.log10(C[keep]), "loss": y[keep]})
-        )
-    return pd.concat(rows, ignore_index=True) if rows else pd.DataFrame()
+    sizes = np.array([len(L) for L in lengths])
+    text = np.repeat(np.arange(len(lengths)), sizes)
+    L = np.concatenate([np.asarray(x) for x in lengths])
+    C = np.concatenate([np.asarray(x, dtype=float) for x in counts])
+    y = np.concatenate([np.asarray(x, dtype=float) for x in losses])
+    keep = np.isin(L, ns)
+    keep[np.cumsum(sizes)[sizes > 0] - sizes[sizes > 0]] = False  # token 0 of each text
+    return pd.DataFrame({"text": text[keep], "n": L[keep], "log10_C": np.log10(C[keep]),
+                         "loss": y[keep]})  # fmt: skip
 
 
 def ols_slope(stats: np.ndarray) -> np.ndarray:

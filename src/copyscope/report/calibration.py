@@ -14,7 +14,26 @@ nulls is standard — e.g. Good 2005, *Permutation, Parametric and Bootstrap Tes
   permuted over the passages (controls included): extraction cannot grow with copies;
 * **permuted membership** — the contamination set's per-item scores with the planted labels
   permuted: no detector can beat another, and planted items are no more familiar than
-  unplanted ones.
+  unplanted ones;
+* **permuted in-training labels** — the completion-loss tokens of each n-gram size x with the
+  in-training / not-in-training label permuted among them (Merrill et al. Fig. 1 right);
+  **shuffled counts** — the training counts C_t shuffled among the tokens of one L_t (the loss
+  vs frequency slope);
+* **human halves** of the parsed human passages (syntactic novelty, templates, template
+  coverage) and of the RAVEN words at two pretended prompt lengths;
+* **effect = margin** — for a claimed *absence* of an effect (prompt length, training vs
+  training ∪ context), an effect of exactly the rule's margin planted on human text: the
+  least favourable case, where only ``holds`` is false;
+* **permuted targets** — each greedy continuation of a passage with a training copy compared
+  with another passage's target of the same length (style memorization by chance only);
+* **permuted plays** — the name cloze items with the training / held-out (or excerpt /
+  held-out, with the copy counts) labels permuted over whole plays, the same for every model;
+  **permuted overlap** — the training plays' continuation overlap permuted over the plays.
+
+Which verdicts are false depends on the null (:func:`null_spec`): both, where the effect is
+0; ``holds`` only where the rule's "does not hold" also means "smaller than the paper's
+effect" or where the effect is the equivalence margin; ``does not hold`` only for an
+equivalence rule on a null without effect.
 
 Each null is drawn ``draws`` times (seeded); each draw builds the rule's input tables with the
 same builders as the workflow's report modules (:mod:`copyscope.report.rusty_dawg`,
@@ -38,11 +57,36 @@ import pandas as pd
 
 from ..io import write_csv
 from ..membership.evaluate import fast_metrics, paired_auc_difference
-from . import corpus_sizes, family, require, rusty_dawg
+from ..novelty.metrics import FREQUENCY_LENGTHS, completion_aggregate, completion_frame
+from ..syntax.io import read_parses
+from ..syntax.raven import (
+    count_matrices,
+    extract_set,
+    novelty_rows,
+    query_items,
+    training_hits,
+    units,
+)
+from ..syntax.style import aligned_match
+from ..syntax.templates import (
+    generated_text,
+    ngram_ranks,
+    scaled_cut,
+    template_summary,
+    templates_in_training,
+    training_ngram_counts,
+)
+from . import completion_loss as completion_report
+from . import corpus_sizes, family, per_text, require, rusty_dawg
 from . import findings as F
 from . import membership as membership_report
 from . import raven as raven_report
+from . import style as style_report
+from . import syntax_novelty as syntax_report
+from . import template_coverage as coverage_report
+from . import templates as templates_report
 from .memorization import memorization_table
+from .syntax_tables import template_table
 
 log = logging.getLogger(__name__)
 
@@ -55,16 +99,27 @@ INPUTS = {
     "index_manifest": (("MODEL",), "index.json of the human reference's index (corpus size)"),
     "extraction": (("MODEL",), "a model's per-passage ladder extraction (memorization/<m>.csv)"),
     "membership": (("MODEL",), "a model's per-item membership scores (membership/<m>/texts.csv)"),
+    "completion": (("MODEL",), "completion_loss.parquet of a model (per-token L_t, C_t, loss)"),
+    "cloze": (("MODEL",), "a model's per-item name cloze results (membership/<m>/cloze.csv)"),
+    "parses": (
+        ("MODEL", "DECODING"),
+        "parse file (.parquet) of a human set: human reference (every null), human "
+        "contaminated (pooled with it for the template nulls)",
+    ),
+    "training_tags": (("SPLIT",), "training tag documents (.jsonl): the training POS n-grams"),
+    "training_parses": (("SPLIT",), "parse file (.parquet) of the training split (syntax units)"),
+    "style": (("MODEL",), "a model's per-passage style measures (style/measures/<m>.csv)"),
 }
 OUTPUTS = {"csv": "findings_calibration.csv: rule, null, draws, verdict counts, false rate"}
 PARAMS = (
     "the config blocks findings (with calibration), novelty, sampling, models, analysis "
-    "(memorization, membership)"
+    "(syntax, style, memorization, membership) and syntax (backend)"
 )
 HUMAN = ("human", "reference")
 COLUMNS = [
     "claim",
     "null",
+    "false_verdicts",
     "draws",
     "holds",
     "does_not_hold",
@@ -85,6 +140,12 @@ class Data:
     corpus_size: int  # tokens of the index the human tokens were matched against
     extraction: pd.DataFrame | None  # every model's per-passage ladder results
     membership: pd.DataFrame | None  # every model's per-item membership scores
+    completion: pd.DataFrame | None = None  # every model's per-token completion losses
+    cloze: pd.DataFrame | None = None  # every model's per-item name cloze results
+    human_texts: list | None = None  # every human set's tagged generated texts (parses)
+    training_ngrams: tuple | None = None  # (ranks, counts, cut): training POS n-grams
+    syntax: tuple | None = None  # (units, novel, total): the human reference's syntax counts
+    style: pd.DataFrame | None = None  # every model's per-passage style measures
 
 
 Tables = dict[str, pd.DataFrame]
@@ -306,6 +367,355 @@ def permuted_placement(rng, data, params):
                                                                      m["seed"])}  # fmt: skip
 
 
+# --------------------------------------------------------------------------- completion loss
+def completion_points_frame(completion: pd.DataFrame) -> pd.DataFrame:
+    """The tokens of the two completion-loss curves the rule compares (``in training``,
+    ``not in training``, :func:`copyscope.novelty.metrics.completion_frame`) of every model,
+    as a frame (model, curve, x, loss) sorted by model and x (stable)."""
+    parts = []
+    for model, f in completion.groupby("model", sort=False):
+        pts = completion_frame(per_text(f, "L"), per_text(f, "loss"))
+        pts = pts[pts["curve"].isin(["in training", "not in training"])]
+        parts.append(pts.assign(model=model).sort_values("x", kind="stable"))
+    return pd.concat(parts, ignore_index=True)[["model", "curve", "x", "loss"]]
+
+
+def within(groups: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A random permutation of the positions 0..n−1 that moves each position only among those
+    of its own group (``groups`` sorted): ``values[within(groups, rng)]`` permutes ``values``
+    inside each group."""
+    return np.lexsort((rng.random(len(groups)), groups))
+
+
+def derangement(groups: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A random permutation inside each group (``groups`` sorted) that moves every position of
+    a group of two or more (a random cycle through the group); a position alone in its group
+    stays. ``values[derangement(groups, rng)]`` gives each position another one's value."""
+    order = within(groups, rng)  # a random order inside each group
+    g = groups[order]
+    first = np.r_[True, g[1:] != g[:-1]]
+    last = np.r_[g[1:] != g[:-1], True]
+    start = np.maximum.accumulate(np.where(first, np.arange(len(g)), 0))
+    nxt = np.where(last, start, np.arange(len(g)) + 1)  # the next in the cycle, wrapping
+    out = np.empty(len(g), dtype=np.int64)
+    out[order] = order[nxt]
+    return out
+
+
+def permuted_in_training(rng, data, params):
+    """Merrill et al.'s completion loss with the in-training label permuted among the tokens
+    of each n-gram size x, per model: at every x, which tokens complete an n-gram seen in
+    training is random, so neither curve can be lower (the loss's dependence on x stays)."""
+    if data.completion is None or not len(data.completion):
+        return None
+    pts = _completion_points(data)
+    tables = []
+    for model, g in pts.groupby("model", sort=False):
+        curve = g["curve"].to_numpy()[within(g["x"].to_numpy(), rng)]
+        tables.append(completion_aggregate(g.assign(curve=curve), model))
+    return {"completion_loss": pd.concat(tables, ignore_index=True)}
+
+
+def shuffled_counts(rng, data, params):
+    """The loss-vs-frequency tokens (t ≥ 1, L_t one of the fixed n of
+    :data:`copyscope.novelty.metrics.FREQUENCY_LENGTHS`) with their training counts C_t
+    shuffled among the tokens of the same L_t, per model: the slope of loss on log10 C_t is 0
+    by construction; the slope table is built by the report's own builder
+    (:func:`copyscope.report.completion_loss.build_slope`)."""
+    if data.completion is None or not len(data.completion):
+        return None
+    frames = []
+    for model, f in data.completion.groupby("model", sort=False):
+        L, C = f["L"].to_numpy(), f["C"].to_numpy().copy()
+        used = np.flatnonzero(f["text"].duplicated().to_numpy() & np.isin(L, FREQUENCY_LENGTHS))
+        by_length = used[np.argsort(L[used], kind="stable")]
+        C[by_length] = C[by_length[within(L[by_length], rng)]]
+        frames.append((model, f.assign(C=C)))
+    return {"completion_loss_slope": completion_report.build_slope(frames, params["novelty"])}
+
+
+def _completion_points(data: Data) -> pd.DataFrame:
+    cached = _STATE.get("completion_points")
+    if cached is not None and cached[0] is data.completion:
+        return cached[1]
+    pts = completion_points_frame(data.completion)
+    _STATE["completion_points"] = (data.completion, pts)
+    return pts
+
+
+# --------------------------------------------------------------------------- RAVEN contrasts
+def _raven_words(data: Data, params: Mapping) -> pd.DataFrame | None:
+    if data.words is None or not len(data.words):
+        return None
+    return data.words[data.words["prompt_length"] == params["sampling"]["prompt_length"]]
+
+
+def human_halves_prompt_length(shift: bool) -> NullBuilder:
+    """Two halves of the human continuations (main prompt length) as one set sampled at two
+    prompt lengths: half B at the main length, half A, paired window by window with B, at
+    another one. With ``shift`` every truncated score of A is lowered by
+    ``findings.prompt_length_margin`` (A's scores replaced by min(score, 5) − margin, which
+    RAVEN's truncation leaves alone): prompt length then has an effect of exactly the
+    margin, the least favourable case of the claimed absence, so ``holds`` is the false
+    verdict; without it the effect is 0 and ``does not hold`` is. The contrast is built by
+    the RAVEN report's own builder (:func:`copyscope.report.raven.contrasts`)."""
+
+    def build(rng, data, params):
+        words = _raven_words(data, params)
+        if words is None:
+            return None
+        main, f = params["sampling"]["prompt_length"], params["findings"]
+        a, b = split_windows(words["window"].to_numpy(), 2, rng)
+        k = min(len(a), len(b))
+        pair = dict(zip(a[:k], b[:k], strict=True))
+        other = _take(words, a[:k]).copy()
+        other["window"] = other["window"].map(pair)
+        other["prompt_length"] = main + 1
+        if shift:
+            cut = np.minimum(other["s_union"].to_numpy(float), 5)
+            other["s_union"] = cut - f["prompt_length_margin"]
+        frame = pd.concat([_take(words, b[:k]), other], ignore_index=True)
+        sets = [("null", f["pure_decoding"], frame)]
+        return {"raven_contrasts": raven_report.contrasts(sets, params["novelty"],
+                                                           params["sampling"])}  # fmt: skip
+
+    return build
+
+
+def planted_context(rng, data, params):
+    """The human continuations (main prompt length) as the pure samples of one model (one set:
+    the rule's "every interval within the margin" is easiest to meet with one), with a context
+    effect of exactly ``findings.source_margin`` planted: each word's
+    training-only score is its truncated union score, lowered by one for a random share of
+    the words (by max(1, 2·margin) for a share margin / that step, so the mean union − train
+    difference is the margin): the least favourable case of "barely changes", where ``holds``
+    is the false verdict. Contrasts by :func:`copyscope.report.raven.contrasts`."""
+    words = _raven_words(data, params)
+    if words is None:
+        return None
+    f = params["findings"]
+    step = max(1.0, 2 * f["source_margin"])
+    union = np.minimum(words["s_union"].to_numpy(float), 5)
+    hit = rng.random(len(union)) < f["source_margin"] / step
+    frame = words.assign(s_union=union, s_train=union - step * hit)
+    sets = [("null", f["pure_decoding"], frame)]  # one set: "every CI" is easiest with one
+    table = raven_report.contrasts(sets, params["novelty"], params["sampling"])
+    return {"raven_contrasts": table}
+
+
+# --------------------------------------------------------------------------- templates
+def _half_texts(data: Data, rng) -> tuple[list, list] | None:
+    """Two random halves of the human sets' parsed texts (the reference and, where the run
+    has it, the contaminated set's true continuations, pooled: halves as large as one set,
+    the size the template rules compare; both are human text of held-out plays)."""
+    if not data.human_texts:
+        return None
+    a, b = split_windows(np.arange(len(data.human_texts)), 2, rng)
+    return [data.human_texts[i] for i in a], [data.human_texts[i] for i in b]
+
+
+def human_halves_templates(rng, data, params):
+    """Two halves of the human sets' parsed continuations (:func:`_half_texts`), one as the
+    pure samples of a model: Shaib et al.'s template measures at the headline n of each half, by the templates
+    report's builders (:func:`copyscope.syntax.templates.template_summary`,
+    :func:`copyscope.report.syntax_tables.template_table`)."""
+    halves = _half_texts(data, rng)
+    if halves is None:
+        return None
+    s, decodings = params["analysis"]["syntax"], params["sampling"]["decodings"]
+    n = s["template_headline_n"]
+    tables = []
+    for (model, decoding), texts in zip(
+        [("null", params["findings"]["pure_decoding"]), HUMAN], halves, strict=True
+    ):
+        summary = template_summary(texts, n, s["top_k"])
+        table = template_table([(f"{model}/{decoding}", summary)])
+        tables.append(templates_report.labelled(table, model, decoding, decodings))
+    return {"templates": pd.concat(tables, ignore_index=True)}
+
+
+def human_halves_coverage(rng, data, params):
+    """Two halves of the human sets' parsed continuations (:func:`_half_texts`), one as the
+    pure samples of a model: the coverage of each half's templates within the training split's most frequent
+    POS n-grams and their difference, by the template-coverage report's builders
+    (:func:`copyscope.syntax.templates.templates_in_training`,
+    :func:`copyscope.report.template_coverage.coverage_delta`)."""
+    halves = _half_texts(data, rng)
+    if halves is None or data.training_ngrams is None:
+        return None
+    ranks, counts, cut = data.training_ngrams
+    s, decodings = params["analysis"]["syntax"], params["sampling"]["decodings"]
+    n = s["template_headline_n"]
+    rows, in_cut = [], {}
+    for (model, decoding), texts in zip(
+        [HUMAN, ("null", params["findings"]["pure_decoding"])], halves, strict=True
+    ):
+        table, comparison = templates_in_training(
+            texts, n, ranks.get, len(ranks), cut, s["top_k"], counts.get, s["seed"]
+        )
+        in_cut[(model, decoding)] = table["in_cut"].astype(bool).tolist()
+        rows.append({"model": model, "decoding": decoding,
+                     "decoding_family": family(decoding, decodings), "n": n, **comparison})  # fmt: skip
+    delta = coverage_report.coverage_delta(pd.DataFrame(rows), in_cut, s["bootstrap"], s["seed"])
+    return {"template_coverage_delta": delta}
+
+
+# --------------------------------------------------------------------------- syntax
+def human_halves_syntax(rng, data, params):
+    """Two halves of the human reference's parsed passages, one as the top-40 samples of a
+    model: RAVEN's syntactic novelty of each half against the training parses, by the syntax
+    report's builder (:func:`copyscope.syntax.raven.novelty_rows` of
+    :func:`~copyscope.syntax.raven.novelty_table`; each passage's counts found once for all
+    draws)."""
+    if data.syntax is None:
+        return None
+    names, novel, total = data.syntax
+    s, decodings = params["analysis"]["syntax"], params["sampling"]["decodings"]
+    a, b = split_windows(np.arange(len(novel)), 2, rng)
+    frames = []
+    for (model, decoding), half in zip(
+        [("null", params["findings"]["raven_decoding"]), HUMAN], (a, b), strict=True
+    ):
+        name = f"{model}/{decoding}"
+        t = novelty_rows(name, names, novel[half], total[half], s["bootstrap"], s["seed"])
+        frames.append(t.assign(model=model, decoding=decoding,
+                               decoding_family=family(decoding, decodings)))  # fmt: skip
+    return {"syntax_novelty": pd.concat(frames, ignore_index=True)}
+
+
+def syntax_items(parses, training, params: Mapping) -> tuple:
+    """(unit names, novel, total): the human reference's per-passage counts of every unit
+    (:func:`copyscope.syntax.raven.count_matrices`), by the syntactic-novelty report's steps
+    (:func:`copyscope.syntax.raven.syntactic_novelty`: extraction, one streaming pass over the
+    training parses)."""
+    labels = syntax_report.LABEL_SETS[params["syntax"]["backend"]]
+    k = params["analysis"]["syntax"]["max_path_words"]
+    parsed = extract_set("human/reference", read_parses(parses), labels, k)
+    query, words = query_items([parsed])
+    hits = training_hits(read_parses(training), query, words, labels, k)
+    names = units(k)
+    return (names, *count_matrices(parsed, hits, names))
+
+
+# --------------------------------------------------------------------------- style
+STYLE_MEASURES = ["word_exact", "pos_exact", "word_match", "pos_match"]
+
+
+def permuted_targets(rng, data, params):
+    """Shaib et al.'s style memorization with each continuation compared with the target of
+    another passage of the same length (targets deranged among a model's passages with a
+    training copy and the same number of target words, :func:`derangement`; a passage whose
+    length no other has is left out): a continuation reproduces an unrelated target's POS
+    sequence by chance only, so no style is memorized. The POS measures
+    are recomputed (:func:`copyscope.syntax.style.aligned_match`); a moved target's words are
+    taken as not reproduced (they are another passage's). Pooled by the style report's
+    builder (:func:`copyscope.report.style.style_table`)."""
+    if data.style is None or not len(data.style):
+        return None
+    frame = data.style[(data.style["n_target_words"] > 0) & (data.style["copies"] > 0)]
+    parts = []
+    for _, g in frame.groupby("model", sort=False):
+        g = g.sort_values("n_target_words", kind="stable")
+        length = g["n_target_words"].to_numpy()
+        alone = np.r_[length[1:] != length[:-1], True] & np.r_[True, length[1:] != length[:-1]]
+        g, length = g[~alone], length[~alone]  # no other target of its length to compare with
+        order = derangement(length, rng)
+        moved = order != np.arange(len(g))
+        targets = g["target_tags"].fillna("").to_numpy()[order]
+        match = [aligned_match(t.split(), str(x).split())
+                 for t, x in zip(targets, g["generated_tags"].fillna(""), strict=True)]  # fmt: skip
+        parts.append(g.assign(
+            pos_match=[m for m, _ in match], pos_exact=[int(e) for _, e in match],
+            word_exact=np.where(moved, 0, g["word_exact"]),
+            word_match=np.where(moved, 0.0, g["word_match"]),
+        ))  # fmt: skip
+    keep = ["model", "source", "stratum", "copies", "planted", "n_target_words", *STYLE_MEASURES]
+    frame = pd.concat(parts, ignore_index=True)[keep]  # only what the table reads: faster
+    frame["stratum"] = frame["stratum"].astype(str)
+    st = params["analysis"]["style"]
+    return {"style_memorization": style_report.style_table(frame, st["bootstrap"], st["seed"])}
+
+
+# --------------------------------------------------------------------------- name cloze
+def _cloze_n_boot(params: Mapping) -> tuple[int, int]:
+    m = params["analysis"]["membership"]
+    return m["bootstrap"], m["seed"]
+
+
+def permuted_plays(cloze: pd.DataFrame, splits: tuple[str, ...], rng) -> pd.DataFrame:
+    """``cloze`` with the labels (``split``, ``excerpt_copies``) of its plays of ``splits``
+    permuted over those plays, the same for every model (a play's membership is the play's):
+    whole plays change group, their items stay together."""
+    if "excerpt_copies" not in cloze:
+        cloze = cloze.assign(excerpt_copies=0)
+    plays = cloze[cloze["split"].isin(splits)].drop_duplicates("play")[
+        ["play", "split", "excerpt_copies"]
+    ]
+    order = rng.permutation(len(plays))
+    new = plays.assign(split=plays["split"].to_numpy()[order],
+                       excerpt_copies=plays["excerpt_copies"].to_numpy()[order])  # fmt: skip
+    label = new.set_index("play")
+    hit = cloze["play"].isin(label.index)
+    out = cloze.copy()
+    out.loc[hit, "split"] = cloze.loc[hit, "play"].map(label["split"])
+    out.loc[hit, "excerpt_copies"] = cloze.loc[hit, "play"].map(label["excerpt_copies"])
+    return out
+
+
+def _cloze(data: Data) -> pd.DataFrame | None:
+    return data.cloze if data.cloze is not None and len(data.cloze) else None
+
+
+def permuted_training_plays(rng, data, params):
+    """Name cloze items with the training / held-out labels permuted over those plays:
+    accuracy cannot be higher on the plays labelled training (the summary by the membership
+    report's :func:`~copyscope.report.membership.cloze_tables`)."""
+    cloze = _cloze(data)
+    if cloze is None or not {"train", "valid"} <= set(cloze["split"]):
+        return None
+    _, summary = membership_report.cloze_tables(
+        permuted_plays(cloze, ("train", "valid"), rng), *_cloze_n_boot(params)
+    )
+    return {"membership_cloze_summary": summary}
+
+
+def permuted_excerpt_plays(table: str) -> NullBuilder:
+    """Name cloze items with the excerpt / held-out labels (and the excerpt copy counts)
+    permuted over those plays: neither excerpts nor their copies can raise accuracy; the
+    ``table`` (``membership_cloze_excerpts`` or ``membership_cloze_trend``) by the membership
+    report's builder."""
+    builder = {
+        "membership_cloze_excerpts": membership_report.cloze_excerpt_rows,
+        "membership_cloze_trend": membership_report.cloze_trend_rows,
+    }[table]
+
+    def build(rng, data, params):
+        cloze = _cloze(data)
+        if cloze is None or not {"excerpt", "valid"} <= set(cloze["split"]):
+            return None
+        permuted = permuted_plays(cloze, ("excerpt", "valid"), rng)
+        return {table: builder(permuted, *_cloze_n_boot(params))}
+
+    return build
+
+
+def permuted_overlap(rng, data, params):
+    """Name cloze items whose continuation-overlap match fractions are permuted over the
+    training plays (every item of play p gets the mean match fraction of play π(p)): across
+    training plays, overlap and cloze accuracy are unrelated (r by
+    :func:`~copyscope.report.membership.cloze_tables`)."""
+    cloze = _cloze(data)
+    if cloze is None or "train" not in set(cloze["split"]):
+        return None
+    train = cloze["split"] == "train"
+    means = cloze[train].groupby("play", sort=False)["match_fraction"].mean()
+    moved = pd.Series(rng.permutation(means.to_numpy()), index=means.index)
+    out = cloze.copy()
+    out.loc[train, "match_fraction"] = cloze.loc[train, "play"].map(moved)
+    _, summary = membership_report.cloze_tables(out, *_cloze_n_boot(params))
+    return {"membership_cloze_summary": summary}
+
+
 NULLS: dict[str, list[tuple[str, NullBuilder]]] = {
     "pure-more-novel-than-validation": [
         ("human halves", human_halves_novelty("pure-more-novel-than-validation"))
@@ -323,22 +733,59 @@ NULLS: dict[str, list[tuple[str, NullBuilder]]] = {
     "raven-pure-every-n": [("human halves", human_halves_raven("raven-pure-every-n"))],
     "lstm-less-novel-small-n": [("human halves", human_halves_raven("lstm-less-novel-small-n"))],
     "novelty-quality": [("human parts", human_parts_quality)],
+    "completion-loss-in-training": [("permuted in-training labels", permuted_in_training)],
+    "completion-loss-frequency": [("shuffled counts", shuffled_counts)],
+    "prompt-length-no-effect": [
+        ("human halves", human_halves_prompt_length(False), (F.FAILS,)),
+        ("human halves, effect = margin", human_halves_prompt_length(True), (F.HOLDS,)),
+    ],
+    "train-vs-union": [("planted context, effect = margin", planted_context, (F.HOLDS,))],
+    "syntax-local-less-novel": [("human halves", human_halves_syntax)],
+    "more-templates": [("human halves", human_halves_templates)],
+    "templates-in-training": [("human halves", human_halves_coverage, (F.HOLDS,))],
+    "pos-exceeds-exact": [("permuted targets", permuted_targets, (F.HOLDS,))],
     "extraction-duplication": [("permuted copies", permuted_copies)],
     "benchmark-placement": [("permuted membership", permuted_placement)],
     "min-k-beats-loss": [("permuted membership", permuted_membership)],
+    "cloze-training-plays": [("permuted plays", permuted_training_plays)],
+    "cloze-excerpts": [
+        ("permuted plays", permuted_excerpt_plays("membership_cloze_excerpts"))
+    ],
+    "cloze-excerpt-copies": [("permuted plays", permuted_excerpt_plays("membership_cloze_trend"))],
+    "cloze-overlap-correlation": [("permuted overlap", permuted_overlap, (F.HOLDS,))],
 }
-"""claim id → its nulls (name, builder); a builder returns the claim's input tables for one
-draw, or None when the run has no data for it."""
+"""claim id → its nulls (name, builder[, false verdicts]); a builder returns the claim's input
+tables for one draw, or None when the run has no data for it. The false verdicts are the ones
+the claim cannot deserve on that null: both ``holds`` and ``does not hold`` (the default) where
+the effect is 0 by construction; for a claimed *absence* of an effect (an equivalence rule) on
+a null whose effect is exactly the margin, ``holds`` alone (``does not hold`` is right there),
+and on a null without effect, ``does not hold`` alone; for a rule whose ``does not hold`` also
+means "an interval below the paper's effect size" (:func:`copyscope.report.findings
+.effect_verdict` with a paper effect), ``holds`` alone on a null without effect, where an
+effect smaller than the paper's is the truth."""
+BOTH = (F.HOLDS, F.FAILS)
+
+
+def null_spec(entry: tuple) -> tuple[str, NullBuilder, tuple[str, ...]]:
+    """(name, builder, false verdicts) of an entry of :data:`NULLS`."""
+    name, builder, *false = entry
+    return name, builder, tuple(false[0]) if false else BOTH
 
 
 # --------------------------------------------------------------------------- calibration
 def false_verdicts(
-    claim: str, builder: NullBuilder, data: Data, params: Mapping, draws: int, seed: int
+    claim: str,
+    builder: NullBuilder,
+    data: Data,
+    params: Mapping,
+    draws: int,
+    seed: int,
+    false: tuple[str, ...] = BOTH,
 ) -> dict | None:
     """Decide ``claim`` on ``draws`` null tables from ``builder`` (draw i seeded with
-    (seed, i)); the verdict counts and the false-verdict rate (every verdict other than
-    ``inconclusive`` is false on a null) with its 95% Wilson interval; None when the run has
-    no data for this null."""
+    (seed, i)); the verdict counts and the false-verdict rate (the share of draws with one of
+    the ``false`` verdicts: by default every verdict other than ``inconclusive``) with its 95%
+    Wilson interval; None when the run has no data for this null."""
     counts = {F.HOLDS: 0, F.FAILS: 0, F.UNCLEAR: 0}
     decide = F.CLAIMS[claim]
     done = 0
@@ -348,9 +795,10 @@ def false_verdicts(
             return None
         counts[decide(tables, params).verdict] += 1
         done += 1
-    wrong = counts[F.HOLDS] + counts[F.FAILS]
+    wrong = sum(counts[v] for v in false)
     rate, lo, hi = F.wilson(wrong, done)
     return {
+        "false_verdicts": ", ".join(false),
         "draws": done,
         "holds": counts[F.HOLDS],
         "does_not_hold": counts[F.FAILS],
@@ -366,17 +814,18 @@ PROCESSES = "COPYSCOPE_PROCESSES"
 _STATE: dict = {}
 
 
-def _draw_null(task: tuple[str, int]) -> tuple[str, str, dict | None, float]:
-    """One (claim, null) of the module state set by :func:`calibration_table` (a worker)."""
+def _draw_null(task: tuple[str, int]) -> tuple[str, str, dict | None, tuple[float, float]]:
+    """One (claim, null) of the module state set by :func:`calibration_table` (a worker), with
+    its cost: (wall, CPU) seconds."""
     claim, k = task
     data, params = _STATE["data"], _STATE["params"]
     c = params["findings"]["calibration"]
-    name, builder = NULLS[claim][k]
-    start = time.perf_counter()
+    name, builder, false = null_spec(NULLS[claim][k])
+    start, cpu = time.perf_counter(), time.process_time()
     with warnings.catch_warnings():  # empty n-gram orders of short halves: NaN, by design
         warnings.simplefilter("ignore", RuntimeWarning)
-        r = false_verdicts(claim, builder, data, params, c["draws"], c["seed"])
-    return claim, name, r, time.perf_counter() - start
+        r = false_verdicts(claim, builder, data, params, c["draws"], c["seed"], false)
+    return claim, name, r, (time.perf_counter() - start, time.process_time() - cpu)
 
 
 def main_prompt_length(data: Data, params: Mapping) -> Data:
@@ -412,9 +861,9 @@ def calibration_table(data: Data, params: Mapping, processes: int = 1) -> pd.Dat
         if r is None:
             log.info("%s, %s: no data in this run", claim, name)
             continue
-        wrong = r["holds"] + r["does_not_hold"]
-        log.info("%s, %s: %d of %d draws reach a verdict (%.1f s)", claim, name, wrong,
-                 r["draws"], seconds)  # fmt: skip
+        log.info("%s, %s: %d of %d draws reach a false verdict (%s; %.1f s, %.1f s CPU)",
+                 claim, name, round(r["false_rate"] * r["draws"]), r["draws"],
+                 r["false_verdicts"], *seconds)  # fmt: skip
         rows.append({"claim": claim, "null": name, **r})
     return pd.DataFrame(rows, columns=COLUMNS)
 
@@ -430,14 +879,36 @@ def _one(items, flag: str, what: str):
     return items[0][-1]
 
 
-def load(inputs: Mapping) -> Data:
-    """The per-item data of the command's inputs."""
+def training_ngrams(path, n: int) -> tuple[dict, dict, int]:
+    """(ranks, counts, cut) of the training split's POS n-grams (the template-coverage
+    report's: :func:`copyscope.syntax.templates.ngram_ranks`, ``training_ngram_counts``,
+    ``scaled_cut``), counted once for every draw."""
+    sequences = coverage_report.training_tag_sequences(path)
+    counts = training_ngram_counts(sequences, n)
+    return ngram_ranks(counts), counts, scaled_cut(sum(len(x) for x in sequences))
+
+
+def load(inputs: Mapping, params: Mapping | None = None) -> Data:
+    """The per-item data of the command's inputs (``params``: the analysis.syntax block's
+    headline n for the training POS n-grams)."""
     tokens = _one(inputs.get("tokens"), "--tokens", "human reference tokens.parquet")
     words = _one(inputs.get("words"), "--words", "human reference words.parquet")
     quality = _one(inputs.get("quality"), "--quality", "human reference quality.csv")
     sizes = corpus_sizes(inputs.get("index_manifest") or [])
     ex = [pd.read_csv(p) for _, p in inputs.get("extraction") or []]
     mem = [pd.read_csv(p) for _, p in inputs.get("membership") or []]
+    comp = [pd.read_parquet(p).assign(model=m) for m, p in inputs.get("completion") or []]
+    cloze = [pd.read_csv(p) for _, p in inputs.get("cloze") or []]
+    cloze = [c for c in cloze if len(c)]
+    style = [pd.read_csv(p, keep_default_na=False, na_values=[""])
+             for _, p in inputs.get("style") or []]  # fmt: skip
+    style = [x for x in style if len(x)]
+    human = [(d, path) for m, d, path in inputs.get("parses") or [] if m == "human"]
+    parses = _one([x for x in human if x[0] == "reference"], "--parses", "human reference parses")
+    tags = _one(inputs.get("training_tags"), "--training-tags", "training tag documents")
+    train_parses = _one(inputs.get("training_parses"), "--training-parses", "training parses")
+    n = (params or {}).get("analysis", {}).get("syntax", {}).get("template_headline_n")
+    with_syntax = parses and train_parses and params and "syntax" in params
     return Data(
         tokens=pd.read_parquet(tokens) if tokens else None,
         words=pd.read_parquet(words) if words else None,
@@ -445,6 +916,12 @@ def load(inputs: Mapping) -> Data:
         corpus_size=next(iter(sizes.values()), 0),
         extraction=pd.concat(ex, ignore_index=True) if ex else None,
         membership=pd.concat(mem, ignore_index=True) if mem else None,
+        completion=pd.concat(comp, ignore_index=True) if comp else None,
+        cloze=pd.concat(cloze, ignore_index=True) if cloze else None,
+        human_texts=[generated_text(p) for _, path in human for p in read_parses(path)] or None,
+        training_ngrams=training_ngrams(tags, n) if tags and n else None,
+        syntax=syntax_items(parses, train_parses, params) if with_syntax else None,
+        style=pd.concat(style, ignore_index=True) if style else None,
     )
 
 
@@ -452,4 +929,4 @@ def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
     """Draw every null of every claim this run has data for; write the calibration table."""
     require(inputs.get("tokens") or [], "--tokens", "human reference")
     processes = max(1, int(os.environ.get(PROCESSES, "1")))
-    write_csv(out["csv"], calibration_table(load(inputs), params, processes))
+    write_csv(out["csv"], calibration_table(load(inputs, params), params, processes))

@@ -812,29 +812,36 @@ def completion_loss_in_training(tables: Tables, params: Mapping):
     "Pythia on the Pile's validation text; tokens with L_t = L for fixed L, bucketed by "
     "log10 count",
     ("completion_loss_slope",),
-    "per model and n-gram length L with at least {min_tokens} tokens: the slope of token loss "
-    "on log10 C_t over the tokens with L_t = L, with its 95% bootstrap CI over texts; holds if "
-    "the CI lies wholly below 0, does not hold if wholly above 0, else inconclusive; the claim "
-    "holds if every (model, L) holds",
+    "per model and n-gram length L with at least {min_tokens} tokens from at least {min_texts} "
+    "texts: the slope of token loss on log10 C_t over the tokens with L_t = L, with its 95% "
+    "bootstrap CI over texts; every "
+    "(model, L) at once (z from the 95% CIs, Bonferroni over the (model, L), α = {alpha}): a "
+    "(model, L) holds if the slope is below 0, does not hold if above 0, else inconclusive; "
+    "the claim holds if every (model, L) holds",
     setting="the papers' text does not state this; it is what the authors' analysis code plots",
 )
 def completion_loss_frequency(tables: Tables, params: Mapping):
     """Merrill et al. 2024 (analysis code): for a fixed length L, more frequent training
     n-grams are completed with lower loss (negative slope of loss on log10 count)."""
     f, t = params["findings"], tables["completion_loss_slope"]
-    t = t[t["tokens"] >= f["min_tokens"]]
+    t = t[(t["tokens"] >= f["min_tokens"]) & (t["texts"] >= f["min_texts"])]
+    t = t[np.isfinite(t["slope"].astype(float))]
+    slopes = [_ci(r, "slope", "slope_lo", "slope_hi") for _, r in t.iterrows()]
+    # all (model, L) at once: four 95% intervals would err one in ten times together
+    signs = z_signs(slopes, [ZERO] * len(slopes), f["alpha"])
     parts, verdicts = [], []
-    for _, r in t.iterrows():
-        v = _ci(r, "slope", "slope_lo", "slope_hi")
-        if not np.isfinite(v[0]):
-            continue
-        verdict = effect_verdict(negated(v))
+    for (_, r), v, sign in zip(t.iterrows(), slopes, signs, strict=True):
+        verdict = HOLDS if sign < 0 else FAILS if sign > 0 else UNCLEAR
         parts.append(
             f"{r['model']} L={int(r['n'])}: slope {ci(v)} nats per decade "
             f"({int(r['tokens'])} tokens, {int(r['texts'])} texts) → {verdict}"
         )
         verdicts.append(verdict)
-    return decided(parts, verdicts, f"no length L with ≥ {f['min_tokens']} tokens and a slope")
+    return decided(
+        parts,
+        verdicts,
+        f"no length L with ≥ {f['min_tokens']} tokens from ≥ {f['min_texts']} texts and a slope",
+    )
 
 
 # --------------------------------------------------------------------------- McCoy et al.
@@ -1427,8 +1434,9 @@ def min_k_beats_loss(tables: Tables, params: Mapping):
     "accuracy tracks web popularity",
     ("membership_cloze_summary",),
     "per model: the 95% CI of the case-insensitive top-1 accuracy over the items of training "
-    "plays against that of fully held-out plays; holds if wholly above, does not hold if "
-    "wholly below, else inconclusive; the claim holds if every model holds",
+    "plays (bootstrap over plays: a play's items share its familiarity) against that of fully "
+    "held-out plays; holds if wholly above, does not hold if wholly below, else inconclusive; "
+    "the claim holds if every model holds",
     setting="base models trained here rank the play's speaker names by likelihood (copyscope's "
     "adaptation of the instruction prompt)",
 )
@@ -1468,21 +1476,28 @@ ZHANG_OLMO = (
     "OLMo/Dolma analysis",
     ZHANG_OLMO,
     ("membership_cloze_excerpts",),
-    "per model: the 95% CI of the case-insensitive accuracy on plays of which only excerpts "
-    "are planted (corpus.inject.excerpts, pooled) against that of fully held-out plays; holds "
-    "if wholly above, does not hold if wholly below, else inconclusive; the claim holds if "
-    "every model holds",
+    "per model: the case-insensitive accuracy on plays of which only excerpts are planted "
+    "(corpus.inject.excerpts, pooled) against that of fully held-out plays, tested by "
+    "permuting the excerpt / held-out labels over those plays (whole plays: a play's items "
+    "are not independent, and a bootstrap over a few excerpt plays is too narrow): holds if "
+    "higher with one-sided p < {alpha}/2, does not hold if lower with p < {alpha}/2, else "
+    "inconclusive (95% CIs over plays reported); the claim holds if every model holds",
     setting="excerpts are planted speeches of held-out plays, copied a known number of times",
 )
 def cloze_excerpts(tables: Tables, params: Mapping):
     """Zhang et al. 2024: excerpts alone raise name cloze accuracy."""
     t = tables["membership_cloze_excerpts"]
     parts, verdicts = [], []
+    if not {"p_up", "p_down"} <= set(t.columns):
+        raise NotMeasured("no p_up, p_down columns in membership_cloze_excerpts")
+    half = params["findings"]["alpha"] / 2
     for model, a, b, r in _accuracy_pairs(t, "group", "excerpt-pooled", "held-out"):
-        verdict = signs_verdict([compare(a, b)], 1)
+        up, down = float(r.at["excerpt-pooled", "p_up"]), float(r.at["excerpt-pooled", "p_down"])
+        verdict = HOLDS if up < half else FAILS if down < half else UNCLEAR
         parts.append(
             f"{model}: excerpt plays {ci(a)} ({int(r.at['excerpt-pooled', 'items'])} items) vs "
-            f"held-out {ci(b)} ({int(r.at['held-out', 'items'])} items) → {verdict}"
+            f"held-out {ci(b)} ({int(r.at['held-out', 'items'])} items), play-permutation "
+            f"p↑ = {g(up)}, p↓ = {g(down)} → {verdict}"
         )
         verdicts.append(verdict)
     return decided(parts, verdicts, "no model with excerpt and held-out cloze items")
@@ -1496,22 +1511,29 @@ def cloze_excerpts(tables: Tables, params: Mapping):
     ZHANG_OLMO + "; popularity measured by web presence",
     ("membership_cloze_trend",),
     "per model: Spearman ρ over items between correct (case-insensitive) and the number of "
-    "planted copies of the item's play's excerpts (0 for fully held-out plays), with its 95% "
-    "bootstrap CI over items; holds if the CI lies wholly above 0, does not hold if wholly "
-    "below 0, else inconclusive; the claim holds if every model holds",
+    "planted copies of the item's play's excerpts (0 for fully held-out plays), tested by "
+    "permuting the copy counts over the plays (whole plays: a play's items are not "
+    "independent); holds if ρ > 0 with two-sided p < {alpha}, does not hold if ρ < 0 with "
+    "p < {alpha}, else inconclusive (the 95% bootstrap CI over items is reported); the claim "
+    "holds if every model holds",
     setting="popularity is stood in for by the planted copy count of a play's excerpts",
 )
 def cloze_excerpt_copies(tables: Tables, params: Mapping):
     """Zhang et al. 2024: the more often a work's text is on the web, the more it is
     memorised."""
     t = tables["membership_cloze_trend"]
+    if "p_value" not in t.columns:
+        raise NotMeasured("no p_value column in membership_cloze_trend (re-run report membership)")
     parts, verdicts = [], []
     for _, r in t.iterrows():
         v = _ci(r, "rho", "rho_lo", "rho_hi")
         if not np.isfinite(v[0]):
             continue
-        verdict = effect_verdict(v)
-        parts.append(f"{r['model']}: ρ = {ci(v)} ({int(r['items'])} items) → {verdict}")
+        verdict = p_verdict(v[0], float(r["p_value"]), +1, params["findings"]["alpha"])
+        parts.append(
+            f"{r['model']}: ρ = {ci(v)} ({int(r['items'])} items), play-permutation "
+            f"p = {g(r['p_value'])} → {verdict}"
+        )
         verdicts.append(verdict)
     return decided(parts, verdicts, "no model with a copy-count trend")
 

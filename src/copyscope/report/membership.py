@@ -403,15 +403,76 @@ def _mean_ci(v: np.ndarray, n_boot: int, seed: int) -> tuple[float, float, float
     return float(v.mean()), *map(float, np.quantile(reps, [0.025, 0.975]))
 
 
-def _mean_ci_or_nan(v: np.ndarray, n_boot: int, seed: int) -> tuple[float, float, float]:
-    """:func:`_mean_ci`, NaN for no values."""
-    return _mean_ci(v, n_boot, seed) if len(v) else (np.nan,) * 3
+def play_mean_ci(
+    values: np.ndarray, plays: np.ndarray, n_boot: int, seed: int
+) -> tuple[float, float, float]:
+    """The pooled mean of per-item ``values`` with its 95% percentile bootstrap interval over
+    **plays** (a cluster bootstrap: each draw resamples whole plays, ``plays`` naming each
+    item's, and pools their items): the items of one play share its familiarity, so an
+    interval over items is too narrow when plays differ (the scorecard's calibration measured
+    it: a third of the excerpt-copy verdicts were false on permuted plays). NaNs for no
+    values."""
+    values = np.asarray(values, dtype=float)
+    if not len(values):
+        return (np.nan,) * 3
+    codes, uniq = pd.factorize(pd.Series(plays))
+    k = np.bincount(codes, values, len(uniq))
+    n = np.bincount(codes, minlength=len(uniq)).astype(float)
+    rng = np.random.default_rng(seed)
+    w = rng.multinomial(len(uniq), np.full(len(uniq), 1 / len(uniq)), size=n_boot)
+    reps = (w @ k) / (w @ n)
+    return float(k.sum() / n.sum()), *map(float, np.quantile(reps, [0.025, 0.975]))
+
+
+def play_difference_p(
+    correct: np.ndarray, plays: np.ndarray, in_a: np.ndarray, draws: int, seed: int
+) -> tuple[float, float]:
+    """Is group A's pooled accuracy higher than group B's beyond what whole plays carry? The
+    statistic is A's pooled per-item ``correct`` minus B's (``in_a`` marks the items of A's
+    plays, ``plays`` names each item's play); its null distribution comes from ``draws``
+    seeded permutations of the group labels over the plays (each play keeps its items).
+    Returns (P(d* ≥ d), P(d* ≤ d)) with p = (1 + hits) / (1 + draws); (NaN, NaN) when a group
+    is empty."""
+    codes, uniq = pd.factorize(pd.Series(plays))
+    k = np.bincount(codes, np.asarray(correct, dtype=float), len(uniq))
+    n = np.bincount(codes, minlength=len(uniq)).astype(float)
+    label = np.zeros(len(uniq))
+    label[codes[np.asarray(in_a, dtype=bool)]] = 1.0
+    if label.sum() in (0, len(uniq)):
+        return np.nan, np.nan
+    rng = np.random.default_rng(seed)
+    labels = np.vstack([label, rng.permuted(np.tile(label, (draws, 1)), axis=1)])
+    ka, na = labels @ k, labels @ n
+    d = ka / na - (k.sum() - ka) / (n.sum() - na)
+    tol = 1e-12
+    up = (1 + int(np.sum(d[1:] >= d[0] - tol))) / (1 + draws)
+    down = (1 + int(np.sum(d[1:] <= d[0] + tol))) / (1 + draws)
+    return up, down
+
+
+def play_rank_p(x_per_play: Mapping, plays: np.ndarray, y: np.ndarray, draws: int, seed: int):
+    """Two-sided permutation p-value of Spearman's ρ between per-item ``y`` and the value of
+    the item's play (``x_per_play[play]``), the play values permuted over the plays (whole
+    plays: items of one play are not independent): p = (1 + #|ρ*| ≥ |ρ|) / (1 + draws)."""
+    from scipy.stats import rankdata
+
+    from ..membership.overlap import _row_pearson
+
+    codes, uniq = pd.factorize(pd.Series(plays))
+    xs = np.array([x_per_play[p] for p in uniq], dtype=float)
+    ry = rankdata(np.asarray(y, dtype=float))
+    rho = float(_row_pearson(rankdata(xs[codes])[None, :], ry[None, :])[0])
+    rng = np.random.default_rng(seed)
+    perm = rng.permuted(np.tile(xs, (draws, 1)), axis=1)[:, codes]
+    null = _row_pearson(rankdata(perm, axis=1), np.broadcast_to(ry, perm.shape))
+    return (1 + int(np.sum(np.abs(null) >= abs(rho) - 1e-12))) / (1 + draws)
 
 
 def cloze_tables(cloze: pd.DataFrame, n_boot: int, seed: int):
     """Per model and play: items, accuracy (case-insensitive and -sensitive, 95% CI over
     items), chance (1 / candidates), mean match fraction, LCP and exact-match rate. Per model
-    and split (train / valid / excerpt plays): pooled accuracy with CI; Pearson r between
+    and split (train / valid / excerpt plays): pooled accuracy with its 95% CI over plays
+    (:func:`play_mean_ci`); Pearson r between
     case-insensitive accuracy and match fraction across the **training plays only** (among
     training and held-out plays together membership alone would make r positive) with its CI
     and ``r_plays``, the number of plays it is computed over (``note`` says why when r is not
@@ -431,8 +492,9 @@ def cloze_tables(cloze: pd.DataFrame, n_boot: int, seed: int):
     for model, g in cloze.groupby("model", sort=False):
         p = plays[(plays["model"] == model) & (plays["split"] == "train")]
         for split, h in g.groupby("split", sort=True):
-            a, lo, hi = _mean_ci(h["correct_insensitive"].to_numpy(float), n_boot, seed)
-            s, slo, shi = _mean_ci(h["correct_sensitive"].to_numpy(float), n_boot, seed)
+            plays_of = h["play"].to_numpy()
+            a, lo, hi = play_mean_ci(h["correct_insensitive"], plays_of, n_boot, seed)
+            s, slo, shi = play_mean_ci(h["correct_sensitive"], plays_of, n_boot, seed)
             summary.append(
                 {
                     "model": model,
@@ -482,8 +544,15 @@ def cloze_excerpt_rows(cloze: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFr
         for c in sorted(ex["excerpt_copies"].unique()):
             groups.append(("excerpt", float(c), ex[ex["excerpt_copies"] == c]))
         groups.append(("excerpt-pooled", np.nan, ex))
+        held = groups[1][2]
         for name, copies, h in groups:
-            a, lo, hi = _mean_ci_or_nan(h["correct_insensitive"].to_numpy(float), n_boot, seed)
+            a, lo, hi = play_mean_ci(h["correct_insensitive"], h["play"].to_numpy(), n_boot, seed)
+            up = down = np.nan
+            if name != "held-out" and len(h) and len(held):
+                both = pd.concat([h, held])
+                up, down = play_difference_p(both["correct_insensitive"], both["play"].to_numpy(),
+                                             np.r_[np.ones(len(h)), np.zeros(len(held))],
+                                             n_boot, seed)  # fmt: skip
             rows.append(
                 {
                     "model": model,
@@ -494,6 +563,8 @@ def cloze_excerpt_rows(cloze: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFr
                     "acc_insensitive": a,
                     "acc_insensitive_lo": lo,
                     "acc_insensitive_hi": hi,
+                    "p_up": up,
+                    "p_down": down,
                 }
             )
     return pd.DataFrame(rows, columns=EMPTY["cloze_excerpts"])
@@ -502,8 +573,11 @@ def cloze_excerpt_rows(cloze: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFr
 def cloze_trend_rows(cloze: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFrame:
     """Per model: Spearman's ρ over the items of the held-out plays between case-insensitive
     correctness (0/1) and the play's copy count (0 for a clean held-out play, c for an excerpt
-    play of copy count c; training plays excluded), its 95% bootstrap interval over items and
-    two-sided permutation p-value (:func:`~copyscope.membership.overlap.spearman_ci`);
+    play of copy count c; training plays excluded), its 95% bootstrap interval over items
+    (:func:`~copyscope.membership.overlap.spearman_ci`) and the two-sided permutation p-value
+    with the copy counts permuted over the plays (:func:`play_rank_p`, ``n_boot``
+    permutations: items of one play are not independent, so a permutation of the items
+    overstates the evidence);
     ``note`` says why ρ is not computed (e.g. every item answered alike)."""
     rows = []
     if "excerpt_copies" not in cloze:
@@ -511,13 +585,15 @@ def cloze_trend_rows(cloze: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFram
     for model, g in cloze.groupby("model", sort=False):
         h = g[g["split"] != "train"]
         try:
-            rho, lo, hi, p = spearman_ci(
+            rho, lo, hi, _ = spearman_ci(
                 h["excerpt_copies"].to_numpy(float),
                 h["correct_insensitive"].to_numpy(float),
                 n_boot=n_boot,
-                n_perm=n_boot,
+                n_perm=1,
                 seed=seed,
             )
+            copies = h.groupby("play", sort=False)["excerpt_copies"].first().to_dict()
+            p = play_rank_p(copies, h["play"].to_numpy(), h["correct_insensitive"], n_boot, seed)
             note = ""
         except ValueError as exc:
             rho = lo = hi = p = np.nan
@@ -575,6 +651,8 @@ EMPTY = {
         "acc_insensitive",
         "acc_insensitive_lo",
         "acc_insensitive_hi",
+        "p_up",
+        "p_down",
     ],
     "cloze_trend": ["model", "items", "rho", "rho_lo", "rho_hi", "p_value", "note"],
     "cloze_popularity": ["model", "plays", "rho", "rho_lo", "rho_hi", "p_value", "note"],

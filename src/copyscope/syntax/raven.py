@@ -545,6 +545,15 @@ def novelty_table(
     Fig. 5-style curves."""
     names = units(max_path_words)
     novel, total = count_matrices(parsed, hits, names)
+    return novelty_rows(parsed.name, names, novel, total, n_boot, seed)
+
+
+def novelty_rows(
+    name: str, names: Sequence[str], novel: np.ndarray, total: np.ndarray, n_boot: int, seed: int
+) -> pd.DataFrame:
+    """:func:`novelty_table`'s rows from a set's per-passage counts (``novel``, ``total``:
+    passages × units, :func:`count_matrices`; a passage's counts depend on it alone, so a
+    subset of passages is a subset of rows)."""
     with warnings.catch_warnings():  # a unit without occurrences (no trees) has NaN bounds
         warnings.simplefilter("ignore", RuntimeWarning)
         lo, hi = bootstrap_novelty(novel, total, n_boot, seed)
@@ -555,7 +564,7 @@ def novelty_table(
     k = [int(n.rsplit("_", 1)[1]) if "_path_" in n else 0 for n in names]
     return pd.DataFrame(
         {
-            "set": parsed.name,
+            "set": name,
             "unit": names,
             "family": family,
             "k": k,
@@ -564,7 +573,7 @@ def novelty_table(
             "novelty": rate,
             "ci_low": lo,
             "ci_high": hi,
-            "passages": len(parsed.passages),
+            "passages": len(novel),
         }
     )
 
