@@ -665,12 +665,6 @@ rule report_power:
         membership=lambda w, input: labelled(
             "--membership", MODELS if BENCHMARK else [], input.membership
         ),
-        completion=lambda w, input: labelled(
-            "--completion", COMPLETION_MODELS, input.completion
-        ),
-        cloze=lambda w, input: labelled(
-            "--cloze", MODELS if BENCHMARK else [], input.cloze
-        ),
         config=as_json(
             {
                 "findings": config["findings"],
