@@ -605,7 +605,7 @@ rule report_calibration:
                 "findings": config["findings"],
                 "novelty": config["novelty"],
                 "sampling": config["sampling"],
-                "syntax": {"backend": config["syntax"]["backend"]},
+                "syntax": with_language({"backend": config["syntax"]["backend"]}),
                 "models": {
                     "zoo": config["models"]["zoo"],
                     "evaluator": config["models"]["evaluator"],

@@ -56,6 +56,7 @@ import numpy as np
 import pandas as pd
 
 from ..io import write_csv
+from ..language import label_set, language_of
 from ..membership.evaluate import fast_metrics, paired_auc_difference
 from ..novelty.metrics import FREQUENCY_LENGTHS, completion_aggregate, completion_frame
 from ..syntax.io import read_parses
@@ -82,7 +83,6 @@ from . import findings as F
 from . import membership as membership_report
 from . import raven as raven_report
 from . import style as style_report
-from . import syntax_novelty as syntax_report
 from . import template_coverage as coverage_report
 from . import templates as templates_report
 from .memorization import memorization_table
@@ -588,7 +588,7 @@ def syntax_items(parses, training, params: Mapping) -> tuple:
     (:func:`copyscope.syntax.raven.count_matrices`), by the syntactic-novelty report's steps
     (:func:`copyscope.syntax.raven.syntactic_novelty`: extraction, one streaming pass over the
     training parses)."""
-    labels = syntax_report.LABEL_SETS[params["syntax"]["backend"]]
+    labels = label_set(params["syntax"]["backend"], language_of(params["syntax"]))
     k = params["analysis"]["syntax"]["max_path_words"]
     parsed = extract_set("human/reference", read_parses(parses), labels, k)
     query, words = query_items([parsed])
