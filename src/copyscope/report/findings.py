@@ -1150,8 +1150,9 @@ def _unit_names(signs: dict, want: int) -> str:
     "CIs) lies within ±{syntax_margin} (does not hold: some unit's bounds lie wholly outside); "
     "a model holds if both parts hold and does not hold if either does not; the claim holds if "
     "every model holds",
-    setting="parses come from spaCy (ClearNLP labels, no constituency: the dependency-tree "
-    "structure stands in for it); arcs and roles contain words, and small BPE models write "
+    setting="parses come from spaCy (ClearNLP labels for English, UD for French; no "
+    "constituency: the dependency-tree structure stands in for it); arcs and roles contain "
+    "words, and small BPE models write "
     "non-words, which inflates their novelty (RAVEN §7: 96% of GPT-2's novel words are "
     "well-formed)",
 )
@@ -1202,8 +1203,8 @@ def syntax_local_less_novel(tables: Tables, params: Mapping):
     "with a template) with Newcombe's 95% interval; holds if it lies wholly above 0, does not "
     "hold if wholly below 0, else inconclusive; templates per token and CR-POS are reported; "
     "the claim holds if every model holds",
-    setting="free continuation of play text by small models trained here, not task outputs of "
-    "large instruction-tuned models",
+    setting="free continuation of held-out text (in the default: play text, by small models "
+    "trained here), not task outputs of large instruction-tuned models",
 )
 def more_templates(tables: Tables, params: Mapping):
     """Shaib et al. 2024: model outputs contain templates more often than human text."""
