@@ -276,6 +276,13 @@ def train_command(inputs, out: Path) -> list[str]:
             "--log-csv", str(out / "tables/training/tiny.csv")]  # fmt: skip
 
 
+def _default_exit_signals() -> None:
+    import signal
+
+    for signum in (signal.SIGINT, signal.SIGHUP):
+        signal.signal(signum, signal.SIG_DFL)
+
+
 def _wait_for(log: Path, text: str, proc, deadline: float) -> bool:
     import time
 
@@ -298,8 +305,11 @@ def test_an_interrupted_training_leaves_no_partial_table(training_inputs, tmp_pa
 
     log = tmp_path / "train.log"
     with open(log, "w") as fh:
+        # as a terminal's job: SIGINT and SIGHUP delivered even when this test runs where they
+        # are ignored (a background or nohup job), which the child would otherwise inherit
         proc = subprocess.Popen(train_command(training_inputs, tmp_path), cwd=ROOT, env=ENV,
-                                stdout=fh, stderr=subprocess.STDOUT)  # fmt: skip
+                                stdout=fh, stderr=subprocess.STDOUT,
+                                preexec_fn=_default_exit_signals)  # fmt: skip
     try:
         text = {"start": "training models.zoo.tiny", "first evaluation": ": step 10/",
                 "last evaluation": f": step {STEPS}/"}[moment]  # fmt: skip
