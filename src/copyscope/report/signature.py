@@ -7,7 +7,8 @@ the first 12 hex digits of a SHA-256:
 
 * config — of the validated config as canonical JSON (sorted keys), without ``results`` (the
   output folder does not change a result);
-* index — of the training index's shard digests (``index.json``: ``shard_meta_sha256``, sorted);
+* index — of the training index's content: every shard's files and their sha256 (each shard's
+  ``meta.json``: ``files``), not of the metadata files themselves (they hold build timings);
 * tokenizer — the index's ``tokenizer_sha256`` (the tokenizer it was built with).
 """
 
@@ -16,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
+from pathlib import Path
 
 SHORT = 12
 
@@ -30,20 +32,34 @@ def config_digest(config: Mapping) -> str:
     return _sha(json.dumps(body, sort_keys=True, separators=(",", ":"), default=str))
 
 
-def index_digest(manifest: Mapping) -> str:
-    """The training index's digest from its ``index.json``: its shards' digests, sorted."""
-    shards = manifest.get("shard_meta_sha256") or {}
-    if not shards:
-        return "none"
-    return _sha("\n".join(sorted(str(v) for v in shards.values())))
+def index_digest(shard_metas: Mapping[str, Mapping]) -> str:
+    """The training index's digest from its shards' ``meta.json`` (shard name → meta): the
+    sorted (shard, file, sha256) of every file it holds; ``none`` without shards."""
+    rows = sorted(
+        f"{shard}/{name}:{entry['sha256']}"
+        for shard, meta in shard_metas.items()
+        for name, entry in (meta.get("files") or {}).items()
+    )
+    return _sha("\n".join(rows)) if rows else "none"
 
 
-def signature(config_sha: str, manifest: Mapping, seed) -> str:
-    """The signature line of a run (see the module docstring)."""
+def shard_metas(index_json) -> dict[str, dict]:
+    """Shard name → its ``meta.json``, for the index whose ``index.json`` is ``index_json``
+    (the shards it lists, in its folder)."""
+    from ..io import read_json
+
+    folder = Path(index_json).parent
+    manifest = read_json(index_json)
+    return {s: read_json(folder / s / "meta.json") for s in manifest.get("shards", [])}
+
+
+def signature(config_sha: str, manifest: Mapping, seed, shards: Mapping | None = None) -> str:
+    """The signature line of a run (see the module docstring): ``manifest`` is the index's
+    ``index.json``, ``shards`` its shards' metadata (:func:`shard_metas`)."""
     from .. import __version__
 
     tokenizer = str(manifest.get("tokenizer_sha256") or "none")[:SHORT]
     return (
-        f"copyscope:{__version__}|config:{config_sha}|index:{index_digest(manifest)}"
+        f"copyscope:{__version__}|config:{config_sha}|index:{index_digest(shards or {})}"
         f"|tokenizer:{tokenizer}|seed:{seed}"
     )

@@ -65,13 +65,13 @@ def markdown(tables: Mapping[str, pd.DataFrame], corpus_tokens: int, params: Map
     return "\n".join(lines) + "\n"
 
 
-def signature_line(manifest: Mapping, sig: Mapping) -> str:
+def signature_line(manifest: Mapping, sig: Mapping, shards: Mapping | None = None) -> str:
     """The markdown line of the run's signature (:func:`copyscope.report.signature.signature`:
     ``sig`` holds ``config_sha256`` and ``seed``, the index and tokenizer digests come from
-    the training index's ``manifest``)."""
+    the training index's ``manifest`` and its ``shards``' metadata)."""
     from .signature import signature
 
-    return f"Signature: `{signature(sig['config_sha256'], manifest, sig['seed'])}`"
+    return f"Signature: `{signature(sig['config_sha256'], manifest, sig['seed'], shards)}`"
 
 
 def write_summary(
@@ -90,6 +90,9 @@ def write_summary(
     text = markdown(frames, int(manifest["n_tokens"]), params)
     if params.get("signature"):  # the run's signature line under the title
         title, rest = text.split("\n", 1)
-        text = f"{title}\n\n{signature_line(manifest, params['signature'])}\n{rest}"
+        from .signature import shard_metas
+
+        line = signature_line(manifest, params["signature"], shard_metas(index_manifest))
+        text = f"{title}\n\n{line}\n{rest}"
     write_text(out, text)
     return text
