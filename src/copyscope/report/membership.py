@@ -570,6 +570,19 @@ def cloze_excerpt_rows(cloze: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFr
     return pd.DataFrame(rows, columns=EMPTY["cloze_excerpts"])
 
 
+def _rho_row(compute) -> dict:
+    """``rho``, ``rho_lo``, ``rho_hi``, ``p_value`` and ``note`` of a rank correlation:
+    ``compute()`` returns the first four; a ValueError it raises (e.g. every item answered
+    alike) leaves them NaN with the reason in ``note``."""
+    try:
+        rho, lo, hi, p = compute()
+        note = ""
+    except ValueError as exc:
+        rho = lo = hi = p = np.nan
+        note = f"rho not computed: {exc}"
+    return {"rho": rho, "rho_lo": lo, "rho_hi": hi, "p_value": p, "note": note}
+
+
 def cloze_trend_rows(cloze: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFrame:
     """Per model: Spearman's ρ over the items of the held-out plays between case-insensitive
     correctness (0/1) and the play's copy count (0 for a clean held-out play, c for an excerpt
@@ -584,7 +597,8 @@ def cloze_trend_rows(cloze: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFram
         cloze = cloze.assign(excerpt_copies=0)
     for model, g in cloze.groupby("model", sort=False):
         h = g[g["split"] != "train"]
-        try:
+
+        def trend(h=h):
             rho, lo, hi, _ = spearman_ci(
                 h["excerpt_copies"].to_numpy(float),
                 h["correct_insensitive"].to_numpy(float),
@@ -594,21 +608,9 @@ def cloze_trend_rows(cloze: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFram
             )
             copies = h.groupby("play", sort=False)["excerpt_copies"].first().to_dict()
             p = play_rank_p(copies, h["play"].to_numpy(), h["correct_insensitive"], n_boot, seed)
-            note = ""
-        except ValueError as exc:
-            rho = lo = hi = p = np.nan
-            note = f"rho not computed: {exc}"
-        rows.append(
-            {
-                "model": model,
-                "items": len(h),
-                "rho": rho,
-                "rho_lo": lo,
-                "rho_hi": hi,
-                "p_value": p,
-                "note": note,
-            }
-        )
+            return rho, lo, hi, p
+
+        rows.append({"model": model, "items": len(h), **_rho_row(trend)})
     return pd.DataFrame(rows, columns=EMPTY["cloze_trend"])
 
 
@@ -766,25 +768,10 @@ def cloze_popularity_rows(plays: pd.DataFrame, n_boot: int, seed: int) -> pd.Dat
         return pd.DataFrame(rows, columns=EMPTY["cloze_popularity"])
     for model, g in plays.groupby("model", sort=False):
         g = g[np.isfinite(g["popularity"].to_numpy(float))]
-        try:
-            rho, lo, hi, p = spearman_ci(
-                g["acc_insensitive"], g["popularity"], n_boot=n_boot, seed=seed
-            )
-            note = ""
-        except ValueError as exc:
-            rho = lo = hi = p = np.nan
-            note = f"rho not computed: {exc}"
-        rows.append(
-            {
-                "model": model,
-                "plays": len(g),
-                "rho": rho,
-                "rho_lo": lo,
-                "rho_hi": hi,
-                "p_value": p,
-                "note": note,
-            }
-        )
+        rows.append({"model": model, "plays": len(g), **_rho_row(
+            lambda g=g: spearman_ci(g["acc_insensitive"], g["popularity"], n_boot=n_boot,
+                                    seed=seed)
+        )})  # fmt: skip
     return pd.DataFrame(rows, columns=EMPTY["cloze_popularity"])
 
 
