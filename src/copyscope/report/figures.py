@@ -488,7 +488,7 @@ def membership_cloze(plays: pd.DataFrame, path) -> None:
     """Name cloze accuracy (case-insensitive, 95% CI) per play and model, training plays
     filled, held-out plays open; the chance level as a grey tick per play."""
     plotting.setup()
-    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    fig, ax = plt.subplots(figsize=(8.4, 4.2))
     names = list(plays["play"].drop_duplicates()) if len(plays) else []
     models = plotting.model_order(plays["model"]) if len(plays) else []
     colors = plotting.model_colors(models)
@@ -523,7 +523,9 @@ def membership_cloze(plays: pd.DataFrame, path) -> None:
     ax.set_xticks(range(len(names)), names, rotation=60, ha="right", fontsize=7)
     ax.set_ylabel("name cloze accuracy (top-1, case-insensitive)")
     ax.set_ylim(-0.02, 1.02)
-    ax.legend(fontsize=7, title="open marker: held-out play", title_fontsize=7)
+    # outside the axes: the plays' intervals fill the whole height
+    ax.legend(fontsize=7, title="open marker: held-out play", title_fontsize=7,
+              loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False)  # fmt: skip
     plotting.save(fig, path)
 
 
