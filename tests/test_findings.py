@@ -414,6 +414,22 @@ def test_raven_top40_small_n(model, verdict):
     assert f.measured.startswith("m k40: novelty(1) ")
 
 
+def test_novelty_rows_correct_over_every_set_of_a_claim():
+    """One model's n = 1 interval lies below the human one at z ≈ 2.4 (half-widths 0.02):
+    decided alone (Bonferroni over its 2 n's: z > 2.24), but not beside a second model (over
+    2 sets × 2 n's: z > 2.50), whose own clear difference is still decided; a rule that
+    corrected over one set's n's only would say "holds" for both and err more often with
+    every set it adds."""
+    weak, clear = {1: 0.027, 2: 0.4}, {1: 0.0, 2: 0.3}
+    one = raven({("human", "reference"): RH, ("a", "k40"): weak})
+    assert decide("raven-top40-small-n", raven_summary=one).verdict == HOLDS
+    two = raven({("human", "reference"): RH, ("a", "k40"): weak, ("b", "k40"): clear})
+    f = decide("raven-top40-small-n", raven_summary=two)
+    assert f.verdict == UNCLEAR, f.measured
+    assert "a k40: novelty(1) 0.027" in f.measured and "below at n ∈ {} → inconclusive" in f.measured
+    assert "b k40: novelty(1) 0 " in f.measured and "below at n ∈ {1, 2} → holds" in f.measured
+
+
 @pytest.mark.parametrize(
     "model, verdict",
     [({3: 0.9, 4: 0.95}, HOLDS), ({3: 0.7, 4: 0.95}, FAILS), ({3: 0.81, 4: 0.9}, UNCLEAR)],
@@ -493,6 +509,25 @@ def test_novelty_quality_is_not_fooled_by_texts_that_covary():
     means = [(1, 5), (2, 4), (3, 3), (4, 2), (5, 1)]
     summary, texts = quality_tables("m", "e", means, per=12, item_slope=-2.0, seed=3)
     assert decide("novelty-quality", raven_summary=summary, raven_texts=texts).verdict == HOLDS
+
+
+def test_novelty_quality_corrects_over_its_models():
+    """A weak decoding effect (p↓ ≈ 0.02), decided for one model alone (p < 0.05/2), is not
+    decided when a second model is judged too (each at 0.05/4); the second model's clear
+    effect still is."""
+    means = [(s, 3.2 - 0.006 * i) for i, s in enumerate([1, 2, 3, 4, 5])]
+    a, a_texts = quality_tables("a", "e", means, per=12, seed=1)
+    lower = F.group_permutation_test(
+        a_texts["decoding"], a_texts["score_sum"], a_texts["score_tokens"],
+        a_texts["nll_sum"], a_texts["nll_tokens"], F.QUALITY_PERMUTATIONS, 0,
+    )[1]  # fmt: skip
+    assert 0.05 / 4 < lower < 0.05 / 2
+    assert decide("novelty-quality", raven_summary=a, raven_texts=a_texts).verdict == HOLDS
+    b, b_texts = quality_tables("b", "e", [(1, 5), (2, 4), (3, 3), (4, 2), (5, 1)])
+    f = decide("novelty-quality", raven_summary=pd.concat([a, b]),
+               raven_texts=pd.concat([a_texts, b_texts]))  # fmt: skip
+    assert f.verdict == UNCLEAR, f.measured
+    assert f.measured.split("; ")[1].endswith("→ holds"), f.measured
 
 
 def test_novelty_quality_needs_another_evaluator_and_three_decodings():

@@ -507,33 +507,36 @@ def _novelty_vs_human(
 ) -> tuple[list[str], list[str]]:
     """Each model's novelty(n) under each decoding of ``decodings`` (that it was sampled
     under) against the human set ``human/<human>``, at each n of ``ns``, compared by
-    :func:`z_signs` at ``findings.alpha`` over the n's of the set (simultaneous: the many n's
-    of one curve do not multiply its false verdicts): parts and verdicts
+    :func:`z_signs` simultaneously over every n of every set (Bonferroni over the k sets'
+    n's: each set at ``findings.alpha`` / k, so neither the many n's of one curve nor the
+    several sets of one claim multiply its false verdicts): parts and verdicts
     (:func:`every_verdict` with ``want``) per (model, decoding). ``table`` has columns model,
     decoding, n, ``value``, ci_low, ci_high."""
     h = _set(table, "human", human).set_index("n")
     if not len(h):
         raise NotMeasured(f"no human/{human} rows")
     h = h.rename(columns={value: "value"})
-    parts, verdicts = [], []
+    sets = []
     for model in _models(table):
         for decoding in decodings:
             rows = _set(table, model, decoding).set_index("n").rename(columns={value: "value"})
             both = [n for n in ns if n in rows.index and n in h.index]
-            if not both:
-                continue
-            z = z_signs([_ci(rows.loc[n]) for n in both], [_ci(h.loc[n]) for n in both],
-                        params["findings"]["alpha"])  # fmt: skip
-            signs = dict(zip(both, z, strict=True))
-            verdict = every_verdict(list(signs.values()), want)
-            verdicts.append(verdict)
-            n0 = both[0]
-            parts.append(
-                f"{model} {decoding}: novelty({n0}) {ci(_ci(rows.loc[n0]))} vs human/{human} "
-                f"{ci(_ci(h.loc[n0]))}; above at n ∈ "
-                f"{n_range([n for n, s in signs.items() if s > 0])}, below at n ∈ "
-                f"{n_range([n for n, s in signs.items() if s < 0])} → {verdict}"
-            )
+            if both:
+                sets.append((model, decoding, rows, both))
+    parts, verdicts = [], []
+    alpha = params["findings"]["alpha"] / max(1, len(sets))
+    for model, decoding, rows, both in sets:
+        z = z_signs([_ci(rows.loc[n]) for n in both], [_ci(h.loc[n]) for n in both], alpha)
+        signs = dict(zip(both, z, strict=True))
+        verdict = every_verdict(list(signs.values()), want)
+        verdicts.append(verdict)
+        n0 = both[0]
+        parts.append(
+            f"{model} {decoding}: novelty({n0}) {ci(_ci(rows.loc[n0]))} vs human/{human} "
+            f"{ci(_ci(h.loc[n0]))}; above at n ∈ "
+            f"{n_range([n for n, s in signs.items() if s > 0])}, below at n ∈ "
+            f"{n_range([n for n, s in signs.items() if s < 0])} → {verdict}"
+        )
     return parts, verdicts
 
 
@@ -571,8 +574,8 @@ MERRILL_PURE = (
     "pure sampling ({pure_decoding}) of each model vs the true continuations of clean held-out "
     "windows (human/reference), main prompt length, model tokens, matched against the "
     "{novelty_source} training text: at each n in 1..{n_max} novelty(n) is "
-    "compared, all n at once (z from the 95% CIs, Bonferroni over the n's, α = {alpha}); a "
-    "model holds if it is above at some n and below at none, "
+    "compared, all n of all models at once (z from the 95% CIs, Bonferroni over every "
+    "model's n's, α = {alpha}); a model holds if it is above at some n and below at none, "
     "does not hold if it is below at some n (an interval excluding 'more novel' there), else "
     "inconclusive; the claim holds if every model holds",
     setting="copyscope's held-out plays are clean (they share no planted or split-crossing "
@@ -743,8 +746,8 @@ def constrained_less_novel(tables: Tables, params: Mapping):
     ("novelty_samples",),
     "greedy and beam decodings of each model vs the true continuations of clean held-out "
     "windows (human/reference), main prompt length, {novelty_source} training text: at each "
-    "n in 1..{n_small} novelty(n) is compared, all n at once (z from the 95% CIs, Bonferroni "
-    "over the n's, α = {alpha}); a set holds if it is below "
+    "n in 1..{n_small} novelty(n) is compared, all n of all sets at once (z from the 95% "
+    "CIs, Bonferroni over every set's n's, α = {alpha}); a set holds if it is below "
     "human at some n and above at none, does not hold if above at some n; sets with fewer than "
     "{min_distinct} distinct texts are left out; the claim holds if every set holds",
 )
@@ -883,9 +886,9 @@ def _raven_curves(table: pd.DataFrame, params: Mapping) -> pd.DataFrame:
     RAVEN_NGRAM + "; top-40 sampling (Wikitext: 6% novel bigrams vs 2–3% for the models)",
     ("raven_summary",),
     "the {raven_decoding} samples of each model vs human/reference, RAVEN's word novelty "
-    "(training ∪ context), main prompt length: at each n in 1..{raven_small_max}, all n at "
-    "once (z from the 95% CIs, Bonferroni over the n's, α = {alpha}); a model holds if below "
-    "at some n and above at none, does not hold if above at some n; the claim holds if every "
+    "(training ∪ context), main prompt length: at each n in 1..{raven_small_max}, all n of all "
+    "models at once (z from the 95% CIs, Bonferroni over every model's n's, α = {alpha}); a "
+    "model holds if below at some n and above at none, does not hold if above at some n; the claim holds if every "
     "model holds",
 )
 def raven_top40_small_n(tables: Tables, params: Mapping):
@@ -997,9 +1000,10 @@ def lstm_less_novel_small_n(tables: Tables, params: Mapping):
     "random reassignments of the decoding labels to the texts (a permutation test of a "
     "decoding effect: texts that copy more are also easier to predict, so random groups of "
     "texts covary too, and a correlation of decoding means alone cannot tell them apart); "
-    "holds if the covariance is negative with one-sided p < {alpha}/2, does not hold if "
-    "positive with p < {alpha}/2, else inconclusive; Spearman's ρ of the decoding means is "
-    "reported beside it; the claim holds if every model holds",
+    "holds if the covariance is negative with one-sided p < {alpha}/(2m), does not hold if "
+    "positive with p < {alpha}/(2m) (Bonferroni over the m models decided), else "
+    "inconclusive; Spearman's ρ of the decoding means is reported beside it; the claim holds "
+    "if every model holds",
 )
 def novelty_quality(tables: Tables, params: Mapping):
     """McCoy et al. 2023 Fig. 2: more novel decodings give higher perplexity under a
@@ -1012,17 +1016,20 @@ def novelty_quality(tables: Tables, params: Mapping):
     else:
         r = r[r["model"].map(lambda m: evaluator_of(m, params) != m).astype(bool)]
     texts = tables["raven_texts"]
-    parts, verdicts = [], []
+    groups = []
     for model, rows in r.groupby("model", sort=False):
         t = texts[(texts["model"] == model) & texts["decoding"].isin(rows["decoding"])]
         t = t[t["score_tokens"] > 0]
-        if t["decoding"].nunique() < f["trend_min_points"]:
-            continue
+        if t["decoding"].nunique() >= f["trend_min_points"]:
+            groups.append((model, rows, t))
+    level = f["alpha"] / (2 * max(1, len(groups)))  # per direction, Bonferroni over the models
+    parts, verdicts = [], []
+    for model, rows, t in groups:
         cov, lower, upper = group_permutation_test(
             t["decoding"], t["score_sum"], t["score_tokens"], t["nll_sum"], t["nll_tokens"],
             QUALITY_PERMUTATIONS, 0,
         )  # fmt: skip
-        verdict = HOLDS if lower < f["alpha"] / 2 else FAILS if upper < f["alpha"] / 2 else UNCLEAR
+        verdict = HOLDS if lower < level else FAILS if upper < level else UNCLEAR
         rho, _ = rank_test(rows["truncated_score"], rows["perplexity"])
         ev = (
             rows["evaluator"].iloc[0]
