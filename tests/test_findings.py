@@ -100,7 +100,8 @@ def test_combine_and_signs():
     assert F.combine([HOLDS, HOLDS]) == HOLDS
     assert F.combine([HOLDS, UNCLEAR]) == UNCLEAR
     assert F.combine([HOLDS, FAILS]) == UNCLEAR
-    assert F.combine([FAILS, UNCLEAR]) == FAILS
+    assert F.combine([FAILS, UNCLEAR]) == UNCLEAR  # every part must not hold
+    assert F.combine([FAILS, FAILS]) == FAILS
     assert F.combine([]) == UNCLEAR
     assert F.signs_verdict([0, -1, -1], -1) == HOLDS
     assert F.signs_verdict([1, 0], -1) == FAILS
@@ -1039,3 +1040,15 @@ def test_every_claim_is_decided_on_empty_tables():
     card = F.scorecard({name: pd.DataFrame(columns=COLUMNS[name]) for name in F.TABLES}, PARAMS)
     assert set(card["verdict"]) == {UNCLEAR}
     assert card["measured"].str.startswith("not measured: ").all(), card["measured"].tolist()
+
+
+def test_combine_keeps_the_parts_false_verdict_rate():
+    """Parts that each err 4% one way and 4% the other (independently, as two models on a
+    null): "does not hold" from one failing part would err ≈ 8%; requiring every part keeps
+    the claim's false-verdict rate below the part's."""
+    rng = np.random.default_rng(0)
+    draws = rng.choice([HOLDS, FAILS, UNCLEAR], p=[0.04, 0.04, 0.92], size=(20000, 2))
+    claim = [F.combine(list(d)) for d in draws]
+    any_fails = [FAILS in d and HOLDS not in d for d in draws]
+    assert np.mean([v != UNCLEAR for v in claim]) < 0.01
+    assert np.mean(any_fails) > 0.07  # the old rule: what the symmetric one removes

@@ -23,7 +23,8 @@ The rules follow three principles:
 A claim whose table is not an output of the run, or whose table holds no rows it can decide on,
 stays a row, ``inconclusive`` with ``not measured: …`` in ``measured``, so the scorecard always
 has the same rows. Claims evaluated per model (or per decoding, per n …) combine their parts
-with :func:`combine`: ``holds`` only when every part holds.
+with :func:`combine`: ``holds`` only when every part holds, ``does not hold`` only when every
+part does not hold.
 
 Papers: Merrill, Smith & Elazar 2024, "Evaluating n-Gram Novelty of Language Models Using
 Rusty-DAWG" (EMNLP); McCoy et al. 2023, "How Much Do Language Models Copy From Their Training
@@ -122,12 +123,15 @@ ZERO = (0.0, 0.0, 0.0)
 
 
 def combine(verdicts: Sequence[str]) -> str:
-    """Verdict of a claim from the verdicts of its parts: ``holds`` if every part holds,
-    ``does not hold`` if some part does not hold and none holds, else ``inconclusive`` (also
-    when there are no parts)."""
+    """Verdict of a claim from the verdicts of its parts (models, sets, pairs): ``holds`` if
+    every part holds, ``does not hold`` if every part does not hold, else ``inconclusive``
+    (also when there are no parts). Symmetric on purpose: with m parts decided separately,
+    "does not hold when *some* part does not" would add the parts' false "does not hold"
+    rates (≈ m × the nominal rate on a null; 8% measured for two models at 5%), while
+    requiring every part keeps the claim's false-verdict rate at the part's."""
     if verdicts and all(v == HOLDS for v in verdicts):
         return HOLDS
-    if FAILS in verdicts and HOLDS not in verdicts:
+    if verdicts and all(v == FAILS for v in verdicts):
         return FAILS
     return UNCLEAR
 
@@ -577,7 +581,7 @@ MERRILL_PURE = (
     "compared, all n of all models at once (z from the 95% CIs, Bonferroni over every "
     "model's n's, α = {alpha}); a model holds if it is above at some n and below at none, "
     "does not hold if it is below at some n (an interval excluding 'more novel' there), else "
-    "inconclusive; the claim holds if every model holds",
+    "inconclusive; the claim holds if every model holds, does not hold if every model does not",
     setting="copyscope's held-out plays are clean (they share no planted or split-crossing "
     "text with training), unlike the Pile's validation set: the authors' own explanation "
     "predicts that pure samples are NOT more novel than a clean baseline, so 'does not hold' "
@@ -605,7 +609,7 @@ def pure_more_novel_than_validation(tables: Tables, params: Mapping):
     "as the row above, against the true continuations of windows from held-out plays whose "
     "excerpts are planted in training (human/contaminated, corpus.inject.excerpts), matched "
     "against all training text (planted included); holds if every model is above at some n in "
-    "1..{n_max} and below at none, does not hold if a model is below at some n; the clean "
+    "1..{n_max} and below at none, does not hold if every model is below at some n; the clean "
     "baseline's comparison is reported beside it",
     setting="the contamination is planted (a share of the speeches of a few held-out plays, "
     "copied 1–16 times), not the Pile's natural train–validation overlap",
@@ -718,7 +722,7 @@ def _constraint_parts(rows: pd.DataFrame, params: Mapping):
     "constrained's (does not hold: ρ ≥ {rho_min} and below; else inconclusive); greedy and "
     "each beam decoding hold if their CI lies above pure sampling's (does not hold: below); "
     "sets with fewer than {min_distinct} distinct texts are left out; the claim holds if every "
-    "family of every model holds",
+    "family of every model holds, does not hold if every one does not",
 )
 def constrained_less_novel(tables: Tables, params: Mapping):
     """Merrill et al. 2024 Fig. 2: more constrained decoding decreases novelty (raises L_t)."""
@@ -749,7 +753,7 @@ def constrained_less_novel(tables: Tables, params: Mapping):
     "n in 1..{n_small} novelty(n) is compared, all n of all sets at once (z from the 95% "
     "CIs, Bonferroni over every set's n's, α = {alpha}); a set holds if it is below "
     "human at some n and above at none, does not hold if above at some n; sets with fewer than "
-    "{min_distinct} distinct texts are left out; the claim holds if every set holds",
+    "{min_distinct} distinct texts are left out; the claim holds if every set holds, does not hold if every set does not",
 )
 def constrained_small_n_below_validation(tables: Tables, params: Mapping):
     """Merrill et al. 2024 Fig. 2: greedy and beam text reuses short n-grams more than
@@ -782,7 +786,7 @@ def _curves(table: pd.DataFrame, min_tokens: int) -> dict[str, pd.DataFrame]:
     "per model, over the n-gram lengths x where both curves have at least {min_tokens} tokens: "
     "k of m points have the lower loss on the in-training curve; two-sided sign test "
     "(binomial, p = 1/2): holds if k > m/2 with p < {alpha}, does not hold if k < m/2 with "
-    "p < {alpha}, else inconclusive; the claim holds if every model holds",
+    "p < {alpha}, else inconclusive; the claim holds if every model holds, does not hold if every model does not",
 )
 def completion_loss_in_training(tables: Tables, params: Mapping):
     """Merrill et al. 2024 Fig. 1 (right): tokens that complete an n-gram seen in training have
@@ -820,7 +824,7 @@ def completion_loss_in_training(tables: Tables, params: Mapping):
     "bootstrap CI over texts; every "
     "(model, L) at once (z from the 95% CIs, Bonferroni over the (model, L), α = {alpha}): a "
     "(model, L) holds if the slope is below 0, does not hold if above 0, else inconclusive; "
-    "the claim holds if every (model, L) holds",
+    "the claim holds if every (model, L) holds, does not hold if every (model, L) does not",
     setting="the papers' text does not state this; it is what the authors' analysis code plots",
 )
 def completion_loss_frequency(tables: Tables, params: Mapping):
@@ -888,8 +892,8 @@ def _raven_curves(table: pd.DataFrame, params: Mapping) -> pd.DataFrame:
     "the {raven_decoding} samples of each model vs human/reference, RAVEN's word novelty "
     "(training ∪ context), main prompt length: at each n in 1..{raven_small_max}, all n of all "
     "models at once (z from the 95% CIs, Bonferroni over every model's n's, α = {alpha}); a "
-    "model holds if below at some n and above at none, does not hold if above at some n; the claim holds if every "
-    "model holds",
+    "model holds if below at some n and above at none, does not hold if above at some n; the "
+    "claim holds if every model holds, does not hold if every model does not",
 )
 def raven_top40_small_n(tables: Tables, params: Mapping):
     """McCoy et al. 2023 §5: top-40 samples reuse short n-grams more than human text."""
@@ -930,7 +934,7 @@ def raven_top40_large_n(tables: Tables, params: Mapping):
     "(training ∪ context), main prompt length, n in 1..{raven_n_max} (all n at once, as above): "
     "a model holds if above at "
     "some n and below at none, does not hold if below at some n; the claim holds if every model "
-    "holds",
+    "holds, does not hold if every model does not",
 )
 def raven_pure_every_n(tables: Tables, params: Mapping):
     """McCoy et al. 2023 §5: pure samples are more novel than human text at every n."""
@@ -951,7 +955,7 @@ def raven_pure_every_n(tables: Tables, params: Mapping):
     "the {raven_decoding} samples of each lstm model vs each gpt2 model of models.zoo, RAVEN's "
     "word novelty (training ∪ context), main prompt length, n in 1..{raven_small_max}: a pair "
     "holds if the LSTM is below at some n and above at none, does not hold if above at some n; "
-    "the claim holds if every pair holds",
+    "the claim holds if every pair holds, does not hold if every pair does not",
 )
 def lstm_less_novel_small_n(tables: Tables, params: Mapping):
     """McCoy et al. 2023 §5: the recurrent LSTM copies short n-grams more than the
@@ -1061,7 +1065,7 @@ def novelty_quality(tables: Tables, params: Mapping):
     "one, with its 95% bootstrap CI over windows; prompt lengths whose samples have fewer than "
     "{min_distinct} distinct texts are left out; a set holds (no clear effect) if every CI lies "
     "within ±{prompt_length_margin}, does not hold if some CI lies wholly outside it, else "
-    "inconclusive; the claim holds if every set holds",
+    "inconclusive; the claim holds if every set holds, does not hold if every set does not",
     setting="Merrill et al.'s Fig. 3 varies training-text prompts for beam search and states no "
     "trend either; neither paper claims that novelty falls with prompt length",
 )
@@ -1209,7 +1213,7 @@ def syntax_local_less_novel(tables: Tables, params: Mapping):
     "(analysis.syntax.template_headline_n): the difference in template rate (share of texts "
     "with a template) with Newcombe's 95% interval; holds if it lies wholly above 0, does not "
     "hold if wholly below 0, else inconclusive; templates per token and CR-POS are reported; "
-    "the claim holds if every model holds",
+    "the claim holds if every model holds, does not hold if every model does not",
     setting="free continuation of held-out text (in the default: play text, by small models "
     "trained here), not task outputs of large instruction-tuned models",
 )
@@ -1256,7 +1260,7 @@ def more_templates(tables: Tables, params: Mapping):
     "training split's most frequent POS n-grams minus the coverage of human/reference's "
     "templates, with its 95% bootstrap CI; holds if the CI lies wholly above 0, does not hold "
     "if it lies wholly below 0 or below the paper's difference of {coverage_effect}, else "
-    "inconclusive; the claim holds if every model holds",
+    "inconclusive; the claim holds if every model holds, does not hold if every model does not",
     setting="the training split is small (~1M tokens), so its list of frequent POS n-grams is "
     "short",
 )
@@ -1295,7 +1299,7 @@ def templates_in_training(tables: Tables, params: Mapping):
     "sequence reproduced minus words reproduced (exact memorization is contained in POS "
     "memorization), as k style-only passages of n with its exact (Clopper–Pearson) 95% "
     "interval; holds if it lies wholly above 0, does not hold if its upper bound lies below the "
-    "paper's excess of {style_effect}, else inconclusive; the claim holds if every model holds",
+    "paper's excess of {style_effect}, else inconclusive; the claim holds if every model holds, does not hold if every model does not",
     setting="short prompts and continuations (analysis.style) of small models",
 )
 def pos_exceeds_exact(tables: Tables, params: Mapping):
@@ -1333,7 +1337,7 @@ def pos_exceeds_exact(tables: Tables, params: Mapping):
     "controls, copies = 0, then each rung in order of copies; the exact Cochran–Armitage "
     "test of the per-passage outcomes, scores = rung rank): holds if the rate grows with the "
     "copies with one-sided p < {alpha}/2, does not hold if it falls with p < {alpha}/2, else "
-    "inconclusive; the claim holds if every model holds",
+    "inconclusive; the claim holds if every model holds, does not hold if every model does not",
     setting="planted passages (the ladder) instead of naturally duplicated ones; prompt and "
     "suffix of analysis.memorization tokens; each rung's rate is shown with its exact "
     "(Clopper–Pearson) 95% interval",
@@ -1375,7 +1379,7 @@ def extraction_duplication(tables: Tables, params: Mapping):
     "planted items' (Li's per-item mean token NLL, nats), with its 95% bootstrap CI; holds if "
     "the CI lies wholly above 0, does not hold if wholly below 0, else inconclusive; the "
     "normalised position (clean − set)/(clean − memorised) is reported as a description only; "
-    "the claim holds if every model holds",
+    "the claim holds if every model holds, does not hold if every model does not",
     setting="a contamination set cut from held-out plays and planted (corpus.inject.benchmark), "
     "not a real benchmark: the category claims need the real-material configurations",
 )
@@ -1408,7 +1412,7 @@ def benchmark_placement(tables: Tables, params: Mapping):
     "per model, planted vs unplanted contamination-set items: the AUC of Min-K% Prob (k = 20%) "
     "minus the AUC of the loss on the same items, with its 95% paired bootstrap CI; holds if "
     "it lies wholly above 0, does not hold if wholly below 0, else inconclusive; the reference "
-    "ratio is reported; the claim holds if every model holds",
+    "ratio is reported; the claim holds if every model holds, does not hold if every model does not",
     setting="planted passages of a few dozen words, a few items per class",
 )
 def min_k_beats_loss(tables: Tables, params: Mapping):
@@ -1444,7 +1448,7 @@ def min_k_beats_loss(tables: Tables, params: Mapping):
     "per model: the 95% CI of the case-insensitive top-1 accuracy over the items of training "
     "plays (bootstrap over plays: a play's items share its familiarity) against that of fully "
     "held-out plays; holds if wholly above, does not hold if wholly below, else inconclusive; "
-    "the claim holds if every model holds",
+    "the claim holds if every model holds, does not hold if every model does not",
     setting="base models trained here rank the play's speaker names by likelihood (copyscope's "
     "adaptation of the instruction prompt)",
 )
@@ -1489,7 +1493,7 @@ ZHANG_OLMO = (
     "permuting the excerpt / held-out labels over those plays (whole plays: a play's items "
     "are not independent, and a bootstrap over a few excerpt plays is too narrow): holds if "
     "higher with one-sided p < {alpha}/2, does not hold if lower with p < {alpha}/2, else "
-    "inconclusive (95% CIs over plays reported); the claim holds if every model holds",
+    "inconclusive (95% CIs over plays reported); the claim holds if every model holds, does not hold if every model does not",
     setting="excerpts are planted speeches of held-out plays, copied a known number of times",
 )
 def cloze_excerpts(tables: Tables, params: Mapping):
@@ -1523,7 +1527,7 @@ def cloze_excerpts(tables: Tables, params: Mapping):
     "permuting the copy counts over the plays (whole plays: a play's items are not "
     "independent); holds if ρ > 0 with two-sided p < {alpha}, does not hold if ρ < 0 with "
     "p < {alpha}, else inconclusive (the 95% bootstrap CI over items is reported); the claim "
-    "holds if every model holds",
+    "holds if every model holds, does not hold if every model does not",
     setting="popularity is stood in for by the planted copy count of a play's excerpts",
 )
 def cloze_excerpt_copies(tables: Tables, params: Mapping):
@@ -1557,7 +1561,7 @@ def cloze_excerpt_copies(tables: Tables, params: Mapping):
     "positive) between name cloze accuracy (case-insensitive) and the continuation overlap's "
     "match fraction, with its 95% bootstrap CI; holds if the CI lies wholly above 0, does not "
     "hold if its upper bound lies below the paper's r of {overlap_r_effect}, else "
-    "inconclusive; the claim holds if every model holds",
+    "inconclusive; the claim holds if every model holds, does not hold if every model does not",
     setting="few training plays (corpus.split), so r has a wide interval",
 )
 def cloze_overlap_correlation(tables: Tables, params: Mapping):
