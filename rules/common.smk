@@ -23,6 +23,9 @@ MODEL_TOK = config["models"]["tokenizer"]
 WORDS = config["analysis"]["words"]
 JOINED = config["analysis"]["raven_boundaries"] == "stream"
 WORD_INDEX = f"{WORDS}-joined" if JOINED else WORDS
+# the tokenizer of kind pos, if any: its index counts the training POS n-grams (templates)
+POS_TOK = next((t for t, v in config["tokenizers"].items() if v["kind"] == "pos"), None)
+POS_INDEX = [f"{R}/index/{POS_TOK}/index.json"] if POS_TOK else []
 ZOO = config["models"]["zoo"]
 MODELS = list(ZOO)
 TRAINED = [m for m, spec in ZOO.items() if spec["kind"] != "pretrained"]
@@ -649,3 +652,8 @@ def all_outputs():
         f"{R}/summary.md",
         f"{R}/tables/runtime.csv",
     ]
+
+
+def pos_index_flag(input):
+    """``--pos-index train DIR`` for the POS-tag index among a rule's inputs (none: empty)."""
+    return " ".join(f"--pos-index train {os.path.dirname(p)}" for p in input.pos_index)

@@ -479,6 +479,7 @@ rule report_template_coverage:
     input:
         parses=parse_files(),
         training_tags=f"{R}/syntax/train-tags.jsonl",
+        pos_index=POS_INDEX,
     output:
         table=report(
             f"{R}/tables/template_coverage.csv",
@@ -504,10 +505,12 @@ rule report_template_coverage:
         "../envs/novelty.yaml"
     params:
         parses=lambda w, input: labelled("--parses", settings(), input.parses),
+        pos_index=lambda w, input: pos_index_flag(input),
         config=SYNTAX_ANALYSIS,
     shell:
         "python -m copyscope report template-coverage {params.parses} "
-        "--training-tags train {input.training_tags} --params-json {params.config:q} "
+        "--training-tags train {input.training_tags} {params.pos_index} "
+        "--params-json {params.config:q} "
         "--out-table {output.table} --out-training {output.training} "
         "--out-fig {output.fig} --out-delta {output.delta} > {log} 2>&1"
 
@@ -566,6 +569,7 @@ rule report_calibration:
             else []
         ),
         training_tags=f"{R}/syntax/train-tags.jsonl",
+        pos_index=POS_INDEX,
         training_parses=f"{R}/syntax/train.parquet",
         style=expand(f"{R}/style/measures/{{model}}.csv", model=MODELS),
     output:
@@ -595,6 +599,7 @@ rule report_calibration:
             "--cloze", MODELS if BENCHMARK else [], input.cloze
         ),
         style=lambda w, input: labelled("--style", MODELS, input.style),
+        pos_index=lambda w, input: pos_index_flag(input),
         contaminated=lambda w, input: labelled(
             "--parses",
             [("human", "contaminated")] * len(input.contaminated),
@@ -626,7 +631,7 @@ rule report_calibration:
         "--index-manifest human {input.index} {params.extraction} {params.membership} "
         "{params.completion} {params.cloze} --parses human reference {input.parses} "
         "{params.contaminated} "
-        "--training-tags train {input.training_tags} "
+        "--training-tags train {input.training_tags} {params.pos_index} "
         "--training-parses train {input.training_parses} {params.style} "
         "--params-json {params.config:q} --out-csv {output.csv} > {log} 2>&1"
 

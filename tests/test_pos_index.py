@@ -124,3 +124,34 @@ def test_tags_need_a_pos_index(tmp_path, capsys):
     args = SimpleNamespace(ids=None, tags="DT", batch=None, text=None, file=None)
     with pytest.raises(InputError, match="a POS-tag index"):
         query_inputs(args, bpe, idx)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 6])
+def test_template_training_counts_from_the_index_equal_the_counter(tmp_path, rng, n):
+    """Template coverage's training POS n-grams (Shaib et al. §6) from the POS-tag index's
+    batched count: the same ranks (ties by first occurrence), counts and cut as the counter
+    over the tag documents, across shards."""
+    from copyscope.report.template_coverage import training_pos_ngrams
+
+    passages = _random_passages(rng, 12)
+    idx, n_shards = _build_pos_index(tmp_path, passages)
+    assert n_shards >= 2
+    docs = tmp_path / "train-tags.jsonl"
+    by_counter = training_pos_ngrams(docs, n)
+    by_index = training_pos_ngrams(docs, n, idx)
+    assert list(by_index[1].items()) == list(by_counter[1].items())
+    assert by_index[0] == by_counter[0] and by_index[2] == by_counter[2]
+    assert list(by_index[0].items()) == list(by_counter[0].items())
+
+
+def test_template_training_counts_need_a_pos_index(tmp_path, rng):
+    from copyscope.report.template_coverage import training_pos_ngrams
+
+    passages = _random_passages(rng, 3)
+    _build_pos_index(tmp_path, passages)
+    other = tmp_path / "words"
+    from copyscope.index import build_index
+
+    build_index(np.array([1, 2, 3, 65535, 4, 5, 65535], dtype=np.uint16), other)
+    with pytest.raises(InputError, match="kind pos"):
+        training_pos_ngrams(tmp_path / "train-tags.jsonl", 2, other)

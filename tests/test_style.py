@@ -13,6 +13,7 @@ import pytest
 
 from conftest import brute_count, stream_of
 from copyscope.index import Index, build_index
+from copyscope.index.ngrams import ngram_counts, window_counts
 from copyscope.report.findings import CLAIMS, FAILS, HOLDS, UNCLEAR
 from copyscope.report.style import style_table
 from copyscope.syntax.style import (
@@ -25,7 +26,6 @@ from copyscope.syntax.style import (
     style_measures,
     style_rows,
     touches,
-    window_counts,
 )
 from copyscope.syntax.types import Sentence, Word
 
@@ -352,3 +352,16 @@ def test_style_table_and_claim():
     assert verdict(["a", "b"]) == UNCLEAR
     none = decide({"style_memorization": table.iloc[:0]}, params)
     assert none.verdict == UNCLEAR and none.measured.startswith("not measured")
+
+
+@pytest.mark.parametrize("shard_tokens", [None, 9])
+@pytest.mark.parametrize("n", [1, 2, 3, 5])
+def test_ngram_counts_is_the_counter_of_the_documents(tmp_path, n, shard_tokens):
+    """Same n-grams, same counts, same (first-occurrence) order as a Counter over the
+    documents, none across a document boundary; across shards too."""
+    index = stream_index(tmp_path, DOCS, shard_tokens)
+    counter: Counter = Counter()
+    for d in DOCS:
+        counter.update(tuple(int(x) for x in d[i : i + n]) for i in range(len(d) - n + 1))
+    got = ngram_counts(index, n)
+    assert list(got.items()) == list(counter.items())

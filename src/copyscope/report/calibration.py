@@ -71,11 +71,8 @@ from ..syntax.raven import (
 from ..syntax.style import aligned_match
 from ..syntax.templates import (
     generated_text,
-    ngram_ranks,
-    scaled_cut,
     template_summary,
     templates_in_training,
-    training_ngram_counts,
 )
 from . import completion_loss as completion_report
 from . import corpus_sizes, family, per_text, require, rusty_dawg
@@ -107,6 +104,7 @@ INPUTS = {
         "contaminated (pooled with it for the template nulls)",
     ),
     "training_tags": (("SPLIT",), "training tag documents (.jsonl): the training POS n-grams"),
+    "pos_index": (("SPLIT",), "index directory of the training POS tags (optional: counts them)"),
     "training_parses": (("SPLIT",), "parse file (.parquet) of the training split (syntax units)"),
     "style": (("MODEL",), "a model's per-passage style measures (style/measures/<m>.csv)"),
 }
@@ -879,13 +877,11 @@ def _one(items, flag: str, what: str):
     return items[0][-1]
 
 
-def training_ngrams(path, n: int) -> tuple[dict, dict, int]:
-    """(ranks, counts, cut) of the training split's POS n-grams (the template-coverage
-    report's: :func:`copyscope.syntax.templates.ngram_ranks`, ``training_ngram_counts``,
-    ``scaled_cut``), counted once for every draw."""
-    sequences = coverage_report.training_tag_sequences(path)
-    counts = training_ngram_counts(sequences, n)
-    return ngram_ranks(counts), counts, scaled_cut(sum(len(x) for x in sequences))
+def training_ngrams(path, n: int, pos_index=None) -> tuple[dict, Mapping, int]:
+    """(ranks, counts, cut) of the training split's POS n-grams, as the template-coverage
+    report has them (:func:`copyscope.report.template_coverage.training_pos_ngrams`), counted
+    once for every draw."""
+    return coverage_report.training_pos_ngrams(path, n, pos_index)
 
 
 def load(inputs: Mapping, params: Mapping | None = None) -> Data:
@@ -906,6 +902,7 @@ def load(inputs: Mapping, params: Mapping | None = None) -> Data:
     human = [(d, path) for m, d, path in inputs.get("parses") or [] if m == "human"]
     parses = _one([x for x in human if x[0] == "reference"], "--parses", "human reference parses")
     tags = _one(inputs.get("training_tags"), "--training-tags", "training tag documents")
+    pos_index = _one(inputs.get("pos_index"), "--pos-index", "training POS-tag index")
     train_parses = _one(inputs.get("training_parses"), "--training-parses", "training parses")
     n = (params or {}).get("analysis", {}).get("syntax", {}).get("template_headline_n")
     with_syntax = parses and train_parses and params and "syntax" in params
@@ -919,7 +916,7 @@ def load(inputs: Mapping, params: Mapping | None = None) -> Data:
         completion=pd.concat(comp, ignore_index=True) if comp else None,
         cloze=pd.concat(cloze, ignore_index=True) if cloze else None,
         human_texts=[generated_text(p) for _, path in human for p in read_parses(path)] or None,
-        training_ngrams=training_ngrams(tags, n) if tags and n else None,
+        training_ngrams=training_ngrams(tags, n, pos_index) if tags and n else None,
         syntax=syntax_items(parses, train_parses, params) if with_syntax else None,
         style=pd.concat(style, ignore_index=True) if style else None,
     )

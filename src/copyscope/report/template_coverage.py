@@ -4,7 +4,10 @@ POS n-grams of the training sentences, against as many random non-template POS n
 same texts (:func:`copyscope.syntax.templates.templates_in_training`).
 
 The training n-grams come from the training split's POS-tag documents (one per sentence, the
-documents of the POS-tag index), counted within sentences and ranked by frequency. The paper's
+documents of the POS-tag index), counted within sentences and ranked by frequency: by the
+POS-tag index's batched count (:func:`copyscope.index.ngrams.ngram_counts`) where the run
+builds that index (a tokenizer of kind ``pos``), else by a counter over the documents (the same
+counts in the same order; :func:`training_pos_ngrams`). The paper's
 cut — the 50K most frequent POS 6-grams of a 10B-token sample — is scaled linearly to the
 training words (:func:`copyscope.syntax.templates.scaled_cut`, at least 100).
 
@@ -19,6 +22,7 @@ templates vs 35% of human text in the pre-training data); a figure of the two co
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -48,6 +52,10 @@ INPUTS = {
         ("SPLIT",),
         "POS-tag documents (.jsonl, one per sentence) of the training split",
     ),
+    "pos_index": (
+        ("SPLIT",),
+        "index directory of the training split's POS tags (optional: counts its n-grams)",
+    ),
 }
 OUTPUTS = {
     "table": "coverage of templates vs. non-templates and Mann-Whitney U per text set (.csv)",
@@ -62,6 +70,33 @@ SUMMARY_TABLES = ("template_coverage",)  # read by summary_section
 def training_tag_sequences(path) -> list[list[str]]:
     """The tag sequence of every training sentence (the ``text`` of each tag document)."""
     return [row["text"].split() for row in read_jsonl(path)]
+
+
+def training_pos_ngrams(tags_path, n: int, pos_index=None) -> tuple[dict, Mapping, int]:
+    """(ranks, counts, cut) of the training split's POS n-grams at ``n``: every n-gram within
+    a sentence of the tag documents at ``tags_path`` with its count, in order of first
+    occurrence (:func:`copyscope.syntax.templates.ngram_ranks` breaks ties by it), and the
+    scaled cut (:func:`copyscope.syntax.templates.scaled_cut`) of the training tags. With
+    ``pos_index`` (the index directory built on those documents) the counts come from the
+    index's batched path (:func:`copyscope.index.ngrams.ngram_counts`), its ids read back as
+    tags; without, from a counter over the documents
+    (:func:`copyscope.syntax.templates.training_ngram_counts`): the same mapping."""
+    sequences = training_tag_sequences(tags_path)
+    cut = scaled_cut(sum(len(x) for x in sequences))
+    if pos_index is None:
+        counts = training_ngram_counts(sequences, n)
+    else:
+        from ..index.ngrams import ngram_counts
+        from ..index.query import open_index
+
+        index, tokenizer = open_index(pos_index)
+        tags = getattr(tokenizer, "tags", None)
+        if tags is None:
+            raise InputError(pos_index, "expected an index built with a tokenizer of kind pos")
+        counts = Counter(
+            {tuple(tags[i] for i in g): c for g, c in ngram_counts(index, n).items()}
+        )
+    return ngram_ranks(counts), counts, cut
 
 
 def _as_units(in_cut: Sequence[bool]) -> list[np.ndarray]:
@@ -145,10 +180,10 @@ def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
     require(inputs["training_tags"], "--training-tags", "training tag documents")
     s, decodings = params["analysis"]["syntax"], params["sampling"]["decodings"]
     n = s["template_headline_n"]
-    sequences = training_tag_sequences(inputs["training_tags"][0][1])
-    counts = training_ngram_counts(sequences, n)
-    ranks = ngram_ranks(counts)
-    cut = scaled_cut(sum(len(x) for x in sequences))
+    pos_index = inputs.get("pos_index") or []
+    ranks, counts, cut = training_pos_ngrams(
+        inputs["training_tags"][0][1], n, pos_index[0][1] if pos_index else None
+    )
     rows, per_template, in_cut = [], [], {}
     for model, decoding, path in inputs["parses"]:
         texts = [generated_text(p) for p in read_parses(path)]

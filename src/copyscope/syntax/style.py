@@ -42,6 +42,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
+from ..index.ngrams import doc_starts, training_stream, window_counts
 from ..memorize import COLUMNS as MEMORIZE_COLUMNS
 from .parse import Text, parse_texts
 from .types import Passage
@@ -164,25 +165,6 @@ def copies_label(copies: int) -> str:
 
 
 # ---------------------------------------------------------------- repeated training n-grams
-def window_counts(index, n: int, chunk: int = 1 << 16) -> tuple[np.ndarray, np.ndarray]:
-    """(count, key) of the n-gram starting at every position 0..len − n of the index's
-    training stream (:func:`training_stream`), from the index's batched count
-    (``Index.count_and_key``, ``chunk`` n-grams per call): its number of occurrences and a
-    key naming it (equal n-grams, equal keys); (0, −1) where it holds a separator (n-grams
-    across documents are not training n-grams)."""
-    tokens = training_stream(index)
-    m = len(tokens) - n + 1
-    if m <= 0 or n <= 0:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    seps = np.concatenate([[0], np.cumsum(tokens == index.sep)])
-    pos = np.flatnonzero(seps[n : n + m] == seps[:m])
-    counts = np.zeros(m, np.int64)
-    keys = np.full(m, -1, np.int64)
-    span = np.arange(n)
-    for a in range(0, len(pos), chunk):
-        p = pos[a : a + chunk]
-        counts[p], keys[p] = index.count_and_key(tokens[p[:, None] + span])
-    return counts, keys
 
 
 def strata_labels(bounds: Sequence[int]) -> list[str]:
@@ -234,19 +216,8 @@ def sample_repeats(
     return pd.concat(parts, ignore_index=True)
 
 
-def training_stream(index) -> np.ndarray:
-    """The whole token stream of an :class:`copyscope.index.Index` (its shards in order, every
-    document followed by the separator)."""
-    return np.concatenate([np.asarray(s.tokens) for s in index.shards])
 
 
-def doc_starts(index) -> np.ndarray:
-    """Start of every document (global document number) in :func:`training_stream`."""
-    parts, base = [], 0
-    for s in index.shards:
-        parts.append(s.doc_starts[:-1] + base)
-        base += s.n_tokens
-    return np.concatenate(parts)
 
 
 def planted_texts(manifest: Mapping, which: str = "all") -> list[str]:
