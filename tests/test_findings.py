@@ -674,23 +674,38 @@ def test_syntax_units_without_occurrences_are_not_compared():
 
 
 # --------------------------------------------------------------------------- Shaib et al.
-def templates(model_rate: float, human_rate: float, texts=100) -> pd.DataFrame:
+def templates(model_rate: float, human_rate: float, p=(0.5, 0.5), texts=100) -> pd.DataFrame:
     rows = []
     for name, dec, rate in (("human", "reference", human_rate), ("m", "pure", model_rate)):
         base = {"model": name, "decoding": dec, "decoding_family": FAMILY[dec], "texts": texts}
         base |= {"templates_per_token": 0.1, "cr_pos": 3.0}
-        rows.append(base | {"n": 6, "template_rate": rate})
-        rows.append(base | {"n": 4, "template_rate": 1.0 - rate})  # another n: ignored
+        up, down = p if name == "m" else (math.nan, math.nan)
+        rows.append(base | {"n": 6, "template_rate": rate, "p_up": up, "p_down": down})
+        # another n: ignored
+        rows.append(base | {"n": 4, "template_rate": 1.0 - rate, "p_up": 0.0, "p_down": 0.0})
     return pd.DataFrame(rows)
 
 
 @pytest.mark.parametrize(
-    "model, human, verdict", [(0.9, 0.4, HOLDS), (0.3, 0.8, FAILS), (0.5, 0.45, UNCLEAR)]
+    "model, human, p, verdict",
+    [
+        (0.9, 0.4, (0.001, 1.0), HOLDS),
+        (0.3, 0.8, (1.0, 0.001), FAILS),
+        (0.5, 0.45, (0.2, 0.8), UNCLEAR),
+        # the binomial interval alone would say "holds"; the regrouping test decides
+        (0.9, 0.4, (0.03, 0.97), UNCLEAR),
+    ],
 )
-def test_more_templates(model, human, verdict):
-    f = decide("more-templates", templates=templates(model, human))
+def test_more_templates(model, human, p, verdict):
+    f = decide("more-templates", templates=templates(model, human, p))
     assert f.verdict == verdict, f.measured
     assert f.measured.startswith("m n=6: template rate ")
+    assert "regrouping p↑ = " in f.measured
+
+
+def test_more_templates_needs_the_regrouping_test():
+    f = decide("more-templates", templates=templates(0.9, 0.4).drop(columns=["p_up", "p_down"]))
+    assert f.verdict == UNCLEAR and "no p_up, p_down" in f.measured
 
 
 def coverage_delta(delta) -> pd.DataFrame:
@@ -1021,7 +1036,8 @@ COLUMNS = {
     "completion_loss_slope": ["model", "n", "tokens", "texts", "slope", "slope_lo", "slope_hi"],
     "memorization": ["model", "copies", "extraction_rate", "ci_low", "ci_high"],
     "syntax_novelty": ["model", "decoding", "decoding_family", "unit", "novelty", "total"],
-    "templates": ["model", "decoding", "decoding_family", "n", "template_rate", "cr_pos"],
+    "templates": ["model", "decoding", "decoding_family", "n", "template_rate", "cr_pos",
+                  "p_up", "p_down"],  # fmt: skip
     "template_coverage_delta": ["model", "decoding", "n", "delta", "delta_lo", "delta_hi"],
     "membership_nll_delta": ["model", "contrast", "delta", "lo", "hi"],
     "membership_detectors": ["model", "label_set", "detector", "auc", "delta_auc_vs_loss"],

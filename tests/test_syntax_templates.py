@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from copyscope.syntax.templates import (
+    TemplateRates,
     compression_ratio,
     coverage,
     cr,
@@ -26,6 +27,7 @@ from copyscope.syntax.templates import (
     scaled_cut,
     template_occurrences,
     template_rate,
+    template_rate_test,
     template_summary,
     templates_in_training,
     templates_per_token,
@@ -227,3 +229,52 @@ def test_templates_in_training_lists_ranks_and_counts():
     assert list(table["in_cut"]) == [True, False]
     assert summary["templates"] == 2 and summary["non_templates"] == 2
     assert summary["coverage_templates"] == 0.5 and summary["found_templates"] == 1.0
+
+
+def _random_tagged(rng, texts, words="abcdef", tags="ABCD"):
+    """Random tagged texts: 1-3 sentences of 0-9 (word, tag) pairs (a tag mostly follows
+    its word, so word spans and POS n-grams correlate)."""
+    out = []
+    for _ in range(texts):
+        text = []
+        for _ in range(int(rng.integers(1, 4))):
+            ws = rng.choice(list(words), size=int(rng.integers(0, 10)))
+            text.append([(str(w), tags[(ord(w) + int(rng.integers(0, 2))) % len(tags)])
+                         for w in ws])  # fmt: skip
+        out.append(text)
+    return out
+
+
+@pytest.mark.parametrize("n, top_k", [(1, 2), (2, 3), (3, 100), (2, 1)])
+def test_template_rates_of_any_subset_equal_template_summary(n, top_k):
+    """TemplateRates.rate (every subset's own templates, recomputed) is the rate of
+    template_summary on that subset: same top-k with first-occurrence ties, same spans."""
+    rng = np.random.default_rng(n * 10 + top_k)
+    texts = _random_tagged(rng, 30)
+    rates = TemplateRates(texts, n, top_k)
+    for _ in range(40):
+        mask = rng.random(len(texts)) < rng.uniform(0.1, 0.9)
+        subset = [t for t, keep in zip(texts, mask, strict=True) if keep]
+        want = template_summary(subset, n, top_k)["template_rate"]
+        assert rates.rate(mask) == pytest.approx(want, abs=1e-12)
+    assert rates.rate(np.zeros(len(texts), dtype=bool)) == 0.0
+
+
+def test_template_rate_test_detects_a_templated_set_and_is_calibrated_on_halves():
+    rng = np.random.default_rng(3)
+    human = _random_tagged(rng, 60, words="abcdefghijklmnop", tags="ABCDEFGH")
+    templated = [[[("the", "A"), ("cat", "B"), ("sat", "C")], *t] for t in
+                 _random_tagged(rng, 60, words="abcdefghijklmnop", tags="ABCDEFGH")]  # fmt: skip
+    d, up, down = template_rate_test(templated, human, 3, 5, 200, 0)
+    assert d > 0 and up < 0.01 and down > 0.9
+    d, up, down = template_rate_test(human, templated, 3, 5, 200, 0)
+    assert d < 0 and down < 0.01
+    # two halves of one population: the one-sided p-values are (about) uniform
+    pool = _random_tagged(rng, 400, words="abcdefghij", tags="ABCDE")
+    ps = []
+    for i in range(40):
+        order = np.random.default_rng(i).permutation(len(pool))
+        a, b = [pool[j] for j in order[:50]], [pool[j] for j in order[50:100]]
+        ps.append(template_rate_test(a, b, 3, 5, 99, i)[1])
+    assert 0.25 < np.mean(ps) < 0.75
+    assert np.mean(np.array(ps) < 0.05) <= 0.15

@@ -522,14 +522,16 @@ def human_halves_templates(rng, data, params):
         return None
     s, decodings = params["analysis"]["syntax"], params["sampling"]["decodings"]
     n = s["template_headline_n"]
-    tables = []
+    tables, texts_of = [], {}
     for (model, decoding), texts in zip(
         [("null", params["findings"]["pure_decoding"]), HUMAN], halves, strict=True
     ):
         summary = template_summary(texts, n, s["top_k"])
         table = template_table([(f"{model}/{decoding}", summary)])
         tables.append(templates_report.labelled(table, model, decoding, decodings))
-    return {"templates": pd.concat(tables, ignore_index=True)}
+        texts_of[(model, decoding)] = texts
+    table = pd.concat(tables, ignore_index=True)
+    return {"templates": templates_report.with_rate_tests(table, texts_of, s)}
 
 
 def human_halves_coverage(rng, data, params):

@@ -1211,8 +1211,11 @@ def syntax_local_less_novel(tables: Tables, params: Mapping):
     ("templates",),
     "pure sampling ({pure_decoding}) of each model vs human/reference at the headline n "
     "(analysis.syntax.template_headline_n): the difference in template rate (share of texts "
-    "with a template) with Newcombe's 95% interval; holds if it lies wholly above 0, does not "
-    "hold if wholly below 0, else inconclusive; templates per token and CR-POS are reported; "
+    "with a template), tested by regrouping the pooled texts (each regrouped set's templates "
+    "recomputed: a set's templates are chosen from its own texts, which a binomial interval "
+    "ignores); holds if higher with one-sided p < {alpha}/2, does not hold if lower with "
+    "p < {alpha}/2, else inconclusive; Newcombe's 95% interval, templates per token and CR-POS "
+    "are reported; "
     "the claim holds if every model holds, does not hold if every model does not",
     setting="free continuation of held-out text (in the default: play text, by small models "
     "trained here), not task outputs of large instruction-tuned models",
@@ -1226,7 +1229,10 @@ def more_templates(tables: Tables, params: Mapping):
     human = _set(t, "human", "reference")
     if not len(human):
         raise NotMeasured("no human/reference templates at the headline n")
+    if not {"p_up", "p_down"} <= set(t.columns):
+        raise NotMeasured("no p_up, p_down columns in templates")
     h = human.iloc[0]
+    half = f["alpha"] / 2
     parts, verdicts = [], []
     for model in _models(t):
         rows = _set(t, model, f["pure_decoding"])
@@ -1236,11 +1242,13 @@ def more_templates(tables: Tables, params: Mapping):
         km, nm = round(float(m["template_rate"]) * int(m["texts"])), int(m["texts"])
         kh, nh = round(float(h["template_rate"]) * int(h["texts"])), int(h["texts"])
         d = newcombe(km, nm, kh, nh)
-        verdict = effect_verdict(d)
+        up, down = float(m["p_up"]), float(m["p_down"])
+        verdict = HOLDS if up < half else FAILS if down < half else UNCLEAR
         verdicts.append(verdict)
         parts.append(
             f"{model} n={n}: template rate {g(m['template_rate'])} vs human "
-            f"{g(h['template_rate'])}, difference {ci(d)}; per token "
+            f"{g(h['template_rate'])}, difference {ci(d)}, regrouping p↑ = {g(up)}, "
+            f"p↓ = {g(down)}; per token "
             f"{g(m['templates_per_token'])} vs {g(h['templates_per_token'])}, CR-POS "
             f"{g(m['cr_pos'])} vs {g(h['cr_pos'])} → {verdict}"
         )

@@ -4,7 +4,9 @@ Generated Text") of every text set: the measures of
 words of each passage (:func:`copyscope.syntax.templates.generated_text`; the prompt is not
 part of the text).
 
-Outputs: template rate, templates-per-token, CR and CR-POS per set and n (``templates.csv``),
+Outputs: template rate, templates-per-token, CR and CR-POS per set and n (``templates.csv``;
+at the headline n each model set's permutation p-values against the human reference,
+``p_up`` / ``p_down``, :func:`with_rate_tests`),
 the templates of every set at the headline n with example matched spans
 (``template_listing.csv``), and a figure of the three template measures at the headline n.
 """
@@ -13,11 +15,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+import numpy as np
 import pandas as pd
 
 from ..io import write_csv
 from ..syntax.io import read_parses
-from ..syntax.templates import generated_text, template_summary
+from ..syntax.templates import generated_text, template_rate_test, template_summary
 from . import family, fmt, require
 from .syntax_figures import template_measures
 from .syntax_tables import template_listing, template_table
@@ -45,14 +48,39 @@ def labelled(frame: pd.DataFrame, model: str, decoding: str, decodings: Mapping)
     return frame
 
 
+HUMAN = ("human", "reference")
+
+
+def with_rate_tests(table: pd.DataFrame, texts_of: Mapping, syntax: Mapping) -> pd.DataFrame:
+    """``table`` with ``p_up`` / ``p_down``: at the headline n, for every model set, the
+    permutation test of its template rate against the human reference's
+    (:func:`copyscope.syntax.templates.template_rate_test`, ``syntax["bootstrap"]``
+    regroupings seeded with ``syntax["seed"]``); NaN for human sets, other n, or a run without
+    the human reference."""
+    table = table.assign(p_up=np.nan, p_down=np.nan)
+    human = texts_of.get(HUMAN)
+    if human is None:
+        return table
+    n = syntax["template_headline_n"]
+    for (model, decoding), texts in texts_of.items():
+        if model == HUMAN[0]:
+            continue
+        _, up, down = template_rate_test(
+            texts, human, n, syntax["top_k"], syntax["bootstrap"], syntax["seed"]
+        )
+        row = (table["model"] == model) & (table["decoding"] == decoding) & (table["n"] == n)
+        table.loc[row, ["p_up", "p_down"]] = up, down
+    return table
+
+
 def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
     """Template summaries of every setting for every n; listing and figure at the headline n."""
     require(inputs["parses"], "--parses", "parse file")
     s, decodings = params["analysis"]["syntax"], params["sampling"]["decodings"]
     headline = s["template_headline_n"]
-    tables, listings = [], []
+    tables, listings, texts_of = [], [], {}
     for model, decoding, path in inputs["parses"]:
-        texts = [generated_text(p) for p in read_parses(path)]
+        texts = texts_of[(model, decoding)] = [generated_text(p) for p in read_parses(path)]
         summaries = [
             (f"{model}/{decoding}", template_summary(texts, n, s["top_k"])) for n in s["template_n"]
         ]
@@ -61,7 +89,7 @@ def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
         listing = template_listing(top)
         listing.insert(0, "n", headline)
         listings.append(labelled(listing, model, decoding, decodings))
-    table = pd.concat(tables, ignore_index=True)
+    table = with_rate_tests(pd.concat(tables, ignore_index=True), texts_of, s)
     write_csv(out["table"], table)
     write_csv(out["listing"], pd.concat(listings, ignore_index=True))
     template_measures(table, headline, out["fig"])
