@@ -37,6 +37,7 @@ import pydivsufsort
 
 from ..errors import InputError
 from ..io import atomic_path, save_npy_hashed, sha256_array
+from ..streams import SUPPORTED_DTYPES, default_sep, token_dtype_for
 from .kernels import (
     LCP_CAP,
     aligned_suffixes,
@@ -45,7 +46,6 @@ from .kernels import (
     lcp_capped,
     top_two,
 )
-from .stream import SUPPORTED_DTYPES, default_sep, token_dtype_for
 from .verify import FORMAT, file_records, meta_sha256
 
 

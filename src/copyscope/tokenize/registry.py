@@ -17,8 +17,8 @@ from typing import ClassVar
 import numpy as np
 
 from ..errors import ConfigError, FlagError
-from ..index.stream import default_sep, token_dtype_for
 from ..io import atomic_path, sha256_tree
+from ..streams import default_sep, token_dtype_for
 
 _KINDS: dict[str, type[Tokenizer]] = {}
 

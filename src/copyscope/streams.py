@@ -1,5 +1,6 @@
-"""Token streams an index takes: dtypes and the document separator (no numba, no suffix
-sorter: tokenizers import this when they encode a split)."""
+"""Token streams, the format between the tokenize and index stages: the dtypes an index
+takes and the document separator (a base module: both stages import it, neither imports the
+other for it)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,79 @@
+"""The stage packages import only stages below them (docs/architecture.md, "Import order")."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[1] / "src" / "copyscope"
+ORDER = ["corpus", "tokenize", "index", "lm", "sample", "novelty", "raven", "analyze",
+         "memorize", "syntax", "membership", "explore", "report"]  # fmt: skip
+SHARED = {"errors", "io", "clikit", "config", "fetch", "language", "plotting", "streams",
+          "runlock", "runlog"}  # fmt: skip
+
+
+def stage_imports(path: Path, stage: str) -> set[str]:
+    """The top-level copyscope modules a file of ``stage`` imports (absolute or relative, at
+    module level or inside a function)."""
+    package = list(path.relative_to(PACKAGE).parts[:-1])  # e.g. ["syntax"]
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            out.update(a.name.split(".")[1] for a in node.names
+                       if a.name.startswith("copyscope."))  # fmt: skip
+        elif isinstance(node, ast.ImportFrom):
+            if node.level == 0:
+                parts = (node.module or "").split(".")
+                if parts[0] == "copyscope":
+                    out.update(parts[1:2] or [a.name for a in node.names])
+                continue
+            base = package[: len(package) - (node.level - 1)]
+            full = base + (node.module.split(".") if node.module else [])
+            out.update(full[:1] or [a.name for a in node.names])
+    return {m for m in out if not m.startswith("__")} - {stage}  # not __version__
+
+
+def violations() -> list[str]:
+    rank = {s: i for i, s in enumerate(ORDER)}
+    bad = []
+    for stage in ORDER:
+        for path in sorted((PACKAGE / stage).rglob("*.py")):
+            for other in sorted(stage_imports(path, stage)):
+                if other in rank and rank[other] > rank[stage]:
+                    bad.append(f"{path.relative_to(PACKAGE)} imports {other} ({stage} < {other})")
+                elif other not in rank and other not in SHARED:
+                    bad.append(f"{path.relative_to(PACKAGE)} imports {other}: not a stage or a "
+                               "shared module (add it to ORDER or SHARED, and to the docs)")  # fmt: skip
+    return bad
+
+
+def test_every_stage_is_listed():
+    stages = {p.name for p in PACKAGE.iterdir() if (p / "__init__.py").exists()}
+    assert stages == set(ORDER)
+    modules = {p.stem for p in PACKAGE.glob("*.py")} - {"__init__", "__main__", "cli"}
+    assert modules <= SHARED, modules - SHARED
+
+
+def test_no_import_runs_up_the_stage_order():
+    assert violations() == []
+
+
+def test_the_check_sees_relative_lazy_and_absolute_imports(tmp_path, monkeypatch):
+    """A planted backward import, in each spelling, is caught."""
+    src = tmp_path / "copyscope"
+    for stage in ORDER:
+        (src / stage).mkdir(parents=True)
+        (src / stage / "__init__.py").write_text("")
+    (src / "tokenize" / "a.py").write_text("from ..index.stream import x\n")
+    (src / "tokenize" / "b.py").write_text("def f():\n    from ..report import y\n")
+    (src / "corpus" / "c.py").write_text("import copyscope.lm.train\n")
+    (src / "lm" / "d.py").write_text("from copyscope.sample import z\nfrom .train import w\n")
+    (src / "index" / "e.py").write_text("from ..tokenize import t\nfrom .. import io\n")
+    monkeypatch.setitem(globals(), "PACKAGE", src)
+    bad = violations()
+    assert len(bad) == 4, bad
+    assert any("tokenize/a.py imports index" in b for b in bad)
+    assert any("tokenize/b.py imports report" in b for b in bad)
+    assert any("corpus/c.py imports lm" in b for b in bad)
+    assert any("lm/d.py imports sample" in b for b in bad)
+
