@@ -269,6 +269,12 @@ def test_template_rate_test_detects_a_templated_set_and_is_calibrated_on_halves(
     assert d > 0 and up < 0.01 and down > 0.9
     d, up, down = template_rate_test(human, templated, 3, 5, 200, 0)
     assert d < 0 and down < 0.01
+    # which set a text came from, or its place in its set, does not change the statistic
+    mixed = _random_tagged(rng, 80, words="abc", tags="AB")  # many ties among n-grams
+    a, b = mixed[:40], mixed[40:]
+    want = template_rate_test(a, b, 2, 2, 100, 1)
+    assert template_rate_test(a[::-1], b[::-1], 2, 2, 100, 1) == want
+    assert template_rate_test(b, a, 2, 2, 100, 1)[0] == pytest.approx(-want[0])
     # two halves of one population: the one-sided p-values are (about) uniform
     pool = _random_tagged(rng, 400, words="abcdefghij", tags="ABCDE")
     ps = []

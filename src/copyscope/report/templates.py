@@ -51,12 +51,14 @@ def labelled(frame: pd.DataFrame, model: str, decoding: str, decodings: Mapping)
 HUMAN = ("human", "reference")
 
 
-def with_rate_tests(table: pd.DataFrame, texts_of: Mapping, syntax: Mapping) -> pd.DataFrame:
+def with_rate_tests(
+    table: pd.DataFrame, texts_of: Mapping, syntax: Mapping, seed: int | None = None
+) -> pd.DataFrame:
     """``table`` with ``p_up`` / ``p_down``: at the headline n, for every model set, the
     permutation test of its template rate against the human reference's
     (:func:`copyscope.syntax.templates.template_rate_test`, ``syntax["bootstrap"]``
-    regroupings seeded with ``syntax["seed"]``); NaN for human sets, other n, or a run without
-    the human reference."""
+    regroupings seeded with ``seed``, by default ``syntax["seed"]``); NaN for human sets,
+    other n, or a run without the human reference."""
     table = table.assign(p_up=np.nan, p_down=np.nan)
     human = texts_of.get(HUMAN)
     if human is None:
@@ -66,8 +68,9 @@ def with_rate_tests(table: pd.DataFrame, texts_of: Mapping, syntax: Mapping) -> 
         if model == HUMAN[0]:
             continue
         _, up, down = template_rate_test(
-            texts, human, n, syntax["top_k"], syntax["bootstrap"], syntax["seed"]
-        )
+            texts, human, n, syntax["top_k"], syntax["bootstrap"],
+            syntax["seed"] if seed is None else seed,
+        )  # fmt: skip
         row = (table["model"] == model) & (table["decoding"] == decoding) & (table["n"] == n)
         table.loc[row, ["p_up", "p_down"]] = up, down
     return table

@@ -250,6 +250,14 @@ class TemplateRates:
         return float(has.sum()) / size
 
 
+def _text_key(text: TaggedText) -> bytes:
+    """A fixed, content-only sort key of a tagged text (SHA-1 of its words and tags)."""
+    import hashlib
+
+    flat = "\x1f".join(f"{w}\x1e{t}" for sentence in text for w, t in sentence)
+    return hashlib.sha1(flat.encode("utf-8")).digest()
+
+
 def template_rate_test(
     a: Sequence[TaggedText], b: Sequence[TaggedText], n: int, top_k: int, draws: int, seed: int
 ) -> tuple[float, float, float]:
@@ -259,12 +267,17 @@ def template_rate_test(
     the pooled texts into sets of A's and B's sizes, every regrouped set's templates
     recomputed (:class:`TemplateRates`), since a set's templates are chosen from its own texts
     (a binomial interval on the two rates ignores that and erred 7% on two halves of human
-    text). Returns (difference, P(d* ≥ d), P(d* ≤ d)) with p = (1 + hits) / (1 + draws);
-    NaN p-values when a set is empty."""
-    rates = TemplateRates([*a, *b], n, top_k)
-    na, total = len(a), len(a) + len(b)
-    observed = np.zeros(total, dtype=bool)
-    observed[:na] = True
+    text). Ties among equally frequent n-grams go by first occurrence in one fixed order of
+    the pooled texts (by a hash of each text), not in each set's own order: with the sets'
+    own order (A's texts, then B's) the statistic depends on which set a text came from, and
+    the test erred 7.1% [5.7, 8.9] on 1,000 pairs of halves of human text. Returns
+    (difference, P(d* ≥ d), P(d* ≤ d)) with p = (1 + hits) / (1 + draws); NaN p-values when
+    a set is empty."""
+    pooled = [*a, *b]
+    na, total = len(a), len(pooled)
+    order = sorted(range(total), key=lambda i: (_text_key(pooled[i]), i))
+    rates = TemplateRates([pooled[i] for i in order], n, top_k)
+    observed = np.asarray(order) < na
     d = rates.rate(observed) - rates.rate(~observed)
     if not na or na == total:
         return d, float("nan"), float("nan")
