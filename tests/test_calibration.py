@@ -638,3 +638,21 @@ def test_derangement_moves_every_position_of_a_group():
         assert sorted(order) == list(range(10)) and (groups[order] == groups).all()
         moved = order != np.arange(10)
         assert moved[groups != 3].all() and not moved[groups == 3].any()
+
+
+def test_a_dying_worker_does_not_hang_the_calibration(monkeypatch):
+    """A worker killed mid-task (a native crash) breaks the executor; the tasks left are drawn
+    in the calling process and the results come back complete, in task order."""
+    import os
+
+    parent = os.getpid()
+
+    def draw(task):
+        if task == ("b", 0) and os.getpid() != parent:
+            os._exit(3)
+        return task
+
+    monkeypatch.setattr(C, "_draw_null", draw)
+    tasks = [("a", 0), ("b", 0), ("c", 0), ("d", 1)]
+    assert C._draw_all(tasks, 2) == tasks
+    assert C._draw_all(tasks, 1) == tasks

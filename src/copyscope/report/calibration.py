@@ -832,6 +832,35 @@ def _draw_null(task: tuple[str, int]) -> tuple[str, str, dict | None, tuple[floa
     return claim, name, r, (time.perf_counter() - start, time.process_time() - cpu)
 
 
+def _task(task: tuple[str, int]):
+    """What a worker runs: :func:`_draw_null`, looked up when called."""
+    return _draw_null(task)
+
+
+def _draw_all(tasks: list[tuple[str, int]], processes: int) -> list:
+    """:func:`_draw_null` of every task, in task order, by ``processes`` forked workers. A
+    worker that dies (a crash in native code, a kill) breaks the executor instead of leaving
+    it waiting for ever (as ``multiprocessing.Pool.map`` does); the tasks it left undone are
+    then drawn here, one by one: every draw is seeded by itself, so the table is the same."""
+    if processes <= 1 or len(tasks) <= 1:
+        return [_draw_null(t) for t in tasks]
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    done: dict[int, tuple] = {}
+    ctx = multiprocessing.get_context("fork")
+    try:
+        with ProcessPoolExecutor(processes, mp_context=ctx) as pool:
+            futures = {i: pool.submit(_task, t) for i, t in enumerate(tasks)}
+            for i, f in futures.items():
+                done[i] = f.result()
+    except BrokenProcessPool:
+        log.warning("a calibration worker died; drawing the %d tasks it left in this process",
+                    len(tasks) - len(done))  # fmt: skip
+    return [done[i] if i in done else _draw_null(t) for i, t in enumerate(tasks)]
+
+
 def main_prompt_length(data: Data, params: Mapping) -> Data:
     """``data`` with the human per-token, per-word and per-text frames cut to the main prompt
     length (``sampling.prompt_length``): the only one the calibrated rules read."""
@@ -851,13 +880,7 @@ def calibration_table(data: Data, params: Mapping, processes: int = 1) -> pd.Dat
     tasks = [(claim, k) for claim in F.CLAIMS for k in range(len(NULLS.get(claim, [])))]
     _STATE.update(data=main_prompt_length(data, params), params=params)
     try:
-        if processes > 1 and len(tasks) > 1:
-            import multiprocessing
-
-            with multiprocessing.get_context("fork").Pool(processes) as pool:
-                results = pool.map(_draw_null, tasks, chunksize=1)
-        else:
-            results = [_draw_null(t) for t in tasks]
+        results = _draw_all(tasks, processes)
     finally:
         _STATE.clear()
     rows = []
