@@ -8,8 +8,8 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "copyscope"
 ORDER = ["corpus", "tokenize", "index", "lm", "sample", "novelty", "raven", "analyze",
          "memorize", "syntax", "membership", "explore", "report"]  # fmt: skip
-SHARED = {"errors", "io", "clikit", "config", "fetch", "language", "plotting", "streams",
-          "runlock", "runlog"}  # fmt: skip
+SHARED = {"errors", "io", "clikit", "config", "fetch", "language", "plotting", "stats",
+          "streams", "runlock", "runlog"}  # fmt: skip
 
 
 def stage_imports(path: Path, stage: str) -> set[str]:

@@ -28,13 +28,16 @@ def doc_starts(index) -> np.ndarray:
     return np.concatenate(parts)
 
 
-def window_counts(index, n: int, chunk: int = 1 << 16) -> tuple[np.ndarray, np.ndarray]:
+def window_counts(
+    index, n: int, chunk: int = 1 << 16, tokens: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """(count, key) of the n-gram starting at every position 0..len − n of the index's
-    training stream (:func:`training_stream`), from the index's batched count
-    (``Index.count_and_key``, ``chunk`` n-grams per call): its number of occurrences and a
-    key naming it (equal n-grams, equal keys); (0, −1) where it holds a separator (n-grams
-    across documents are not training n-grams)."""
-    tokens = training_stream(index)
+    training stream (:func:`training_stream`, or ``tokens`` when the caller has read it), from
+    the index's batched count (``Index.count_and_key``, ``chunk`` n-grams per call): its
+    number of occurrences and a key naming it (equal n-grams, equal keys); (0, −1) where it
+    holds a separator (n-grams across documents are not training n-grams)."""
+    if tokens is None:
+        tokens = training_stream(index)
     m = len(tokens) - n + 1
     if m <= 0 or n <= 0:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
@@ -48,18 +51,19 @@ def window_counts(index, n: int, chunk: int = 1 << 16) -> tuple[np.ndarray, np.n
         counts[p], keys[p] = index.count_and_key(tokens[p[:, None] + span])
     return counts, keys
 
+
 def ngram_counts(index, n: int) -> dict[tuple[int, ...], int]:
     """Every distinct n-gram of the index's training stream (none across a document
     boundary) → its number of occurrences, keys in order of first occurrence in the stream:
     the same mapping, in the same order, as a :class:`collections.Counter` fed the stream's
     documents one n-gram at a time (what :func:`copyscope.syntax.templates.ngram_ranks`
     breaks ties by), from :func:`window_counts`."""
-    counts, keys = window_counts(index, n)
+    tokens = training_stream(index)
+    counts, keys = window_counts(index, n, tokens=tokens)
     pos = np.flatnonzero(keys >= 0)
     if not len(pos):
         return {}
     _, first = np.unique(keys[pos], return_index=True)
     starts = np.sort(pos[first])
-    tokens = training_stream(index)
     grams = tokens[starts[:, None] + np.arange(n)].tolist()
     return {tuple(g): int(c) for g, c in zip(grams, counts[starts].tolist(), strict=True)}

@@ -113,7 +113,7 @@ PARAMS = (
     "the config blocks findings (with calibration), novelty, sampling, models, analysis "
     "(syntax, style, memorization, membership) and syntax (backend)"
 )
-HUMAN = ("human", "reference")
+HUMAN = templates_report.HUMAN
 COLUMNS = [
     "claim",
     "null",

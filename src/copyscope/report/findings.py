@@ -50,6 +50,7 @@ from scipy import stats
 
 from ..errors import InputError
 from ..io import write_csv, write_text
+from ..stats import permutation_tails
 
 NAME = "findings"
 HELP = "scorecard: each claim of the papers, stated with its conditions, decided by a rule"
@@ -339,9 +340,7 @@ def group_permutation_test(
     )
     X, Y = x / xw, y / yw
     null = np.mean((X - X.mean(1, keepdims=True)) * (Y - Y.mean(1, keepdims=True)), axis=1)
-    tol = 1e-12 * max(1.0, abs(observed))
-    lower = (1 + int(np.sum(null <= observed + tol))) / (1 + draws)
-    upper = (1 + int(np.sum(null >= observed - tol))) / (1 + draws)
+    upper, lower = permutation_tails(null, observed, 1e-12 * max(1.0, abs(observed)))
     return observed, lower, upper
 
 
@@ -786,7 +785,8 @@ def _curves(table: pd.DataFrame, min_tokens: int) -> dict[str, pd.DataFrame]:
     "per model, over the n-gram lengths x where both curves have at least {min_tokens} tokens: "
     "k of m points have the lower loss on the in-training curve; two-sided sign test "
     "(binomial, p = 1/2): holds if k > m/2 with p < {alpha}, does not hold if k < m/2 with "
-    "p < {alpha}, else inconclusive; the claim holds if every model holds, does not hold if every model does not",
+    "p < {alpha}, else inconclusive; the claim holds if every model holds, "
+    "does not hold if every model does not",
 )
 def completion_loss_in_training(tables: Tables, params: Mapping):
     """Merrill et al. 2024 Fig. 1 (right): tokens that complete an n-gram seen in training have
@@ -1307,7 +1307,8 @@ def templates_in_training(tables: Tables, params: Mapping):
     "sequence reproduced minus words reproduced (exact memorization is contained in POS "
     "memorization), as k style-only passages of n with its exact (Clopper–Pearson) 95% "
     "interval; holds if it lies wholly above 0, does not hold if its upper bound lies below the "
-    "paper's excess of {style_effect}, else inconclusive; the claim holds if every model holds, does not hold if every model does not",
+    "paper's excess of {style_effect}, else inconclusive; the claim holds if every model holds, "
+    "does not hold if every model does not",
     setting="short prompts and continuations (analysis.style) of small models",
 )
 def pos_exceeds_exact(tables: Tables, params: Mapping):
@@ -1420,7 +1421,8 @@ def benchmark_placement(tables: Tables, params: Mapping):
     "per model, planted vs unplanted contamination-set items: the AUC of Min-K% Prob (k = 20%) "
     "minus the AUC of the loss on the same items, with its 95% paired bootstrap CI; holds if "
     "it lies wholly above 0, does not hold if wholly below 0, else inconclusive; the reference "
-    "ratio is reported; the claim holds if every model holds, does not hold if every model does not",
+    "ratio is reported; the claim holds if every model holds, "
+    "does not hold if every model does not",
     setting="planted passages of a few dozen words, a few items per class",
 )
 def min_k_beats_loss(tables: Tables, params: Mapping):
@@ -1501,7 +1503,8 @@ ZHANG_OLMO = (
     "permuting the excerpt / held-out labels over those plays (whole plays: a play's items "
     "are not independent, and a bootstrap over a few excerpt plays is too narrow): holds if "
     "higher with one-sided p < {alpha}/2, does not hold if lower with p < {alpha}/2, else "
-    "inconclusive (95% CIs over plays reported); the claim holds if every model holds, does not hold if every model does not",
+    "inconclusive (95% CIs over plays reported); the claim holds if every model holds, "
+    "does not hold if every model does not",
     setting="excerpts are planted speeches of held-out plays, copied a known number of times",
 )
 def cloze_excerpts(tables: Tables, params: Mapping):

@@ -45,6 +45,7 @@ from ..membership.overlap import TRAINING_NS, pearson_ci, spearman_ci
 from ..membership.placement import bootstrap_mean_difference, placement_table
 from ..membership.scores import MEMBER_SIGN
 from ..membership.stage import benchmark_texts
+from ..stats import permutation_tails
 from . import figures as fig
 from . import fmt
 
@@ -444,10 +445,7 @@ def play_difference_p(
     labels = np.vstack([label, rng.permuted(np.tile(label, (draws, 1)), axis=1)])
     ka, na = labels @ k, labels @ n
     d = ka / na - (k.sum() - ka) / (n.sum() - na)
-    tol = 1e-12
-    up = (1 + int(np.sum(d[1:] >= d[0] - tol))) / (1 + draws)
-    down = (1 + int(np.sum(d[1:] <= d[0] + tol))) / (1 + draws)
-    return up, down
+    return permutation_tails(d[1:], d[0])
 
 
 def play_rank_p(x_per_play: Mapping, plays: np.ndarray, y: np.ndarray, draws: int, seed: int):

@@ -278,7 +278,7 @@ def repeat_spans(index, params: Mapping, encode, manifest: Mapping):
     elif which == "ladder":
         excluded = planted_mask(index, encode, planted_texts(manifest, "ladder"))
     log.info("%d of %d training tokens lie in planted text", planted.sum(), len(tokens))
-    counts, keys = window_counts(index, p + s)
+    counts, keys = window_counts(index, p + s, tokens=tokens)
     spans = sample_repeats(
         counts, keys, p + s, params["strata"], params["per_stratum"], params["seed"], excluded
     )

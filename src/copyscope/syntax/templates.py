@@ -49,6 +49,8 @@ import numpy as np
 import pandas as pd
 from scipy.stats import mannwhitneyu
 
+from ..stats import permutation_tails
+
 TaggedSentence = Sequence[tuple[str, str]]
 TaggedText = Sequence[TaggedSentence]
 Ngram = tuple[str, ...]
@@ -287,10 +289,7 @@ def template_rate_test(
         mask = np.zeros(total, dtype=bool)
         mask[rng.choice(total, size=na, replace=False)] = True
         null[i] = rates.rate(mask) - rates.rate(~mask)
-    tol = 1e-12
-    up = (1 + int(np.sum(null >= d - tol))) / (1 + draws)
-    down = (1 + int(np.sum(null <= d + tol))) / (1 + draws)
-    return d, up, down
+    return (d, *permutation_tails(null, d))
 
 
 def generated_text(passage) -> list[list[tuple[str, str]]]:
