@@ -28,3 +28,49 @@ rule membership_overlap:
     shell:
         "python -m copyscope membership overlap --manifest {input.manifest} "
         "--index {params.index_dir} --out {output} > {log} 2>&1"
+
+
+# a researcher's own benchmarks (analysis.membership.benchmarks: name -> {path, format}),
+# audited as Li (2023) does: every model scores every item and the corpus's memorised and
+# clean baselines (copyscope.membership.own_benchmarks)
+OWN_BENCHMARKS = MEMBERSHIP["benchmarks"]
+
+
+rule membership_benchmark:
+    input:
+        unpack(model_input),
+        file=lambda w: OWN_BENCHMARKS[w.bench]["path"],
+        manifest=f"{R}/corpus/manifest.json",
+        natural=f"{R}/corpus/natural.jsonl",
+        valid=f"{R}/corpus/valid.jsonl",
+    output:
+        f"{R}/membership/{{model}}/own/{{bench}}.csv",
+    log:
+        f"{R}/logs/membership_benchmark/{{model}}/{{bench}}.log",
+    benchmark:
+        f"{R}/benchmarks/membership_benchmark/{{model}}/{{bench}}.tsv"
+    wildcard_constraints:
+        model=_alternatives(MODELS),
+        bench=_alternatives(list(OWN_BENCHMARKS)),
+    conda:
+        "../envs/models.yaml"
+    threads: 1
+    resources:
+        mem_mb=3000,
+        runtime=30,
+        slurm_extra=gpu_request,
+    params:
+        format=lambda w: OWN_BENCHMARKS[w.bench]["format"],
+        config=as_json(
+            {
+                k: MEMBERSHIP[k]
+                for k in ("li_words", "seed", "batch_size", "baseline_passages")
+            }
+        ),
+        device=config["models"]["device"],
+    shell:
+        "OMP_NUM_THREADS={threads} python -m copyscope membership benchmark "
+        "--model {input.model} --model-name {wildcards.model} --name {wildcards.bench} "
+        "--path {input.file} --format {params.format} --manifest {input.manifest} "
+        "--natural {input.natural} --valid {input.valid} --params-json {params.config:q} "
+        "--device {params.device} --out {output} > {log} 2>&1"

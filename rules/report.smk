@@ -377,6 +377,48 @@ rule report_membership:
         "> {log} 2>&1"
 
 
+def own_report(path):
+    """An own-benchmark table, in the HTML report only when the config has own benchmarks."""
+    if not OWN_BENCHMARKS:
+        return path
+    return report(
+        path, caption="../report/own_benchmarks.rst", category="own benchmarks"
+    )
+
+
+OWN_PAIRS = [(m, b) for b in OWN_BENCHMARKS for m in MODELS]
+
+
+rule report_own_benchmarks:
+    input:
+        scores=[f"{R}/membership/{m}/own/{b}.csv" for m, b in OWN_PAIRS],
+        files=[OWN_BENCHMARKS[b]["path"] for b in OWN_BENCHMARKS],
+    output:
+        scores=own_report(f"{R}/tables/own_benchmark_scores.csv"),
+        placement=own_report(f"{R}/tables/own_benchmark_placement.csv"),
+        nll_delta=own_report(f"{R}/tables/own_benchmark_nll_delta.csv"),
+        detectors=own_report(f"{R}/tables/own_benchmark_detectors.csv"),
+    log:
+        f"{R}/logs/report_own_benchmarks.log",
+    benchmark:
+        f"{R}/benchmarks/report_own_benchmarks.tsv"
+    conda:
+        "../envs/novelty.yaml"
+    params:
+        scores=lambda w, input: labelled("--scores", OWN_PAIRS, input.scores),
+        item_files=lambda w, input: labelled(
+            "--items",
+            [(b, OWN_BENCHMARKS[b]["format"]) for b in OWN_BENCHMARKS],
+            input.files,
+        ),
+        config=as_json(MEMBERSHIP),
+    shell:
+        "python -m copyscope report own-benchmarks {params.scores} {params.item_files} "
+        "--params-json {params.config:q} --out-scores {output.scores} "
+        "--out-placement {output.placement} --out-nll-delta {output.nll_delta} "
+        "--out-detectors {output.detectors} > {log} 2>&1"
+
+
 rule report_training:
     input:
         expand(f"{R}/tables/training/{{model}}.csv", model=TRAINED),
@@ -778,6 +820,9 @@ SUMMARY_TABLES = [
     "membership_cloze_summary",
     "membership_nll_delta",
     "membership_cloze_trend",
+    "own_benchmark_placement",
+    "own_benchmark_nll_delta",
+    "own_benchmark_detectors",
 ]
 
 
@@ -799,6 +844,9 @@ rule summary:
         membership_cloze_summary=rules.report_membership.output.cloze_summary,
         membership_nll_delta=rules.report_membership.output.nll_delta,
         membership_cloze_trend=rules.report_membership.output.cloze_trend,
+        own_benchmark_placement=rules.report_own_benchmarks.output.placement,
+        own_benchmark_nll_delta=rules.report_own_benchmarks.output.nll_delta,
+        own_benchmark_detectors=rules.report_own_benchmarks.output.detectors,
         training=expand(f"{R}/tables/training/{{model}}.csv", model=TRAINED),
         index=f"{R}/index/{MODEL_TOK}/index.json",
     output:

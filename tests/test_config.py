@@ -84,6 +84,7 @@ def test_every_object_is_closed():
         ".properties.models.properties.evaluators",
         ".properties.sampling.properties.decodings",
         ".properties.generations",
+        ".properties.analysis.properties.membership.properties.benchmarks",
     }
 
 

@@ -394,6 +394,18 @@ def external_config(tmp_path) -> dict:
     cfg["explorer"]["decodings"] = ["pure", "greedy"]  # the explorer shows kept decodings
     s.pop("grid_models", None)
     cfg["findings"]["raven_decoding"] = "pure"
+    # two own benchmarks: labelled reading comprehension, unlabelled multiple choice
+    qa = [{"id": f"q{i}", "passage": DAGGER if i % 2 else MORROW, "question": "Who speaks?",
+           "answer": "MACBETH" if i % 2 else "a lord", "label": i % 2} for i in range(6)]  # fmt: skip
+    mc = [{"question": "What doth the dagger point toward?",
+           "choices": ["the door", "my hand", "the king"], "answer": 1}] * 3  # fmt: skip
+    own = cfg["analysis"].setdefault("membership", {})
+    own["benchmarks"] = {
+        "mine-qa": {"path": write_lines(tmp_path / "qa.jsonl", qa), "format": "qa"},
+        "mine-mc": {"path": write_lines(tmp_path / "mc.jsonl", mc), "format": "multiple_choice"},
+    }
+    own["baseline_passages"] = 8
+    cfg["corpus"]["inject"].pop("benchmark")  # baselines cut from the corpus's splits
     return cfg
 
 
@@ -471,3 +483,18 @@ def test_generations_and_prompt_files_run_end_to_end(tmp_path):
     card = (out / "findings.csv").read_text()
     assert "api-model" not in card and "top_p_0.9" not in card
     assert (out / "summary.md").is_file()
+
+    # the own benchmarks: every item and 8 + 8 corpus baseline passages scored by the model
+    scores = pd.read_csv(out / "tables/own_benchmark_scores.csv")
+    assert scores.groupby("benchmark")["set"].value_counts().to_dict() == {
+        ("mine-mc", "benchmark"): 3, ("mine-mc", "clean"): 8, ("mine-mc", "memorised"): 8,
+        ("mine-qa", "benchmark"): 6, ("mine-qa", "clean"): 8, ("mine-qa", "memorised"): 8,
+    }  # fmt: skip
+    assert scores[(scores["benchmark"] == "mine-mc") & (scores["set"] == "benchmark")][
+        "label"].isna().all()  # fmt: skip
+    place = pd.read_csv(out / "tables/own_benchmark_placement.csv")
+    assert {"benchmark_label_1", "benchmark_label_0"} <= set(place[place["benchmark"] == "mine-qa"]["set"])
+    det = pd.read_csv(out / "tables/own_benchmark_detectors.csv")
+    assert set(det["benchmark"]) == {"mine-qa"} and (det["n_members"] == 3).all()
+    summary = (out / "summary.md").read_text()
+    assert "mine-mc (multiple_choice), gpt2-a:" in summary and "no ground truth" in summary

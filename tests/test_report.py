@@ -11,7 +11,7 @@ import pytest
 from conftest import pixels
 from copyscope.cli import main
 from copyscope.errors import InputError
-from copyscope.report import ANALYSES, analyses, membership
+from copyscope.report import ANALYSES, analyses, membership, own_benchmarks
 from copyscope.report import rusty_dawg as rd
 from copyscope.report.summary import markdown, sections, write_summary
 
@@ -28,6 +28,7 @@ PARAMS = {
 
 
 MEMBERSHIP_EMPTY = {f"membership_{k}": v for k, v in membership.EMPTY.items()}
+OWN_EMPTY = {f"own_benchmark_{k}": v for k, v in own_benchmarks.EMPTY.items()}
 
 
 def synthetic_tables() -> dict[str, pd.DataFrame]:
@@ -177,6 +178,8 @@ def synthetic_tables() -> dict[str, pd.DataFrame]:
         "training": training,
         # no planted benchmark: the membership section is empty
         **{n: pd.DataFrame(columns=c) for n, c in MEMBERSHIP_EMPTY.items()},
+        # no own benchmark: that section is empty too
+        **{n: pd.DataFrame(columns=c) for n, c in OWN_EMPTY.items()},
     }
 
 
@@ -278,6 +281,7 @@ def test_registry_sections_reproduce_the_summary():
         "template-coverage",
         "style",
         "membership",
+        "own-benchmarks",
         "training",
     ]
     assert markdown(synthetic_tables(), 123456, PARAMS) == EXPECTED

@@ -908,8 +908,11 @@ def check_pinned_files(cfg: dict) -> list[Problem]:
 
 
 def check_own_material(cfg: dict) -> list[Problem]:
-    """Every ``generations`` file and a ``sampling.prompts`` file exist."""
+    """Every ``generations`` file, a ``sampling.prompts`` file and every own benchmark's
+    file (``analysis.membership.benchmarks.<name>.path``) exist."""
     files = [(f"generations.{n}", p) for n, p in (cfg.get("generations") or {}).items()]
+    own = cfg["analysis"]["membership"].get("benchmarks") or {}
+    files += [(f"analysis.membership.benchmarks.{n}.path", b["path"]) for n, b in own.items()]
     if isinstance(cfg["sampling"]["prompts"], str):
         files.append(("sampling.prompts", cfg["sampling"]["prompts"]))
     return [

@@ -28,8 +28,21 @@ def cmd_overlap(a) -> None:
     log.info("training n-gram overlap of %d benchmark texts -> %s", len(frame), a.out)
 
 
+def cmd_benchmark(a) -> None:
+    from .own_benchmarks import score_benchmark_file
+
+    spec = {"path": a.path, "format": a.format}
+    paths = {"manifest": a.manifest, "natural": a.natural, "valid": a.valid}
+    frame = score_benchmark_file(
+        a.model, a.model_name, a.name, spec, paths, a.params_json, a.out, a.device
+    )
+    n = int((frame["set"] == "benchmark").sum())
+    log.info("%s on %s: %d items and %d baseline passages scored", a.model_name, a.name, n,
+             len(frame) - n)  # fmt: skip
+
+
 def register(sub) -> None:
-    """Add the ``membership`` group: ``score``, ``overlap``."""
+    """Add the ``membership`` group: ``score``, ``overlap``, ``benchmark``."""
     group = add_group(sub, "membership", "membership detectors on the planted benchmark")
     f = add_command(
         group, "score", cmd_score, "score the benchmark, its baselines and name cloze (one model)"
@@ -52,3 +65,22 @@ def register(sub) -> None:
     f.add_argument("--manifest", required=True, help="corpus manifest.json (with 'benchmark')")
     f.add_argument("--index", required=True, help="index directory of the training split")
     f.add_argument("--out", required=True, help="per-text overlap (.csv)")
+
+    f = add_command(
+        group, "benchmark", cmd_benchmark, "score a researcher's own benchmark file (one model)"
+    )
+    f.add_argument("--model", required=True, help="model directory")
+    f.add_argument("--model-name", required=True, help="the model's name under models.zoo")
+    f.add_argument("--name", required=True, help="the benchmark's name (analysis.membership.benchmarks)")
+    f.add_argument("--path", required=True, help="the benchmark's JSONL file")
+    f.add_argument(
+        "--format",
+        required=True,
+        help="the items' format (copyscope.membership.own_benchmarks.FORMATS)",
+    )
+    f.add_argument("--manifest", required=True, help="corpus manifest.json")
+    f.add_argument("--natural", required=True, help="corpus natural.jsonl (memorised baseline)")
+    f.add_argument("--valid", required=True, help="corpus valid.jsonl (clean baseline)")
+    add_params(f, "the config block analysis.membership")
+    add_device(f)
+    f.add_argument("--out", required=True, help="per-item and per-baseline scores (.csv)")

@@ -49,6 +49,7 @@ ANALYSES = (
     "template_coverage",
     "style",
     "membership",
+    "own_benchmarks",
     "training",
     "calibration",
     "power",

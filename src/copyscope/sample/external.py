@@ -60,7 +60,7 @@ def is_reference_decoding(decoding: str) -> bool:
     return REFERENCE_SEP in decoding
 
 
-def _records(path):
+def records(path):
     """(line number, object) of every non-empty line of a JSONL file
     (:func:`copyscope.io.jsonl_lines`); a line that is not a JSON object is an error naming
     it."""
@@ -72,7 +72,7 @@ def _records(path):
         yield lineno, obj
 
 
-def _string(where: str, obj: dict, field: str, *, empty: bool = False) -> str:
+def string_field(where: str, obj: dict, field: str, *, empty: bool = False) -> str:
     """``obj[field]``, a string (non-blank unless ``empty``)."""
     if field not in obj:
         raise InputError(where, f"field {field!r}: missing")
@@ -81,6 +81,20 @@ def _string(where: str, obj: dict, field: str, *, empty: bool = False) -> str:
         raise InputError(where, f"field {field!r}: expected a string, found {json.dumps(value)}")
     if not empty and not value.strip():
         raise InputError(where, f"field {field!r}: expected a non-empty string")
+    return value
+
+
+def record_id(where: str, value, lineno: int, seen: dict):
+    """``value`` checked as a record's ``id``: a non-empty string or an integer, not seen
+    before in the file (compared as text; ``seen`` maps the ids so far to their line and gets
+    this one)."""
+    if isinstance(value, bool) or not isinstance(value, (str, int)) or str(value) == "":
+        raise InputError(
+            where, f"field 'id': expected a non-empty string or an integer, found {json.dumps(value)}"
+        )
+    if str(value) in seen:
+        raise InputError(where, f"field 'id': {value!r} again (first on line {seen[str(value)]})")
+    seen[str(value)] = lineno
     return value
 
 
@@ -108,26 +122,19 @@ def read_generations(path) -> tuple[list[dict], bool]:
     (may be empty: unconditional generation); ``text`` and ``reference``: non-empty strings.
     """
     rows, where, seen = [], [], {}
-    for lineno, obj in _records(path):
+    for lineno, obj in records(path):
         w = f"{path}:{lineno}"
         if "id" not in obj:
             raise InputError(w, "field 'id': missing")
-        gid = obj["id"]
-        if isinstance(gid, bool) or not isinstance(gid, (str, int)) or str(gid) == "":
-            raise InputError(
-                w, f"field 'id': expected a non-empty string or an integer, found {json.dumps(gid)}"
-            )
-        if str(gid) in seen:
-            raise InputError(w, f"field 'id': {gid!r} again (first on line {seen[str(gid)]})")
-        seen[str(gid)] = lineno
+        gid = record_id(w, obj["id"], lineno, seen)
         row = {
             "line": lineno,
             "id": gid,
-            "prompt": _string(w, obj, "prompt", empty=True),
-            "text": _string(w, obj, "text"),
+            "prompt": string_field(w, obj, "prompt", empty=True),
+            "text": string_field(w, obj, "text"),
         }
         if "reference" in obj:
-            row["reference"] = _string(w, obj, "reference")
+            row["reference"] = string_field(w, obj, "reference")
         meta = {k: v for k, v in obj.items() if k not in ("id", "prompt", "text", "reference")}
         if meta:
             row["meta"] = meta
@@ -143,7 +150,7 @@ def has_references(path) -> bool:
     to plan the setting's human baseline; :func:`read_generations` checks every line). A
     missing or unreadable file counts as none: the import job reports it."""
     try:
-        for _, obj in _records(path):
+        for _, obj in records(path):
             return "reference" in obj
     except (InputError, OSError, UnicodeDecodeError):
         return False
@@ -164,11 +171,11 @@ def read_prompt_file(path) -> tuple[list[dict], bool]:
                 if line.strip():
                     rows.append({"line": lineno, "prompt": line.rstrip("\n")})
     else:
-        for lineno, obj in _records(path):
+        for lineno, obj in records(path):
             w = f"{path}:{lineno}"
-            row = {"line": lineno, "prompt": _string(w, obj, "prompt")}
+            row = {"line": lineno, "prompt": string_field(w, obj, "prompt")}
             if "reference" in obj:
-                row["reference"] = _string(w, obj, "reference")
+                row["reference"] = string_field(w, obj, "reference")
             rows.append(row)
             where.append(w)
     if not rows:
