@@ -377,6 +377,32 @@ rule report_membership:
         "> {log} 2>&1"
 
 
+def books_report(path):
+    """A table of the name cloze on books, in the HTML report only when books are given."""
+    if not BOOKS:
+        return path
+    return report(path, caption="../report/membership_books.rst", category="name cloze")
+
+
+rule report_books:
+    input:
+        books=expand(f"{R}/membership/{{model}}/books.csv", model=MODELS if BOOKS else []),
+    output:
+        table=books_report(f"{R}/tables/membership_books.csv"),
+    log:
+        f"{R}/logs/report_books.log",
+    benchmark:
+        f"{R}/benchmarks/report_books.tsv"
+    conda:
+        "../envs/novelty.yaml"
+    params:
+        books=lambda w, input: labelled("--books", MODELS if BOOKS else [], input.books),
+        config=as_json({k: MEMBERSHIP[k] for k in ("bootstrap", "seed")}),
+    shell:
+        "python -m copyscope report books {params.books} --params-json {params.config:q} "
+        "--out-table {output.table} > {log} 2>&1"
+
+
 rule report_training:
     input:
         expand(f"{R}/tables/training/{{model}}.csv", model=TRAINED),
@@ -778,6 +804,7 @@ SUMMARY_TABLES = [
     "membership_cloze_summary",
     "membership_nll_delta",
     "membership_cloze_trend",
+    "membership_books",
 ]
 
 
@@ -799,6 +826,7 @@ rule summary:
         membership_cloze_summary=rules.report_membership.output.cloze_summary,
         membership_nll_delta=rules.report_membership.output.nll_delta,
         membership_cloze_trend=rules.report_membership.output.cloze_trend,
+        membership_books=rules.report_books.output.table,
         training=expand(f"{R}/tables/training/{{model}}.csv", model=TRAINED),
         index=f"{R}/index/{MODEL_TOK}/index.json",
     output:

@@ -49,6 +49,7 @@ ANALYSES = (
     "template_coverage",
     "style",
     "membership",
+    "books",
     "training",
     "calibration",
     "power",
