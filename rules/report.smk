@@ -386,7 +386,9 @@ def books_report(path):
 
 rule report_books:
     input:
-        books=expand(f"{R}/membership/{{model}}/books.csv", model=MODELS if BOOKS else []),
+        books=expand(
+            f"{R}/membership/{{model}}/books.csv", model=MODELS if BOOKS else []
+        ),
     output:
         table=books_report(f"{R}/tables/membership_books.csv"),
     log:

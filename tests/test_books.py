@@ -148,7 +148,8 @@ def test_ner_names_keep_single_token_persons_found_twice():
         [(0, 14, "PERSON")],
     ]
     assert books.ner_names(parts, ents) == ["Darcy", "Olivia"]
-    assert books.ner_names(parts, ents, min_count=1) == ["Darcy", "Olivia"]  # Emma Woodhouse: 2 words
+    # Emma Woodhouse is two words: never a name, however often
+    assert books.ner_names(parts, ents, min_count=1) == ["Darcy", "Olivia"]
 
 
 def test_read_text_names_the_line_of_a_bad_byte(tmp_path):
@@ -206,7 +207,9 @@ def write_booknlp(tmp_path, name="emma"):
         for k, m in enumerate(words):
             on = len(doc[: start + m.start()].encode())
             off = on + len(m.group().encode())
-            rows.append([p, p, k, tid, m.group(), m.group().lower(), on, off, "X", "X", "x", 0, "O"])
+            rows.append(
+                [p, p, k, tid, m.group(), m.group().lower(), on, off, "X", "X", "x", 0, "O"]
+            )
             tid += 1
         for word, n, prop, cat in entities:
             k = next(i for i, m in enumerate(words) if m.group() == word.split()[0])
@@ -341,9 +344,7 @@ def test_candidates_chance_and_in_training(tok):
     cands = cloze.candidate_names({"a": ["w3", "w4"], "b": ["w12", "w13", "w14"]}, "a", 2, 0)
     assert row["predicted"] in cands and {"w3", "w4"} <= set(cands)
     assert books.book_rows(model, tok, by_book, params)[0]["in_training"] is None
-    table = report_books.books_table(
-        pd.DataFrame([{"model": "m", **row}]), n_boot=50, seed=0
-    )
+    table = report_books.books_table(pd.DataFrame([{"model": "m", **row}]), n_boot=50, seed=0)
     assert table["chance"].tolist() == [0.25]
 
 
@@ -371,7 +372,10 @@ def test_report_table_accuracy_and_ci(tmp_path):
     report_books.run({"books": paths}, {"table": out}, {"bootstrap": 200, "seed": 0})
     table = pd.read_csv(out)
     assert table[["model", "book"]].values.tolist() == [
-        ["m1", "novel"], ["m1", "emma"], ["m2", "novel"], ["m2", "emma"]
+        ["m1", "novel"],
+        ["m1", "emma"],
+        ["m2", "novel"],
+        ["m2", "emma"],
     ]
     novel = table.iloc[0]
     assert novel["items"] == 4 and novel["acc_insensitive"] == 0.75
@@ -418,7 +422,9 @@ def test_config_books_one_input_each_and_paths_checked(tmp_path):
     assert cfg["analysis"]["membership"]["books"]["novel"]["in_training"] is True
     assert check_own_material(cfg) == []
     assert validate(_config({}))["analysis"]["membership"]["books"] == {}
-    with pytest.raises(ConfigErrors, match=r"books\.both': expected exactly one of text or booknlp, found both"):
+    with pytest.raises(
+        ConfigErrors, match=r"books\.both': expected exactly one of text or booknlp, found both"
+    ):
         validate(_config({"both": {"text": "a", "booknlp": {"tokens": "t", "entities": "e"}}}))
     with pytest.raises(ConfigErrors, match=r"books\.x\.characters': expected no character list"):
         validate(_config({"x": {"booknlp": {"tokens": "t", "entities": "e"}, "characters": "c"}}))
