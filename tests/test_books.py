@@ -479,7 +479,7 @@ def test_books_run_end_to_end(tmp_path):
     (tmp_path / "config.yaml").write_text(yaml.safe_dump(cfg))
     out = tmp_path / "results"
     target = str(out / "tables/membership_books.csv")
-    proc = snakemake("--cores", "2", "--configfile", str(tmp_path / "config.yaml"), target)
+    proc = snakemake(target, "--cores", "2", "--configfile", str(tmp_path / "config.yaml"))
     assert proc.returncode == 0, proc.stderr[-4000:]
     rows = pd.read_csv(out / "membership/gpt2-a/books.csv")
     assert set(rows["play"]) == {"novel", "emma"} and set(rows["split"]) == {"book"}
