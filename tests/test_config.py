@@ -84,6 +84,7 @@ def test_every_object_is_closed():
         ".properties.models.properties.evaluators",
         ".properties.sampling.properties.decodings",
         ".properties.generations",
+        ".properties.analysis.properties.membership.properties.books",
     }
 
 
@@ -173,6 +174,7 @@ def test_defaults_are_filled():
             "batch_size": 32,
             "bootstrap": 1000,
             "seed": 0,
+            "books": {},
         },
     }
     assert out["corpus"]["inject"]["ladder"] == {
