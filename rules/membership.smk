@@ -9,6 +9,78 @@ MEMBERSHIP = config["analysis"]["membership"]
 CLOZE = BENCHMARK or MEMBERSHIP["cloze"]
 
 
+# name cloze on a researcher's own books (analysis.membership.books: name -> a text book with
+# an optional character list, or BookNLP's .tokens and .entities): one job per model
+# (copyscope.membership.books); nothing runs without books
+BOOKS = MEMBERSHIP["books"]
+BOOK_TEXTS = [b for b in BOOKS if "text" in BOOKS[b]]
+BOOK_CHARACTERS = [b for b in BOOK_TEXTS if "characters" in BOOKS[b]]
+BOOK_BOOKNLP = [b for b in BOOKS if "booknlp" in BOOKS[b]]
+BOOK_PARAMS = {
+    **{
+        k: MEMBERSHIP[k]
+        for k in (
+            "cloze_per_play",
+            "cloze_distractors",
+            "ner_model",
+            "prompt_tokens",
+            "new_tokens",
+            "batch_size",
+            "seed",
+        )
+    },
+    "in_training": {b: BOOKS[b]["in_training"] for b in BOOKS},
+}
+
+
+def book_flags(wildcards, input):
+    """--book-text, --book-characters and --booknlp of every book, from the rule's inputs."""
+    return " ".join(
+        [
+            labelled("--book-text", BOOK_TEXTS, input.texts),
+            labelled("--book-characters", BOOK_CHARACTERS, input.characters),
+            labelled(
+                "--booknlp",
+                [(b, t) for b, t in zip(BOOK_BOOKNLP, input.tokens)],
+                input.entities,
+            ),
+        ]
+    )
+
+
+rule membership_books:
+    input:
+        unpack(model_input),
+        texts=[BOOKS[b]["text"] for b in BOOK_TEXTS],
+        characters=[BOOKS[b]["characters"] for b in BOOK_CHARACTERS],
+        tokens=[BOOKS[b]["booknlp"]["tokens"] for b in BOOK_BOOKNLP],
+        entities=[BOOKS[b]["booknlp"]["entities"] for b in BOOK_BOOKNLP],
+    output:
+        f"{R}/membership/{{model}}/books.csv",
+    log:
+        f"{R}/logs/membership_books/{{model}}.log",
+    benchmark:
+        f"{R}/benchmarks/membership_books/{{model}}.tsv"
+    wildcard_constraints:
+        model=_alternatives(MODELS),
+    conda:
+        "../envs/models.yaml"
+    threads: 1
+    resources:
+        mem_mb=3000,
+        runtime=60,
+        slurm_extra=gpu_request,
+    params:
+        books=book_flags,
+        config=as_json(with_language(BOOK_PARAMS)),
+        device=config["models"]["device"],
+    shell:
+        "OMP_NUM_THREADS={threads} python -m copyscope membership books "
+        "--model {input.model} --model-name {wildcards.model} {params.books} "
+        "--params-json {params.config:q} --device {params.device} "
+        "--out {output} > {log} 2>&1"
+
+
 rule membership_overlap:
     # each benchmark and baseline text's 7- and 13-gram overlap with the training split
     # (Duan et al. 2024), from the index of the trained models' tokenizer

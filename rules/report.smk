@@ -419,6 +419,34 @@ rule report_own_benchmarks:
         "--out-detectors {output.detectors} > {log} 2>&1"
 
 
+def books_report(path):
+    """A table of the name cloze on books, in the HTML report only when books are given."""
+    if not BOOKS:
+        return path
+    return report(path, caption="../report/membership_books.rst", category="name cloze")
+
+
+rule report_books:
+    input:
+        books=expand(
+            f"{R}/membership/{{model}}/books.csv", model=MODELS if BOOKS else []
+        ),
+    output:
+        table=books_report(f"{R}/tables/membership_books.csv"),
+    log:
+        f"{R}/logs/report_books.log",
+    benchmark:
+        f"{R}/benchmarks/report_books.tsv"
+    conda:
+        "../envs/novelty.yaml"
+    params:
+        books=lambda w, input: labelled("--books", MODELS if BOOKS else [], input.books),
+        config=as_json({k: MEMBERSHIP[k] for k in ("bootstrap", "seed")}),
+    shell:
+        "python -m copyscope report books {params.books} --params-json {params.config:q} "
+        "--out-table {output.table} > {log} 2>&1"
+
+
 rule report_training:
     input:
         expand(f"{R}/tables/training/{{model}}.csv", model=TRAINED),
@@ -823,6 +851,7 @@ SUMMARY_TABLES = [
     "own_benchmark_placement",
     "own_benchmark_nll_delta",
     "own_benchmark_detectors",
+    "membership_books",
 ]
 
 
@@ -847,6 +876,7 @@ rule summary:
         own_benchmark_placement=rules.report_own_benchmarks.output.placement,
         own_benchmark_nll_delta=rules.report_own_benchmarks.output.nll_delta,
         own_benchmark_detectors=rules.report_own_benchmarks.output.detectors,
+        membership_books=rules.report_books.output.table,
         training=expand(f"{R}/tables/training/{{model}}.csv", model=TRAINED),
         index=f"{R}/index/{MODEL_TOK}/index.json",
     output:

@@ -85,6 +85,7 @@ def test_every_object_is_closed():
         ".properties.sampling.properties.decodings",
         ".properties.generations",
         ".properties.analysis.properties.membership.properties.benchmarks",
+        ".properties.analysis.properties.membership.properties.books",
     }
 
 
@@ -174,6 +175,7 @@ def test_defaults_are_filled():
             "batch_size": 32,
             "bootstrap": 1000,
             "seed": 0,
+            "books": {},
         },
     }
     assert out["corpus"]["inject"]["ladder"] == {

@@ -718,6 +718,27 @@ def check_generations(cfg: dict) -> list[Problem]:
     return out
 
 
+def check_books(cfg: dict) -> list[Problem]:
+    """Each book of ``analysis.membership.books`` has exactly one input, ``text`` or
+    ``booknlp``, and a ``characters`` list only with ``text``."""
+    out = []
+    for name, book in cfg["analysis"]["membership"]["books"].items():
+        key = f"analysis.membership.books.{name}"
+        given = [k for k in ("text", "booknlp") if k in book]
+        if len(given) != 1:
+            found = "both" if given else "neither"
+            out.append((key, f"expected exactly one of text or booknlp, found {found}"))
+        elif "characters" in book and "booknlp" in book:
+            out.append(
+                (
+                    f"{key}.characters",
+                    "expected no character list with booknlp (its names are its PROP PER "
+                    "entities), found one",
+                )
+            )
+    return out
+
+
 CROSS_KEY_CHECKS = (
     check_tokenizer_kinds,
     check_novelty_tokenizers,
@@ -741,6 +762,7 @@ CROSS_KEY_CHECKS = (
     check_membership_reference,
     check_style,
     check_generations,
+    check_books,
 )
 
 
@@ -908,11 +930,13 @@ def check_pinned_files(cfg: dict) -> list[Problem]:
 
 
 def check_own_material(cfg: dict) -> list[Problem]:
-    """Every ``generations`` file, a ``sampling.prompts`` file and every own benchmark's
-    file (``analysis.membership.benchmarks.<name>.path``) exist."""
+    """Every ``generations`` file, a ``sampling.prompts`` file, every own benchmark's file
+    (``analysis.membership.benchmarks.<name>.path``) and every file of a book
+    (``analysis.membership.books``) exist."""
     files = [(f"generations.{n}", p) for n, p in (cfg.get("generations") or {}).items()]
     own = cfg["analysis"]["membership"].get("benchmarks") or {}
     files += [(f"analysis.membership.benchmarks.{n}.path", b["path"]) for n, b in own.items()]
+    files += book_files(cfg)
     if isinstance(cfg["sampling"]["prompts"], str):
         files.append(("sampling.prompts", cfg["sampling"]["prompts"]))
     return [
@@ -923,6 +947,16 @@ def check_own_material(cfg: dict) -> list[Problem]:
         for key, path in files
         if not Path(path).is_file()
     ]
+
+
+def book_files(cfg: dict) -> list[tuple[str, str]]:
+    """``(config key, path)`` of every input file of ``analysis.membership.books``."""
+    out = []
+    for name, book in cfg["analysis"]["membership"]["books"].items():
+        key = f"analysis.membership.books.{name}"
+        out += [(f"{key}.{k}", book[k]) for k in ("text", "characters") if k in book]
+        out += [(f"{key}.booknlp.{k}", p) for k, p in book.get("booknlp", {}).items()]
+    return out
 
 
 def _found(path: Path) -> str:

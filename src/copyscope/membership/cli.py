@@ -41,8 +41,20 @@ def cmd_benchmark(a) -> None:
              len(frame) - n)  # fmt: skip
 
 
+def cmd_books(a) -> None:
+    from .books import score_books_file
+
+    books = {name: {"text": path} for name, path in a.book_text}
+    for name, path in a.book_characters:
+        books.setdefault(name, {})["characters"] = path
+    for name, tokens, entities in a.booknlp:
+        books[name] = {"booknlp": {"tokens": tokens, "entities": entities}}
+    frame = score_books_file(a.model, a.model_name, books, a.params_json, a.out, a.device)
+    log.info("%s: %d name cloze items of %d books", a.model_name, len(frame), len(books))
+
+
 def register(sub) -> None:
-    """Add the ``membership`` group: ``score``, ``overlap``, ``benchmark``."""
+    """Add the ``membership`` group: ``score``, ``overlap``, ``benchmark``, ``books``."""
     group = add_group(sub, "membership", "membership detectors on the planted benchmark")
     f = add_command(
         group, "score", cmd_score, "score the benchmark, its baselines and name cloze (one model)"
@@ -84,3 +96,20 @@ def register(sub) -> None:
     add_params(f, "the config block analysis.membership")
     add_device(f)
     f.add_argument("--out", required=True, help="per-item and per-baseline scores (.csv)")
+
+    f = add_command(
+        group, "books", cmd_books, "name cloze on a researcher's own prose books (one model)"
+    )
+    f.add_argument("--model", required=True, help="model directory")
+    f.add_argument("--model-name", required=True, help="the model's name under models.zoo")
+    f.add_argument("--book-text", nargs=2, action="append", default=[], metavar=("BOOK", "PATH"),
+                   help="a plain-text book (.txt, UTF-8); once per text book")  # fmt: skip
+    f.add_argument("--book-characters", nargs=2, action="append", default=[],
+                   metavar=("BOOK", "PATH"),
+                   help="the character list of a text book (.txt, one per line)")  # fmt: skip
+    f.add_argument("--booknlp", nargs=3, action="append", default=[],
+                   metavar=("BOOK", "TOKENS", "ENTITIES"),
+                   help="a book's BookNLP .tokens and .entities files")  # fmt: skip
+    add_params(f, "the config block analysis.membership (with in_training per book)")
+    add_device(f)
+    f.add_argument("--out", required=True, help="per-item name cloze and overlap (.csv)")

@@ -85,9 +85,11 @@ __all__ = [
     "capitalisation_mentions",
     "cloze_accuracy",
     "common_prefix",
+    "draw_items",
     "fill_ids",
     "gazetteer",
     "length_ok",
+    "name_reason",
     "ner_mentions",
     "passages_of_speech",
     "rank_candidates",
@@ -360,6 +362,15 @@ def _reason(text: str, mentions: list[Mention], lo: int, hi: int, word=_WORD):
     None when it is accepted."""
     if not length_ok(len(word_tokens(text)), lo, hi):
         return "length", None
+    return name_reason(text, mentions, word)
+
+
+def name_reason(text: str, mentions: list[Mention], word=_WORD):
+    """``(reason, mention)`` of a passage ``text`` of the right length by its proper-name
+    ``mentions`` alone (the name rules of :func:`_reason`, shared with the BookNLP items of
+    :mod:`copyscope.membership.books`): ``no_name``, ``several_names``, ``name_recurs`` (its
+    one name occurs more than once among the letter runs ``word`` of ``text``, tagged or
+    not), ``other_proper_name``; reason None when it is accepted."""
     persons = [m for m in mentions if m[3]]
     if not persons:
         return "no_name", None
@@ -411,6 +422,8 @@ def build_items(
     hi: int = 60,
     mentions: MentionFinder | None = None,
     language: str = "en",
+    split: Callable[[str], list[str]] = speeches,
+    stop=None,
 ) -> tuple[list[dict], dict[str, int]]:
     """Name cloze items of one play (see the module docstring), by the rules of ``language``.
 
@@ -423,10 +436,13 @@ def build_items(
     rejected)``: up to ``per_play`` non-overlapping accepted passages drawn with a generator
     seeded by ``seed`` (each ``{"play", "item", "text"`` with ``[MASK]``, ``"passage"``,
     ``"answer"``, ``"speech"``, ``"start"``, ``"end"}``), and the count of candidate passages
-    per rejection reason (:data:`REJECTIONS`) plus ``accepted``."""
+    per rejection reason (:data:`REJECTIONS`) plus ``accepted``. ``split`` cuts ``text`` into
+    its speeches (default :func:`speeches`; a prose book: its paragraphs,
+    :func:`copyscope.membership.books.paragraphs`) and ``stop`` is the capitalisation rule's
+    stop-list (default: that of ``language``)."""
     accepted, rejected = [], dict.fromkeys(REJECTIONS, 0)
-    parts = speeches(text)
-    found = [capitalisation_mentions(sp, names, language=language) for sp in parts]
+    parts = split(text)
+    found = [capitalisation_mentions(sp, names, stop, language=language) for sp in parts]
     if mentions is not None:
         need = [
             i for i, sp in enumerate(parts) if _may_hold_item(sp, found[i], lo, hi, language)
@@ -452,6 +468,14 @@ def build_items(
                 }
             )
     rejected["accepted"] = len(accepted)
+    return draw_items(play, accepted, per_play, seed), rejected
+
+
+def draw_items(play: str, accepted: list[dict], per_play: int, seed: int) -> list[dict]:
+    """Up to ``per_play`` of the ``accepted`` passages of ``play`` (each with ``"speech"``,
+    ``"start"``, ``"end"``), drawn in a permutation seeded by ``seed`` and skipping any that
+    overlaps one drawn before in the same speech; each gets its ``"item"`` id
+    ``<play>-<k>``."""
     rng = np.random.default_rng(seed)
     items: list[dict] = []
     taken: dict[int, list[tuple[int, int]]] = {}
@@ -464,7 +488,7 @@ def build_items(
             continue
         spans.append((it["start"], it["end"]))
         items.append(dict(it, item=f"{play}-{len(items)}"))
-    return items, rejected
+    return items
 
 
 def _may_hold_item(

@@ -159,8 +159,6 @@ def cloze_rows(
     ``split`` is :func:`play_split` (``excerpts``: excerpt play → copies,
     :func:`excerpt_copies`) and ``excerpt_copies`` the play's copy count (0: not an excerpt
     play). One dict per item (:data:`CLOZE_COLUMNS` without ``model``)."""
-    from ..lm.models import context_length
-
     excerpts = excerpts or {}
     language = language_of(params)
     gaz = cloze.gazetteer(names, language=language)
@@ -171,9 +169,8 @@ def cloze_rows(
             len(names),
         )
         return []
-    limit = context_length(model)
     nlp = ner_pipeline(params.get("ner_model"), language)
-    items, cands, ids, too_long = [], [], [], 0
+    items, cands = [], []
     for play in sorted(p for p in gaz if p in docs and gaz[p]):
         find = (
             cloze.spacy_mentions(nlp, set(gaz[play]), language=language)
@@ -191,49 +188,71 @@ def cloze_rows(
         )
         cs = cloze.candidate_names(gaz, play, params["cloze_distractors"], params["seed"])
         log.info("cloze %s: %d items, %d candidates; %s", play, len(its), len(cs), rejected)
-        for it in its:
-            fills = cloze.fill_ids(tokenizer, it, cs)
-            if limit is not None and max(x.size for x in fills) + 1 > limit:
-                too_long += 1
-                continue
-            items.append(it)
-            cands.append(cs)
-            ids.append(fills)
-    if too_long:
-        log.warning("cloze: %d items skipped: a filling exceeds the context %s", too_long, limit)
-    if not items:
-        return []
-    ranked = cloze.rank_candidates(model, tokenizer, items, cands, ids=ids, **kw)
-    cont = overlap.continue_passages(
-        model,
-        tokenizer,
-        [it["passage"] for it in items],
-        prompt_tokens=params["prompt_tokens"],
-        new_tokens=params["new_tokens"],
-        **kw,
-    )
+        items += its
+        cands += [cs] * len(its)
     rows = []
-    for it, r, c in zip(items, ranked, cont, strict=True):
-        if c is None:
-            continue
+    for it, r in score_items(model, tokenizer, items, cands, params, **kw):
         rows.append(
             {
                 "play": it["play"],
                 "split": play_split(it["play"], valid_ids, excerpts),
                 "excerpt_copies": excerpts.get(it["play"], 0),
-                "item": it["item"],
-                "answer": it["answer"],
-                "predicted": r["predicted"],
-                "n_candidates": r["n_candidates"],
-                "correct_insensitive": int(r["predicted"].lower() == it["answer"].lower()),
-                "correct_sensitive": int(r["predicted"] == it["answer"]),
-                **c,
-                "exact": int(c["exact"]),
+                **r,
             }
         )
-    if len(rows) < len(items):
-        log.warning("cloze: %d passages too short to continue, skipped", len(items) - len(rows))
     return rows
+
+
+def score_items(model, tokenizer, items: list[dict], cands: list[list[str]], params, **kw):
+    """The name cloze predictions (:func:`copyscope.membership.cloze.rank_candidates`) and
+    the continuation overlap of the unmasked passages of ``items`` (``cands[i]`` the
+    candidates of ``items[i]``). Items whose longest filling exceeds the model's context, and
+    passages too short to continue, are skipped and counted in the log. Returns ``(item,
+    row)`` pairs, ``row`` holding ``item``, ``answer``, ``predicted``, ``n_candidates``,
+    ``correct_insensitive``, ``correct_sensitive`` and the overlap columns."""
+    from ..lm.models import context_length
+
+    limit = context_length(model)
+    kept, kept_cands, ids, too_long = [], [], [], 0
+    for it, cs in zip(items, cands, strict=True):
+        fills = cloze.fill_ids(tokenizer, it, cs)
+        if limit is not None and max(x.size for x in fills) + 1 > limit:
+            too_long += 1
+            continue
+        kept.append(it)
+        kept_cands.append(cs)
+        ids.append(fills)
+    if too_long:
+        log.warning("cloze: %d items skipped: a filling exceeds the context %s", too_long, limit)
+    if not kept:
+        return []
+    ranked = cloze.rank_candidates(model, tokenizer, kept, kept_cands, ids=ids, **kw)
+    cont = overlap.continue_passages(
+        model,
+        tokenizer,
+        [it["passage"] for it in kept],
+        prompt_tokens=params["prompt_tokens"],
+        new_tokens=params["new_tokens"],
+        **kw,
+    )
+    out = []
+    for it, r, c in zip(kept, ranked, cont, strict=True):
+        if c is None:
+            continue
+        row = {
+            "item": it["item"],
+            "answer": it["answer"],
+            "predicted": r["predicted"],
+            "n_candidates": r["n_candidates"],
+            "correct_insensitive": int(r["predicted"].lower() == it["answer"].lower()),
+            "correct_sensitive": int(r["predicted"] == it["answer"]),
+            **c,
+            "exact": int(c["exact"]),
+        }
+        out.append((it, row))
+    if len(out) < len(kept):
+        log.warning("cloze: %d passages too short to continue, skipped", len(kept) - len(out))
+    return out
 
 
 def score_model_files(

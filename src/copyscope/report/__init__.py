@@ -50,6 +50,7 @@ ANALYSES = (
     "style",
     "membership",
     "own_benchmarks",
+    "books",
     "training",
     "calibration",
     "power",

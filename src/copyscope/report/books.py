@@ -1,0 +1,107 @@
+"""Name cloze on a researcher's own books (:mod:`copyscope.membership.books`; Chang et al.
+2023; Zhang et al. 2024): per model and book, the items, top-1 accuracy case-insensitive and
+case-sensitive with 95% percentile bootstrap intervals over items
+(:func:`copyscope.report.memorization.bootstrap_means`), the chance level (mean of 1 /
+candidates) and whether the book is known to be in training. Without books
+(``analysis.membership.books`` empty) the table is empty and summary.md has no section.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import pandas as pd
+
+from ..io import write_csv
+from . import fmt
+from .memorization import bootstrap_means
+
+NAME = "books"
+HELP = "name cloze accuracy on the researcher's own books"
+INPUTS = {"books": (("MODEL",), "per-item name cloze on the books (.csv) of a model")}
+OUTPUTS = {"table": "name cloze accuracy per model and book with 95% CIs (.csv)"}
+PARAMS = "the config block analysis.membership (bootstrap, seed)"
+SUMMARY_TABLES = ("membership_books",)
+
+COLUMNS = [
+    "model",
+    "book",
+    "items",
+    "acc_insensitive",
+    "acc_insensitive_lo",
+    "acc_insensitive_hi",
+    "acc_sensitive",
+    "acc_sensitive_lo",
+    "acc_sensitive_hi",
+    "chance",
+    "in_training",
+]
+
+
+def books_table(cloze: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFrame:
+    """One row per model and book (in table order) of a books cloze table
+    (:data:`copyscope.membership.books.BOOK_COLUMNS`): :data:`COLUMNS`."""
+    rows = []
+    for (model, book), g in cloze.groupby(["model", "play"], sort=False):
+        hits = g[["correct_insensitive", "correct_sensitive"]].to_numpy(float)
+        point, lo, hi = bootstrap_means(hits, n_boot, seed)
+        known = g["in_training"].dropna()
+        rows.append(
+            {
+                "model": model,
+                "book": book,
+                "items": len(g),
+                "acc_insensitive": point[0],
+                "acc_insensitive_lo": lo[0],
+                "acc_insensitive_hi": hi[0],
+                "acc_sensitive": point[1],
+                "acc_sensitive_lo": lo[1],
+                "acc_sensitive_hi": hi[1],
+                "chance": float((1 / g["n_candidates"]).mean()),
+                "in_training": int(known.iloc[0]) if len(known) else None,
+            }
+        )
+    frame = pd.DataFrame(rows, columns=COLUMNS)
+    frame["in_training"] = frame["in_training"].astype("Int64")
+    return frame
+
+
+def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
+    """The table from every model's books cloze table (none: an empty table)."""
+    parts = [pd.read_csv(p) for _, p in inputs["books"]]
+    parts = [p for p in parts if len(p)]
+    if not parts:
+        write_csv(out["table"], pd.DataFrame(columns=COLUMNS))
+        return
+    cloze = pd.concat(parts, ignore_index=True)
+    write_csv(out["table"], books_table(cloze, params["bootstrap"], params["seed"]))
+
+
+def _known(value) -> str:
+    if pd.isna(value):
+        return "membership not known"
+    return "in training" if int(value) else "not in training"
+
+
+def summary_section(tables: Mapping[str, pd.DataFrame], params: Mapping) -> list[str]:
+    """Per model and book: items, case-insensitive and case-sensitive accuracy with their
+    95% CIs, chance, known membership; nothing without books."""
+    table = tables["membership_books"]
+    if not len(table):
+        return []
+    lines = [
+        "",
+        "## Name cloze on your books",
+        "",
+        "Top-1 accuracy, case-insensitive and case-sensitive (95% CIs over items), against "
+        "chance (1 / candidates):",
+        "",
+    ]
+    for r in table.itertuples():
+        lines.append(
+            f"- {r.model} on {r.book}: {r.items} items; accuracy {fmt(r.acc_insensitive, 2)} "
+            f"[{fmt(r.acc_insensitive_lo, 2)}, {fmt(r.acc_insensitive_hi, 2)}], "
+            f"case-sensitive {fmt(r.acc_sensitive, 2)} [{fmt(r.acc_sensitive_lo, 2)}, "
+            f"{fmt(r.acc_sensitive_hi, 2)}]; chance {fmt(r.chance, 2)}; {_known(r.in_training)}"
+        )
+    return lines
