@@ -176,6 +176,8 @@ def test_defaults_are_filled():
             "bootstrap": 1000,
             "seed": 0,
             "books": {},
+            "benchmarks": {},
+            "baseline_passages": 64,
         },
     }
     assert out["corpus"]["inject"]["ladder"] == {

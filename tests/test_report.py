@@ -11,7 +11,7 @@ import pytest
 from conftest import pixels
 from copyscope.cli import main
 from copyscope.errors import InputError
-from copyscope.report import ANALYSES, analyses, membership, own_benchmarks
+from copyscope.report import ANALYSES, analyses, books, membership, own_benchmarks
 from copyscope.report import rusty_dawg as rd
 from copyscope.report.summary import markdown, sections, write_summary
 
@@ -180,6 +180,7 @@ def synthetic_tables() -> dict[str, pd.DataFrame]:
         **{n: pd.DataFrame(columns=c) for n, c in MEMBERSHIP_EMPTY.items()},
         # no own benchmark: that section is empty too
         **{n: pd.DataFrame(columns=c) for n, c in OWN_EMPTY.items()},
+        "membership_books": pd.DataFrame(columns=books.COLUMNS),
     }
 
 
@@ -282,6 +283,7 @@ def test_registry_sections_reproduce_the_summary():
         "style",
         "membership",
         "own-benchmarks",
+        "books",
         "training",
     ]
     assert markdown(synthetic_tables(), 123456, PARAMS) == EXPECTED
