@@ -28,6 +28,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.stats import pearsonr, permutation_test, rankdata, spearmanr
 
+from ..stats import bootstrap_statistic_ci
+
 __all__ = [
     "TRAINING_NS",
     "continuation_measures",
@@ -84,15 +86,12 @@ def pearson_ci(
     if np.ptp(a) == 0 or np.ptp(b) == 0:
         raise ValueError("a constant variable has no correlation")
     r = float(pearsonr(a, b).statistic)
-    rng = np.random.default_rng(seed)
-    idx = rng.integers(0, a.size, size=(n_boot, a.size))  # the draws, all at once
-    ai, bi = a[idx], b[idx]
-    keep = (np.ptp(ai, axis=1) > 0) & (np.ptp(bi, axis=1) > 0)
-    reps = _row_pearson(ai[keep], bi[keep])
-    if not reps.size:
-        return r, float("nan"), float("nan")
-    lo, hi = np.quantile(reps, [(1 - level) / 2, (1 + level) / 2])
-    return r, float(lo), float(hi)
+
+    def statistic(ai, bi):
+        keep = (np.ptp(ai, axis=1) > 0) & (np.ptp(bi, axis=1) > 0)
+        return _row_pearson(ai[keep], bi[keep])
+
+    return (r, *bootstrap_statistic_ci((a, b), statistic, n_boot=n_boot, seed=seed, level=level))
 
 
 def _row_pearson(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -120,11 +119,12 @@ def spearman_ci(
     if np.ptp(a) == 0 or np.ptp(b) == 0:
         raise ValueError("a constant variable has no correlation")
     rho = float(spearmanr(a, b).statistic)
-    rng = np.random.default_rng(seed)
-    idx = rng.integers(0, a.size, size=(n_boot, a.size))
-    reps = _row_pearson(rankdata(a[idx], axis=1), rankdata(b[idx], axis=1))
-    reps = reps[np.isfinite(reps)]
-    lo, hi = np.quantile(reps, [(1 - level) / 2, (1 + level) / 2]) if reps.size else (np.nan,) * 2
+
+    def replicates(ai, bi):
+        reps = _row_pearson(rankdata(ai, axis=1), rankdata(bi, axis=1))
+        return reps[np.isfinite(reps)]
+
+    lo, hi = bootstrap_statistic_ci((a, b), replicates, n_boot=n_boot, seed=seed, level=level)
     ra = rankdata(a)
 
     def statistic(v, axis=-1):
