@@ -73,6 +73,17 @@ def continuation_measures(generated, target, eos_id: int | None = None) -> dict:
     return {"match_fraction": float(hit.mean()), "lcp": lcp, "exact": bool(hit.all())}
 
 
+def _pairs(x, y) -> tuple[np.ndarray, np.ndarray]:
+    """``x`` and ``y`` as float arrays of paired values; ValueError with fewer than 3 pairs or
+    a constant variable (no correlation)."""
+    a, b = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    if a.shape != b.shape or a.ndim != 1 or a.size < 3:
+        raise ValueError(f"expected at least 3 pairs of values, got {a.shape} and {b.shape}")
+    if np.ptp(a) == 0 or np.ptp(b) == 0:
+        raise ValueError("a constant variable has no correlation")
+    return a, b
+
+
 def pearson_ci(
     x, y, *, n_boot: int = 1000, seed: int = 0, level: float = 0.95
 ) -> tuple[float, float, float]:
@@ -80,11 +91,7 @@ def pearson_ci(
     seeded percentile bootstrap interval over resampled pairs (replicates in which either
     variable is constant have no r and are dropped). ValueError with fewer than 3 pairs or a
     constant variable."""
-    a, b = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
-    if a.shape != b.shape or a.ndim != 1 or a.size < 3:
-        raise ValueError(f"expected at least 3 pairs of values, got {a.shape} and {b.shape}")
-    if np.ptp(a) == 0 or np.ptp(b) == 0:
-        raise ValueError("a constant variable has no correlation")
+    a, b = _pairs(x, y)
     r = float(pearsonr(a, b).statistic)
 
     def statistic(ai, bi):
@@ -113,11 +120,7 @@ def spearman_ci(
     (``scipy.stats.permutation_test`` pairing ``x`` with permuted ``y``: exact when n! ≤
     ``n_perm``, else ``n_perm`` seeded permutations). ValueError with fewer than 3 pairs or a
     constant variable."""
-    a, b = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
-    if a.shape != b.shape or a.ndim != 1 or a.size < 3:
-        raise ValueError(f"expected at least 3 pairs of values, got {a.shape} and {b.shape}")
-    if np.ptp(a) == 0 or np.ptp(b) == 0:
-        raise ValueError("a constant variable has no correlation")
+    a, b = _pairs(x, y)
     rho = float(spearmanr(a, b).statistic)
 
     def replicates(ai, bi):
