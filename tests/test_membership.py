@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 import torch
 
+from copyscope import stats
 from copyscope.errors import ConfigError, InputError
 from copyscope.lm.score import token_logprobs
 from copyscope.membership import cloze, evaluate, overlap, placement, scores, stage
@@ -208,9 +209,9 @@ def test_normalised_position_hand_worked():
 
 
 def test_bootstrap_mean_and_placement_table():
-    mean, lo, hi = placement.bootstrap_mean([1.0, 2.0, 3.0, 6.0], n_boot=500, seed=1)
+    mean, lo, hi = stats.bootstrap_mean_ci([1.0, 2.0, 3.0, 6.0], n_boot=500, seed=1)
     assert mean == 3.0 and 1.0 <= lo < mean < hi <= 6.0
-    assert placement.bootstrap_mean([2.0, 2.0], n_boot=10) == (2.0, 2.0, 2.0)
+    assert stats.bootstrap_mean_ci([2.0, 2.0], n_boot=10) == (2.0, 2.0, 2.0)
     nll = {"clean": [5.0, 5.0], "bench": [4.0, 4.0], "memorised": [1.0, 1.0]}
     rows = {r["set"]: r for r in placement.placement_table(nll, n_boot=20)}
     assert rows["bench"]["position"] == 0.25
@@ -220,14 +221,14 @@ def test_bootstrap_mean_and_placement_table():
 
 
 def test_bootstrap_mean_difference_hand_worked():
-    d, lo, hi = placement.bootstrap_mean_difference([3.0, 3.0, 4.0, 4.0], [1.0, 2.0], n_boot=500)
+    d, lo, hi = stats.bootstrap_difference_ci([3.0, 3.0, 4.0, 4.0], [1.0, 2.0], n_boot=500)
     assert d == 2.0 and 1.0 <= lo <= d <= hi <= 3.0 and lo < hi
     # every replicate of two constant sets is the same difference
-    assert placement.bootstrap_mean_difference([5.0, 5.0], [1.0], n_boot=20) == (4.0, 4.0, 4.0)
-    again = placement.bootstrap_mean_difference([3.0, 3.0, 4.0, 4.0], [1.0, 2.0], n_boot=500)
+    assert stats.bootstrap_difference_ci([5.0, 5.0], [1.0], n_boot=20) == (4.0, 4.0, 4.0)
+    again = stats.bootstrap_difference_ci([3.0, 3.0, 4.0, 4.0], [1.0, 2.0], n_boot=500)
     assert again == (d, lo, hi)  # seeded
     with pytest.raises(ValueError, match="at least one value"):
-        placement.bootstrap_mean_difference([], [1.0])
+        stats.bootstrap_difference_ci([], [1.0])
 
 
 @pytest.fixture(scope="module")

@@ -1,7 +1,19 @@
-"""copyscope.stats: hand-worked permutation p-values."""
+"""copyscope.stats: hand-worked permutation p-values and bootstrap intervals, and the stages'
+intervals equal to the direct numpy computations they were written as before they shared
+copyscope.stats (same generator, same draws, same quantiles: equality, not approximation)."""
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
+import pytest
+
+from copyscope import stats
+from copyscope.membership import evaluate, overlap, placement
+from copyscope.novelty import metrics
+from copyscope.report import membership as report_membership
+from copyscope.report import memorization
 from copyscope.stats import permutation_tails
 
 
@@ -14,3 +26,174 @@ def test_permutation_tails_hand_worked():
     # a float sum a hair above a tie still ties; with a tolerance of 0 it does not
     assert permutation_tails(null, 0.2 + 1e-15) == (0.8, 0.8)
     assert permutation_tails(null, 0.2 + 1e-15, tol=0.0) == (0.4, 0.8)
+
+
+# ------------------------------------------------------------------ the pieces
+def test_resamples_are_the_documented_draws():
+    idx = stats.bootstrap_indices(np.random.default_rng(3), 5, 7)
+    assert idx.shape == (7, 5) and idx.min() >= 0 and idx.max() <= 4
+    assert np.array_equal(idx, np.random.default_rng(3).integers(0, 5, size=(7, 5)))
+    w = stats.bootstrap_weights(np.random.default_rng(3), 5, 7)
+    assert w.shape == (7, 5) and (w.sum(axis=1) == 5).all()
+    assert np.array_equal(w, np.random.default_rng(3).multinomial(5, [0.2] * 5, size=7))
+    strata = [np.array([0, 1]), np.array([2, 3, 4])]
+    got = list(stats.stratified_indices(np.random.default_rng(4), strata, 3))
+    rng = np.random.default_rng(4)
+    for idx in got:  # each replicate keeps every stratum's size, members first
+        want = np.concatenate([rng.choice(s, size=s.size, replace=True) for s in strata])
+        assert np.array_equal(idx, want)
+        assert set(idx[:2]) <= {0, 1} and set(idx[2:]) <= {2, 3, 4}
+    assert len(got) == 3
+
+
+def test_interval_probabilities():
+    assert stats.central_probabilities(0.95) == ((1 - 0.95) / 2, 0.975)
+    assert stats.complement_probabilities(0.95) == stats.central_probabilities(0.95)
+    # the two spellings differ by one float step at a few levels: kept apart on purpose
+    lo, hi = stats.complement_probabilities(0.09)
+    assert lo == stats.central_probabilities(0.09)[0]
+    assert hi != stats.central_probabilities(0.09)[1] and math.isclose(hi, 0.545)
+
+
+def test_percentile_interval_hand_worked():
+    reps = np.arange(101.0)  # 0, 1, …, 100: the q-quantile is 100·q
+    lo, hi = stats.percentile_interval(reps)  # (1 − 0.95) / 2 is a float step above 0.025
+    assert math.isclose(lo, 2.5) and lo > 2.5 and hi == 97.5
+    assert stats.percentile_interval(reps, 0.5) == (25.0, 75.0)
+    p95 = (0.025, 0.975)
+    assert stats.percentile_interval(reps, probs=p95) == (2.5, 97.5)
+    with_nan = np.r_[reps, np.nan]
+    assert stats.percentile_interval(with_nan, omit_nan=True, probs=p95) == (2.5, 97.5)
+    assert all(math.isnan(x) for x in stats.percentile_interval(with_nan))
+    lo, hi = stats.percentile_interval(np.c_[reps, 2 * reps], axis=0, probs=p95)
+    assert lo.tolist() == [2.5, 5.0] and hi.tolist() == [97.5, 195.0]
+
+
+def test_bootstrap_mean_ci_hand_worked_and_direct():
+    assert stats.bootstrap_mean_ci([2.0, 2.0], n_boot=10) == (2.0, 2.0, 2.0)
+    v = np.array([1.0, 2.0, 3.0, 6.0])
+    mean, lo, hi = stats.bootstrap_mean_ci(v, n_boot=500, seed=1)
+    assert mean == 3.0 and 1.0 <= lo < mean < hi <= 6.0
+    reps = v[np.random.default_rng(1).integers(0, 4, size=(500, 4))].mean(axis=1)
+    assert (lo, hi) == tuple(np.quantile(reps, [(1 - 0.95) / 2, (1 + 0.95) / 2]))
+    # one mean and interval per column of a 2-D array, the same resampled rows for all
+    m = np.c_[v, 10 * v]
+    point, lo2, hi2 = stats.bootstrap_mean_ci(m, n_boot=500, seed=1)
+    assert point.tolist() == [3.0, 30.0] and (lo2[0], hi2[0]) == (lo, hi)
+    for bad in ([], [1.0, np.nan]):
+        with pytest.raises(ValueError, match="at least one value"):
+            stats.bootstrap_mean_ci(bad)
+    point, lo3, hi3 = stats.bootstrap_mean_ci(np.c_[v, [1, np.nan, 1, 1]], allow_nan=True)
+    assert math.isnan(point[1]) and math.isnan(lo3[1]) and lo3[0] == lo
+
+
+def test_bootstrap_difference_ci_hand_worked_and_direct():
+    assert stats.bootstrap_difference_ci([5.0, 5.0], [1.0], n_boot=20) == (4.0, 4.0, 4.0)
+    a, b = np.array([3.0, 3.0, 4.0, 4.0]), np.array([1.0, 2.0])
+    d, lo, hi = stats.bootstrap_difference_ci(a, b, n_boot=300, seed=2)
+    assert d == 2.0 and 1.0 <= lo <= d <= hi <= 3.0
+    rng = np.random.default_rng(2)  # a's resamples first, then b's, from one generator
+    ma = a[rng.integers(0, 4, size=(300, 4))].mean(axis=1)
+    mb = b[rng.integers(0, 2, size=(300, 2))].mean(axis=1)
+    assert (lo, hi) == tuple(np.quantile(ma - mb, [0.025000000000000022, 0.975]))
+    with pytest.raises(ValueError, match="at least one value"):
+        stats.bootstrap_difference_ci([], [1.0])
+
+
+def test_bootstrap_statistic_ci_resamples_pairs():
+    x = np.array([1.0, 2.0, 4.0, 8.0])
+    # pairs stay together: x − (x − 1) is 1 in every replicate
+    diff = stats.bootstrap_statistic_ci((x, x - 1), lambda a, b: (a - b).mean(axis=1))
+    assert diff == (1.0, 1.0)
+    assert all(math.isnan(v) for v in stats.bootstrap_statistic_ci((x,), lambda a: a[:0, 0]))
+    idx = np.random.default_rng(5).integers(0, 4, size=(50, 4))
+    got = stats.bootstrap_statistic_ci((x,), lambda a: a.max(axis=1), n_boot=50, seed=5)
+    assert got == tuple(np.quantile(x[idx].max(axis=1), [0.025000000000000022, 0.975]))
+
+
+def test_pooled_ratio_interval_hand_worked():
+    # two units: a draw takes (2, 0), (1, 1) or (0, 2) copies → 4/4, 5/3 or 6/2
+    lo, hi = stats.pooled_ratio_interval([2.0, 3.0], [2.0, 1.0], n_boot=1000, seed=0)
+    assert (lo, hi) == (1.0, 3.0)
+    # a draw of only the empty unit has no ratio and is left out: every other one gives 2
+    assert stats.pooled_ratio_interval([0.0, 2.0], [0.0, 1.0], n_boot=200) == (2.0, 2.0)
+    assert all(math.isnan(v) for v in stats.pooled_ratio_interval([1.0], [1.0], n_boot=0))
+    w = np.random.default_rng(7).multinomial(3, [1 / 3] * 3, size=100).astype(float)
+    sums, counts = np.array([1.0, 4.0, 2.0]), np.array([1.0, 2.0, 2.0])
+    got = stats.pooled_ratio_interval(sums, counts, n_boot=100, seed=7)
+    assert got == tuple(np.nanquantile((w @ sums) / (w @ counts), [0.025000000000000022, 0.975]))
+    assert stats.safe_ratio([1.0, 1.0], [2.0, 0.0]).tolist()[0] == 0.5
+    assert math.isnan(stats.safe_ratio(1.0, 0.0))
+
+
+# ------------------------------------------------ the stages' intervals, as written before
+def _draws(seed, n, n_boot):
+    return np.random.default_rng(seed).integers(0, n, size=(n_boot, n))
+
+
+def test_stage_intervals_equal_their_direct_computation():
+    rng = np.random.default_rng(0)
+    a, b, c = rng.normal(3, 1, 9), rng.normal(2, 1, 7), rng.normal(1, 1, 5)
+
+    # Li's placement: each set resampled in turn by one generator
+    g = np.random.default_rng(4)
+    ma, mb, mc = (s[g.integers(0, s.size, size=(200, s.size))].mean(axis=1) for s in (a, b, c))
+    reps = (ma - mb) / (ma - mc)
+    want = tuple(float(x) for x in np.quantile(reps, [(1 - 0.95) / 2, (1 + 0.95) / 2]))
+    assert placement.position_ci(a, b, c, n_boot=200, seed=4)[1:] == want
+
+    # Pearson's r over resampled pairs
+    x, y = rng.normal(size=12), rng.normal(size=12)
+    idx = _draws(3, 12, 300)
+    r = np.array([np.corrcoef(x[i], y[i])[0, 1] for i in idx])
+    lo, hi = overlap.pearson_ci(x, y, n_boot=300, seed=3)[1:]
+    want = np.quantile(r, [0.025, 0.975])
+    assert math.isclose(lo, want[0], abs_tol=1e-12) and math.isclose(hi, want[1], abs_tol=1e-12)
+
+    # the memorization ladder's column means (α and 1 − α)
+    values = rng.random((20, 3))
+    boot = values[_draws(6, 20, 100)].mean(axis=1)
+    point, low, high = memorization.bootstrap_means(values, 100, 6)
+    assert np.array_equal(low, np.quantile(boot, 0.025000000000000022, axis=0))
+    assert np.array_equal(high, np.quantile(boot, 1 - 0.025000000000000022, axis=0))
+
+    # the name cloze accuracy over items and over plays (the literal 0.025, 0.975)
+    flags = (rng.random(30) < 0.5).astype(float)
+    reps = flags[_draws(9, 30, 400)].mean(axis=1)
+    want = (float(flags.mean()), *map(float, np.quantile(reps, [0.025, 0.975])))
+    assert report_membership._mean_ci(flags, 400, 9) == want
+    plays = np.array(list("aabbbcdddd" * 3))
+    k = np.array([flags[plays == p].sum() for p in "abcd"])
+    n = np.array([(plays == p).sum() for p in "abcd"], dtype=float)
+    w = np.random.default_rng(9).multinomial(4, np.full(4, 1 / 4), size=400)
+    want = (float(k.sum() / n.sum()), *map(float, np.quantile((w @ k) / (w @ n), [0.025, 0.975])))
+    assert report_membership.play_mean_ci(flags, plays, 400, 9) == want
+
+    # the novelty curve and pooled token mean over documents (multinomial counts)
+    docs = [rng.integers(0, 6, size=int(m)) for m in rng.integers(1, 15, size=8)]
+    novel, total = metrics.count_matrix(docs, 10)
+    w = np.random.default_rng(2).multinomial(8, np.full(8, 1.0 / 8), size=150).astype(float)
+    with np.errstate(all="ignore"):
+        curves = (w @ novel) / (w @ total)
+    lo, hi = metrics.bootstrap_novelty(novel, total, 150, 2)
+    alpha = (1 - 0.95) / 2
+    assert np.array_equal(lo, np.nanquantile(curves, alpha, axis=0), equal_nan=True)
+    assert np.array_equal(hi, np.nanquantile(curves, 1 - alpha, axis=0), equal_nan=True)
+    vals = [rng.normal(size=len(d)) for d in docs]
+    sums, counts = np.array([v.sum() for v in vals]), np.array([len(v) for v in vals], float)
+    w = np.random.default_rng(2).multinomial(8, np.full(8, 1.0 / 8), size=150)
+    boot = (w @ sums) / (w @ counts)
+    want = (sums.sum() / counts.sum(), *map(float, np.nanquantile(boot, [alpha, 1 - alpha])))
+    assert metrics.bootstrap_mean(vals, 150, 2) == want
+
+    # the stratified detector bootstrap: one replicate at a time, members first
+    labels = np.r_[np.ones(6, int), np.zeros(9, int)]
+    scores = rng.normal(size=15) + labels
+    g = np.random.default_rng(1)
+    pos, neg = np.flatnonzero(labels == 1), np.flatnonzero(labels == 0)
+    aucs = []
+    for _ in range(50):
+        i = np.concatenate([g.choice(pos, size=6, replace=True), g.choice(neg, size=9)])
+        aucs.append(evaluate.fast_metrics(scores[i], labels[i])[0])
+    want = tuple(float(v) for v in np.quantile(aucs, [(1 - 0.95) / 2, (1 + 0.95) / 2]))
+    assert evaluate.bootstrap_ci(scores, labels, n_boot=50, seed=1)["auc"] == want

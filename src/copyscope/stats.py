@@ -15,3 +15,164 @@ def permutation_tails(null, observed: float, tol: float = 1e-12) -> tuple[float,
     up = (1 + int(np.sum(null >= observed - tol))) / (1 + draws)
     down = (1 + int(np.sum(null <= observed + tol))) / (1 + draws)
     return up, down
+
+
+# ------------------------------------------------------------------ bootstrap intervals
+# One implementation of the percentile bootstrap for every stage. The functions reproduce
+# the random draws the stages have always made (one ``numpy.random.default_rng(seed)`` per
+# interval, the same calls in the same order), so moving a stage onto them changes no number.
+
+
+def bootstrap_indices(rng: np.random.Generator, n: int, n_boot: int) -> np.ndarray:
+    """``n_boot`` resamples of ``n`` items with replacement as row indices: an
+    ``(n_boot, n)`` integer array drawn by one call ``rng.integers(0, n, size=(n_boot, n))``
+    (row b lists the items of resample b). ValueError for ``n`` 0."""
+    return rng.integers(0, n, size=(n_boot, n))
+
+
+def bootstrap_weights(rng: np.random.Generator, n: int, n_boot: int) -> np.ndarray:
+    """``n_boot`` resamples of ``n`` units with replacement as counts: an ``(n_boot, n)``
+    integer array, row b saying how often each unit is drawn in resample b (each row sums to
+    ``n``), drawn by one call ``rng.multinomial(n, [1/n] * n, size=n_boot)``. The same
+    distribution as :func:`bootstrap_indices`, other draws."""
+    return rng.multinomial(n, np.full(n, 1.0 / n), size=n_boot)
+
+
+def stratified_indices(rng: np.random.Generator, strata, n_boot: int):
+    """``n_boot`` stratified resamples, one at a time: for each replicate, each stratum (an
+    array of item indices, in the order given) is resampled with replacement to its own size
+    by ``rng.choice(stratum, size=len(stratum), replace=True)`` and the draws are
+    concatenated (every replicate keeps every stratum's size, e.g. members and non-members).
+    Yields one index array per replicate."""
+    strata = [np.asarray(s) for s in strata]
+    for _ in range(n_boot):
+        yield np.concatenate([rng.choice(s, size=s.size, replace=True) for s in strata])
+
+
+def central_probabilities(level: float) -> tuple[float, float]:
+    """The two probabilities of a central ``level`` interval: ``((1 − level)/2, (1 + level)/2)``
+    (0.025 and 0.975 for 0.95)."""
+    return (1 - level) / 2, (1 + level) / 2
+
+
+def complement_probabilities(level: float) -> tuple[float, float]:
+    """``(α, 1 − α)`` with ``α = (1 − level)/2``: the probabilities of
+    :func:`central_probabilities` as the novelty stage has always written them (equal for
+    most levels, one float step apart for a few, e.g. 0.09)."""
+    alpha = (1 - level) / 2
+    return alpha, 1 - alpha
+
+
+def percentile_interval(
+    reps, level: float = 0.95, *, axis=None, omit_nan: bool = False, probs=None
+) -> tuple:
+    """The percentile interval ``(low, high)`` of bootstrap replicates ``reps``: their
+    quantiles (numpy's default, linear interpolation) at the probabilities ``probs``, by
+    default :func:`central_probabilities` of ``level``. ``axis``: replicates along it, one
+    interval per remaining position (``None``: all values together); ``omit_nan``: NaN
+    replicates are left out (``numpy.nanquantile``; all NaN gives NaN). Each bound is a numpy
+    float (an array with ``axis``). Example: reps 0, 1, …, 100 with ``probs`` (0.025, 0.975)
+    → (2.5, 97.5)."""
+    q = list(central_probabilities(level) if probs is None else probs)
+    lo, hi = (np.nanquantile if omit_nan else np.quantile)(reps, q, axis=axis)
+    return lo, hi
+
+
+def bootstrap_mean_ci(
+    values,
+    *,
+    n_boot: int = 1000,
+    seed: int = 0,
+    level: float = 0.95,
+    probs=None,
+    allow_nan: bool = False,
+) -> tuple:
+    """``(mean, low, high)``: the mean of ``values`` (over the first axis: one mean per column
+    of a 2-D array) and its seeded percentile bootstrap interval, resampling the values (rows)
+    with replacement: ``n_boot`` resamples (:func:`bootstrap_indices`), their means, and
+    :func:`percentile_interval` (``probs`` as there). Floats for 1-D ``values``, arrays
+    otherwise. ValueError with no values, or with a NaN unless ``allow_nan`` (then the NaN
+    column's mean and bounds are NaN). Example: values [2, 2] → (2, 2, 2)."""
+    v = np.asarray(values, dtype=np.float64)
+    if v.size == 0 or (not allow_nan and np.isnan(v).any()):
+        raise ValueError("expected at least one value and no NaN")
+    rng = np.random.default_rng(seed)
+    reps = v[bootstrap_indices(rng, len(v), n_boot)].mean(axis=1)
+    lo, hi = percentile_interval(reps, level, axis=0, probs=probs)
+    if v.ndim == 1:
+        return float(v.mean()), float(lo), float(hi)
+    return v.mean(axis=0), lo, hi
+
+
+def bootstrap_set_means(sets, n_boot: int, seed: int) -> list[np.ndarray]:
+    """The bootstrap replicates of the means of several independent sets of values: one
+    generator seeded with ``seed`` draws each set's ``n_boot`` resamples
+    (:func:`bootstrap_indices`) in the order of ``sets``; returns one array of ``n_boot``
+    resample means per set."""
+    rng = np.random.default_rng(seed)
+    return [s[bootstrap_indices(rng, s.size, n_boot)].mean(axis=1) for s in sets]
+
+
+def bootstrap_difference_ci(
+    a, b, *, n_boot: int = 1000, seed: int = 0, level: float = 0.95
+) -> tuple[float, float, float]:
+    """``(delta, low, high)``: the difference of the means ``mean(a) − mean(b)`` of two
+    independent sets of values and its seeded percentile bootstrap interval, resampling each
+    set with replacement independently of the other (:func:`bootstrap_set_means`, ``a``
+    first). ValueError with an empty set or a NaN. Example: a [5, 5], b [1] → (4, 4, 4)."""
+    sets = [np.asarray(x, dtype=np.float64) for x in (a, b)]
+    if any(s.size == 0 or np.isnan(s).any() for s in sets):
+        raise ValueError("expected at least one value in each set and no NaN")
+    ma, mb = bootstrap_set_means(sets, n_boot, seed)
+    lo, hi = percentile_interval(ma - mb, level)
+    return float(sets[0].mean() - sets[1].mean()), float(lo), float(hi)
+
+
+def bootstrap_statistic_ci(
+    arrays, statistic, *, n_boot: int = 1000, seed: int = 0, level: float = 0.95
+) -> tuple[float, float]:
+    """The seeded percentile bootstrap interval ``(low, high)`` of a statistic of paired
+    values (e.g. a correlation): ``arrays`` are equally long 1-D arrays whose i-th values
+    belong together; one set of resamples (:func:`bootstrap_indices`) is applied to all of
+    them, and ``statistic(*resampled)`` gets ``(n_boot, n)`` arrays and returns the replicate
+    values to use (leaving out replicates without a value, e.g. a constant variable).
+    (NaN, NaN) when it returns none."""
+    arrays = [np.asarray(x) for x in arrays]
+    rng = np.random.default_rng(seed)
+    idx = bootstrap_indices(rng, arrays[0].size, n_boot)
+    reps = np.asarray(statistic(*(x[idx] for x in arrays)))
+    if not reps.size:
+        return float("nan"), float("nan")
+    lo, hi = percentile_interval(reps, level)
+    return float(lo), float(hi)
+
+
+def safe_ratio(a, b) -> np.ndarray:
+    """``a / b`` elementwise (broadcast), NaN where ``b`` is not positive."""
+    a = np.asarray(a, dtype=float)
+    b = np.asarray(b, dtype=float)
+    out = np.full(np.broadcast(a, b).shape, np.nan)
+    np.divide(a, b, out=out, where=b > 0)
+    return out
+
+
+def pooled_ratio_interval(
+    sums, counts, *, n_boot: int = 1000, seed: int = 0, level: float = 0.95, probs=None
+) -> tuple:
+    """The seeded percentile bootstrap interval ``(low, high)`` of a pooled ratio
+    ``Σ sums / Σ counts`` over units (e.g. the mean over all tokens of documents: ``sums``
+    and ``counts`` one entry per document; or one row per unit and a column per measure, one
+    interval per column), resampling whole units (a cluster bootstrap): ``n_boot`` draws of
+    the units with replacement as counts (:func:`bootstrap_weights`, as floats), each giving
+    ``Σ w·sums / Σ w·counts`` (:func:`safe_ratio`: NaN where its count is 0, left out of the
+    quantiles: :func:`percentile_interval` with ``omit_nan``, ``probs`` as there). NaN bounds
+    (of the shape of one row) with no units or ``n_boot`` 0. Example: sums [2, 3], counts
+    [2, 1]: every replicate lies in [1, 3]."""
+    n = len(sums)
+    if not n or n_boot <= 0:
+        nan = np.full(np.shape(sums)[1:], np.nan)
+        return nan, nan
+    rng = np.random.default_rng(seed)
+    w = bootstrap_weights(rng, n, n_boot).astype(float)
+    reps = safe_ratio(w @ sums, w @ counts)
+    return percentile_interval(reps, level, axis=0, omit_nan=True, probs=probs)

@@ -43,6 +43,8 @@ from __future__ import annotations
 import numpy as np
 from sklearn.metrics import roc_auc_score, roc_curve
 
+from ..stats import bootstrap_weights, percentile_interval, stratified_indices
+
 __all__ = [
     "LOW_FPRS",
     "METRICS",
@@ -128,17 +130,17 @@ def bootstrap_ci(
     s, y = _check(scores, labels)
     if n_boot < 1 or not 0 < level < 1:
         raise ValueError(f"expected n_boot >= 1 and 0 < level < 1, got {n_boot}, {level}")
-    rng = np.random.default_rng(seed)
-    pos, neg = np.flatnonzero(y == 1), np.flatnonzero(y == 0)
     reps = {m: np.empty(n_boot) for m in METRICS}
-    for b in range(n_boot):
-        idx = np.concatenate(
-            [rng.choice(pos, size=pos.size, replace=True), rng.choice(neg, size=neg.size)]
-        )
+    for b, idx in enumerate(_stratified(y, n_boot, seed)):
         for m, v in zip(METRICS, fast_metrics(s[idx], y[idx]), strict=True):
             reps[m][b] = v
-    q = [(1 - level) / 2, (1 + level) / 2]
-    return {m: tuple(float(x) for x in np.quantile(r, q)) for m, r in reps.items()}
+    return {m: tuple(float(x) for x in percentile_interval(r, level)) for m, r in reps.items()}
+
+
+def _stratified(y: np.ndarray, n_boot: int, seed: int):
+    """The stratified resamples of the module docstring, members first, one at a time."""
+    strata = np.flatnonzero(y == 1), np.flatnonzero(y == 0)
+    return stratified_indices(np.random.default_rng(seed), strata, n_boot)
 
 
 def evaluate_detector(
@@ -171,15 +173,10 @@ def paired_auc_difference(
     if n_boot < 1 or not 0 < level < 1:
         raise ValueError(f"expected n_boot >= 1 and 0 < level < 1, got {n_boot}, {level}")
     delta = float(roc_auc_score(y, a) - roc_auc_score(y, b))
-    rng = np.random.default_rng(seed)
-    pos, neg = np.flatnonzero(y == 1), np.flatnonzero(y == 0)
     reps = np.empty(n_boot)
-    for r in range(n_boot):
-        idx = np.concatenate(
-            [rng.choice(pos, size=pos.size, replace=True), rng.choice(neg, size=neg.size)]
-        )
+    for r, idx in enumerate(_stratified(y, n_boot, seed)):
         reps[r] = _fast_auc(a[idx], y[idx]) - _fast_auc(b[idx], y[idx])
-    lo, hi = np.quantile(reps, [(1 - level) / 2, (1 + level) / 2])
+    lo, hi = percentile_interval(reps, level)
     return delta, float(lo), float(hi)
 
 
@@ -230,10 +227,6 @@ def resampled_metrics(
     return auc, tpr
 
 
-def _resample_counts(rng, n: int, n_boot: int) -> np.ndarray:
-    return rng.multinomial(n, np.full(n, 1.0 / n), size=n_boot)
-
-
 def low_fpr_row(
     scores,
     labels,
@@ -256,18 +249,17 @@ def low_fpr_row(
     n_pos, n_neg = int(y.sum()), int((1 - y).sum())
     fprs = [float(a) for a in fprs]
     rng = np.random.default_rng(seed)
-    w_pos, w_neg = _resample_counts(rng, n_pos, n_boot), _resample_counts(rng, n_neg, n_boot)
+    w_pos, w_neg = bootstrap_weights(rng, n_pos, n_boot), bootstrap_weights(rng, n_neg, n_boot)
     aucs, reps = resampled_metrics(s, y, w_pos, w_neg, fprs)
-    q = [(1 - level) / 2, (1 + level) / 2]
     row: dict[str, float] = {}
     if auc:
-        lo, hi = np.quantile(aucs, q)
+        lo, hi = percentile_interval(aucs, level)
         row |= {"n_members": n_pos, "n_nonmembers": n_neg}
         row |= {"auc": float(roc_auc_score(y, s)), "auc_lo": float(lo), "auc_hi": float(hi)}
     for j, a in enumerate(fprs):
         col = fpr_column(a)
         if false_positives_allowed(n_neg, a) > 0:
-            lo, hi = np.quantile(reps[:, j], q)
+            lo, hi = percentile_interval(reps[:, j], level)
             row |= {col: tpr_at_fpr(s, y, a), f"{col}_lo": float(lo), f"{col}_hi": float(hi)}
         else:
             row |= {col: np.nan, f"{col}_lo": np.nan, f"{col}_hi": np.nan}
@@ -288,12 +280,12 @@ def paired_auc_margin(
     if n_boot < 1 or not 0 < level < 1:
         raise ValueError(f"expected n_boot >= 1 and 0 < level < 1, got {n_boot}, {level}")
     rng = np.random.default_rng(seed)
-    w_pos = _resample_counts(rng, int(y.sum()), n_boot)
-    w_neg = _resample_counts(rng, int((1 - y).sum()), n_boot)
+    w_pos = bootstrap_weights(rng, int(y.sum()), n_boot)
+    w_neg = bootstrap_weights(rng, int((1 - y).sum()), n_boot)
     reps = (
         resampled_metrics(a, y, w_pos, w_neg, ())[0] - resampled_metrics(b, y, w_pos, w_neg, ())[0]
     )
-    lo, hi = np.quantile(reps, [(1 - level) / 2, (1 + level) / 2])
+    lo, hi = percentile_interval(reps, level)
     return float(roc_auc_score(y, a) - roc_auc_score(y, b)), float(lo), float(hi)
 
 

@@ -28,6 +28,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.stats import pearsonr, permutation_test, rankdata, spearmanr
 
+from ..stats import bootstrap_statistic_ci
+
 __all__ = [
     "TRAINING_NS",
     "continuation_measures",
@@ -71,6 +73,17 @@ def continuation_measures(generated, target, eos_id: int | None = None) -> dict:
     return {"match_fraction": float(hit.mean()), "lcp": lcp, "exact": bool(hit.all())}
 
 
+def _pairs(x, y) -> tuple[np.ndarray, np.ndarray]:
+    """``x`` and ``y`` as float arrays of paired values; ValueError with fewer than 3 pairs or
+    a constant variable (no correlation)."""
+    a, b = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    if a.shape != b.shape or a.ndim != 1 or a.size < 3:
+        raise ValueError(f"expected at least 3 pairs of values, got {a.shape} and {b.shape}")
+    if np.ptp(a) == 0 or np.ptp(b) == 0:
+        raise ValueError("a constant variable has no correlation")
+    return a, b
+
+
 def pearson_ci(
     x, y, *, n_boot: int = 1000, seed: int = 0, level: float = 0.95
 ) -> tuple[float, float, float]:
@@ -78,21 +91,14 @@ def pearson_ci(
     seeded percentile bootstrap interval over resampled pairs (replicates in which either
     variable is constant have no r and are dropped). ValueError with fewer than 3 pairs or a
     constant variable."""
-    a, b = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
-    if a.shape != b.shape or a.ndim != 1 or a.size < 3:
-        raise ValueError(f"expected at least 3 pairs of values, got {a.shape} and {b.shape}")
-    if np.ptp(a) == 0 or np.ptp(b) == 0:
-        raise ValueError("a constant variable has no correlation")
+    a, b = _pairs(x, y)
     r = float(pearsonr(a, b).statistic)
-    rng = np.random.default_rng(seed)
-    idx = rng.integers(0, a.size, size=(n_boot, a.size))  # the draws, all at once
-    ai, bi = a[idx], b[idx]
-    keep = (np.ptp(ai, axis=1) > 0) & (np.ptp(bi, axis=1) > 0)
-    reps = _row_pearson(ai[keep], bi[keep])
-    if not reps.size:
-        return r, float("nan"), float("nan")
-    lo, hi = np.quantile(reps, [(1 - level) / 2, (1 + level) / 2])
-    return r, float(lo), float(hi)
+
+    def statistic(ai, bi):
+        keep = (np.ptp(ai, axis=1) > 0) & (np.ptp(bi, axis=1) > 0)
+        return _row_pearson(ai[keep], bi[keep])
+
+    return (r, *bootstrap_statistic_ci((a, b), statistic, n_boot=n_boot, seed=seed, level=level))
 
 
 def _row_pearson(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -114,17 +120,14 @@ def spearman_ci(
     (``scipy.stats.permutation_test`` pairing ``x`` with permuted ``y``: exact when n! ≤
     ``n_perm``, else ``n_perm`` seeded permutations). ValueError with fewer than 3 pairs or a
     constant variable."""
-    a, b = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
-    if a.shape != b.shape or a.ndim != 1 or a.size < 3:
-        raise ValueError(f"expected at least 3 pairs of values, got {a.shape} and {b.shape}")
-    if np.ptp(a) == 0 or np.ptp(b) == 0:
-        raise ValueError("a constant variable has no correlation")
+    a, b = _pairs(x, y)
     rho = float(spearmanr(a, b).statistic)
-    rng = np.random.default_rng(seed)
-    idx = rng.integers(0, a.size, size=(n_boot, a.size))
-    reps = _row_pearson(rankdata(a[idx], axis=1), rankdata(b[idx], axis=1))
-    reps = reps[np.isfinite(reps)]
-    lo, hi = np.quantile(reps, [(1 - level) / 2, (1 + level) / 2]) if reps.size else (np.nan,) * 2
+
+    def replicates(ai, bi):
+        reps = _row_pearson(rankdata(ai, axis=1), rankdata(bi, axis=1))
+        return reps[np.isfinite(reps)]
+
+    lo, hi = bootstrap_statistic_ci((a, b), replicates, n_boot=n_boot, seed=seed, level=level)
     ra = rankdata(a)
 
     def statistic(v, axis=-1):

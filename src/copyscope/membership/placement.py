@@ -11,7 +11,8 @@ each model:
   (copyscope's choice):** the window is read after one end-of-text token, as every copyscope
   score (:func:`copyscope.lm.score.token_logprobs`), so *every* token of the window is scored,
   the first one included; the truncation therefore keeps ``context − 1`` tokens.
-* **Per set** — the macro average over samples, with a seeded bootstrap percentile interval.
+* **Per set** — the macro average over samples, with a seeded bootstrap percentile interval
+  (:func:`copyscope.stats.bootstrap_mean_ci`).
 * **Placement** — the benchmark lies near the memorised baseline (contaminated) or near the
   clean one. The normalised position ``(clean − bench) / (clean − memorised)`` (0 = clean,
   1 = memorised) is **copyscope's** summary; Li's code only plots the three means.
@@ -21,9 +22,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..stats import bootstrap_mean_ci, bootstrap_set_means, percentile_interval
+
 __all__ = [
-    "bootstrap_mean",
-    "bootstrap_mean_difference",
     "normalised_position",
     "placement_table",
     "position_ci",
@@ -70,35 +71,6 @@ def sample_nll(logprobs) -> float:
     return float(-lp.mean())
 
 
-def bootstrap_mean(
-    values, *, n_boot: int = 1000, seed: int = 0, level: float = 0.95
-) -> tuple[float, float, float]:
-    """``(mean, low, high)``: the macro mean of per-sample values and its seeded bootstrap
-    percentile interval (resampling the samples with replacement)."""
-    v = np.asarray(values, dtype=np.float64)
-    if v.size == 0 or np.isnan(v).any():
-        raise ValueError("expected at least one value and no NaN")
-    rng = np.random.default_rng(seed)
-    reps = v[rng.integers(0, v.size, size=(n_boot, v.size))].mean(axis=1)
-    lo, hi = np.quantile(reps, [(1 - level) / 2, (1 + level) / 2])
-    return float(v.mean()), float(lo), float(hi)
-
-
-def bootstrap_mean_difference(
-    a, b, *, n_boot: int = 1000, seed: int = 0, level: float = 0.95
-) -> tuple[float, float, float]:
-    """``(delta, low, high)``: the difference of the macro means ``mean(a) − mean(b)`` of two
-    independent sets of per-sample values and its seeded percentile bootstrap interval
-    (resampling each set with replacement, independently of the other)."""
-    sets = [np.asarray(x, dtype=np.float64) for x in (a, b)]
-    if any(s.size == 0 or np.isnan(s).any() for s in sets):
-        raise ValueError("expected at least one value in each set and no NaN")
-    rng = np.random.default_rng(seed)
-    ma, mb = (s[rng.integers(0, s.size, size=(n_boot, s.size))].mean(axis=1) for s in sets)
-    lo, hi = np.quantile(ma - mb, [(1 - level) / 2, (1 + level) / 2])
-    return float(sets[0].mean() - sets[1].mean()), float(lo), float(hi)
-
-
 def normalised_position(clean: float, bench: float, memorised: float) -> float:
     """copyscope's normalised position of the benchmark (not Li's):
     ``(clean − bench) / (clean − memorised)``; 0 = at the clean baseline, 1 = at the
@@ -112,20 +84,19 @@ def position_ci(
 ) -> tuple[float, float, float]:
     """``(position, low, high)`` of :func:`normalised_position` of the three sets' per-sample
     NLLs: the point estimate from the set means, the interval from resampling each set
-    independently (seeded percentile bootstrap; replicates with coinciding baselines are
-    dropped)."""
+    independently (seeded percentile bootstrap, :func:`copyscope.stats.bootstrap_set_means`;
+    replicates with coinciding baselines are dropped)."""
     sets = [np.asarray(x, dtype=np.float64) for x in (clean, bench, memorised)]
     if any(s.size == 0 for s in sets):
         raise ValueError("expected at least one sample in each set")
-    rng = np.random.default_rng(seed)
-    means = [s[rng.integers(0, s.size, size=(n_boot, s.size))].mean(axis=1) for s in sets]
+    means = bootstrap_set_means(sets, n_boot, seed)
     gap = means[0] - means[2]
     ok = gap != 0
     reps = (means[0][ok] - means[1][ok]) / gap[ok]
     point = normalised_position(*(float(s.mean()) for s in sets))
     if reps.size == 0:
         return point, float("nan"), float("nan")
-    lo, hi = np.quantile(reps, [(1 - level) / 2, (1 + level) / 2])
+    lo, hi = percentile_interval(reps, level)
     return point, float(lo), float(hi)
 
 
@@ -139,12 +110,12 @@ def placement_table(
     level: float = 0.95,
 ) -> list[dict]:
     """One row per set of ``nll`` (set name → per-sample NLLs): ``set``, ``n``, ``mean_nll``,
-    ``lo``, ``hi`` (:func:`bootstrap_mean`) and, for every set other than the two baselines,
-    copyscope's ``position`` with ``position_lo`` / ``position_hi`` (:func:`position_ci`);
-    the baselines sit at 0 (clean) and 1 (memorised) by definition."""
+    ``lo``, ``hi`` (:func:`copyscope.stats.bootstrap_mean_ci`) and, for every set other than
+    the two baselines, copyscope's ``position`` with ``position_lo`` / ``position_hi``
+    (:func:`position_ci`); the baselines sit at 0 (clean) and 1 (memorised) by definition."""
     rows = []
     for name, values in nll.items():
-        mean, lo, hi = bootstrap_mean(values, n_boot=n_boot, seed=seed, level=level)
+        mean, lo, hi = bootstrap_mean_ci(values, n_boot=n_boot, seed=seed, level=level)
         row = {"set": name, "n": len(values), "mean_nll": mean, "lo": lo, "hi": hi}
         if name in (clean, memorised):
             pos = (float(name == memorised),) * 3

@@ -9,6 +9,14 @@ import warnings
 
 import numpy as np
 
+from ..stats import (
+    bootstrap_weights,
+    complement_probabilities,
+    percentile_interval,
+    pooled_ratio_interval,
+    safe_ratio,
+)
+
 
 def novelty_counts(lengths: np.ndarray, n_max: int = 100) -> tuple[np.ndarray, np.ndarray]:
     """Per-document counts behind novelty(n), n = 1..n_max.
@@ -37,7 +45,7 @@ def novelty_curve(docs: list[np.ndarray], n_max: int = 100) -> np.ndarray:
     documents (token occurrences, not n-gram types).  NaN where no document has n tokens.
     """
     novel, total = count_matrix(docs, n_max)
-    return _ratio(novel.sum(0), total.sum(0))
+    return safe_ratio(novel.sum(0), total.sum(0))
 
 
 def count_matrix(docs: list[np.ndarray], n_max: int) -> tuple[np.ndarray, np.ndarray]:
@@ -48,41 +56,31 @@ def count_matrix(docs: list[np.ndarray], n_max: int) -> tuple[np.ndarray, np.nda
     return np.stack([p[0] for p in pairs]), np.stack([p[1] for p in pairs])
 
 
-def _ratio(a, b):
-    a = np.asarray(a, dtype=float)
-    b = np.asarray(b, dtype=float)
-    out = np.full(np.broadcast(a, b).shape, np.nan)
-    np.divide(a, b, out=out, where=b > 0)
-    return out
-
-
 def bootstrap_novelty(
     novel: np.ndarray, total: np.ndarray, n_boot: int = 1000, seed: int = 0, level: float = 0.95
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Percentile bootstrap CI of the pooled novelty(n), resampling documents with replacement."""
-    D = novel.shape[0]
-    if D == 0 or n_boot <= 0:
+    """Percentile bootstrap CI of the pooled novelty(n), resampling documents with replacement
+    (:func:`copyscope.stats.pooled_ratio_interval`: novel / total n-grams per n)."""
+    if novel.shape[0] == 0 or n_boot <= 0:
         nan = np.full(novel.shape[1], np.nan)
         return nan, nan
-    rng = np.random.default_rng(seed)
-    weights = rng.multinomial(D, np.full(D, 1.0 / D), size=n_boot).astype(float)
-    curves = _ratio(weights @ novel, weights @ total)
-    alpha = (1 - level) / 2
-    return np.nanquantile(curves, alpha, axis=0), np.nanquantile(curves, 1 - alpha, axis=0)
+    return pooled_ratio_interval(
+        novel, total, n_boot=n_boot, seed=seed, probs=complement_probabilities(level)
+    )
 
 
 def bootstrap_mean(values_per_doc: list[np.ndarray], n_boot: int = 1000, seed: int = 0, level=0.95):
-    """Pooled mean over all tokens and its percentile bootstrap CI over documents."""
+    """Pooled mean over all tokens and its percentile bootstrap CI over documents
+    (:func:`copyscope.stats.pooled_ratio_interval` of the documents' sums and lengths)."""
     sums = np.array([float(np.sum(v)) for v in values_per_doc])
     counts = np.array([len(v) for v in values_per_doc], dtype=float)
     point = sums.sum() / counts.sum() if counts.sum() else np.nan
     if not len(sums) or n_boot <= 0:
         return point, np.nan, np.nan
-    rng = np.random.default_rng(seed)
-    w = rng.multinomial(len(sums), np.full(len(sums), 1.0 / len(sums)), size=n_boot)
-    boot = _ratio(w @ sums, w @ counts)
-    alpha = (1 - level) / 2
-    return point, float(np.nanquantile(boot, alpha)), float(np.nanquantile(boot, 1 - alpha))
+    lo, hi = pooled_ratio_interval(
+        sums, counts, n_boot=n_boot, seed=seed, probs=complement_probabilities(level)
+    )
+    return point, float(lo), float(hi)
 
 
 def bootstrap_mean_difference(
@@ -110,21 +108,17 @@ def bootstrap_mean_difference(
     )
     if paired and len(sa) != len(sb):
         raise ValueError(f"paired: {len(sa)} units on one side, {len(sb)} on the other")
-    delta = float(_ratio(sa.sum(), ca.sum()) - _ratio(sb.sum(), cb.sum()))
+    delta = float(safe_ratio(sa.sum(), ca.sum()) - safe_ratio(sb.sum(), cb.sum()))
     if n_boot <= 0 or not len(sa) or not len(sb):
         return delta, np.nan, np.nan
     rng = np.random.default_rng(seed)
-
-    def draws(k):
-        return rng.multinomial(k, np.full(k, 1.0 / k), size=n_boot).astype(float)
-
-    wa = draws(len(sa))
-    wb = wa if paired else draws(len(sb))
-    boot = _ratio(wa @ sa, wa @ ca) - _ratio(wb @ sb, wb @ cb)
+    wa = bootstrap_weights(rng, len(sa), n_boot).astype(float)
+    wb = wa if paired else bootstrap_weights(rng, len(sb), n_boot).astype(float)
+    boot = safe_ratio(wa @ sa, wa @ ca) - safe_ratio(wb @ sb, wb @ cb)
     if np.isnan(boot).all():
         return delta, np.nan, np.nan
-    alpha = (1 - level) / 2
-    return delta, float(np.nanquantile(boot, alpha)), float(np.nanquantile(boot, 1 - alpha))
+    lo, hi = percentile_interval(boot, omit_nan=True, probs=complement_probabilities(level))
+    return delta, float(lo), float(hi)
 
 
 def lower_bound(n: np.ndarray, corpus_size: int, p: float = 0.9, bits_per_token: float = 1.8):
@@ -323,14 +317,13 @@ def completion_loss_slope(
         }
     )
     if n_boot > 0 and D:
-        rng = np.random.default_rng(seed)
-        w = rng.multinomial(D, np.full(D, 1.0 / D), size=n_boot).astype(float)
+        w = bootstrap_weights(np.random.default_rng(seed), D, n_boot).astype(float)
         boot = ols_slope(np.einsum("bd,ndk->bnk", w, stats))  # (n_boot, ns)
-        alpha = (1 - level) / 2
         with np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN column: no spread
-            out["slope_lo"] = np.nanquantile(boot, alpha, axis=0)
-            out["slope_hi"] = np.nanquantile(boot, 1 - alpha, axis=0)
+            out["slope_lo"], out["slope_hi"] = percentile_interval(
+                boot, axis=0, omit_nan=True, probs=complement_probabilities(level)
+            )
     return out[cols]
 
 
@@ -378,14 +371,11 @@ def completion_loss_frequency(
         num = np.zeros((len(out), D))
         np.add.at(sums, (key, per_text["text"].to_numpy()), per_text["sum"].to_numpy())
         np.add.at(num, (key, per_text["text"].to_numpy()), per_text["size"].to_numpy())
-        rng = np.random.default_rng(seed)
-        w = rng.multinomial(D, np.full(D, 1.0 / D), size=n_boot).astype(float)
-        boot = _ratio(w @ sums.T, w @ num.T)  # (n_boot, groups)
-        alpha = (1 - level) / 2
         with np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN column: a rare bucket
-            out["ci_low"] = np.nanquantile(boot, alpha, axis=0)
-            out["ci_high"] = np.nanquantile(boot, 1 - alpha, axis=0)
+            out["ci_low"], out["ci_high"] = pooled_ratio_interval(  # texts × groups
+                sums.T, num.T, n_boot=n_boot, seed=seed, probs=complement_probabilities(level)
+            )
     out.insert(0, "model", model)
     return out[cols]
 

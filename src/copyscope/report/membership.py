@@ -42,10 +42,15 @@ from ..membership.evaluate import (
     paired_auc_margin,
 )
 from ..membership.overlap import TRAINING_NS, pearson_ci, spearman_ci
-from ..membership.placement import bootstrap_mean_difference, placement_table
+from ..membership.placement import placement_table
 from ..membership.scores import MEMBER_SIGN
 from ..membership.stage import benchmark_texts
-from ..stats import permutation_tails
+from ..stats import (
+    bootstrap_difference_ci,
+    bootstrap_mean_ci,
+    permutation_tails,
+    pooled_ratio_interval,
+)
 from . import figures as fig
 from . import fmt
 
@@ -361,7 +366,7 @@ def nll_delta_rows(texts: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFrame:
     """Per model, each contrast of :data:`CONTRASTS` and ``unplanted - copies_<c>`` per copy
     count c of the planted items: ``delta`` = mean NLL of set a − mean NLL of set b (nats) with
     ``lo`` / ``hi``, the 95% bootstrap interval resampling the items of each set independently
-    (:func:`~copyscope.membership.placement.bootstrap_mean_difference`), and the set sizes
+    (:func:`copyscope.stats.bootstrap_difference_ci`), and the set sizes
     ``n_a``, ``n_b``. A contrast with an empty set is left out."""
     rows = []
     for model, g in texts.groupby("model", sort=False):
@@ -375,7 +380,7 @@ def nll_delta_rows(texts: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFrame:
         for name, a, b in pairs:
             if a not in nll or b not in nll:
                 continue
-            d, lo, hi = bootstrap_mean_difference(nll[a], nll[b], n_boot=n_boot, seed=seed)
+            d, lo, hi = bootstrap_difference_ci(nll[a], nll[b], n_boot=n_boot, seed=seed)
             rows.append(
                 {
                     "model": model,
@@ -398,10 +403,14 @@ def set_copies(name: str) -> float:
     return 0.0 if name == "benchmark_unplanted" else float("nan")
 
 
+_P95 = (0.025, 0.975)
+"""The probabilities of this report's 95% percentile intervals over items and plays, as
+written here (not :func:`copyscope.stats.central_probabilities`, whose 0.025 is a float step
+above)."""
+
+
 def _mean_ci(v: np.ndarray, n_boot: int, seed: int) -> tuple[float, float, float]:
-    rng = np.random.default_rng(seed)
-    reps = v[rng.integers(0, v.size, size=(n_boot, v.size))].mean(axis=1)
-    return float(v.mean()), *map(float, np.quantile(reps, [0.025, 0.975]))
+    return bootstrap_mean_ci(v, n_boot=n_boot, seed=seed, probs=_P95)
 
 
 def play_mean_ci(
@@ -419,10 +428,8 @@ def play_mean_ci(
     codes, uniq = pd.factorize(pd.Series(plays))
     k = np.bincount(codes, values, len(uniq))
     n = np.bincount(codes, minlength=len(uniq)).astype(float)
-    rng = np.random.default_rng(seed)
-    w = rng.multinomial(len(uniq), np.full(len(uniq), 1 / len(uniq)), size=n_boot)
-    reps = (w @ k) / (w @ n)
-    return float(k.sum() / n.sum()), *map(float, np.quantile(reps, [0.025, 0.975]))
+    lo, hi = pooled_ratio_interval(k, n, n_boot=n_boot, seed=seed, probs=_P95)
+    return float(k.sum() / n.sum()), float(lo), float(hi)
 
 
 def play_difference_p(

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ..io import write_csv
+from ..stats import bootstrap_mean_ci, complement_probabilities
 from . import figures as fig
 from . import fmt
 
@@ -43,17 +44,14 @@ COLUMNS = [
 
 def bootstrap_means(values: np.ndarray, n_boot: int, seed: int, level: float = 0.95):
     """Column means of ``values`` (passages × measures) and their percentile bootstrap CI,
-    resampling passages (rows) with replacement; NaN bounds when ``n_boot`` is 0."""
+    resampling passages (rows) with replacement (:func:`copyscope.stats.bootstrap_mean_ci`);
+    NaN bounds when ``n_boot`` is 0."""
     values = np.asarray(values, dtype=float)
-    point = values.mean(axis=0)
     if n_boot <= 0 or not len(values):
         nan = np.full(values.shape[1], np.nan)
-        return point, nan, nan
-    rng = np.random.default_rng(seed)
-    rows = rng.integers(0, len(values), size=(n_boot, len(values)))
-    boot = values[rows].mean(axis=1)  # n_boot × measures
-    alpha = (1 - level) / 2
-    return point, np.quantile(boot, alpha, axis=0), np.quantile(boot, 1 - alpha, axis=0)
+        return values.mean(axis=0), nan, nan
+    probs = complement_probabilities(level)
+    return bootstrap_mean_ci(values, n_boot=n_boot, seed=seed, probs=probs, allow_nan=True)
 
 
 def memorization_table(frame: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFrame:
