@@ -17,7 +17,8 @@ import pandas as pd
 
 from ..io import write_csv
 from ..membership.own_benchmarks import read_benchmark
-from ..membership.placement import bootstrap_mean_difference, placement_table
+from ..membership.placement import placement_table
+from ..stats import bootstrap_difference_ci
 from . import fmt
 from .membership import detector_table, reference_model, with_blind, with_reference
 
@@ -97,7 +98,7 @@ def nll_delta_rows(scores: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFrame
         for name, a, b in CONTRASTS:
             if a not in nll or b not in nll:
                 continue
-            d, lo, hi = bootstrap_mean_difference(nll[a], nll[b], n_boot=n_boot, seed=seed)
+            d, lo, hi = bootstrap_difference_ci(nll[a], nll[b], n_boot=n_boot, seed=seed)
             rows.append(
                 {"benchmark": bench, "labelled": _labelled(g), "model": model, "contrast": name,
                  "delta": d, "lo": lo, "hi": hi, "n_a": len(nll[a]), "n_b": len(nll[b])}
