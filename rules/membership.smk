@@ -142,7 +142,7 @@ rule membership_benchmark:
         device=config["models"]["device"],
     shell:
         "OMP_NUM_THREADS={threads} python -m copyscope membership benchmark "
-        "--model {input.model} --model-name {wildcards.model} --name {wildcards.bench} "
+        "--model {input.model} --model-name {wildcards.model} --benchmark {wildcards.bench} "
         "--path {input.file} --format {params.format} --manifest {input.manifest} "
         "--natural {input.natural} --valid {input.valid} --params-json {params.config:q} "
         "--device {params.device} --out {output} > {log} 2>&1"

@@ -34,10 +34,10 @@ def cmd_benchmark(a) -> None:
     spec = {"path": a.path, "format": a.format}
     paths = {"manifest": a.manifest, "natural": a.natural, "valid": a.valid}
     frame = score_benchmark_file(
-        a.model, a.model_name, a.name, spec, paths, a.params_json, a.out, a.device
+        a.model, a.model_name, a.benchmark, spec, paths, a.params_json, a.out, a.device
     )
     n = int((frame["set"] == "benchmark").sum())
-    log.info("%s on %s: %d items and %d baseline passages scored", a.model_name, a.name, n,
+    log.info("%s on %s: %d items and %d baseline passages scored", a.model_name, a.benchmark, n,
              len(frame) - n)  # fmt: skip
 
 
@@ -83,7 +83,9 @@ def register(sub) -> None:
     )
     f.add_argument("--model", required=True, help="model directory")
     f.add_argument("--model-name", required=True, help="the model's name under models.zoo")
-    f.add_argument("--name", required=True, help="the benchmark's name (analysis.membership.benchmarks)")
+    f.add_argument(
+        "--benchmark", required=True, help="the benchmark's name (analysis.membership.benchmarks)"
+    )
     f.add_argument("--path", required=True, help="the benchmark's JSONL file")
     f.add_argument(
         "--format",

@@ -19,7 +19,7 @@ from .memorization import bootstrap_means
 NAME = "books"
 HELP = "name cloze accuracy on the researcher's own books"
 INPUTS = {"books": (("MODEL",), "per-item name cloze on the books (.csv) of a model")}
-OUTPUTS = {"table": "name cloze accuracy per model and book with 95% CIs (.csv)"}
+OUTPUTS = {"table": "name cloze accuracy per model and book with 95 percent CIs (.csv)"}
 PARAMS = "the config block analysis.membership (bootstrap, seed)"
 SUMMARY_TABLES = ("membership_books",)
 
