@@ -657,3 +657,40 @@ def all_outputs():
 def pos_index_flag(input):
     """``--pos-index train DIR`` for the POS-tag index among a rule's inputs (none: empty)."""
     return " ".join(f"--pos-index train {os.path.dirname(p)}" for p in input.pos_index)
+
+
+# ------------------------------------------------ own benchmarks and books (rules/membership.smk)
+def book_flags(wildcards, input):
+    """--book-text, --book-characters and --booknlp of every book, from the rule's inputs."""
+    return " ".join(
+        [
+            labelled("--book-text", BOOK_TEXTS, input.texts),
+            labelled("--book-characters", BOOK_CHARACTERS, input.characters),
+            labelled(
+                "--booknlp",
+                [(b, t) for b, t in zip(BOOK_BOOKNLP, input.tokens)],
+                input.entities,
+            ),
+        ]
+    )
+
+
+def optional_report(path, present, caption, category):
+    """``path`` marked for the HTML report only when the config has its material (``present``:
+    own benchmarks, books); otherwise a plain output (an empty table, not in the report).
+    """
+    if not present:
+        return path
+    return report(path, caption=caption, category=category)
+
+
+def own_report(path):
+    """An own-benchmark table, in the HTML report only when the config has own benchmarks."""
+    return optional_report(
+        path, OWN_BENCHMARKS, "../report/own_benchmarks.rst", "own benchmarks"
+    )
+
+
+def books_report(path):
+    """A table of the name cloze on books, in the HTML report only when books are given."""
+    return optional_report(path, BOOKS, "../report/membership_books.rst", "name cloze")

@@ -33,21 +33,6 @@ BOOK_PARAMS = {
 }
 
 
-def book_flags(wildcards, input):
-    """--book-text, --book-characters and --booknlp of every book, from the rule's inputs."""
-    return " ".join(
-        [
-            labelled("--book-text", BOOK_TEXTS, input.texts),
-            labelled("--book-characters", BOOK_CHARACTERS, input.characters),
-            labelled(
-                "--booknlp",
-                [(b, t) for b, t in zip(BOOK_BOOKNLP, input.tokens)],
-                input.entities,
-            ),
-        ]
-    )
-
-
 rule membership_books:
     input:
         unpack(model_input),

@@ -377,15 +377,6 @@ rule report_membership:
         "> {log} 2>&1"
 
 
-def own_report(path):
-    """An own-benchmark table, in the HTML report only when the config has own benchmarks."""
-    if not OWN_BENCHMARKS:
-        return path
-    return report(
-        path, caption="../report/own_benchmarks.rst", category="own benchmarks"
-    )
-
-
 OWN_PAIRS = [(m, b) for b in OWN_BENCHMARKS for m in MODELS]
 
 
@@ -417,13 +408,6 @@ rule report_own_benchmarks:
         "--params-json {params.config:q} --out-scores {output.scores} "
         "--out-placement {output.placement} --out-nll-delta {output.nll_delta} "
         "--out-detectors {output.detectors} > {log} 2>&1"
-
-
-def books_report(path):
-    """A table of the name cloze on books, in the HTML report only when books are given."""
-    if not BOOKS:
-        return path
-    return report(path, caption="../report/membership_books.rst", category="name cloze")
 
 
 rule report_books:
