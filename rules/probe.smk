@@ -25,7 +25,7 @@ rule probe:
         model=_alternatives(MODELS),
     conda:
         "../envs/models.yaml"
-    threads: 1
+    threads: config["models"]["probe_threads"]
     resources:
         mem_mb=3000,
         runtime=60,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import logging
+import os
 import re
 
 import numpy as np
@@ -164,6 +165,52 @@ def test_load_model_errors(tmp_path, tok_dir):
     (tmp_path / "noweights" / "config.json").write_text("{}")
     with pytest.raises(InputError, match="no model weights"):
         load_model(tmp_path / "noweights")
+
+
+def test_load_model_shares_within_each_only(tmp_path, tok_dir, monkeypatch):
+    """While ``copyscope each`` runs (COPYSCOPE_SHARE_MODELS set), a second load of the same
+    model returns the same objects; another model replaces it; outside ``each`` every load
+    reads the files again."""
+    from transformers import AutoTokenizer
+
+    from copyscope import cli
+    from copyscope.lm import models
+
+    assert cli.SHARE_MODELS == models.SHARE_ENV
+    for name, seed in (("a", 0), ("b", 1)):
+        tiny_model("gpt2", seed).save_pretrained(str(tmp_path / name))
+        AutoTokenizer.from_pretrained(str(tok_dir)).save_pretrained(str(tmp_path / name))
+    monkeypatch.delenv(models.SHARE_ENV, raising=False)
+    first, _ = load_model(tmp_path / "a", "cpu")
+    assert load_model(tmp_path / "a", "cpu")[0] is not first
+    monkeypatch.setenv(models.SHARE_ENV, "1")
+    a1, tok1 = load_model(tmp_path / "a", "cpu")
+    a2, tok2 = load_model(tmp_path / "a", "cpu")
+    assert a2 is a1 and tok2 is tok1 and not a2.training
+    b, _ = load_model(tmp_path / "b", "cpu")
+    assert b is not a1
+    assert load_model(tmp_path / "a", "cpu")[0] is not a1  # one model is kept: the last
+    for p1, p2 in zip(first.parameters(), a1.parameters(), strict=True):
+        assert torch.equal(p1, p2)
+
+
+def test_each_sets_the_share_variable_for_its_commands_only(monkeypatch):
+    from copyscope import cli
+
+    seen = []
+    monkeypatch.delenv(cli.SHARE_MODELS, raising=False)
+    real = cli._main
+
+    def spy(argv):
+        if argv[:1] != [cli.EACH]:
+            seen.append(os.environ.get(cli.SHARE_MODELS))
+            return 0
+        return real(argv)
+
+    monkeypatch.setattr(cli, "_main", spy)
+    assert cli._main(["each", "a", "::", "b"]) == 0
+    assert seen == ["1", "1"]
+    assert cli.SHARE_MODELS not in os.environ
 
 
 def test_resolve_device_fixed_choices():

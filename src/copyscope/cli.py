@@ -106,6 +106,9 @@ def _requested_stage(argv: list[str]) -> str | None:
 # ``copyscope each A… :: B…``: the word that runs several commands and their separator
 EACH = "each"
 SEPARATOR = "::"
+# the environment variable with which ``each`` lets its commands share a loaded model
+# (copyscope.lm.models.SHARE_ENV; named here so that the CLI does not import torch)
+SHARE_MODELS = "COPYSCOPE_SHARE_MODELS"
 
 
 def split_commands(argv: list[str]) -> list[list[str]]:
@@ -157,10 +160,20 @@ def main(argv=None) -> int:
 def _main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == [EACH]:
-        for command in split_commands(argv[1:]):
-            status = _main(command)
-            if status:
-                return status
+        commands = split_commands(argv[1:])
+        # the commands share a model they load one after another (copyscope.lm.models)
+        before = os.environ.get(SHARE_MODELS)
+        os.environ[SHARE_MODELS] = "1"
+        try:
+            for command in commands:
+                status = _main(command)
+                if status:
+                    return status
+        finally:
+            if before is None:
+                os.environ.pop(SHARE_MODELS, None)
+            else:
+                os.environ[SHARE_MODELS] = before
         return 0
     stage = _requested_stage(argv)
     only = (stage,) if stage else () if argv[:1] == ["config"] else STAGES

@@ -17,6 +17,12 @@ Devices: :func:`resolve_device` maps ``"auto"`` to CUDA when available, else CPU
 ``"cuda"`` on a machine without a GPU logs a warning and falls back to the CPU.
 Threads: if the environment variable ``COPYSCOPE_TORCH_THREADS`` is set, it is passed to
 ``torch.set_num_threads``; otherwise torch's default (which honours ``OMP_NUM_THREADS``) is kept.
+Sharing: while ``COPYSCOPE_SHARE_MODELS`` is set (``copyscope each`` sets it for the commands it
+runs in one process), :func:`load_model` keeps the last model it loaded and hands the same
+objects to the next command that asks for the same file on the same device, instead of reading
+it again (a GGUF model is dequantized and its tokenizer converted at every read: about a
+minute on a CPU for SmolLM2-135M). Nothing a command does changes a loaded model: every caller
+scores or generates in eval mode, and sampling draws from its own seeded generator.
 """
 
 from __future__ import annotations
@@ -42,6 +48,9 @@ from ..errors import ConfigError, InputError
 log = logging.getLogger(__name__)
 
 THREADS_ENV = "COPYSCOPE_TORCH_THREADS"
+# set by ``copyscope each``: load_model keeps its last model for the next command (module doc)
+SHARE_ENV = "COPYSCOPE_SHARE_MODELS"
+_shared: dict[tuple[str, str], tuple] = {}
 
 
 # --------------------------------------------------------------------------- LSTM model
@@ -329,6 +338,12 @@ def load_model(model_dir, device: str = "auto"):
         where, extra = path, {}
     apply_thread_env()
     dev = resolve_device(device)
+    key = (str(path.resolve()), str(dev))
+    if os.environ.get(SHARE_ENV) and key in _shared:
+        model, tokenizer = _shared[key]
+        model.eval()
+        return model, tokenizer
+    _shared.clear()
     tokenizer = load_hf_tokenizer(path)
     try:
         model = AutoModelForCausalLM.from_pretrained(
@@ -338,6 +353,8 @@ def load_model(model_dir, device: str = "auto"):
         raise InputError(path, f"could not load a causal language model ({exc})") from exc
     model.to(dev)
     model.eval()
+    if os.environ.get(SHARE_ENV):
+        _shared[key] = (model, tokenizer)
     return model, tokenizer
 
 
