@@ -600,9 +600,7 @@ rule report_calibration:
         cloze=PLAN.model_files("membership/{model}/cloze.csv", PLAN.benchmark_models),
         parses=f"{R}/syntax/human/reference.parquet",
         contaminated=(
-            [f"{R}/syntax/human/contaminated.parquet"]
-            if ("human", "contaminated") in PLAN.settings()
-            else []
+            [f"{R}/syntax/human/contaminated.parquet"] if PLAN.excerpts else []
         ),
         training_tags=f"{R}/syntax/train-tags.jsonl",
         pos_index=PLAN.pos_index,
