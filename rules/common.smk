@@ -125,10 +125,15 @@ def fanout_matches(**qsets):
 
 
 def fanout_flags(**flags):
-    """params: ``--flag <input.name>`` for each flag → input name, with fan-out only."""
-    return lambda wildcards, input: args(
-        PLAN.fanout_args({f: input[k] for f, k in flags.items()} if PLAN.fanout else {})
-    )
+    """params: ``--flag <input.name>`` for each flag → input name, with fan-out only
+    (copyscope.plan: Plan.fanout_args)."""
+
+    def flag_line(wildcards, input):
+        if not PLAN.fanout:
+            return ""
+        return args(PLAN.fanout_args({f: input[k] for f, k in flags.items()}))
+
+    return flag_line
 
 
 # ---------------------------------------------------------------- cluster resources
