@@ -106,7 +106,7 @@ DEFAULT_VARIANTS = [v for v in VARIANTS if not v.startswith("compile") and v != 
 
 
 def model_specs(config_path: Path, names: list[str]) -> tuple[dict, int, int]:
-    """``{name: spec}`` as the pipeline builds them (rules/common.smk ``model_spec``), the
+    """``{name: spec}`` as the pipeline builds them (``copyscope.plan.Plan.model_spec``), the
     tokenizer's vocabulary size and the models' seed."""
     cfg = validate(yaml.safe_load(config_path.read_text()))
     models = cfg["models"]

@@ -7,7 +7,7 @@ rule analyze_queries:
     # index.query_fanout: the texts analyze queries (model tokens, Moses words)
     input:
         samples=f"{R}/samples/{{model}}/{{decoding}}.jsonl",
-        words=f"{R}/tokenizers/{WORDS}",
+        words=f"{R}/tokenizers/{PLAN.words}",
     output:
         tokens=f"{R}/fanout/analysis/{{model}}/{{decoding}}/tokens/queries.npz",
         words=f"{R}/fanout/analysis/{{model}}/{{decoding}}/words/queries.npz",
@@ -31,13 +31,13 @@ rule analyze:
     input:
         unpack(analyze_inputs),
     output:
-        analysis_outputs(DECODINGS),
+        PLAN.analysis_outputs(PLAN.decodings),
     log:
         f"{R}/logs/analyze/{{model}}.log",
     benchmark:
         f"{R}/benchmarks/analyze/{{model}}.tsv"
     wildcard_constraints:
-        model=_alternatives(GRID_MODELS),
+        model=_alternatives(PLAN.grid_models),
     conda:
         "../envs/models.yaml"
     threads: 1
@@ -46,7 +46,7 @@ rule analyze:
         runtime=60,
         slurm_extra=gpu_request,
     params:
-        commands=analyze_commands,
+        commands=lambda w, input, output: args(PLAN.analyze_args(w.model, input, output)),
     shell:
         "OMP_NUM_THREADS={threads} NUMBA_NUM_THREADS={threads} "
         "python -m copyscope each {params.commands} > {log} 2>&1"
@@ -54,9 +54,9 @@ rule analyze:
 
 use rule analyze as analyze_shared with:
     output:
-        analysis_outputs(SHARED_DECODINGS),
+        PLAN.analysis_outputs(PLAN.shared_decodings),
     wildcard_constraints:
-        model=_alternatives(SHARED_MODELS),
+        model=_alternatives(PLAN.shared_models),
 
 
 # the human sets (the reference; with excerpts also human/contaminated), and then (reading the
@@ -65,10 +65,10 @@ use rule analyze as analyze_shared with:
 rule analyze_human:
     input:
         unpack(analyze_inputs),
-        **{f"model_{m}": model_dir(m) for m in COMPLETION_MODELS},
+        **PLAN.completion_inputs(),
     output:
-        analysis_outputs(HUMAN_DECODINGS, "human"),
-        COMPLETION_OUTPUTS,
+        PLAN.analysis_outputs(PLAN.human_decodings, "human"),
+        PLAN.completion_outputs(),
     log:
         f"{R}/logs/analyze/human.log",
     benchmark:
@@ -81,8 +81,10 @@ rule analyze_human:
         runtime=60,
         slurm_extra=gpu_request,
     params:
-        commands=analyze_commands,
-        completion=completion_commands,
+        commands=lambda w, input, output: args(
+            PLAN.analyze_args("human", input, output)
+        ),
+        completion=lambda w, input, output: args(PLAN.completion_args(input, output)),
     shell:
         "OMP_NUM_THREADS={threads} NUMBA_NUM_THREADS={threads} "
         "python -m copyscope each {params.commands} {params.completion} > {log} 2>&1"
@@ -100,28 +102,24 @@ rule analyze_external:
             )
         ),
         samples=f"{R}/samples/{{model}}/{{decoding}}.jsonl",
-        tokenizer=f"{R}/tokenizers/{MODEL_TOK}",
-        index=f"{R}/index/{MODEL_TOK}/index.json",
-        natural_index=f"{R}/index/{natural_index(MODEL_TOK)}/index.json",
-        words=f"{R}/tokenizers/{WORDS}",
-        word_index=f"{R}/index/{WORD_INDEX}/index.json",
-        natural_word_index=f"{R}/index/{natural_index(WORD_INDEX)}/index.json",
+        tokenizer=f"{R}/tokenizers/{PLAN.model_tok}",
+        index=PLAN.index_file(PLAN.model_tok),
+        natural_index=PLAN.index_file(PLAN.natural_index(PLAN.model_tok)),
+        words=f"{R}/tokenizers/{PLAN.words}",
+        word_index=PLAN.index_file(PLAN.word_index),
+        natural_word_index=PLAN.index_file(PLAN.natural_index(PLAN.word_index)),
         manifest=f"{R}/corpus/manifest.json",
     output:
-        **{
-            name.split(".")[0]: f"{R}/analysis/{{model}}/{{decoding}}/{name}"
-            for name in ANALYSIS_OUTPUTS
-            if name != "quality.csv"
-        },
+        **PLAN.external_analysis_outputs(),
     log:
         f"{R}/logs/analyze/{{model}}_{{decoding}}.log",
     benchmark:
         f"{R}/benchmarks/analyze/{{model}}_{{decoding}}.tsv"
     wildcard_constraints:
         model=_alternatives(
-            EXTERNAL_MODELS + (["human"] if EXTERNAL_REFERENCES else [])
+            PLAN.external_models + (["human"] if PLAN.external_references else [])
         ),
-        decoding=_alternatives([d for _, d in EXTERNAL_SETTINGS]),
+        decoding=_alternatives([d for _, d in PLAN.external_settings]),
     conda:
         "../envs/models.yaml"
     threads: 1

@@ -49,10 +49,8 @@ rule corpus:
     conda:
         "../envs/corpus.yaml"
     params:
-        cfg=as_json(corpus_block()),
-        wheel=lambda w, input: (
-            f"--wheel {input.wheel}" if "wheel" in input.keys() else ""
-        ),
+        cfg=as_json(PLAN.corpus_block()),
+        wheel=lambda w, input: args(PLAN.optional_args("--wheel", input.get("wheel"))),
     shell:
         "python -m copyscope corpus prepare --params-json {params.cfg:q} {params.wheel} "
         "--out-train {output.train} --out-valid {output.valid} "

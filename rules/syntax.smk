@@ -15,7 +15,7 @@ rule parse_split:
         "../envs/syntax.yaml"
     threads: config["syntax"]["n_process"]
     params:
-        syntax=as_json(with_language(config["syntax"])),
+        syntax=as_json(PLAN.with_language(config["syntax"])),
     shell:
         "python -m copyscope syntax parse --params-json {params.syntax:q} "
         "--set-name {wildcards.split} --corpus {input.docs} --out {output} > {log} 2>&1"
@@ -25,10 +25,10 @@ rule parse_split:
 # file is the same as parsed alone: texts are parsed independently)
 rule parse_samples:
     input:
-        samples=[x[1] for x in sample_sets()],
-        tokenizers=sorted({x[2] for x in sample_sets()}),
+        samples=[x[1] for x in PLAN.sample_sets()],
+        tokenizers=sorted({x[2] for x in PLAN.sample_sets()}),
     output:
-        parse_files(),
+        PLAN.parse_files(),
     log:
         f"{R}/logs/parse/samples.log",
     benchmark:
@@ -37,9 +37,9 @@ rule parse_samples:
         "../envs/syntax.yaml"
     threads: config["syntax"]["n_process"]
     params:
-        syntax=as_json(with_language(config["syntax"])),
+        syntax=as_json(PLAN.with_language(config["syntax"])),
         prompt_length=config["sampling"]["prompt_length"],
-        sets=lambda w, output: labelled("--set", sample_sets(), output),
+        sets=lambda w, output: labelled("--set", PLAN.sample_sets(), output),
     shell:
         "python -m copyscope syntax parse-samples --params-json {params.syntax:q} "
         "--prompt-length {params.prompt_length} {params.sets} > {log} 2>&1"
@@ -63,15 +63,12 @@ rule pos_tags:
 # Style vs exact memorization (Shaib et al. §8): repeated training n-grams sampled from the
 # index and decoded per model (in its probe job, rules/probe.smk); then the ladder's and these
 # continuations POS-tagged in one job.
-STYLE = config["analysis"]["style"]
-
-
 rule style_memorization:
     input:
-        ladder=expand(f"{R}/memorization/{{model}}.csv", model=MODELS if LADDER else []),
-        repeats=expand(f"{R}/style/repeats/{{model}}.csv", model=MODELS),
+        ladder=PLAN.ladder_files(),
+        repeats=PLAN.model_files("style/repeats/{model}.csv", PLAN.models),
     output:
-        expand(f"{R}/style/measures/{{model}}.csv", model=MODELS),
+        PLAN.model_files("style/measures/{model}.csv", PLAN.models),
     log:
         f"{R}/logs/style_memorization.log",
     benchmark:
@@ -79,12 +76,10 @@ rule style_memorization:
     conda:
         "../envs/syntax.yaml"
     params:
-        ladder=lambda w, input: labelled(
-            "--ladder", MODELS if LADDER else [], input.ladder
-        ),
-        repeats=lambda w, input: labelled("--repeats", MODELS, input.repeats),
-        out=lambda w, output: labelled("--out", MODELS, output),
-        syntax=as_json(with_language({**config["syntax"], "n_process": 1})),
+        ladder=lambda w, input: labelled("--ladder", PLAN.ladder_models, input.ladder),
+        repeats=lambda w, input: labelled("--repeats", PLAN.models, input.repeats),
+        out=lambda w, output: labelled("--out", PLAN.models, output),
+        syntax=as_json(PLAN.with_language({**config["syntax"], "n_process": 1})),
     shell:
         "python -m copyscope syntax style {params.ladder} {params.repeats} {params.out} "
         "--params-json {params.syntax:q} > {log} 2>&1"

@@ -1,7 +1,7 @@
 rule tokenizer_fit:
     input:
         unpack(tokenizer_source),
-        train=lambda w: tokenizer_docs(w.tok, "train"),
+        train=lambda w: PLAN.tokenizer_docs(w.tok, "train"),
     output:
         directory(f"{R}/tokenizers/{{tok}}"),
     log:
@@ -11,7 +11,7 @@ rule tokenizer_fit:
     conda:
         "../envs/tokenize.yaml"
     params:
-        spec=lambda w: as_json(with_language(config["tokenizers"][w.tok])),
+        spec=lambda w: as_json(PLAN.with_language(config["tokenizers"][w.tok])),
     shell:
         "python -m copyscope tokenize fit --tokenizer-name {wildcards.tok} "
         "--params-json {params.spec:q} --train {input.train} --out {output} > {log} 2>&1"
@@ -20,7 +20,7 @@ rule tokenizer_fit:
 rule tokenize:
     input:
         model=f"{R}/tokenizers/{{tok}}",
-        docs=lambda w: tokenizer_docs(w.tok, w.split),
+        docs=lambda w: PLAN.tokenizer_docs(w.tok, w.split),
     output:
         npy=f"{R}/tokens/{{tok}}/{{split}}.npy",
         meta=f"{R}/tokens/{{tok}}/{{split}}.json",

@@ -6,8 +6,10 @@ import ast
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "copyscope"
+# the stage packages in pipeline order, then the run plan (copyscope/plan.py, one module): it
+# reads the config and asks stages for names; no stage imports it
 ORDER = ["corpus", "tokenize", "index", "lm", "sample", "novelty", "raven", "analyze",
-         "memorize", "syntax", "membership", "explore", "report"]  # fmt: skip
+         "memorize", "syntax", "membership", "explore", "report", "plan"]  # fmt: skip
 SHARED = {"errors", "io", "clikit", "config", "fetch", "language", "plotting", "stats",
           "streams", "runlock", "runlog"}  # fmt: skip
 
@@ -33,11 +35,18 @@ def stage_imports(path: Path, stage: str) -> set[str]:
     return {m for m in out if not m.startswith("__")} - {stage}  # not __version__
 
 
+def stage_files(stage: str) -> list[Path]:
+    """The files of a stage: its package's modules, or its one module ``<stage>.py``."""
+    if (PACKAGE / stage).is_dir():
+        return sorted((PACKAGE / stage).rglob("*.py"))
+    return [PACKAGE / f"{stage}.py"]
+
+
 def violations() -> list[str]:
     rank = {s: i for i, s in enumerate(ORDER)}
     bad = []
     for stage in ORDER:
-        for path in sorted((PACKAGE / stage).rglob("*.py")):
+        for path in stage_files(stage):
             for other in sorted(stage_imports(path, stage)):
                 if other in rank and rank[other] > rank[stage]:
                     bad.append(f"{path.relative_to(PACKAGE)} imports {other} ({stage} < {other})")
@@ -49,9 +58,23 @@ def violations() -> list[str]:
 
 def test_every_stage_is_listed():
     stages = {p.name for p in PACKAGE.iterdir() if (p / "__init__.py").exists()}
-    assert stages == set(ORDER)
     modules = {p.stem for p in PACKAGE.glob("*.py")} - {"__init__", "__main__", "cli"}
-    assert modules <= SHARED, modules - SHARED
+    assert stages | (modules - SHARED) == set(ORDER)
+    assert modules <= SHARED | set(ORDER), modules - SHARED - set(ORDER)
+
+
+def test_the_plan_is_above_every_stage_and_imports_no_snakemake():
+    """copyscope.plan imports the config and lower modules only (it is last in ORDER), and
+    not Snakemake: the rule files ask it, it does not know them."""
+    tree = ast.parse((PACKAGE / "plan.py").read_text())
+    outside = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import)
+               for a in n.names} | {n.module.split(".")[0] for n in ast.walk(tree)
+                                    if isinstance(n, ast.ImportFrom) and n.level == 0}  # fmt: skip
+    assert outside <= {"__future__", "collections", "json", "os", "shlex"}, outside
+    assert stage_imports(PACKAGE / "plan.py", "plan") <= {"config", "corpus", "sample"}
+    assert ORDER[-1] == "plan"
+    users = [p for s in ORDER[:-1] for p in stage_files(s) if "plan" in stage_imports(p, s)]
+    assert users == []
 
 
 def test_no_import_runs_up_the_stage_order():
@@ -69,9 +92,11 @@ def test_the_check_sees_relative_lazy_and_absolute_imports(tmp_path, monkeypatch
     (src / "corpus" / "c.py").write_text("import copyscope.lm.train\n")
     (src / "lm" / "d.py").write_text("from copyscope.sample import z\nfrom .train import w\n")
     (src / "index" / "e.py").write_text("from ..tokenize import t\nfrom .. import io\n")
+    (src / "report" / "f.py").write_text("from ..plan import Plan\n")
     monkeypatch.setitem(globals(), "PACKAGE", src)
     bad = violations()
-    assert len(bad) == 4, bad
+    assert len(bad) == 5, bad
+    assert any("report/f.py imports plan" in b for b in bad)
     assert any("tokenize/a.py imports index" in b for b in bad)
     assert any("tokenize/b.py imports report" in b for b in bad)
     assert any("corpus/c.py imports lm" in b for b in bad)

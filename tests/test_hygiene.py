@@ -106,7 +106,7 @@ def _strict_parser(build) -> argparse.ArgumentParser:
 def _parses(argv: list[str]) -> str | None:
     """None if the copyscope CLI accepts ``argv`` (flags spelt in full), else argparse's
     message. ``each A… :: B…``: every command is checked; a lone placeholder value there
-    (``{params.commands}``, command lines computed in common.smk) is checked on the command
+    (``{params.commands}``, command lines the run plan assembles, copyscope.plan) is checked on the command
     lines of a dry run (test_each_commands_of_a_dry_run_parse)."""
     from copyscope.cli import EACH, build_parser, split_commands
 
@@ -166,8 +166,8 @@ def test_rule_check_catches_a_flag_the_cli_does_not_accept():
 
 @pytest.mark.e2e
 def test_each_commands_of_a_dry_run_parse(tmp_path):
-    """The command lines the model jobs run through ``copyscope each`` (computed in
-    rules/common.smk) in a dry run of the tiny configuration: every one is accepted by the
+    """The command lines the model jobs run through ``copyscope each`` (assembled by
+    copyscope.plan) in a dry run of the tiny configuration: every one is accepted by the
     CLI, and every sample set, analysis and probe file is some command's output."""
     from conftest import snakemake
 
