@@ -14,6 +14,7 @@ from copyscope import stats
 from copyscope.errors import ConfigError, InputError
 from copyscope.lm.score import token_logprobs
 from copyscope.membership import cloze, evaluate, overlap, placement, scores, stage
+from copyscope.memorize.extraction import extraction_measures
 from test_lm import N_CTX, full_logits, make_tokenizer, tiny_model
 
 # ten tokens with log-probabilities -1, -2, ..., -10 (order shuffled: scores must not care)
@@ -493,23 +494,6 @@ def test_token_logprobs_from_first_equal_the_tail_of_the_full_scores(kind):
 # --- continuation overlap --------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    "generated, target, expected",
-    [
-        ([1, 2, 3, 4], [1, 2, 3, 4], (1.0, 4, True)),
-        ([1, 2, 9, 4], [1, 2, 3, 4], (0.75, 2, False)),
-        ([9, 2, 3, 4], [1, 2, 3, 4], (0.75, 0, False)),
-        ([1, 2], [1, 2, 3, 4], (0.5, 2, False)),  # ended early: 2 misses
-        ([1, 0], [1, 2, 3, 4], (0.25, 1, False)),  # eos (id 0) and after: misses
-        ([1, 0, 3, 4], [1, 2, 3, 4], (0.25, 1, False)),  # nothing after eos counts
-        ([1, 2, 3, 4, 5], [1, 2, 3, 4], (1.0, 4, True)),
-    ],
-)
-def test_continuation_measures_hand_made(generated, target, expected):
-    m = overlap.continuation_measures(generated, target, eos_id=0)
-    assert (m["match_fraction"], m["lcp"], m["exact"]) == expected
-
-
 def test_pearson_ci():
     x = np.array([0.1, 0.2, 0.3, 0.4, 0.5, 0.6])
     r, lo, hi = overlap.pearson_ci(x, 2 * x + 1, n_boot=200)
@@ -556,7 +540,7 @@ def test_continue_passages_scores_greedy_continuations(tok):
     out = overlap.continue_passages(model, tok, [text, "w1 w2 w3"], prompt_tokens=10, new_tokens=10)
     assert out[1] is None  # too short: skipped
     g = generate(model, [np.arange(1, 11)], {"kind": "greedy"}, max_new_tokens=10, eos_id=0, seed=0)
-    assert out[0] == overlap.continuation_measures(g[0]["ids"], np.arange(11, 21), eos_id=0)
+    assert out[0] == extraction_measures(g[0]["ids"], np.arange(11, 21), eos_id=0)
 
 
 # --- the per-model job ---------------------------------------------------------------------

@@ -1,5 +1,6 @@
-"""The memorization ladder: planting (counted with the index), the extraction measures, the
-extraction test on a model that memorized a passage by construction, the table and figure."""
+"""The memorization ladder: planting (counted with the index), the extraction test on a model
+that memorized a passage by construction, the table and figure (the measures themselves:
+test_extract.py)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from copyscope.corpus.sources import Document
 from copyscope.errors import ConfigError, InputError
 from copyscope.index import Index, build_index
 from copyscope.lm import load_model, train_model
-from copyscope.memorize import extract, extract_file, extraction_measures
+from copyscope.memorize import extract, extract_file
 from copyscope.report.memorization import COLUMNS, memorization_table
 from copyscope.tokenize import encode_split, from_spec, read_split
 from test_lm import EOS, VOCAB, make_tokenizer
@@ -150,26 +151,6 @@ def test_cutting_names_the_key_when_held_out_text_is_too_short():
 
 def test_passage_lines_are_normalised_for_the_tokenizer():
     assert passage_text(["  To be,  or", "", "not to be: that"], 5) == "To be, or\n\nnot to"
-
-
-# --------------------------------------------------------------------------- measures
-@pytest.mark.parametrize(
-    "generated, target, expected",
-    [
-        ([1, 2, 3, 4], [1, 2, 3, 4], (True, 1.0, 4)),
-        ([1, 2, 9, 4], [1, 2, 3, 4], (False, 0.75, 2)),
-        ([9, 2, 3, 4], [1, 2, 3, 4], (False, 0.75, 0)),
-        ([4, 3, 2, 1], [1, 2, 3, 4], (False, 0.0, 0)),
-        ([7], [7], (True, 1.0, 1)),
-    ],
-)
-def test_extraction_measures_by_hand(generated, target, expected):
-    assert extraction_measures(generated, target) == expected
-
-
-def test_extraction_measures_need_equal_lengths():
-    with pytest.raises(ValueError):
-        extraction_measures([1, 2], [1, 2, 3])
 
 
 # --------------------------------------------------------------------------- extraction

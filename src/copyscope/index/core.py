@@ -172,18 +172,18 @@ class Shard:
         ln = np.empty(flat.shape[0], dtype=np.int64)
         cn = np.empty(flat.shape[0], dtype=np.int64)
         stop = np.empty(segments[0].shape[0], dtype=np.int64)
-        k.longest_matches_kernel(*args, flat, *segments, KEEP_OCCURRENCES, PROBE, stop, ln, cn)
+        k.longest_matches_kernel(args, flat, *segments, KEEP_OCCURRENCES, PROBE, stop, ln, cn)
         pos, pqs = k.pending_positions(stop, segments[1], segments[2])
         if pos.size:  # short matches: batched searches, then matching statistics for long ones
             from numba import get_num_threads
 
             k.batched_matches_kernel(
-                *args, flat, pos, pqs, BATCH_CAP, get_num_threads(), ln, cn, NO_FIRST
+                args, flat, pos, pqs, BATCH_CAP, get_num_threads(), ln, cn, NO_FIRST
             )
             runs = k.capped_runs(pos, pqs, ln, BATCH_CAP)
             if runs[0].size:
                 k.longest_matches_kernel(
-                    *args, flat, *runs, KEEP_OCCURRENCES, 0, np.empty_like(runs[0]), ln, cn
+                    args, flat, *runs, KEEP_OCCURRENCES, 0, np.empty_like(runs[0]), ln, cn
                 )
         return ln, cn
 
@@ -214,7 +214,7 @@ class Shard:
         ln = np.empty(flat.shape[0], dtype=np.int64)  # written at every n-gram's last position
         cn = np.empty(flat.shape[0], dtype=np.int64)
         fr = np.empty(flat.shape[0], dtype=np.int64)  # read only where the n-gram is found
-        args = (*self.kernel_args(), flat, pos, qs, int(lens.max()))
+        args = (self.kernel_args(), flat, pos, qs, int(lens.max()))
         if k <= SERIAL_NGRAMS:
             kn.batched_matches_serial(*args, ln, cn, fr)
         else:

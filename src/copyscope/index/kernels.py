@@ -383,52 +383,21 @@ def matching_statistics(
 
 @njit(cache=True, parallel=True)
 def longest_matches_kernel(
-    tokens,
-    sa,
-    lcp,
-    m1,
-    m2,
-    m3,
-    bucket,
-    keys,
-    kbits,
-    q,
-    seg_start,
-    seg_end,
-    seg_qs,
-    keep,
-    probe,
-    stop,
-    out_len,
-    out_cnt,
+    shard, q, seg_start, seg_end, seg_qs, keep, probe, stop, out_len, out_cnt
 ):
     """For every query position t: ``out_len[t] = L_t`` and ``out_cnt[t] = C_t`` (0 if L_t = 0).
 
-    The positions come in segments ``seg_start[i] <= t < seg_end[i]`` of the query that starts
-    at ``seg_qs[i]`` (see :func:`query_segments`); segments run in parallel, each one left to
-    right by :func:`matching_statistics`, keeping up to ``keep`` occurrences.  ``stop[i]`` is
-    the first position of segment i left unanswered (see ``probe`` there).
+    ``shard`` is the shard's arrays as one tuple, ``(tokens, sa, lcp, m1, m2, m3, bucket, keys,
+    kbits)`` (``Shard.kernel_args``), passed on unpacked.  The positions come in segments
+    ``seg_start[i] <= t < seg_end[i]`` of the query that starts at ``seg_qs[i]`` (see
+    :func:`query_segments`); segments run in parallel, each one left to right by
+    :func:`matching_statistics`, keeping up to ``keep`` occurrences.  ``stop[i]`` is the first
+    position of segment i left unanswered (see ``probe`` there).
     """
     for i in prange(seg_start.shape[0]):
         occ = np.empty(keep, dtype=np.int64)
         stop[i] = matching_statistics(
-            tokens,
-            sa,
-            lcp,
-            m1,
-            m2,
-            m3,
-            bucket,
-            keys,
-            kbits,
-            q,
-            seg_qs[i],
-            seg_start[i],
-            seg_end[i],
-            occ,
-            probe,
-            out_len,
-            out_cnt,
+            *shard, q, seg_qs[i], seg_start[i], seg_end[i], occ, probe, out_len, out_cnt
         )
 
 
@@ -660,14 +629,12 @@ def batched_search(
 
 
 @njit(cache=True, parallel=True)
-def batched_matches_kernel(
-    tokens, sa, lcp, m1, m2, m3, bucket, keys, kbits, q, pos, pqs, cap, nt, out_len, out_cnt,
-    out_first,
-):  # fmt: skip
+def batched_matches_kernel(shard, q, pos, pqs, cap, nt, out_len, out_cnt, out_first):
     """``out_len[t]``/``out_cnt[t]`` (and ``out_first[t]``, the interval's first rank, unless
     ``out_first`` is empty) for the positions ``pos`` (query starts ``pqs``), each one
     searched on its own by :func:`batched_search` with at most ``cap`` pattern tokens (a match
-    of ``cap`` tokens may be longer, see :func:`capped_runs`), in ``nt`` threads.
+    of ``cap`` tokens may be longer, see :func:`capped_runs`), in ``nt`` threads; ``shard`` as
+    in :func:`longest_matches_kernel`.
 
     N-gram counts are this kernel too: n-gram i laid out as a query ``flat[s_i:e_i]``,
     searched at its last position ``e_i - 1`` with ``cap`` at least its length, reads the whole
@@ -678,26 +645,17 @@ def batched_matches_kernel(
         for b in range(th, nb, nt):
             g0 = b * BATCH
             g1 = min(pos.shape[0], g0 + BATCH)
-            batched_search(
-                tokens, sa, lcp, m1, m2, m3, bucket, keys, kbits, q, pos, pqs, cap, g0, g1,
-                out_len, out_cnt, out_first, w,
-            )  # fmt: skip
+            batched_search(*shard, q, pos, pqs, cap, g0, g1, out_len, out_cnt, out_first, w)
 
 
 @njit(cache=True)
-def batched_matches_serial(
-    tokens, sa, lcp, m1, m2, m3, bucket, keys, kbits, q, pos, pqs, cap, out_len, out_cnt,
-    out_first,
-):  # fmt: skip
+def batched_matches_serial(shard, q, pos, pqs, cap, out_len, out_cnt, out_first):
     """:func:`batched_matches_kernel` in the calling thread (for a few positions: waking the
     thread pool would cost more than the searches)."""
     w = np.empty((10, BATCH), dtype=np.int64)
     for g0 in range(0, pos.shape[0], BATCH):
         g1 = min(pos.shape[0], g0 + BATCH)
-        batched_search(
-            tokens, sa, lcp, m1, m2, m3, bucket, keys, kbits, q, pos, pqs, cap, g0, g1,
-            out_len, out_cnt, out_first, w,
-        )  # fmt: skip
+        batched_search(*shard, q, pos, pqs, cap, g0, g1, out_len, out_cnt, out_first, w)
 
 
 @njit(cache=True)

@@ -2,8 +2,9 @@
 
 Each name cloze passage, unmasked, is split into its first ``prompt_tokens`` = 10 tokens (the
 prompt, read after one end-of-text token) and its next ``new_tokens`` = 10 tokens (the
-target); the model decodes ``new_tokens`` tokens greedily, stopping at its end-of-text token.
-Measures of a generation g against the target t (length S):
+target); the model decodes ``new_tokens`` tokens greedily, stopping at its end-of-text token
+(:mod:`copyscope.memorize.extraction`, end-of-text policy ``"stop"``). Measures of a
+generation g against the target t (length S):
 
 * ``match_fraction`` — the share of the S positions i with ``g[i] == t[i]``; positions the
   generation never reached (it ended early at end-of-text) count as misses, and so does the
@@ -28,11 +29,11 @@ from __future__ import annotations
 import numpy as np
 from scipy.stats import pearsonr, permutation_test, rankdata, spearmanr
 
+from ..memorize.extraction import greedy_extract
 from ..stats import bootstrap_statistic_ci
 
 __all__ = [
     "TRAINING_NS",
-    "continuation_measures",
     "continue_passages",
     "ngram_overlap",
     "pearson_ci",
@@ -55,22 +56,6 @@ def ngram_overlap(lengths, n: int) -> float:
         raise ValueError(f"expected n >= 1, got {n}")
     novel, total = novelty_counts(np.asarray(lengths, dtype=np.int64), n)
     return float("nan") if total[n - 1] == 0 else 1.0 - novel[n - 1] / total[n - 1]
-
-
-def continuation_measures(generated, target, eos_id: int | None = None) -> dict:
-    """``{"match_fraction", "lcp", "exact"}`` of ``generated`` against ``target`` (see the
-    module docstring); ``generated`` may be shorter than ``target`` (early end-of-text) and
-    anything after its first ``eos_id`` is ignored."""
-    t = np.asarray(target, dtype=np.int64)
-    if t.ndim != 1 or t.size == 0:
-        raise ValueError("expected a target of at least one token")
-    g = np.asarray(generated, dtype=np.int64)[: t.size]
-    if eos_id is not None and (g == eos_id).any():
-        g = g[: int(np.argmax(g == eos_id))]
-    hit = np.zeros(t.size, dtype=bool)
-    hit[: g.size] = g == t[: g.size]
-    lcp = int(t.size if hit.all() else np.argmin(hit))
-    return {"match_fraction": float(hit.mean()), "lcp": lcp, "exact": bool(hit.all())}
 
 
 def _pairs(x, y) -> tuple[np.ndarray, np.ndarray]:
@@ -155,26 +140,24 @@ def continue_passages(
     batch_size: int = 20,
     device="cpu",
 ) -> list[dict | None]:
-    """Greedy continuations of each passage's first ``prompt_tokens`` tokens (batched
-    :func:`copyscope.lm.generate`, stopping at end-of-text) scored by
-    :func:`continuation_measures` against its next ``new_tokens`` tokens. A passage with
-    fewer than ``prompt_tokens + new_tokens`` tokens gets None (the caller logs the skip)."""
-    from ..lm import generate
-
+    """The measures (``match_fraction``, ``lcp``, ``exact``) of the greedy continuation of each
+    passage's first ``prompt_tokens`` tokens against its next ``new_tokens`` tokens
+    (:func:`copyscope.memorize.extraction.greedy_extract`, end-of-text policy ``"stop"``). A
+    passage with fewer than ``prompt_tokens + new_tokens`` tokens gets None (the caller logs
+    the skip)."""
     ids = [np.asarray(tokenizer.encode(p, add_special_tokens=False), np.int64) for p in passages]
     keep = [i for i, x in enumerate(ids) if x.size >= prompt_tokens + new_tokens]
-    outs = generate(
+    found = greedy_extract(
         model,
-        [ids[i][:prompt_tokens] for i in keep],
-        {"kind": "greedy"},
-        max_new_tokens=new_tokens,
+        [ids[i] for i in keep],
+        prompt_tokens=prompt_tokens,
+        suffix_tokens=new_tokens,
         eos_id=tokenizer.eos_token_id,
-        seed=0,
+        at_eos="stop",
         batch_size=batch_size,
         device=device,
     )
     result: list[dict | None] = [None] * len(passages)
-    for i, out in zip(keep, outs, strict=True):
-        target = ids[i][prompt_tokens : prompt_tokens + new_tokens]
-        result[i] = continuation_measures(out["ids"], target, tokenizer.eos_token_id)
+    for i, (_, measures) in zip(keep, found, strict=True):
+        result[i] = measures
     return result

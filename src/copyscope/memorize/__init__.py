@@ -6,7 +6,8 @@ equals its next S tokens. The ladder's passages (:mod:`copyscope.corpus.ladder`)
 number of times in the training split (``copies``; 0 for the never-planted controls). For every
 model, each passage is encoded with the model's own tokenizer (no special tokens), its first P
 tokens are the prompt (preceded by the eos token, as every prompt of :func:`copyscope.lm.generate`)
-and S tokens are decoded greedily. Per passage:
+and S tokens are decoded greedily, an end-of-text token being an ordinary token (always S
+tokens; :mod:`copyscope.memorize.extraction`, end-of-text policy ``"continue"``). Per passage:
 
 * ``exact`` — all S generated tokens equal the passage's next S tokens (Carlini et al.'s
   extraction);
@@ -22,8 +23,9 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
+from .extraction import greedy_extract
 
-__all__ = ["extract", "extract_file", "extraction_measures", "ladder_passages", "passage_tokens"]
+__all__ = ["extract", "extract_file", "extraction_row", "ladder_passages", "passage_tokens"]
 
 COLUMNS = [
     "model",
@@ -40,18 +42,20 @@ COLUMNS = [
 ]
 
 
-def extraction_measures(generated, target) -> tuple[bool, float, int]:
-    """``(exact, match_fraction, lcp)`` of a generation against the true next tokens (same
-    length S ≥ 1): all S equal; the share of equal positions; the number of equal tokens before
-    the first difference (see the module docstring)."""
-    g, t = np.asarray(generated), np.asarray(target)
-    if g.shape != t.shape or g.ndim != 1 or g.size == 0:
-        raise ValueError(
-            f"expected two id sequences of the same length >= 1, got {g.shape}, {t.shape}"
-        )
-    equal = g == t
-    lcp = int(equal.size if equal.all() else np.argmin(equal))
-    return bool(equal.all()), float(equal.mean()), lcp
+def extraction_row(tokenizer, ids, prompt_tokens: int, suffix_tokens: int, generated, measures):
+    """The extraction columns of one row of an extraction table (the last six of
+    :data:`COLUMNS`): the measures of :func:`copyscope.memorize.extraction.extraction_measures`
+    (``exact`` as 0/1) and the decoded prompt ``ids[:P]``, target ``ids[P:P+S]`` and
+    generation."""
+    P, S = prompt_tokens, suffix_tokens
+    return {
+        "exact": int(measures["exact"]),
+        "match_fraction": measures["match_fraction"],
+        "lcp": measures["lcp"],
+        "prompt": tokenizer.decode(ids[:P].tolist()),
+        "target": tokenizer.decode(ids[P : P + S].tolist()),
+        "generated": tokenizer.decode(generated.tolist()),
+    }
 
 
 def ladder_passages(manifest: dict) -> list[dict]:
@@ -85,27 +89,23 @@ def extract(
     where: str = "manifest",
 ) -> pd.DataFrame:
     """One row per passage (:data:`COLUMNS`): prompt with its first ``prompt_tokens`` tokens,
-    decode ``suffix_tokens`` greedily (batched, :func:`copyscope.lm.generate`) and score the
-    generation against the passage's next ``suffix_tokens`` tokens (:func:`extraction_measures`)."""
-    from ..lm import generate
-
+    decode ``suffix_tokens`` greedily and score the generation against the passage's next
+    ``suffix_tokens`` tokens (:func:`copyscope.memorize.extraction.greedy_extract`, end-of-text
+    policy ``"continue"``)."""
     P, S = prompt_tokens, suffix_tokens
     ids = [passage_tokens(tokenizer, p["text"], P + S, f"{where}: {p['id']}") for p in passages]
-    outs = generate(
+    found = greedy_extract(
         model,
-        [x[:P] for x in ids],
-        {"kind": "greedy"},
-        max_new_tokens=S,
+        ids,
+        prompt_tokens=P,
+        suffix_tokens=S,
         eos_id=tokenizer.eos_token_id,
-        stop_at_eos=False,  # always S tokens: an end-of-text token is simply a mismatch
-        seed=0,
+        at_eos="continue",  # always S tokens: an end-of-text token is simply a mismatch
         batch_size=batch_size,
         device=device,
     )
     rows = []
-    for p, x, out in zip(passages, ids, outs, strict=True):
-        target = x[P : P + S]
-        exact, frac, lcp = extraction_measures(out["ids"], target)
+    for p, x, (generated, measures) in zip(passages, ids, found, strict=True):
         rows.append(
             {
                 "model": model_name,
@@ -113,12 +113,7 @@ def extract(
                 "kind": p["kind"],
                 "copies": int(p["copies"]),
                 "n_tokens": int(x.size),
-                "exact": int(exact),
-                "match_fraction": frac,
-                "lcp": lcp,
-                "prompt": tokenizer.decode(x[:P].tolist()),
-                "target": tokenizer.decode(target.tolist()),
-                "generated": tokenizer.decode(out["ids"].tolist()),
+                **extraction_row(tokenizer, x, P, S, generated, measures),
             }
         )
     return pd.DataFrame(rows, columns=COLUMNS)

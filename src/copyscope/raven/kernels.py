@@ -36,6 +36,18 @@ def _slot(keys, key, shift, mask):
     return s
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _add_transition(keys, vals, head, etok, enext, slot, key, state, token, target, edge):
+    """Store the transition ``state --token--> target`` (``key`` = ``state << 32 | token``) in
+    the table's empty ``slot`` and push it as edge number ``edge`` onto ``state``'s list of
+    outgoing tokens."""
+    keys[slot] = key
+    vals[slot] = target
+    etok[edge] = token
+    enext[edge] = head[state]
+    head[state] = edge
+
+
 @njit(cache=True, nogil=True)
 def context_lengths_kernel(seq, out):
     """Write into ``out[i]`` the context length of position i of ``seq`` (see module doc)."""
@@ -80,11 +92,7 @@ def context_lengths_kernel(seq, out):
             if keys[s] == key:
                 q = vals[s]
                 break
-            keys[s] = key
-            vals[s] = cur
-            etok[ne] = c
-            enext[ne] = head[p]
-            head[p] = ne
+            _add_transition(keys, vals, head, etok, enext, s, key, p, c, cur, ne)
             ne += 1
             p = link[p]
         if p == -1:
@@ -106,11 +114,7 @@ def context_lengths_kernel(seq, out):
                     v = vals[_slot(keys, (q << 32) | t, shift, mask)]
                     ck = (np.int64(clone) << 32) | t
                     s = _slot(keys, ck, shift, mask)
-                    keys[s] = ck
-                    vals[s] = v
-                    etok[ne] = t
-                    enext[ne] = head[clone]
-                    head[clone] = ne
+                    _add_transition(keys, vals, head, etok, enext, s, ck, clone, t, v, ne)
                     ne += 1
                     e = enext[e]
                 while p != -1:

@@ -54,6 +54,18 @@ def bootstrap_means(values: np.ndarray, n_boot: int, seed: int, level: float = 0
     return bootstrap_mean_ci(values, n_boot=n_boot, seed=seed, probs=probs, allow_nan=True)
 
 
+def bootstrap_cells(values, names, n_boot: int, seed: int, bounds: Mapping | None = None) -> dict:
+    """The cells of one table row for the measures in the columns of ``values`` (passages ×
+    measures), named ``names``: ``{name: mean, name_ci_low: …, name_ci_high: …}`` per measure
+    (:func:`bootstrap_means`); ``bounds`` maps a name to other names of its two bounds."""
+    point, low, high = bootstrap_means(values, n_boot, seed)
+    cells = {}
+    for j, name in enumerate(names):
+        low_name, high_name = (bounds or {}).get(name, (f"{name}_ci_low", f"{name}_ci_high"))
+        cells |= {name: point[j], low_name: low[j], high_name: high[j]}
+    return cells
+
+
 def memorization_table(frame: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFrame:
     """One row per model (in input order) and copies (controls, copies 0, first): the number
     of passages ``n``, the extraction rate (share of exact extractions), the mean match
@@ -62,21 +74,20 @@ def memorization_table(frame: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFr
     for model in frame["model"].drop_duplicates():
         g = frame[frame["model"] == model]
         for copies, h in g.groupby("copies", sort=True):
-            point, low, high = bootstrap_means(h[list(MEASURES)].to_numpy(), n_boot, seed)
             row = {
                 "model": model,
                 "kind": "control" if copies == 0 else "planted",
                 "copies": int(copies),
                 "n": len(h),
             }
-            for j, name in enumerate(MEASURES.values()):
-                low_name, high_name = (
-                    ("ci_low", "ci_high")
-                    if name == "extraction_rate"
-                    else (f"{name}_ci_low", f"{name}_ci_high")
-                )
-                row |= {name: point[j], low_name: low[j], high_name: high[j]}
-            rows.append(row)
+            cells = bootstrap_cells(
+                h[list(MEASURES)].to_numpy(),
+                MEASURES.values(),
+                n_boot,
+                seed,
+                bounds={"extraction_rate": ("ci_low", "ci_high")},
+            )
+            rows.append(row | cells)
     return pd.DataFrame(rows, columns=COLUMNS)
 
 

@@ -19,7 +19,7 @@ import pandas as pd
 
 from ..io import write_csv
 from . import fmt
-from .memorization import bootstrap_means
+from .memorization import bootstrap_cells
 from .syntax_figures import style_memorization
 
 NAME = "style"
@@ -54,16 +54,13 @@ COLUMNS = [
 def group_row(g: pd.DataFrame, n_boot: int, seed: int) -> dict:
     """The measures of one group of passages (:data:`MEASURES`) with bootstrap intervals."""
     values = g.assign(pos_minus_exact=g["pos_exact"] - g["word_exact"])[list(MEASURES)]
-    point, low, high = bootstrap_means(values.to_numpy(dtype=float), n_boot, seed)
     row = {
         "copies_min": int(g["copies"].min()),
         "copies_max": int(g["copies"].max()),
         "n": len(g),
         "planted_share": float(g["planted"].mean()),
     }
-    for j, name in enumerate(MEASURES.values()):
-        row |= {name: point[j], f"{name}_ci_low": low[j], f"{name}_ci_high": high[j]}
-    return row
+    return row | bootstrap_cells(values.to_numpy(dtype=float), MEASURES.values(), n_boot, seed)
 
 
 def style_table(frame: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFrame:

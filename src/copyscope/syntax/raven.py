@@ -62,7 +62,7 @@ from __future__ import annotations
 import re
 import warnings
 from collections.abc import Hashable, Iterable, Mapping, Sequence, Set
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -130,28 +130,24 @@ class ArgumentLabels:
         return label == self.oblique or (self.subtypes and label.split(":")[0] == self.oblique)
 
 
+_STANFORD = ArgumentLabels(
+    core={"dobj": "dobj", "iobj": "iobj", "nsubj": "nsubj", "nsubjpass": "nsubjpass"},
+    prep="prep",
+    pobj="pobj",
+)
+_UD = ArgumentLabels(
+    core={"obj": "dobj", "iobj": "iobj", "nsubj": "nsubj", "nsubj:pass": "nsubjpass"},
+    oblique="obl",
+    case="case",
+)
 ARGUMENT_LABELS: dict[str, ArgumentLabels] = {
-    "stanford": ArgumentLabels(
-        core={"dobj": "dobj", "iobj": "iobj", "nsubj": "nsubj", "nsubjpass": "nsubjpass"},
-        prep="prep",
-        pobj="pobj",
-    ),
-    "clearnlp": ArgumentLabels(
+    "stanford": _STANFORD,
+    "clearnlp": replace(  # spaCy's English labels: ``dative`` for the indirect object
+        _STANFORD,
         core={"dobj": "dobj", "dative": "iobj", "nsubj": "nsubj", "nsubjpass": "nsubjpass"},
-        prep="prep",
-        pobj="pobj",
     ),
-    "ud": ArgumentLabels(
-        core={"obj": "dobj", "iobj": "iobj", "nsubj": "nsubj", "nsubj:pass": "nsubjpass"},
-        oblique="obl",
-        case="case",
-    ),
-    "ud_fr": ArgumentLabels(
-        core={"obj": "dobj", "iobj": "iobj", "nsubj": "nsubj", "nsubj:pass": "nsubjpass"},
-        oblique="obl",
-        case="case",
-        subtypes=True,
-    ),
+    "ud": _UD,
+    "ud_fr": replace(_UD, subtypes=True),
 }
 """Argument relations per label set: ``stanford`` (the authors' parser), ``clearnlp`` (spaCy's
 English pipeline), ``ud`` (stanza's English models), ``ud_fr`` (the French pipelines of spaCy

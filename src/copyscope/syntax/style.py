@@ -44,6 +44,8 @@ import pandas as pd
 from ..errors import InputError
 from ..index.ngrams import doc_starts, training_stream, window_counts
 from ..memorize import COLUMNS as MEMORIZE_COLUMNS
+from ..memorize import extraction_row
+from ..memorize.extraction import greedy_extract, position_matches
 from .parse import Text, parse_texts
 from .types import Passage
 
@@ -86,14 +88,14 @@ STYLE_COLUMNS = [
 def aligned_match(target: Sequence, generated: Sequence) -> tuple[float, bool]:
     """``(fraction, exact)`` of a generation against a target, position by position over the
     W = len(target) positions of the target: position i matches when ``i < len(generated)``
-    and ``generated[i] == target[i]``; fraction = matches / W, exact = every position matches
+    and ``generated[i] == target[i]`` (:func:`copyscope.memorize.extraction.position_matches`,
+    the extraction test's definition); fraction = matches / W, exact = every position matches
     (so a generation shorter than the target is never exact; symbols after W are ignored).
     (NaN, False) for an empty target."""
-    w = len(target)
-    if w == 0:
+    if len(target) == 0:
         return math.nan, False
-    hits = sum(1 for i in range(min(w, len(generated))) if generated[i] == target[i])
-    return hits / w, hits == w
+    hit = position_matches(generated, target)
+    return float(hit.mean()), bool(hit.all())
 
 
 def style_measures(target_words, target_tags, generated_words, generated_tags) -> dict:
@@ -216,10 +218,6 @@ def sample_repeats(
     return pd.concat(parts, ignore_index=True)
 
 
-
-
-
-
 def planted_texts(manifest: Mapping, which: str = "all") -> list[str]:
     """The texts the corpus stage planted into the training split: the ladder's planted
     passages (``which="ladder"``), with ``"all"`` also the injected duplicates and the
@@ -293,26 +291,22 @@ def repeat_spans(index, params: Mapping, encode, manifest: Mapping):
 
 def extract_repeats(model, tokenizer, spans, ids, *, model_name, params, device) -> pd.DataFrame:
     """:data:`REPEAT_COLUMNS` for every sampled span: prompt with its first P tokens (after the
-    eos token), decode S tokens greedily (batched, :func:`copyscope.lm.generate`) and score
-    them against the span's last S tokens (:func:`copyscope.memorize.extraction_measures`)."""
-    from ..lm import generate
-    from ..memorize import extraction_measures
-
+    eos token), decode S tokens greedily and score them against the span's last S tokens
+    (:func:`copyscope.memorize.extraction.greedy_extract`, end-of-text policy ``"continue"``,
+    as the ladder's)."""
     p, s = params["prompt_tokens"], params["suffix_tokens"]
-    outs = generate(
+    found = greedy_extract(
         model,
-        [x[:p] for x in ids],
-        {"kind": "greedy"},
-        max_new_tokens=s,
+        ids,
+        prompt_tokens=p,
+        suffix_tokens=s,
         eos_id=tokenizer.eos_token_id,
-        stop_at_eos=False,
-        seed=0,
+        at_eos="continue",
         batch_size=params["batch_size"],
         device=device,
     )
     rows = []
-    for r, x, out in zip(spans.to_dict("records"), ids, outs, strict=True):
-        exact, frac, lcp = extraction_measures(out["ids"], x[p:])
+    for r, x, (generated, measures) in zip(spans.to_dict("records"), ids, found, strict=True):
         rows.append(
             {
                 "model": model_name,
@@ -324,12 +318,7 @@ def extract_repeats(model, tokenizer, spans, ids, *, model_name, params, device)
                 "position": int(r["position"]),
                 "planted": int(r["planted"]),
                 "n_tokens": p + s,
-                "exact": int(exact),
-                "match_fraction": frac,
-                "lcp": lcp,
-                "prompt": tokenizer.decode(x[:p].tolist()),
-                "target": tokenizer.decode(x[p:].tolist()),
-                "generated": tokenizer.decode(out["ids"].tolist()),
+                **extraction_row(tokenizer, x, p, s, generated, measures),
             }
         )
     return pd.DataFrame(rows, columns=REPEAT_COLUMNS)
