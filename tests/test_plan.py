@@ -348,7 +348,7 @@ def _module(name, **change):
         ({"INPUTS": {"quality": (("MODEL", "DECODING"), "q")}}, "input planted: --planted is not among"),
         ({"INPUTS": {"planted": (("MODEL", "DECODING"), "p"), "more": (("M",), "m")}},
          r"no rule input for the INPUTS \['more'\]"),
-        ({"PARAMS": "the config block x"}, "--params-json without PARAMS"),
+        ({"PARAMS": "the config block x"}, "no --params-json block, but the module declares"),
     ],
 )  # fmt: skip
 def test_a_module_whose_declaration_disagrees_with_its_report_job_fails(tiny, change, problem):
@@ -369,3 +369,11 @@ def test_a_module_without_report_job_or_reason_fails(tiny):
         tiny.report_jobs([*analyses(), new])
     with pytest.raises(ValueError, match="report job planted: no analysis module"):
         tiny.report_jobs([m for m in analyses() if m.NAME != "planted"])
+
+
+def test_a_params_block_the_module_does_not_declare_fails(tiny):
+    from copyscope.report import analyses
+
+    modules = [m for m in analyses() if m.NAME != "books"] + [_module("books", PARAMS=None)]
+    with pytest.raises(ValueError, match="a --params-json block, but the module declares no"):
+        tiny.report_jobs(modules)

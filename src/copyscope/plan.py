@@ -1144,7 +1144,8 @@ class Plan:
             problems += report_job_problems(by_name[name], job)
             jobs.append(job)
         if problems:
-            raise ValueError("the report jobs disagree with the report modules:\n" + "\n".join(problems))
+            lines = "\n".join(problems)
+            raise ValueError(f"the report jobs disagree with the report modules:\n{lines}")
         return jobs
 
     @staticmethod
@@ -1168,7 +1169,8 @@ def report_job_problems(module, job: ReportJob) -> list[str]:
             problems.append(f"{where}: input {key}: --{flag} is not among the INPUTS")
             continue
         arity = len(module.INPUTS[flag][0])
-        if any(len(lab) != arity if isinstance(lab, (tuple, list)) else arity != 1 for lab in labels):
+        sizes = {len(lab) if isinstance(lab, (tuple, list)) else 1 for lab in labels}
+        if sizes - {arity}:
             problems.append(f"{where}: input {key}: labels of {arity} words expected")
         if len(labels) != len(paths):
             problems.append(f"{where}: input {key}: {len(labels)} labels, {len(paths)} paths")
@@ -1178,6 +1180,8 @@ def report_job_problems(module, job: ReportJob) -> list[str]:
         problems.append(f"{where}: no rule input for the INPUTS {missing}")
     if list(job.outputs) != list(module.OUTPUTS):
         problems.append(f"{where}: outputs {list(job.outputs)}, OUTPUTS {list(module.OUTPUTS)}")
-    if (job.params is None) != (not module.PARAMS):
-        problems.append(f"{where}: --params-json {'without' if module.PARAMS else 'with'} PARAMS")
+    if module.PARAMS and job.params is None:
+        problems.append(f"{where}: no --params-json block, but the module declares PARAMS")
+    if not module.PARAMS and job.params is not None:
+        problems.append(f"{where}: a --params-json block, but the module declares no PARAMS")
     return problems
