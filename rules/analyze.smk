@@ -46,7 +46,9 @@ rule analyze:
         runtime=60,
         slurm_extra=gpu_request,
     params:
-        commands=lambda w, input, output: args(PLAN.analyze_args(w.model, input, output)),
+        commands=lambda w, input, output: args(
+            PLAN.analyze_args(w.model, input, output)
+        ),
     shell:
         "OMP_NUM_THREADS={threads} NUMBA_NUM_THREADS={threads} "
         "python -m copyscope each {params.commands} > {log} 2>&1"

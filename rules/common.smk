@@ -3,6 +3,8 @@ import os
 import re
 
 from copyscope.plan import Plan, as_json, labelled as labelled_args, shell_words
+from copyscope.report import analyses
+from copyscope.report.cli import command_line
 from copyscope.report.signature import config_digest
 
 # the run plan (copyscope.plan): every decision the config makes, and the command lines of the
@@ -207,24 +209,32 @@ def all_outputs():
     ]
 
 
-def optional_report(path, present, caption, category):
-    """``path`` marked for the HTML report only when the config has its material (``present``:
-    own benchmarks, books); otherwise a plain output (an empty table, not in the report).
-    """
-    if not present:
+# ---------------------------------------------------------------- report jobs (rules/report.smk)
+# the analysis modules of copyscope.report by command name: each declares its command's inputs,
+# outputs and parameters, from which its report rule is generated
+REPORT_MODULES = {m.NAME: m for m in analyses()}
+
+
+def report_file(path, caption, category):
+    """A report job's output: in the HTML report under its caption, or plain (caption None)."""
+    if caption is None:
         return path
-    return report(path, caption=caption, category=category)
+    return report(path, caption=f"../report/{caption}.rst", category=category)
 
 
-def own_report(path):
-    """An own-benchmark table, in the HTML report only when the config has own benchmarks."""
-    return optional_report(
-        path, PLAN.own_benchmarks, "../report/own_benchmarks.rst", "own benchmarks"
-    )
+def report_command(job):
+    """params: the command line of report job ``job`` (copyscope.report.cli.command_line): its
+    module's declaration filled with the job's input and output paths as Snakemake gives them
+    (each input's labelled flags: Plan.report_args), its --params-json block and threads.
+    """
+    analysis = REPORT_MODULES[job.name]
+    params = None if job.params is None else as_json(job.params)
 
+    def command(wildcards, input, output, threads):
+        flags = {
+            k: PLAN.report_args(flag, labels, input[k])
+            for k, (flag, labels, _) in job.inputs.items()
+        }
+        return command_line(analysis, flags, output, params, threads)
 
-def books_report(path):
-    """A table of the name cloze on books, in the HTML report only when books are given."""
-    return optional_report(
-        path, PLAN.books, "../report/membership_books.rst", "name cloze"
-    )
+    return command

@@ -193,6 +193,66 @@ def test_each_commands_of_a_dry_run_parse(tmp_path):
 
 
 def test_report_captions_exist():
+    from copyscope.plan import REPORT_FILES
+
     for smk in (ROOT / "rules").glob("*.smk"):
         for caption in re.findall(r'caption="\.\./(report/[\w.]+)"', smk.read_text()):
             assert (ROOT / caption).exists(), caption
+    captions = {c for files in REPORT_FILES.values() for _, c, _ in files.values() if c}
+    assert len(captions) > 30
+    assert [c for c in sorted(captions) if not (ROOT / "report" / f"{c}.rst").exists()] == []
+
+
+# ---------------------------------------------------------------- generated report rules
+def _report_commands(config: str = "tiny"):
+    """(rule, command) of every report rule generated in rules/report.smk (one per report job
+    of the plan, copyscope.plan.Plan.report_jobs) for ``config/<config>.yaml``: the command
+    line its ``{params.command}`` holds (copyscope.report.cli.command_line, given the job's
+    files as the rule's input and output hold them), with the rule's `` > {log} 2>&1``."""
+    import yaml
+
+    from copyscope.config import validate
+    from copyscope.plan import Plan, as_json
+    from copyscope.report import analyses
+    from copyscope.report.cli import command_line
+
+    cfg = yaml.safe_load((ROOT / "config" / f"{config}.yaml").read_text())
+    plan = Plan.from_config(validate({**cfg, "results": "/r"}))
+    modules = {m.NAME: m for m in analyses()}
+    for job in plan.report_jobs(modules.values()):
+        flags = {k: plan.report_args(*v) for k, v in job.inputs.items()}
+        outputs = {k: path for k, (path, _, _) in job.outputs.items()}
+        params = None if job.params is None else as_json(job.params)
+        command = command_line(modules[job.name], flags, outputs, params, job.threads)
+        yield job.rule, command + " > {log} 2>&1"
+
+
+def test_the_generated_report_rules_log_benchmark_and_run_one_copyscope_command():
+    """The loop of rules/report.smk declares log: and benchmark: and runs the command line of
+    its params; each generated rule's command line (a shipped config's files) has the thin
+    form and is accepted by the CLI."""
+    text = (ROOT / "rules" / "report.smk").read_text()
+    loop = re.search(r"^for job in PLAN\.report_jobs\(.*?:\n\n    rule:\n(.*?)(?=^\S)", text, re.M | re.S)
+    assert loop, "rules/report.smk: no loop over the plan's report jobs"
+    body = "\n".join(line[4:] for line in loop.group(1).splitlines())
+    for directive in ("log", "benchmark", "input", "output", "params", "shell"):
+        assert f"\n    {directive}:" in "\n" + body, f"generated report rules: no {directive}:"
+    assert _directive("\n" + body, "shell").strip() == '"{params.command} > {log} 2>&1"'
+    assert _directive("\n" + body, "params").strip() == "command=report_command(job),"
+    for config in ("tiny", "pretrained"):
+        rules = list(_report_commands(config))
+        assert len(rules) >= 15
+        for rule, command in rules:
+            where = f"rules/report.smk: rule {rule} ({config}): {command[:300]!r}"
+            m = SHELL_FORM.match(command)
+            assert m and not re.search(r"[;|&<>`$]", m.group("argv")), where
+            assert _parses(shlex.split(m.group("argv"))) is None, where
+
+
+def test_the_generated_report_rule_check_catches_a_flag_the_cli_does_not_accept():
+    """The parse check of the generated commands is not vacuous: a misspelt flag fails."""
+    for rule, command in _report_commands():
+        argv = shlex.split(SHELL_FORM.match(command).group("argv"))
+        for i, word in enumerate(argv):
+            if word.startswith("--"):
+                assert _parses([*argv[:i], word + "x", *argv[i + 1 :]]), (rule, word)

@@ -740,3 +740,25 @@ def test_play_level_tests_of_name_cloze_keep_plays_whole():
     assert up == pytest.approx(1 / 6, abs=0.02) and down == pytest.approx(1.0)
     p = membership.play_rank_p({"a": 2, "b": 1, "c": 0, "d": 0}, plays, correct, 3000, 0)
     assert p == pytest.approx(2 / 6, abs=0.03)  # |ρ| this large: the 2 splits {a,b} | {c,d}
+
+
+def test_the_command_line_of_a_report_job_follows_the_declaration():
+    """copyscope.report.cli.command_line (what a generated report rule runs): the labelled
+    inputs in the given order (an input without paths leaves its place empty), the params
+    block quoted, one --out-<name> per OUTPUTS in their order, PROCESSES set to the threads."""
+    from copyscope.report import books, calibration, planted
+    from copyscope.report.cli import command_line
+
+    inputs = {"planted": ["--planted", "human", "reference", "/r/a b.csv"]}
+    outputs = {"fig": "/r/p.png", "table": "/r/p.csv"}
+    assert command_line(planted, inputs, outputs) == (
+        "python -m copyscope report planted --planted human reference '/r/a b.csv' "
+        "--out-table /r/p.csv --out-fig /r/p.png"
+    )
+    assert command_line(books, {"books": []}, {"table": "/t.csv"}, '{"seed": 0}') == (
+        "python -m copyscope report books  --params-json '{\"seed\": 0}' --out-table /t.csv"
+    )
+    line = command_line(calibration, {}, {"csv": "/c.csv"}, "{}", threads=2)
+    assert line.startswith("COPYSCOPE_PROCESSES=2 python -m copyscope report calibration ")
+    with pytest.raises(KeyError, match="fig"):
+        command_line(planted, inputs, {"table": "/r/p.csv"})

@@ -20,8 +20,11 @@ An analysis module declares
   :mod:`copyscope.report.summary`).
 
 :data:`ANALYSES` is the registry: the command group and the summary sections follow it, in
-this order. Adding an analysis = a rule section in ``rules/report.smk``, a module here, a
-figure function in :mod:`copyscope.report.figures`, and one entry in :data:`ANALYSES`.
+this order. Adding an analysis = a module here, a figure function in
+:mod:`copyscope.report.figures`, one entry in :data:`ANALYSES` and its report job in the run plan
+(:data:`copyscope.plan.REPORT_FILES`, ``Plan.report_inputs``, ``Plan.report_params``): its
+rule in ``rules/report.smk`` is generated from the job and this declaration
+(:func:`copyscope.report.cli.command_line`; ``docs/architecture.md``).
 """
 
 from __future__ import annotations

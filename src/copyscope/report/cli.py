@@ -8,6 +8,7 @@ An analysis command is built from its module's ``INPUTS``/``OUTPUTS``/``PARAMS``
 from __future__ import annotations
 
 import logging
+import shlex
 
 from ..clikit import add_command, add_group, add_params
 
@@ -110,3 +111,23 @@ def register(sub) -> None:
     f = add_command(group, "runtime", cmd_runtime, "runtime and memory per rule")
     f.add_argument("--benchmarks", required=True, metavar="DIR", help="benchmark folder")
     f.add_argument("--out", required=True, metavar="PATH", help="runtime table (.csv)")
+
+
+
+def command_line(module, inputs, outputs, params_json=None, threads=1) -> str:
+    """The command line of an analysis's report job, from its module's declaration (what the
+    generated rules of ``rules/report.smk`` run): for a module with ``PROCESSES`` (the
+    environment variable of its worker count) that variable set to ``threads``, then
+    ``python -m copyscope report NAME``, one group of words per entry of ``inputs`` (rule
+    input → the labelled flags of its paths, ``--<flag> LABEL… PATH``, as an argument list;
+    an input without paths leaves its place empty), ``--params-json JSON`` with PARAMS, and
+    ``--out-<name> PATH`` for each of OUTPUTS from ``outputs`` (name → path). The groups are
+    joined by one space, each shell-quoted."""
+    env = getattr(module, "PROCESSES", None)
+    words = [f"{env}={threads}"] if env else []
+    words += ["python -m copyscope report", module.NAME]
+    words += [shlex.join(args) for args in inputs.values()]
+    if module.PARAMS:
+        words.append("--params-json " + shlex.quote(params_json))
+    words += [f"{_flag(f'out_{n}')} {shlex.quote(str(outputs[n]))}" for n in module.OUTPUTS]
+    return " ".join(words)

@@ -85,8 +85,8 @@ OUTPUTS = {
 }
 PARAMS = "the config block analysis.membership"
 SUMMARY_TABLES = (
-    "membership_detectors",
     "membership_placement",
+    "membership_detectors",
     "membership_cloze_summary",
     "membership_nll_delta",
     "membership_cloze_trend",

@@ -47,7 +47,7 @@ OUTPUTS = {
     "fig_prompt_length": "figure: novelty by prompt length, evaluator model (.png)",
 }
 PARAMS = "the config blocks novelty, sampling and models (only models.evaluator is read)"
-SUMMARY_TABLES = ("nnsl_samples", "novelty_samples")  # read by summary_section
+SUMMARY_TABLES = ("novelty_samples", "nnsl_samples")  # read by summary_section
 
 
 def build(

@@ -29,6 +29,13 @@ def sections() -> dict[str, tuple[tuple[str, ...], Section]]:
     }
 
 
+def tables() -> list[str]:
+    """The names of the tables ``summary`` reads by ``--table``: every section's tables, in
+    registry order, but ``training`` (the training logs, ``--training-log``)."""
+    names = [t for needed, _ in sections().values() for t in needed if t != "training"]
+    return list(dict.fromkeys(names))
+
+
 def header(corpus_tokens: int, params: Mapping) -> list[str]:
     """Title, training corpus size (in the models' tokenizer) and sampling setup; the
     corpus language when it is not English (``params["language"]``)."""
