@@ -307,8 +307,9 @@ def trend_test(scores: Sequence[int], n: Sequence[int], k: Sequence[int]) -> tup
     return float(up), float(down)
 
 
-def group_covariance(groups: np.ndarray, x: np.ndarray, xw: np.ndarray, y: np.ndarray,
-                     yw: np.ndarray, n_groups: int) -> float:
+def group_covariance(
+    groups: np.ndarray, x: np.ndarray, xw: np.ndarray, y: np.ndarray, yw: np.ndarray, n_groups: int
+) -> float:
     """Between-group covariance of two ratio means: each item i of group ``groups[i]`` adds
     ``x[i]`` over weight ``xw[i]`` to its group's mean X_g = Σx/Σxw and ``y[i]`` over ``yw[i]``
     to Y_g = Σy/Σyw; returns the unweighted covariance of (X_g, Y_g) over the groups."""
@@ -882,6 +883,18 @@ def _raven_curves(table: pd.DataFrame, params: Mapping) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=cols)
 
 
+def _raven_vs_human(
+    tables: Tables, params: Mapping, decoding_key: str, lo: int, hi: int, sign: int
+) -> tuple[str, str]:
+    """A RAVEN n-gram row: the samples of decoding ``findings[decoding_key]`` of each model
+    against human/reference at n in lo..hi (:func:`_novelty_vs_human`), ``sign`` the claimed
+    side (−1 below, +1 above)."""
+    decoding = params["findings"][decoding_key]
+    t = _raven_curves(tables["raven_summary"], params)
+    parts, verdicts = _novelty_vs_human(t, params, [decoding], range(lo, hi + 1), sign)
+    return decided(parts, verdicts, f"no {decoding} samples in the RAVEN summary")
+
+
 @claim(
     "raven-top40-small-n",
     "With top-40 sampling, models are less novel than the human baseline for small n (n < 6)",
@@ -898,10 +911,7 @@ def _raven_curves(table: pd.DataFrame, params: Mapping) -> pd.DataFrame:
 def raven_top40_small_n(tables: Tables, params: Mapping):
     """McCoy et al. 2023 §5: top-40 samples reuse short n-grams more than human text."""
     f = params["findings"]
-    t = _raven_curves(tables["raven_summary"], params)
-    ns = range(1, f["raven_small_max"] + 1)
-    parts, verdicts = _novelty_vs_human(t, params, [f["raven_decoding"]], ns, -1)
-    return decided(parts, verdicts, f"no {f['raven_decoding']} samples in the RAVEN summary")
+    return _raven_vs_human(tables, params, "raven_decoding", 1, f["raven_small_max"], -1)
 
 
 @claim(
@@ -917,10 +927,9 @@ def raven_top40_small_n(tables: Tables, params: Mapping):
 def raven_top40_large_n(tables: Tables, params: Mapping):
     """McCoy et al. 2023 §5: for larger n, top-40 samples are more novel than human text."""
     f = params["findings"]
-    t = _raven_curves(tables["raven_summary"], params)
-    ns = range(f["raven_large_min"], f["raven_n_max"] + 1)
-    parts, verdicts = _novelty_vs_human(t, params, [f["raven_decoding"]], ns, 1)
-    return decided(parts, verdicts, f"no {f['raven_decoding']} samples in the RAVEN summary")
+    return _raven_vs_human(
+        tables, params, "raven_decoding", f["raven_large_min"], f["raven_n_max"], 1
+    )
 
 
 @claim(
@@ -939,10 +948,7 @@ def raven_top40_large_n(tables: Tables, params: Mapping):
 def raven_pure_every_n(tables: Tables, params: Mapping):
     """McCoy et al. 2023 §5: pure samples are more novel than human text at every n."""
     f = params["findings"]
-    t = _raven_curves(tables["raven_summary"], params)
-    ns = range(1, f["raven_n_max"] + 1)
-    parts, verdicts = _novelty_vs_human(t, params, [f["pure_decoding"]], ns, 1)
-    return decided(parts, verdicts, f"no {f['pure_decoding']} samples in the RAVEN summary")
+    return _raven_vs_human(tables, params, "pure_decoding", 1, f["raven_n_max"], 1)
 
 
 @claim(
