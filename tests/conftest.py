@@ -99,36 +99,45 @@ FANOUT_OUTPUTS = [
         for name in ("tokens.parquet", "words.parquet", "supercopies.csv", "planted.csv")
     ),
 ]
+# the query sets whose per-shard files :func:`fanout_differences` checks, with their index
+FANOUT_QSETS = {"novelty/bpe": "bpe", "analysis/gpt2-b/greedy/words": "words-joined"}
+# the novelty query sets only (one per tokenizer): a few cluster jobs instead of one per
+# (sample set, shard) of every analysed setting; the SLURM test's fan-out
+NOVELTY_FANOUT_OUTPUTS = [n for n in FANOUT_OUTPUTS if n.startswith("novelty/")]
+NOVELTY_FANOUT_QSETS = {"novelty/bpe": "bpe", "novelty/words": "words"}
 
 
-def fanout_rerun(reference: Path, dest: Path) -> list[str]:
+def fanout_rerun(reference: Path, dest: Path, outputs=FANOUT_OUTPUTS) -> list[str]:
     """Copy a finished tiny run (``reference``) to ``dest`` and return the Snakemake arguments
-    that recompute :data:`FANOUT_OUTPUTS` there with ``index.query_fanout: true`` (the query
-    rules forced, everything upstream reused)."""
+    that recompute ``outputs`` (default :data:`FANOUT_OUTPUTS`) there with
+    ``index.query_fanout: true`` (the query rules forced, everything upstream reused)."""
     import shutil
 
     import yaml
 
     shutil.copytree(reference, dest, symlinks=True)  # copy2: modification times kept
-    for name in FANOUT_OUTPUTS:
+    for name in outputs:
         (dest / name).unlink()
     cfg = yaml.safe_load((ROOT / "config/tiny.yaml").read_text())
     cfg["results"] = str(dest)
     cfg["index"]["query_fanout"] = True
     path = dest.parent / "fanout.yaml"
     path.write_text(yaml.safe_dump(cfg))
-    targets = [str(dest / name) for name in FANOUT_OUTPUTS]
+    targets = [str(dest / name) for name in outputs]
     # targets first: --configfile and --forcerun take several values
     return [*targets, "--configfile", str(path), "--forcerun", "novelty_valid", "analyze"]
 
 
-def fanout_differences(reference: Path, dest: Path) -> list[str]:
-    """The files of :data:`FANOUT_OUTPUTS` that differ between the two runs, and a problem
-    if the fan-out jobs did not run for every shard of each index."""
+def fanout_differences(
+    reference: Path, dest: Path, outputs=FANOUT_OUTPUTS, qsets=FANOUT_QSETS
+) -> list[str]:
+    """The files of ``outputs`` that differ between the two runs, and a problem if the fan-out
+    jobs did not run for every shard of the index of each query set of ``qsets`` (query set →
+    index)."""
     import json
 
-    bad = [n for n in FANOUT_OUTPUTS if (reference / n).read_bytes() != (dest / n).read_bytes()]
-    for qset, tok in (("novelty/bpe", "bpe"), ("analysis/gpt2-b/greedy/words", "words-joined")):
+    bad = [n for n in outputs if (reference / n).read_bytes() != (dest / n).read_bytes()]
+    for qset, tok in qsets.items():
         shards = json.loads((dest / "index" / tok / "index.json").read_text())["shards"]
         made = sorted(p.stem for p in (dest / "fanout" / qset).glob("shard-*.npz"))
         if made != sorted(shards) or not (dest / "fanout" / qset / "matches.npz").exists():

@@ -40,54 +40,79 @@ def _first_training_step(logs, proc, deadline):
     return None
 
 
-def test_sigkill_during_training_then_resume_is_deterministic(tiny_run, tmp_path):
-    """SIGKILL the whole run (Snakemake and its jobs) right after a model logged its first
-    training step; the run is cut off with that model unsaved. After ``--unlock`` the rerun
-    completes, and its tables are byte-identical to an uninterrupted run (determinism)."""
-    out = tmp_path / "results"
-    env = dict(os.environ)
-    env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env["PATH"]
-    cmd = [sys.executable, "-m", "snakemake", "--cores", "2", "--configfile", "config/tiny.yaml"]
+def _start(cmd, env, out, interrupt):
+    """Start ``cmd`` in its own process group (as a terminal's foreground job) and send
+    ``interrupt`` to the whole group right after a model logged its first training step (the
+    old training logs removed first). Returns (model, step, steps) of that step, or None, and
+    whether the run was still going when it was interrupted."""
+    logs = out / "logs" / "train_model"
+    for old in logs.glob("*.log") if logs.exists() else []:
+        old.unlink()
     proc = subprocess.Popen(
-        [*cmd, "--config", f"results={out}"],
+        cmd,
         cwd=ROOT,
         env=env,
-        start_new_session=True,  # its own process group: the kill reaches every job
+        start_new_session=True,  # its own process group: the signal reaches every job
+        # a terminal's job receives SIGINT even when this test runs where SIGINT is ignored (a
+        # background shell job), which the child would otherwise inherit
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
     try:
-        first = _first_training_step(out / "logs" / "train_model", proc, time.time() + 900)
+        first = _first_training_step(logs, proc, time.time() + 900)
         running = proc.poll() is None
     finally:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
+        os.killpg(proc.pid, interrupt)
+        proc.wait(timeout=600)
+    return first, running, proc.returncode
+
+
+def _cut_off_in_training(out, first, running):
+    """The run was stopped while model ``first[0]`` trained: that model was never saved, the
+    run never reached the report, and every saved model directory is complete."""
     assert first is not None, "no training step was logged"
     model, done, steps = first
     assert model in yaml.safe_load((ROOT / "config/tiny.yaml").read_text())["models"]["zoo"]
-    assert running and done < steps, "training had finished before the kill"
-    # cut off mid-training: that model was never saved, the run never reached the report
+    assert running and done < steps, "training had finished before the interrupt"
     assert not (out / "models" / model).exists()
-    assert not list((out / "models").glob(f"{model}/train_summary.json"))
     assert not (out / "summary.md").exists()
-    # nothing half-written: a model directory exists only when complete
     for saved in (out / "models").glob("*"):
         if not saved.name.startswith("."):
             assert (saved / "config.json").exists() and (saved / "train_summary.json").exists()
+
+
+def test_interrupts_during_training_then_the_same_command_resumes_deterministically(
+    tiny_run, tmp_path
+):
+    """Ctrl-C (SIGINT to Snakemake and its jobs) while a model trains; exactly the same command
+    again starts (profiles/default sets rerun-incomplete) and trains again; SIGKILL of that
+    whole run while a model trains leaves nothing half-written; after ``--unlock`` the same
+    command completes the run, ends with one line per long job, and its tables are
+    byte-identical to an uninterrupted run (determinism)."""
+    out = tmp_path / "results"
+    env = dict(os.environ)
+    env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env["PATH"]
+    cmd = [sys.executable, "-m", "snakemake", "--cores", "2", "--configfile", "config/tiny.yaml"]
+    cmd += ["--config", f"results={out}"]
+
+    first, running, rc = _start(cmd, env, out, signal.SIGINT)
+    _cut_off_in_training(out, first, running)
+    assert rc != 0
+    # the same command again: no lock, no incomplete-files error; killed in training
+    first, running, _ = _start(cmd, env, out, signal.SIGKILL)
+    _cut_off_in_training(out, first, running)
     unlock = snakemake("--unlock", "--configfile", "config/tiny.yaml", "--config", f"results={out}")
     assert unlock.returncode == 0, unlock.stderr[-3000:]
-    rerun = snakemake(
-        "--cores",
-        "2",
-        "--rerun-incomplete",
-        "--configfile",
-        "config/tiny.yaml",
-        "--config",
-        f"results={out}",
-        timeout=1800,
-    )
+
+    rerun = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=1800)
     assert rerun.returncode == 0, rerun.stderr[-3000:]
-    assert (out / "models" / model / "train_summary.json").exists()
+    assert "IncompleteFilesException" not in rerun.stderr
+    assert "long job(s) finished in this run:" in rerun.stderr
+    assert re.search(
+        r"s  train_model model=\S+: \S+: trained on \d+ tokens, \d+ tokens/s", rerun.stderr
+    )
+    assert (out / "models" / first[0] / "train_summary.json").exists()
     names = _tables(tiny_run)
     assert names == _tables(out) and len(names) >= 9
     _, mismatch, errors = filecmp.cmpfiles(
@@ -99,43 +124,6 @@ def test_sigkill_during_training_then_resume_is_deterministic(tiny_run, tmp_path
         b = pd.read_csv(out / "tables" / "training" / name).drop(columns="seconds")
         pd.testing.assert_frame_equal(a, b)  # the same losses at every step
     assert (tiny_run / "summary.md").read_bytes() == (out / "summary.md").read_bytes()
-
-
-def test_sigint_then_the_same_command_resumes(tmp_path):
-    """Ctrl-C (SIGINT to Snakemake and its jobs) while a model trains; exactly the same command
-    again completes the run (profiles/default sets rerun-incomplete) and ends with one line per
-    long job."""
-    out = tmp_path / "results"
-    env = dict(os.environ)
-    env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env["PATH"]
-    cmd = [sys.executable, "-m", "snakemake", "--cores", "2", "--configfile", "config/tiny.yaml"]
-    cmd += ["--config", f"results={out}"]
-    proc = subprocess.Popen(
-        cmd,
-        cwd=ROOT,
-        env=env,
-        start_new_session=True,  # its own process group, as a terminal's foreground job
-        # a terminal's job receives SIGINT even when this test runs where SIGINT is ignored (a
-        # background shell job), which the child would otherwise inherit
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        first = _first_training_step(out / "logs" / "train_model", proc, time.time() + 900)
-    finally:
-        os.killpg(proc.pid, signal.SIGINT)
-        proc.wait(timeout=600)
-    assert first is not None, "no training step was logged"
-    assert proc.returncode != 0 and not (out / "summary.md").exists()
-    rerun = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=1800)
-    assert rerun.returncode == 0, rerun.stderr[-3000:]
-    assert "IncompleteFilesException" not in rerun.stderr
-    assert (out / "summary.md").exists()
-    assert "long job(s) finished in this run:" in rerun.stderr
-    assert re.search(
-        r"s  train_model model=\S+: \S+: trained on \d+ tokens, \d+ tokens/s", rerun.stderr
-    )
 
 
 def _jsonl_config(tmp_path, data) -> str:

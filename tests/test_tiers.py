@@ -189,7 +189,10 @@ def test_the_analysis_finds_the_suites_pipeline_and_benchmark_tests():
     need = needed_tiers(_suite())
     assert need["test_workflow", "test_tiny_run_tables"] == {"e2e"}  # the tiny_run fixture
     assert need["test_workflow", "test_bad_config_is_reported"] == {"e2e"}  # snakemake -n
-    assert need["test_guarantees", "test_sigkill_during_training_then_resume_is_deterministic"]
+    assert need[
+        "test_guarantees",
+        "test_interrupts_during_training_then_the_same_command_resumes_deterministically",
+    ]
     assert need["test_slurm", "local_run"] == {"e2e"}  # getfixturevalue("tiny_run")
     assert need["test_index_bench", "test_every_peer_and_mix_is_measured_and_agrees"] == {
         "bench"
