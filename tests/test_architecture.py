@@ -10,17 +10,25 @@ PACKAGE = Path(__file__).resolve().parents[1] / "src" / "copyscope"
 # reads the config and asks stages for names; no stage imports it
 ORDER = ["corpus", "tokenize", "index", "lm", "sample", "novelty", "raven", "analyze",
          "memorize", "syntax", "membership", "explore", "report", "plan"]  # fmt: skip
-SHARED = {"errors", "io", "clikit", "config", "fetch", "language", "plotting", "stats",
-          "streams", "runlock", "runlog"}  # fmt: skip
+SHARED = {"errors", "io", "clikit", "config", "fetch", "language", "lazy", "plotting",
+          "stats", "streams", "runlock", "runlog"}  # fmt: skip
 
 
 def stage_imports(path: Path, stage: str) -> set[str]:
     """The top-level copyscope modules a file of ``stage`` imports (absolute or relative, at
-    module level or inside a function)."""
+    module level or inside a function, or deferred: ``lazy_module("copyscope.…")``)."""
     package = list(path.relative_to(PACKAGE).parts[:-1])  # e.g. ["syntax"]
     out = set()
     for node in ast.walk(ast.parse(path.read_text(), str(path))):
-        if isinstance(node, ast.Import):
+        if (
+            isinstance(node, ast.Call)
+            and getattr(node.func, "id", None) == "lazy_module"
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and str(node.args[0].value).startswith("copyscope.")
+        ):
+            out.add(node.args[0].value.split(".")[1])
+        elif isinstance(node, ast.Import):
             out.update(a.name.split(".")[1] for a in node.names
                        if a.name.startswith("copyscope."))  # fmt: skip
         elif isinstance(node, ast.ImportFrom):
@@ -93,12 +101,56 @@ def test_the_check_sees_relative_lazy_and_absolute_imports(tmp_path, monkeypatch
     (src / "lm" / "d.py").write_text("from copyscope.sample import z\nfrom .train import w\n")
     (src / "index" / "e.py").write_text("from ..tokenize import t\nfrom .. import io\n")
     (src / "report" / "f.py").write_text("from ..plan import Plan\n")
+    (src / "syntax" / "g.py").write_text('m = lazy_module("copyscope.explore.page")\n')
     monkeypatch.setitem(globals(), "PACKAGE", src)
     bad = violations()
-    assert len(bad) == 5, bad
+    assert len(bad) == 6, bad
+    assert any("syntax/g.py imports explore" in b for b in bad)
     assert any("report/f.py imports plan" in b for b in bad)
     assert any("tokenize/a.py imports index" in b for b in bad)
     assert any("tokenize/b.py imports report" in b for b in bad)
     assert any("corpus/c.py imports lm" in b for b in bad)
     assert any("lm/d.py imports sample" in b for b in bad)
 
+
+
+def test_reading_the_workflow_declarations_imports_no_plotting_or_statistics_library():
+    """What the Snakefile imports (the plan and every report module's declaration) leaves
+    matplotlib, seaborn, scikit-learn and scipy.stats unimported: Snakemake reads it on every
+    start, and on a cluster once per job (copyscope.lazy)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from copyscope.plan import Plan\n"
+        "from copyscope.report import analyses\n"
+        "from copyscope.report.cli import command_line\n"
+        "from copyscope.report.signature import config_digest\n"
+        "assert len(analyses()) > 10\n"
+        "heavy = ('matplotlib', 'seaborn', 'sklearn', 'scipy.stats', 'torch', 'transformers')\n"
+        "print(sorted(m for m in heavy if m in sys.modules))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True,
+        env={**__import__("os").environ, "PYTHONPATH": str(PACKAGE.parent)},
+    )  # fmt: skip
+    assert proc.stdout.strip() == "[]", proc.stdout + proc.stderr
+
+
+def test_a_lazy_module_is_imported_at_its_first_attribute_read():
+    import sys
+
+    from copyscope.lazy import lazy_module
+
+    name = "colorsys"  # a small standard-library module
+    was = sys.modules.pop(name, None)
+    try:
+        mod = lazy_module(name)
+        assert name not in sys.modules and "not imported yet" in repr(mod)
+        assert mod.rgb_to_hsv(1.0, 0.0, 0.0) == (0.0, 1.0, 1.0)
+        assert name in sys.modules and "imported" in repr(mod)
+        assert mod.hsv_to_rgb is sys.modules[name].hsv_to_rgb
+    finally:
+        if was is not None:
+            sys.modules[name] = was

@@ -41,9 +41,11 @@ test part, with exact (Clopper–Pearson) binomial intervals.
 from __future__ import annotations
 
 import numpy as np
-from sklearn.metrics import roc_auc_score, roc_curve
 
+from ..lazy import lazy_module
 from ..stats import bootstrap_weights, percentile_interval, stratified_indices
+
+metrics = lazy_module("sklearn.metrics")
 
 __all__ = [
     "LOW_FPRS",
@@ -83,14 +85,14 @@ def _check(scores, labels) -> tuple[np.ndarray, np.ndarray]:
 def tpr_at_fpr(scores, labels, fpr: float = 0.05) -> float:
     """The largest true-positive rate over thresholds whose false-positive rate is ≤ ``fpr``."""
     s, y = _check(scores, labels)
-    f, t, _ = roc_curve(y, s, drop_intermediate=False)
+    f, t, _ = metrics.roc_curve(y, s, drop_intermediate=False)
     return float(t[f <= fpr].max())
 
 
 def balanced_accuracy_best(scores, labels) -> float:
     """The best balanced accuracy ``(TPR + 1 − FPR) / 2`` of any threshold on the scores."""
     s, y = _check(scores, labels)
-    f, t, _ = roc_curve(y, s, drop_intermediate=False)
+    f, t, _ = metrics.roc_curve(y, s, drop_intermediate=False)
     return float(((t + 1 - f) / 2).max())
 
 
@@ -98,7 +100,7 @@ def detector_metrics(scores, labels) -> dict[str, float]:
     """``{"auc", "tpr_at_5fpr", "balanced_accuracy"}`` of the scores (see the module docstring)."""
     s, y = _check(scores, labels)
     return {
-        "auc": float(roc_auc_score(y, s)),
+        "auc": float(metrics.roc_auc_score(y, s)),
         "tpr_at_5fpr": tpr_at_fpr(s, y, 0.05),
         "balanced_accuracy": balanced_accuracy_best(s, y),
     }
@@ -172,7 +174,7 @@ def paired_auc_difference(
     b, _ = _check(scores_b, labels)
     if n_boot < 1 or not 0 < level < 1:
         raise ValueError(f"expected n_boot >= 1 and 0 < level < 1, got {n_boot}, {level}")
-    delta = float(roc_auc_score(y, a) - roc_auc_score(y, b))
+    delta = float(metrics.roc_auc_score(y, a) - metrics.roc_auc_score(y, b))
     reps = np.empty(n_boot)
     for r, idx in enumerate(_stratified(y, n_boot, seed)):
         reps[r] = _fast_auc(a[idx], y[idx]) - _fast_auc(b[idx], y[idx])
@@ -255,7 +257,7 @@ def low_fpr_row(
     if auc:
         lo, hi = percentile_interval(aucs, level)
         row |= {"n_members": n_pos, "n_nonmembers": n_neg}
-        row |= {"auc": float(roc_auc_score(y, s)), "auc_lo": float(lo), "auc_hi": float(hi)}
+        row |= {"auc": float(metrics.roc_auc_score(y, s)), "auc_lo": float(lo), "auc_hi": float(hi)}
     for j, a in enumerate(fprs):
         col = fpr_column(a)
         if false_positives_allowed(n_neg, a) > 0:
@@ -286,7 +288,7 @@ def paired_auc_margin(
         resampled_metrics(a, y, w_pos, w_neg, ())[0] - resampled_metrics(b, y, w_pos, w_neg, ())[0]
     )
     lo, hi = percentile_interval(reps, level)
-    return float(roc_auc_score(y, a) - roc_auc_score(y, b)), float(lo), float(hi)
+    return float(metrics.roc_auc_score(y, a) - metrics.roc_auc_score(y, b)), float(lo), float(hi)
 
 
 # ------------------------------------------------------- calibration and test thresholds
@@ -314,7 +316,7 @@ def threshold_at_fpr(scores, labels, fpr: float) -> float:
     these items is ≤ ``fpr``: the most members found within that FPR. ``inf`` when not even the
     highest score qualifies (ties of a non-member with it)."""
     s, y = _check(scores, labels)
-    f, _, thr = roc_curve(y, s, drop_intermediate=False)
+    f, _, thr = metrics.roc_curve(y, s, drop_intermediate=False)
     return float(thr[np.flatnonzero(f <= fpr)[-1]])
 
 
@@ -322,7 +324,7 @@ def threshold_best_balanced(scores, labels) -> float:
     """The threshold τ (member when score ≥ τ) of the best balanced accuracy
     ``(TPR + 1 − FPR) / 2`` on these items (the highest such τ on ties)."""
     s, y = _check(scores, labels)
-    f, t, thr = roc_curve(y, s, drop_intermediate=False)
+    f, t, thr = metrics.roc_curve(y, s, drop_intermediate=False)
     return float(thr[int(np.argmax((t + 1 - f) / 2))])
 
 

@@ -22,10 +22,12 @@ from collections.abc import Iterable, Mapping
 import pandas as pd
 
 from ..io import write_csv
+from ..lazy import lazy_module
 from ..novelty import completion_loss_frequency, completion_loss_slope, completion_loss_table
 from ..novelty.metrics import FREQUENCY_LENGTHS
-from . import figures as fig
 from . import fmt, per_text, require
+
+fig = lazy_module("copyscope.report.figures")
 
 NAME = "completion-loss"
 HELP = "completion loss of each model on held-out text, by n-gram length and frequency"

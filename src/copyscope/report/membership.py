@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 from ..io import read_json, write_csv
+from ..lazy import lazy_module
 from ..membership.blind import BLIND, blind_scores
 from ..membership.evaluate import (
     calibrated_thresholds,
@@ -51,8 +52,9 @@ from ..stats import (
     permutation_tails,
     pooled_ratio_interval,
 )
-from . import figures as fig
 from . import fmt
+
+fig = lazy_module("copyscope.report.figures")
 
 NAME = "membership"
 HELP = "contamination and membership detectors on the planted benchmark"

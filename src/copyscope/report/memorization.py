@@ -10,9 +10,11 @@ import numpy as np
 import pandas as pd
 
 from ..io import write_csv
+from ..lazy import lazy_module
 from ..stats import bootstrap_mean_ci, complement_probabilities
-from . import figures as fig
 from . import fmt
+
+fig = lazy_module("copyscope.report.figures")
 
 NAME = "memorization"
 HELP = "extraction rate vs. copies in training (the memorization ladder)"

@@ -8,8 +8,10 @@ from collections.abc import Mapping
 import pandas as pd
 
 from ..io import write_csv
+from ..lazy import lazy_module
 from . import collect, fmt, require
-from . import figures as fig
+
+fig = lazy_module("copyscope.report.figures")
 
 NAME = "planted"
 HELP = "reproduction of the planted passages by every setting"

@@ -32,11 +32,13 @@ import numpy as np
 import pandas as pd
 
 from ..io import write_csv
-from . import figures as fig
+from ..lazy import lazy_module
 from . import findings as F
 from .calibration import Data, load, novelty_nulls
 from .membership import nll_delta_rows
 from .memorization import memorization_table
+
+fig = lazy_module("copyscope.report.figures")
 
 log = logging.getLogger(__name__)
 

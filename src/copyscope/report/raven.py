@@ -23,10 +23,12 @@ import pandas as pd
 
 from ..errors import InputError
 from ..io import write_csv
+from ..lazy import lazy_module
 from ..novelty import bootstrap_mean_difference
 from ..raven import dup_curve, raven_tables, truncated_values
 from . import family, fmt, per_text, require
-from . import figures as fig
+
+fig = lazy_module("copyscope.report.figures")
 
 NAME = "raven"
 HELP = "RAVEN scores, novelty curves and novelty-quality of every setting (Moses words)"

@@ -18,10 +18,12 @@ from collections.abc import Iterable, Mapping
 import pandas as pd
 
 from ..io import write_csv
+from ..lazy import lazy_module
 from ..novelty import novelty_tables
 from ..novelty.metrics import distinct_sequences
 from . import corpus_sizes, family, fmt, per_text, require
-from . import figures as fig
+
+fig = lazy_module("copyscope.report.figures")
 
 NAME = "novelty"
 HELP = "n-gram novelty curves and mean L_t of the samples (model tokens)"

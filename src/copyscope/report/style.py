@@ -18,9 +18,11 @@ from collections.abc import Mapping
 import pandas as pd
 
 from ..io import write_csv
+from ..lazy import lazy_module
 from . import fmt
 from .memorization import bootstrap_cells
-from .syntax_figures import style_memorization
+
+syntax_figures = lazy_module("copyscope.report.syntax_figures")
 
 NAME = "style"
 HELP = "style (POS) vs exact memorization by training copies (Shaib et al. §8)"
@@ -102,7 +104,7 @@ def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
         frame["stratum"] = frame["stratum"].astype(str)
         table = style_table(frame, params["bootstrap"], params["seed"])
     write_csv(out["table"], table)
-    style_memorization(table, out["fig"])
+    syntax_figures.style_memorization(table, out["fig"])
 
 
 def summary_section(tables: Mapping[str, pd.DataFrame], params: Mapping) -> list[str]:

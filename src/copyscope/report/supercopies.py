@@ -11,8 +11,10 @@ from collections.abc import Mapping
 import pandas as pd
 
 from ..io import write_csv
+from ..lazy import lazy_module
 from . import collect, require
-from . import figures as fig
+
+fig = lazy_module("copyscope.report.figures")
 
 NAME = "supercopies"
 HELP = "supercopies of every setting in one table, counts by source and their figure"

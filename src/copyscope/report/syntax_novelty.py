@@ -17,11 +17,13 @@ import pandas as pd
 
 from ..io import write_csv
 from ..language import label_set, language_of
+from ..lazy import lazy_module
 from ..syntax.io import read_parses
 from ..syntax.raven import syntactic_novelty
 from . import family, fmt, require
-from .syntax_figures import path_novelty
 from .syntax_tables import UNIT_LABELS, path_curves, raven_table1
+
+syntax_figures = lazy_module("copyscope.report.syntax_figures")
 
 NAME = "syntax-novelty"
 HELP = "RAVEN syntactic novelty of every text set against the training parses"
@@ -104,7 +106,9 @@ def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
     write_csv(out["table1"], raven_table1(frame, sets).reset_index())
     curves = path_curves(frame[frame["set"].isin(sets)])
     models = list(params.get("models", []))  # the config's order of the models
-    path_novelty(curves, out["fig"], human=set_name("human", "reference"), models=models)
+    syntax_figures.path_novelty(
+        curves, out["fig"], human=set_name("human", "reference"), models=models
+    )
 
 
 def summary_section(tables: Mapping[str, pd.DataFrame], params: Mapping) -> list[str]:

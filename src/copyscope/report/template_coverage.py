@@ -30,6 +30,7 @@ import pandas as pd
 
 from ..errors import InputError
 from ..io import read_jsonl, write_csv
+from ..lazy import lazy_module
 from ..novelty import bootstrap_mean, bootstrap_mean_difference
 from ..sample.external import reference_decoding
 from ..syntax.io import read_parses
@@ -41,8 +42,9 @@ from ..syntax.templates import (
     training_ngram_counts,
 )
 from . import family, fmt, require
-from .syntax_figures import template_coverage
 from .templates import labelled
+
+syntax_figures = lazy_module("copyscope.report.syntax_figures")
 
 NAME = "template-coverage"
 HELP = "templates (Shaib et al.) in the training data vs. random non-template POS n-grams"
@@ -210,7 +212,7 @@ def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
     write_csv(out["table"], frame)
     write_csv(out["training"], pd.concat(per_template, ignore_index=True))
     write_csv(out["delta"], coverage_delta(frame, in_cut, s["bootstrap"], s["seed"]))
-    template_coverage(frame, out["fig"])
+    syntax_figures.template_coverage(frame, out["fig"])
 
 
 def summary_section(tables: Mapping[str, pd.DataFrame], params: Mapping) -> list[str]:

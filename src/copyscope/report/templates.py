@@ -19,11 +19,13 @@ import numpy as np
 import pandas as pd
 
 from ..io import write_csv
+from ..lazy import lazy_module
 from ..syntax.io import read_parses
 from ..syntax.templates import generated_text, template_rate_test, template_summary
 from . import family, fmt, require
-from .syntax_figures import template_measures
 from .syntax_tables import template_listing, template_table
+
+syntax_figures = lazy_module("copyscope.report.syntax_figures")
 
 NAME = "templates"
 HELP = "syntactic templates (Shaib et al.) of every text set: rate, per token, CR, CR-POS"
@@ -95,7 +97,7 @@ def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
     table = with_rate_tests(pd.concat(tables, ignore_index=True), texts_of, s)
     write_csv(out["table"], table)
     write_csv(out["listing"], pd.concat(listings, ignore_index=True))
-    template_measures(table, headline, out["fig"])
+    syntax_figures.template_measures(table, headline, out["fig"])
 
 
 def summary_section(tables: Mapping[str, pd.DataFrame], params: Mapping) -> list[str]:

@@ -7,8 +7,10 @@ from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
-from . import figures as fig
+from ..lazy import lazy_module
 from . import fmt
+
+fig = lazy_module("copyscope.report.figures")
 
 NAME = "training"
 HELP = "validation loss of each trained model during training"

@@ -47,9 +47,11 @@ from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 import pandas as pd
-from scipy.stats import mannwhitneyu
 
+from ..lazy import lazy_module
 from ..stats import permutation_tails
+
+stats = lazy_module("scipy.stats")
 
 TaggedSentence = Sequence[tuple[str, str]]
 TaggedText = Sequence[TaggedSentence]
@@ -373,7 +375,7 @@ def training_comparison(
 
     rt, ro = ranks(templates), ranks(others)
     if rt and ro:
-        test = mannwhitneyu(rt, ro, alternative="two-sided")
+        test = stats.mannwhitneyu(rt, ro, alternative="two-sided")
         u, p = float(test.statistic), float(test.pvalue)
     else:
         u = p = float("nan")
