@@ -209,6 +209,13 @@ def all_outputs():
     ]
 
 
+def upstream_outputs(wildcards):
+    """Every output of the run but the runtime table: the runtime job reads every other job's
+    benchmark file, so it waits for all of them."""
+    runtime = f"{R}/tables/runtime.csv"
+    return [f for f in all_outputs() if f != runtime]
+
+
 # ---------------------------------------------------------------- report jobs (rules/report.smk)
 # the analysis modules of copyscope.report by command name: each declares its command's inputs,
 # outputs and parameters, from which its report rule is generated

@@ -73,8 +73,7 @@ rule summary:
 
 rule runtime:
     input:
-        # every other output of the run, so that each job's benchmark file exists by then
-        lambda w: [f for f in all_outputs() if not f.endswith("/tables/runtime.csv")],
+        upstream_outputs,
     output:
         report(
             f"{R}/tables/runtime.csv",
