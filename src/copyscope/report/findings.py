@@ -49,6 +49,7 @@ import pandas as pd
 
 from ..errors import InputError
 from ..io import write_csv, write_text
+from ..lazy import lazy_module
 from ..stats import permutation_tails
 
 NAME = "findings"
@@ -79,6 +80,8 @@ ZHANG = "Zhang et al. 2024"
 EXACT_MAX = 8  # rank_test: exact permutation p-values up to this many points ...
 N_PERMUTATIONS = 20000  # ... else from this many random permutations
 QUALITY_PERMUTATIONS = 2000  # novelty-quality: random regroupings of the texts
+# imported at first use: the workflow reads this module's claims on every start (copyscope.lazy)
+stats = lazy_module("scipy.stats")
 
 
 @dataclass(frozen=True)
@@ -215,8 +218,6 @@ def wilson(k: int, n: int) -> tuple[float, float, float]:
     """The proportion k/n with its 95% Wilson score interval (NaNs for n = 0)."""
     if n <= 0:
         return math.nan, math.nan, math.nan
-    from scipy import stats  # here, not at import: the workflow reads this module's claims
-
     ci = stats.binomtest(int(k), int(n)).proportion_ci(0.95, method="wilson")
     return k / n, float(ci.low), float(ci.high)
 
@@ -226,8 +227,6 @@ def clopper_pearson(k: int, n: int) -> tuple[float, float, float]:
     Unlike a bootstrap over n binary outcomes, it does not collapse to [0, 0] when k = 0."""
     if n <= 0:
         return math.nan, math.nan, math.nan
-    from scipy import stats
-
     ci = stats.binomtest(int(k), int(n)).proportion_ci(0.95, method="exact")
     return k / n, float(ci.low), float(ci.high)
 
@@ -357,8 +356,6 @@ def z_signs(a: Sequence[Sequence[float]], b: Sequence[Sequence[float]], alpha: f
     k = len(a)
     if not k:
         return []
-    from scipy import stats
-
     crit = float(stats.norm.isf(alpha / (2 * k)))
     out = []
     for (va, la, ha), (vb, lb, hb) in zip(a, b, strict=True):
