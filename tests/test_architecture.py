@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import ast
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "copyscope"
@@ -113,14 +116,10 @@ def test_the_check_sees_relative_lazy_and_absolute_imports(tmp_path, monkeypatch
     assert any("lm/d.py imports sample" in b for b in bad)
 
 
-
 def test_reading_the_workflow_declarations_imports_no_plotting_or_statistics_library():
     """What the Snakefile imports (the plan and every report module's declaration) leaves
     matplotlib, seaborn, scikit-learn and scipy.stats unimported: Snakemake reads it on every
     start, and on a cluster once per job (copyscope.lazy)."""
-    import subprocess
-    import sys
-
     code = (
         "import sys\n"
         "from copyscope.plan import Plan\n"
@@ -133,14 +132,12 @@ def test_reading_the_workflow_declarations_imports_no_plotting_or_statistics_lib
     )
     proc = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True,
-        env={**__import__("os").environ, "PYTHONPATH": str(PACKAGE.parent)},
+        env={**os.environ, "PYTHONPATH": str(PACKAGE.parent)},
     )  # fmt: skip
     assert proc.stdout.strip() == "[]", proc.stdout + proc.stderr
 
 
 def test_a_lazy_module_is_imported_at_its_first_attribute_read():
-    import sys
-
     from copyscope.lazy import lazy_module
 
     name = "colorsys"  # a small standard-library module

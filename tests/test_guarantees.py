@@ -43,8 +43,8 @@ def _first_training_step(logs, proc, deadline):
 def _start(cmd, env, out, interrupt):
     """Start ``cmd`` in its own process group (as a terminal's foreground job) and send
     ``interrupt`` to the whole group right after a model logged its first training step (the
-    old training logs removed first). Returns (model, step, steps) of that step, or None, and
-    whether the run was still going when it was interrupted."""
+    old training logs removed first). Returns (model, step, steps) of that step (None if none
+    was logged), whether the run was still going when it was interrupted, and its exit status."""
     logs = out / "logs" / "train_model"
     for old in logs.glob("*.log") if logs.exists() else []:
         old.unlink()

@@ -32,7 +32,7 @@ from ..lazy import lazy_module
 from ..memorize.extraction import greedy_extract
 from ..stats import bootstrap_statistic_ci
 
-stats = lazy_module("scipy.stats")
+scipy_stats = lazy_module("scipy.stats")
 
 __all__ = [
     "TRAINING_NS",
@@ -79,7 +79,7 @@ def pearson_ci(
     variable is constant have no r and are dropped). ValueError with fewer than 3 pairs or a
     constant variable."""
     a, b = _pairs(x, y)
-    r = float(stats.pearsonr(a, b).statistic)
+    r = float(scipy_stats.pearsonr(a, b).statistic)
 
     def statistic(ai, bi):
         keep = (np.ptp(ai, axis=1) > 0) & (np.ptp(bi, axis=1) > 0)
@@ -108,19 +108,19 @@ def spearman_ci(
     ``n_perm``, else ``n_perm`` seeded permutations). ValueError with fewer than 3 pairs or a
     constant variable."""
     a, b = _pairs(x, y)
-    rho = float(stats.spearmanr(a, b).statistic)
+    rho = float(scipy_stats.spearmanr(a, b).statistic)
 
     def replicates(ai, bi):
-        reps = _row_pearson(stats.rankdata(ai, axis=1), stats.rankdata(bi, axis=1))
+        reps = _row_pearson(scipy_stats.rankdata(ai, axis=1), scipy_stats.rankdata(bi, axis=1))
         return reps[np.isfinite(reps)]
 
     lo, hi = bootstrap_statistic_ci((a, b), replicates, n_boot=n_boot, seed=seed, level=level)
-    ra = stats.rankdata(a)
+    ra = scipy_stats.rankdata(a)
 
     def statistic(v, axis=-1):
-        return _row_pearson(np.broadcast_to(ra, v.shape), stats.rankdata(v, axis=axis))
+        return _row_pearson(np.broadcast_to(ra, v.shape), scipy_stats.rankdata(v, axis=axis))
 
-    test = stats.permutation_test(
+    test = scipy_stats.permutation_test(
         (b,),
         statistic,
         permutation_type="pairings",

@@ -51,7 +51,7 @@ import pandas as pd
 from ..lazy import lazy_module
 from ..stats import permutation_tails
 
-stats = lazy_module("scipy.stats")
+scipy_stats = lazy_module("scipy.stats")
 
 TaggedSentence = Sequence[tuple[str, str]]
 TaggedText = Sequence[TaggedSentence]
@@ -375,7 +375,7 @@ def training_comparison(
 
     rt, ro = ranks(templates), ranks(others)
     if rt and ro:
-        test = stats.mannwhitneyu(rt, ro, alternative="two-sided")
+        test = scipy_stats.mannwhitneyu(rt, ro, alternative="two-sided")
         u, p = float(test.statistic), float(test.pvalue)
     else:
         u = p = float("nan")
