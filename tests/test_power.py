@@ -12,7 +12,7 @@ from copyscope.index import Index, build_index
 from copyscope.report import findings as F
 from copyscope.report import power as P
 from test_calibration import PARAMS as CAL_PARAMS
-from test_calibration import benchmark_texts, data, ladder_results
+from test_calibration import benchmark_texts, cloze_items, data, ladder_results
 
 PARAMS = {
     **CAL_PARAMS,
@@ -123,3 +123,25 @@ def test_the_ladder_is_projected_beyond_the_runs_own_size():
     fake = table.assign(power=[0.2, 0.5, 0.9])
     text = F.power_column(["extraction-duplication"], fake).iloc[0]
     assert text == "planted ladder: 0.5 at 6; 0.8 from 12 (projected)"
+
+
+def test_the_excerpt_plays_resampled_as_whole_plays():
+    cloze = cloze_items()
+    assert P.excerpt_plays(cloze) == 6  # 6 excerpt and 12 held-out plays per model
+    tables = P.excerpt_resample(np.random.default_rng(0), data(cloze=cloze), PARAMS, 9)
+    t = tables["membership_cloze_excerpts"].set_index(["model", "group"])
+    assert (t.xs("held-out", level="group")["plays"] == 9).all()
+    assert (t.xs("excerpt-pooled", level="group")["plays"] == 9).all()
+    # the planted effect is found at a size above the run's own; a control without it is not
+    strong = P.power_at("cloze-excerpts", P.excerpt_resample, F.HOLDS, data(cloze=cloze),
+                        PARAMS, 16, 10, 0)  # fmt: skip
+    flat = cloze.assign(correct_insensitive=np.where(cloze["split"] == "excerpt", 0,
+                                                     cloze["correct_insensitive"]))  # fmt: skip
+    none = P.power_at("cloze-excerpts", P.excerpt_resample, F.HOLDS, data(cloze=flat),
+                      PARAMS, 16, 10, 0)  # fmt: skip
+    assert strong["power"] >= 0.8 and none["power"] == 0.0
+    # no excerpt positive without excerpt plays
+    assert P.excerpt_plays(cloze[cloze["split"] != "excerpt"]) == 0
+    table = P.power_table(data(cloze=cloze), None, PARAMS)
+    assert set(table["positive"]) == {"planted excerpt plays"}
+    assert table["size"].tolist() == [5, 6, 10] and (table["observed"] == 6).all()

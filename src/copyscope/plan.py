@@ -1037,6 +1037,7 @@ class Plan:
                 "index_manifest": (["human"], [self.index_file(self.model_tok)]),
                 "extraction": (self.ladder_models, self.ladder_files()),
                 "membership": per_model(texts, self.benchmark_models),
+                "cloze": per_model(cloze, self.benchmark_models),
             },
             "findings": {
                 "table": (list(FINDINGS_TABLES), [self.report_table(t) for t in FINDINGS_TABLES])

@@ -14,6 +14,9 @@ verdict where the answer is known, at increasing sample sizes.
 * **benchmark** — k planted and k unplanted items of the contamination set resampled: the
   planted ones were trained on, so Li's placement ("contaminated items have lower
   perplexity") must ``hold``.
+* **excerpt plays** — k excerpt plays and k fully held-out plays of the name cloze resampled
+  as whole plays (each with its items): a share of the excerpt plays' speeches was planted,
+  so Zhang et al.'s "excerpts raise name cloze accuracy" must ``hold``.
 
 Each (claim, positive, size) is decided on ``draws`` seeded resamples (with replacement, the
 bootstrap of the experiment) by the scorecard's own rule and table builders; the power is the
@@ -35,7 +38,7 @@ from ..io import write_csv
 from ..lazy import lazy_module
 from . import findings as F
 from .calibration import Data, load, novelty_nulls
-from .membership import nll_delta_rows
+from .membership import cloze_excerpt_rows, nll_delta_rows
 from .memorization import memorization_table
 
 fig = lazy_module("copyscope.report.figures")
@@ -43,12 +46,16 @@ fig = lazy_module("copyscope.report.figures")
 log = logging.getLogger(__name__)
 
 NAME = "power"
-HELP = "power of the scorecard's rules on known positives (copier set, ladder) by sample size"
+HELP = (
+    "power of the scorecard's rules on known positives (copier set, ladder, contamination set, "
+    "excerpt plays) by sample size"
+)
 INPUTS = {
     "tokens": (("MODEL", "DECODING"), "tokens.parquet of the human reference (ids, L_t)"),
     "index_manifest": (("MODEL",), "index.json of the index the human tokens were matched in"),
     "extraction": (("MODEL",), "a model's per-passage ladder extraction (memorization/<m>.csv)"),
     "membership": (("MODEL",), "a model's per-item membership scores (membership/<m>/texts.csv)"),
+    "cloze": (("MODEL",), "a model's per-item name cloze results (membership/<m>/cloze.csv)"),
 }
 OUTPUTS = {
     "csv": "findings_power.csv: claim, positive, size, draws, right verdict, power and interval",
@@ -213,6 +220,40 @@ def benchmark_resample(rng, data, params, size):
     return {"membership_nll_delta": nll_delta_rows(texts, m["bootstrap"], m["seed"])}
 
 
+EXCERPT_SPLITS = ("excerpt", "valid")
+"""The name cloze splits the excerpt positive resamples: excerpt plays and clean held-out
+plays."""
+
+
+def excerpt_plays(cloze: pd.DataFrame | None) -> int:
+    """The fewest plays any model has in an excerpt split (0: no excerpt positive)."""
+    if cloze is None or not len(cloze):
+        return 0
+    plays = cloze[cloze["split"].isin(EXCERPT_SPLITS)].groupby(["model", "split"])["play"]
+    counts = plays.nunique()
+    models = cloze["model"].nunique()
+    return int(counts.min()) if len(counts) == models * len(EXCERPT_SPLITS) else 0
+
+
+def excerpt_resample(rng, data, params, size):
+    """Builder: ``size`` excerpt plays and ``size`` clean held-out plays of each model's name
+    cloze, drawn with replacement as whole plays (a play drawn twice counts as two plays, each
+    keeping all its items): the excerpt plays' planted speeches were trained on, so the
+    excerpt rule must find them answered more often."""
+    if not excerpt_plays(data.cloze):
+        return None
+    parts = []
+    for _, g in data.cloze.groupby("model", sort=False):
+        for split in EXCERPT_SPLITS:
+            h = g[g["split"] == split]
+            plays = h["play"].unique()
+            for j, k in enumerate(rng.integers(len(plays), size=size)):
+                parts.append(h[h["play"] == plays[k]].assign(play=f"{plays[k]}#{j}"))
+    m = params["analysis"]["membership"]
+    frame = pd.concat(parts, ignore_index=True)
+    return {"membership_cloze_excerpts": cloze_excerpt_rows(frame, m["bootstrap"], m["seed"])}
+
+
 # --------------------------------------------------------------------------- power
 def power_at(claim, builder, right, data, params, size, draws, seed) -> dict | None:
     """The share of ``draws`` resamples of ``size`` on which ``claim`` reaches the ``right``
@@ -269,6 +310,11 @@ def power_table(data: Data, index, params: Mapping) -> pd.DataFrame:
         per = int(bench.groupby(["model", "planted"]).size().min())
         positives.append(
             ("benchmark-placement", "planted benchmark items", benchmark_resample, F.HOLDS,
+             _projected(p["sizes"], per), per)
+        )  # fmt: skip
+    if per := excerpt_plays(data.cloze):
+        positives.append(
+            ("cloze-excerpts", "planted excerpt plays", excerpt_resample, F.HOLDS,
              _projected(p["sizes"], per), per)
         )  # fmt: skip
     for claim, name, builder, right, sizes, observed in positives:
