@@ -23,9 +23,9 @@ rule analyze_queries:
         "--out-words {output.words} > {log} 2>&1"
 
 
-# A model's sample sets analysed in one job (``copyscope each``: one torch/transformers start-up
-# for the evaluator instead of one per set): one ``analyze setting`` per set, each writing the
-# same files as run alone. The human reference, the grid models' and the others' sets are the
+# A model's sample sets analysed in one job (``copyscope analyze model``: one torch/transformers
+# start-up and one evaluator load instead of one per set), each set's files the same as
+# ``analyze setting`` writes alone. The human reference, the grid models' and the others' sets are the
 # rules analyze_human, analyze and analyze_shared (the same rule, other decodings).
 rule analyze:
     input:
@@ -46,12 +46,26 @@ rule analyze:
         runtime=60,
         slurm_extra=gpu_request,
     params:
-        commands=lambda w, input, output: args(
-            PLAN.analyze_args(w.model, input, output)
-        ),
+        evaluator=lambda w: PLAN.evaluator(w.model),
+        same_tokenizer=lambda w: args(PLAN.same_tokenizer_flag(w.model)),
+        index=lambda w, input: os.path.dirname(input.index),
+        natural_index=lambda w, input: os.path.dirname(input.natural_index),
+        word_index=lambda w, input: os.path.dirname(input.word_index),
+        natural_word_index=lambda w, input: os.path.dirname(input.natural_word_index),
+        supercopy_min=config["analysis"]["supercopy_min"],
+        planted_min=config["analysis"]["planted_min_copy"],
+        device=PLAN.device,
+        sets=lambda w, input, output: args(PLAN.analyze_files(w.model, input, output)),
     shell:
         "OMP_NUM_THREADS={threads} NUMBA_NUM_THREADS={threads} "
-        "python -m copyscope each {params.commands} > {log} 2>&1"
+        "python -m copyscope analyze model --tokenizer {input.model_tokenizer} "
+        "--index {params.index} --natural-index {params.natural_index} "
+        "--word-tokenizer {input.words} --word-index {params.word_index} "
+        "--natural-word-index {params.natural_word_index} --manifest {input.manifest} "
+        "--evaluator {input.evaluator} --evaluator-name {params.evaluator} "
+        "{params.same_tokenizer} --supercopy-min {params.supercopy_min} "
+        "--planted-min {params.planted_min} {params.sets} --device {params.device} "
+        "> {log} 2>&1"
 
 
 use rule analyze as analyze_shared with:
@@ -83,13 +97,26 @@ rule analyze_human:
         runtime=60,
         slurm_extra=gpu_request,
     params:
-        commands=lambda w, input, output: args(
-            PLAN.analyze_args("human", input, output)
-        ),
-        completion=lambda w, input, output: args(PLAN.completion_args(input, output)),
+        evaluator=PLAN.evaluator("human"),
+        same_tokenizer=args(PLAN.same_tokenizer_flag("human")),
+        index=lambda w, input: os.path.dirname(input.index),
+        natural_index=lambda w, input: os.path.dirname(input.natural_index),
+        word_index=lambda w, input: os.path.dirname(input.word_index),
+        natural_word_index=lambda w, input: os.path.dirname(input.natural_word_index),
+        supercopy_min=config["analysis"]["supercopy_min"],
+        planted_min=config["analysis"]["planted_min_copy"],
+        device=PLAN.device,
+        sets=lambda w, input, output: args(PLAN.analyze_files("human", input, output)),
     shell:
         "OMP_NUM_THREADS={threads} NUMBA_NUM_THREADS={threads} "
-        "python -m copyscope each {params.commands} {params.completion} > {log} 2>&1"
+        "python -m copyscope analyze model --tokenizer {input.model_tokenizer} "
+        "--index {params.index} --natural-index {params.natural_index} "
+        "--word-tokenizer {input.words} --word-index {params.word_index} "
+        "--natural-word-index {params.natural_word_index} --manifest {input.manifest} "
+        "--evaluator {input.evaluator} --evaluator-name {params.evaluator} "
+        "{params.same_tokenizer} --supercopy-min {params.supercopy_min} "
+        "--planted-min {params.planted_min} {params.sets} --device {params.device} "
+        "> {log} 2>&1"
 
 
 # a set of generations from outside copyscope (config generations) or its references: every

@@ -1,8 +1,8 @@
-# A model's probes in one job (one torch/transformers start-up instead of one per probe,
-# ``copyscope each``): the style repeats (syntax repeats), with a ladder the extraction test
-# (memorize extract), with a benchmark or the name cloze the membership detectors (membership
-# score); what runs and what it reads and writes: copyscope.plan (Plan.probe_*). Each
-# command writes the same file it writes run alone (its randomness is seeded per file).
+# A model's probes in one job (``copyscope probe model``: one torch/transformers start-up and
+# one model load): the style repeats, with a ladder the extraction test, with a benchmark or
+# the name cloze the membership detectors (copyscope.probe); what runs and what it reads and
+# writes: copyscope.plan (Plan.probe_*). Each step writes the same file it writes run alone
+# (its randomness is seeded per file).
 
 
 rule probe:
@@ -24,11 +24,12 @@ rule probe:
         runtime=60,
         slurm_extra=gpu_request,
     params:
-        repeats=lambda w, input, output: args(PLAN.repeats_args(w.model, input, output)),
-        ladder=lambda w, input, output: args(PLAN.ladder_args(w.model, input, output)),
-        membership=lambda w, input, output: args(
-            PLAN.membership_args(w.model, input, output)
-        ),
+        settings=as_json(PLAN.probe_params()),
+        index=lambda w, input: os.path.dirname(input.index),
+        files=lambda w, input, output: args(PLAN.probe_files(input, output)),
+        device=PLAN.device,
     shell:
-        "OMP_NUM_THREADS={threads} python -m copyscope each {params.repeats} "
-        "{params.ladder} {params.membership} > {log} 2>&1"
+        "OMP_NUM_THREADS={threads} python -m copyscope probe model --model {input.model} "
+        "--model-name {wildcards.model} --params-json {params.settings:q} "
+        "--index {params.index} --manifest {input.manifest} "
+        "--out-repeats {output.repeats} {params.files} --device {params.device} > {log} 2>&1"

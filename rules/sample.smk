@@ -39,11 +39,11 @@ rule prompts:
         "--out-human {output.human} {params.excerpts} > {log} 2>&1"
 
 
-# A model's sample sets in one job (``copyscope each``: one torch/transformers start-up instead
-# of one per decoding): one ``sample generate`` per decoding, each seeded by its own (model,
-# decoding, prompt length) (copyscope.sample.setting_seed), so each file is the same as
-# generated alone. The grid models are sampled under every decoding, the others under
-# sampling.shared_decodings (copyscope.plan: Plan.decodings_of, Plan.sample_args).
+# A model's sample sets in one job (``copyscope sample model``: one torch/transformers start-up
+# and one model load instead of one per decoding), each set seeded by its own (model, decoding,
+# prompt length) (copyscope.sample.setting_seed), so each file is the same as generated alone.
+# The grid models are sampled under every decoding, the others under sampling.shared_decodings
+# (copyscope.plan: Plan.decodings_of, Plan.sample_args).
 rule sample:
     input:
         unpack(sample_inputs),
@@ -63,13 +63,14 @@ rule sample:
         runtime=60,
         slurm_extra=gpu_request,
     params:
-        commands=lambda w, input, output: args(
-            PLAN.sample_args(
-                w.model, input.model, input.prompts, input.prompt_tokenizer, output
-            )
-        ),
+        settings=lambda w: as_json(PLAN.sample_params(w.model)),
+        files=lambda w, output: args(PLAN.sample_files(w.model, output)),
+        device=PLAN.device,
     shell:
-        "OMP_NUM_THREADS={threads} python -m copyscope each {params.commands} > {log} 2>&1"
+        "OMP_NUM_THREADS={threads} python -m copyscope sample model --model {input.model} "
+        "--model-name {wildcards.model} --params-json {params.settings:q} "
+        "--prompts {input.prompts} --prompt-tokenizer {input.prompt_tokenizer} "
+        "{params.files} --device {params.device} > {log} 2>&1"
 
 
 use rule sample as sample_shared with:

@@ -105,9 +105,9 @@ def _strict_parser(build) -> argparse.ArgumentParser:
 
 def _parses(argv: list[str]) -> str | None:
     """None if the copyscope CLI accepts ``argv`` (flags spelt in full), else argparse's
-    message. ``each A… :: B…``: every command is checked; a lone placeholder value there
-    (``{params.commands}``, command lines the run plan assembles, copyscope.plan) is checked on the command
-    lines of a dry run (test_each_commands_of_a_dry_run_parse)."""
+    message. ``each A… :: B…``: every command is checked. The per-set files the run plan
+    assembles for the model jobs (``{params.files}``, ``{params.sets}``) are checked on the
+    command lines of a dry run (test_model_job_commands_of_a_dry_run_parse)."""
     from copyscope.cli import EACH, build_parser, split_commands
 
     if argv[:1] == [EACH]:
@@ -164,11 +164,26 @@ def test_rule_check_catches_a_flag_the_cli_does_not_accept():
         assert all(_parses(a) for a in _argv_variants(bad)), f"{smk}: {name}: {bad}"
 
 
+def _written(argv: list[str]) -> set[str]:
+    """The files a model job's command line writes: ``--out DECODING PATH``, ``--out-* PATH``,
+    the five files after a ``--set``'s samples, the OUT of ``--completion MODEL OUT``."""
+    outs = set()
+    for i, w in enumerate(argv):
+        if w in ("--out", "--completion"):
+            outs.add(argv[i + 2])
+        elif w.startswith("--out-"):
+            outs.add(argv[i + 1])
+        elif w == "--set":
+            outs.update(argv[i + 2 : i + 7])
+    return outs
+
+
 @pytest.mark.e2e
-def test_each_commands_of_a_dry_run_parse(tmp_path):
-    """The command lines the model jobs run through ``copyscope each`` (assembled by
-    copyscope.plan) in a dry run of the tiny configuration: every one is accepted by the
-    CLI, and every sample set, analysis and probe file is some command's output."""
+def test_model_job_commands_of_a_dry_run_parse(tmp_path):
+    """The command lines of the model jobs (``sample model``, ``analyze model``, ``probe
+    model``, whose per-set files copyscope.plan assembles) in a dry run of the tiny
+    configuration: every one is accepted by the CLI, and every sample set, analysis and probe
+    file is some command's output."""
     from conftest import snakemake
 
     results = tmp_path / "results"
@@ -179,15 +194,16 @@ def test_each_commands_of_a_dry_run_parse(tmp_path):
     lines = [
         line.split("python -m copyscope ", 1)[1].rsplit(" > ", 1)[0]
         for line in proc.stdout.splitlines()
-        if "python -m copyscope each " in line
+        if re.search(r"python -m copyscope (sample|analyze|probe) model ", line)
     ]
-    assert len(lines) >= 10
+    assert len(lines) == 10  # 3 models x (sample, analyze, probe) and the human sets
     commands = [shlex.split(line) for line in lines]
     assert [_parses(argv) for argv in commands] == [None] * len(commands)
-    outs = {w for argv in commands for f, w in itertools.pairwise(argv) if f.startswith("--out")}
+    outs = {f for argv in commands for f in _written(argv)}
     for part in ("samples/gpt2-b/beam_2.jsonl", "analysis/lstm/greedy/planted.csv",
                  "analysis/gpt2-a/completion_loss.parquet", "membership/lstm/cloze.csv",
-                 "memorization/gpt2-b.csv", "style/repeats/gpt2-a.csv"):  # fmt: skip
+                 "memorization/gpt2-b.csv", "style/repeats/gpt2-a.csv",
+                 "analysis/human/reference/tokens.parquet"):  # fmt: skip
         assert str(results / part) in outs, part
     assert _parses(["each", "sample", "generate", "::", "index", "build"]) is not None
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import copy
 import re
-import shlex
 from pathlib import Path
 
 import pytest
@@ -12,7 +11,7 @@ import yaml
 
 from copyscope import plan
 from copyscope.config import validate
-from copyscope.plan import Plan, labelled, shell_words
+from copyscope.plan import ANALYSIS_OUTPUTS, Plan, labelled, shell_words
 
 ROOT = Path(__file__).resolve().parents[1]
 R = "/r"
@@ -190,31 +189,48 @@ def test_a_config_without_ladder_or_benchmark_has_no_such_files():
     assert not [k for k in p.explorer_inputs() if k.startswith("ladder_")]
     outputs = p.probe_outputs("gpt2-a")
     inputs = p.probe_inputs("gpt2-a")
-    assert p.ladder_args("gpt2-a", inputs, outputs) == []
-    assert p.membership_args("gpt2-a", inputs, outputs) == []
+    assert p.probe_files(inputs, outputs) == [] and list(p.probe_params()) == ["style"]
     assert report_flags(p, "membership") == [] and "overlap" not in p.report_inputs("membership")
 
 
-def test_sample_and_analyze_command_lines(tiny):
+def test_model_job_settings_and_files(tiny):
     outs = tiny.sample_outputs(tiny.decodings_of("gpt2-b"), "gpt2-b")
-    argv = tiny.sample_args("gpt2-b", "/r/models/gpt2-b", "/r/p.jsonl", "/r/tok", outs)
-    commands = " ".join(argv).split(" :: ")
-    assert len(commands) == 5
-    beam = shlex.split(commands[4])
-    assert beam[:2] == ["sample", "generate"] and beam[beam.index("--decoding") + 1] == "beam_2"
-    at = beam.index("--prompt-lengths")
-    assert beam[at + 1 : at + 4] == ["0", "8", "16"] and beam[at + 4] == "--new-tokens"
-    assert beam[-1] == "/r/samples/gpt2-b/beam_2.jsonl"
+    settings = tiny.sample_params("gpt2-b")
+    assert list(settings["decodings"]) == tiny.decodings_of("gpt2-b") and len(outs) == 5
+    beam = settings["decodings"]["beam_2"]
+    assert beam == {"method": {"kind": "beam", "num_beams": 2}, "prompt_lengths": [0, 8, 16]}
+    assert settings["decodings"]["greedy"]["prompt_lengths"] == [8]
+    files = tiny.sample_files("gpt2-b", outs)
+    assert files[-3:] == ["--out", "beam_2", "/r/samples/gpt2-b/beam_2.jsonl"]
+    assert files[::3] == ["--out"] * 5 and files[1::3] == tiny.decodings_of("gpt2-b")
     with pytest.raises(ValueError, match="5 decodings, 3 files"):
-        tiny.sample_args("gpt2-b", "m", "p", "t", outs[:3])
-    # analyze: the evaluator gpt2-a (same tokenizer) of gpt2-b's sets, one command per set
+        tiny.sample_files("gpt2-b", outs[:3])
+    # analyze: the evaluator gpt2-a (same tokenizer) of gpt2-b's sets, one --set per set
     inputs = tiny.analyze_inputs("gpt2-b")
-    argv = tiny.analyze_args("gpt2-b", inputs, tiny.analysis_outputs(tiny.decodings, "gpt2-b"))
-    assert argv.count("::") == 4 and argv.count("--same-tokenizer") == 5
-    assert argv[argv.index("--evaluator") + 1] == "/r/models/gpt2-a"
-    assert argv[argv.index("--word-index") + 1] == "/r/index/words-joined"
-    assert argv[argv.index("--natural-word-index") + 1] == "/r/index/words-natural-joined"
-    assert "--token-matches" not in argv  # no fan-out
+    argv = tiny.analyze_files("gpt2-b", inputs, tiny.analysis_outputs(tiny.decodings, "gpt2-b"))
+    assert argv.count("--set") == 5 and len(argv) == 5 * 7
+    assert argv[:7] == ["--set", "/r/samples/gpt2-b/pure.jsonl",
+                        *(f"/r/analysis/gpt2-b/pure/{f}" for f in ANALYSIS_OUTPUTS)]  # fmt: skip
+    assert "--matches" not in argv and "--completion" not in argv  # no fan-out, not human
+    assert tiny.same_tokenizer_flag("gpt2-b") == ["--same-tokenizer"]
+    assert tiny.evaluator("gpt2-b") == "gpt2-a"
+    # the human job: its sets, then the completion loss of every completion model
+    human = {**tiny.analyze_inputs("human"), **tiny.completion_inputs()}
+    outputs = tiny.analysis_outputs(tiny.human_decodings, "human") + tiny.completion_outputs()
+    argv = tiny.analyze_files("human", human, outputs)
+    assert argv.count("--set") == len(tiny.human_decodings)
+    assert argv.count("--completion") == len(tiny.completion_models) > 0
+    assert argv[-2:] == ["--prompt-length", "8"]
+    at = argv.index("--completion")
+    assert argv[at + 1 : at + 3] == [human[f"model_{tiny.completion_models[0]}"],
+                                     tiny.completion_outputs()[0]]  # fmt: skip
+    # probe: every step of the tiny config, its settings and files
+    params = tiny.probe_params()
+    assert list(params) == ["style", "memorization", "membership"]
+    assert set(params["memorization"]) == {"prompt_tokens", "suffix_tokens", "batch_size"}
+    files = tiny.probe_files(tiny.probe_inputs("gpt2-b"), tiny.probe_outputs("gpt2-b"))
+    assert files[:2] == ["--out-ladder", "/r/memorization/gpt2-b.csv"]
+    assert files[files.index("--out-cloze") + 1] == "/r/membership/gpt2-b/cloze.csv"
 
 
 def test_fanout_and_external_sets(tmp_path):
@@ -233,8 +249,10 @@ def test_fanout_and_external_sets(tmp_path):
     assert p.model_tokenizer("api") == "bpe" and "api" in p.index_models()
     inputs = p.analyze_inputs("lstm")
     assert inputs["token_matches_greedy"] == "/r/fanout/analysis/lstm/greedy/tokens/matches.npz"
-    argv = p.analyze_args("lstm", inputs, p.analysis_outputs(p.decodings_of("lstm"), "lstm"))
-    assert argv.count("--token-matches") == argv.count("--word-matches") == 3
+    argv = p.analyze_files("lstm", inputs, p.analysis_outputs(p.decodings_of("lstm"), "lstm"))
+    assert argv.count("--matches") == argv.count("--set") == 3
+    at = argv.index("--matches")
+    assert argv[at + 1 : at + 3] == [inputs["token_matches_pure"], inputs["word_matches_pure"]]
     assert p.fanout_index("analysis/lstm/greedy/words") == "words-joined"
     assert p.fanout_index("novelty/bpe") == "bpe"
 

@@ -17,8 +17,9 @@ stages, which the workflow's rules call.
     copyscope each COMMAND… :: COMMAND… [:: …]   # several commands in one process, in order
 
 ``each`` runs stage commands one after another in one Python process, so torch and
-transformers are imported once (the workflow runs a model's sample sets and its probes so);
-it stops at the first command that fails.
+transformers are imported once and a model loaded by one command is handed to the next that
+asks for it (the workflow's model jobs are one library command each instead: ``sample model``,
+``analyze model``, ``probe model``); it stops at the first command that fails.
 
 Every stage package ``copyscope/<stage>/`` registers its commands in ``<stage>/cli.py``
 (``register(subparsers)``); ``copyscope <stage> --help`` lists them.
@@ -48,6 +49,7 @@ STAGES = (
     "memorize",
     "syntax",
     "membership",
+    "probe",
     "report",
     "explore",
 )

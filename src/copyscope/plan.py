@@ -6,8 +6,10 @@ the tables use, the decodings of each model, the prompt lengths of each setting,
 and tokenizer of each model, which optional parts exist (ladder, benchmark, name cloze,
 excerpts, books, own benchmarks, POS-tag index, query fan-out, generations from outside), the
 model jobs with the steps each runs, and the files each job reads and writes under the
-results root ``R`` (``config["results"]``). The command lines of the model jobs (``copyscope
-each A :: B``) and every labelled flag list are assembled here as argument lists
+results root ``R`` (``config["results"]``). The command lines of the model jobs (one library
+command each: ``sample model``, ``analyze model``, ``probe model``, whose ``--params-json``
+holds exactly the job's settings, so that Snakemake's params trigger reruns exactly the jobs
+whose settings changed) and every labelled flag list are assembled here as argument lists
 (:func:`shell_words` joins one for a ``shell:`` line). The report jobs (:meth:`Plan.report_jobs`:
 per analysis command of :mod:`copyscope.report` the files it reads and writes, their captions
 and its parameters, checked against the module's declaration) are what ``rules/report.smk``
@@ -41,8 +43,6 @@ ANALYSIS_OUTPUTS = (
 )
 # the files of a setting the explorer shows: its samples and three analysis files
 EXPLORER_FILES = ("samples", "tokens", "words", "supercopies")
-# the separator of the commands of one ``copyscope each`` job (copyscope.cli)
-EACH_SEP = "::"
 # the keys of analysis.membership a book job reads (with in_training per book)
 BOOK_KEYS = (
     "cloze_per_play",
@@ -246,14 +246,6 @@ def labelled(flag: str, labels: Sequence, paths: Sequence) -> list[str]:
     for label, path in zip(labels, paths, strict=True):
         words = label if isinstance(label, (tuple, list)) else (label,)
         args += [flag, *words, str(path)]
-    return args
-
-
-def each(commands: Sequence[Sequence[str]]) -> list[str]:
-    """The arguments of ``copyscope each``: the commands joined by ``::``."""
-    args: list[str] = []
-    for i, command in enumerate(commands):
-        args += ([EACH_SEP] if i else []) + list(command)
     return args
 
 
@@ -733,133 +725,78 @@ class Plan:
         return {k: self.membership[k] for k in OWN_BENCHMARK_KEYS}
 
     # ------------------------------------------------------------------ command lines
-    def sample_args(
-        self, model: str, model_path: str, prompts: str, prompt_tokenizer: str,
-        outputs: Sequence[str],
-    ) -> list[str]:  # fmt: skip
-        """``each`` arguments of a model's sample job: one ``sample generate`` per decoding
-        of the model, writing ``outputs`` (one per decoding, in order)."""
+    def sample_params(self, model: str) -> dict:
+        """The settings of a model's sample job (``sample model --params-json``): new tokens,
+        seed, batch size, and per decoding of the model its config block and prompt lengths."""
         s = self.config["sampling"]
+        return {
+            "new_tokens": s["new_tokens"], "seed": s["seed"], "batch_size": s["batch_size"],
+            "decodings": {d: {"method": s["decodings"][d],
+                              "prompt_lengths": self.prompt_lengths_for(model, d)}
+                          for d in self.decodings_of(model)},
+        }  # fmt: skip
+
+    def sample_files(self, model: str, outputs: Sequence[str]) -> list[str]:
+        """``--out DECODING PATH`` of a model's sample job, one per decoding of the model, in
+        order (``outputs``: its files in the same order)."""
         decodings = self.decodings_of(model)
         if len(decodings) != len(outputs):
             raise ValueError(f"{model}: {len(decodings)} decodings, {len(outputs)} files")
-        return each(
-            [
-                "sample", "generate", "--model", model_path, "--model-name", model,
-                "--decoding", d, "--params-json", as_json(s["decodings"][d]),
-                "--prompts", prompts, "--prompt-tokenizer", prompt_tokenizer,
-                "--prompt-lengths", *map(str, self.prompt_lengths_for(model, d)),
-                "--new-tokens", str(s["new_tokens"]), "--seed", str(s["seed"]),
-                "--batch-size", str(s["batch_size"]), "--device", self.device, "--out", out,
-            ]  # fmt: skip
-            for d, out in zip(decodings, outputs, strict=True)
-        )
+        return [w for d, out in zip(decodings, outputs, strict=True) for w in ("--out", d, out)]
 
-    def analyze_args(
+    def analyze_files(
         self, model: str, inputs: Mapping[str, str], outputs: Sequence[str]
     ) -> list[str]:
-        """``each`` arguments of an analyze job: one ``analyze setting`` per analysed set of
-        ``model`` (``human``: the human sets), reading ``inputs`` (analyze_inputs' keys) and
-        writing the first files of ``outputs``, ANALYSIS_OUTPUTS per set."""
-        a = self.config["analysis"]
+        """The per-set arguments of an analyze job (``analyze model``): ``--set SAMPLES`` and
+        its ANALYSIS_OUTPUTS for every analysed set of ``model`` (``human``: the human sets),
+        with fan-out ``--matches`` per set, and for ``human`` ``--completion MODEL OUT`` per
+        completion model (the last files of ``outputs``) and ``--prompt-length``. ``inputs``:
+        analyze_inputs' keys (and for ``human`` completion_inputs')."""
         k = len(ANALYSIS_OUTPUTS)
-        commands = []
-        for i, d in enumerate(self.analyzed_decodings(model)):
-            tokens, words, quality, supercopies, planted = outputs[i * k : (i + 1) * k]
-            command = [
-                "analyze", "setting", "--samples", inputs[f"samples_{d}"],
-                "--tokenizer", inputs["model_tokenizer"], "--index", os.path.dirname(inputs["index"]),
-                "--word-tokenizer", inputs["words"],
-                "--word-index", os.path.dirname(inputs["word_index"]),
-                "--natural-index", os.path.dirname(inputs["natural_index"]),
-                "--natural-word-index", os.path.dirname(inputs["natural_word_index"]),
-                "--evaluator", inputs["evaluator"],
-                *(["--same-tokenizer"] if self.evaluator_same_tokenizer(model) else []),
-                "--evaluator-name", self.evaluator(model), "--manifest", inputs["manifest"],
-                "--supercopy-min", str(a["supercopy_min"]),
-                "--planted-min", str(a["planted_min_copy"]), "--device", self.device,
-                "--out-tokens", tokens, "--out-words", words, "--out-quality", quality,
-                "--out-supercopies", supercopies, "--out-planted", planted,
-            ]  # fmt: skip
-            if self.fanout:
-                command += [
-                    "--token-matches", inputs[f"token_matches_{d}"],
-                    "--word-matches", inputs[f"word_matches_{d}"],
-                ]  # fmt: skip
-            commands.append(command)
-        return each(commands)
-
-    def completion_args(
-        self, inputs: Mapping[str, str], outputs: Sequence[str]
-    ) -> list[str]:
-        """``:: analyze completion-loss …`` of every completion model, in order, appended to
-        the analyze_human job: reads the reference samples and tokens (``outputs[0]``) and
-        writes the last len(completion_models) files of ``outputs``."""
-        n = len(self.completion_models)
-        outs = list(outputs)[len(outputs) - n :]
+        decodings = self.analyzed_decodings(model)
         args: list[str] = []
-        for m, out in zip(self.completion_models, outs, strict=True):
-            args += [
-                EACH_SEP, "analyze", "completion-loss", "--model", inputs[f"model_{m}"],
-                "--samples", inputs["samples_reference"], "--tokens", outputs[0],
-                "--prompt-length", str(self.config["sampling"]["prompt_length"]),
-                "--device", self.device, "--out", out,
-            ]  # fmt: skip
+        for i, d in enumerate(decodings):
+            args += ["--set", inputs[f"samples_{d}"], *outputs[i * k : (i + 1) * k]]
+        if self.fanout:
+            for d in decodings:
+                args += ["--matches", inputs[f"token_matches_{d}"], inputs[f"word_matches_{d}"]]
+        if model == "human" and self.completion_models:
+            outs = list(outputs)[len(decodings) * k :]
+            for m, out in zip(self.completion_models, outs, strict=True):
+                args += ["--completion", inputs[f"model_{m}"], out]
+            args += ["--prompt-length", str(self.config["sampling"]["prompt_length"])]
         return args
 
-    def repeats_args(
-        self, model: str, inputs: Mapping[str, str], outputs: Mapping[str, str]
-    ) -> list[str]:
-        """The first command of a model's probe job: ``syntax repeats`` (style repeats)."""
-        return [
-            "syntax", "repeats", "--model", inputs["model"], "--model-name", model,
-            "--index", os.path.dirname(inputs["index"]), "--manifest", inputs["manifest"],
-            "--params-json", as_json(self.style), "--device", self.device,
-            "--out", outputs["repeats"],
-        ]  # fmt: skip
+    def same_tokenizer_flag(self, model: str) -> list[str]:
+        """``--same-tokenizer`` when ``model``'s evaluator shares its tokenizer, else none."""
+        return ["--same-tokenizer"] if self.evaluator_same_tokenizer(model) else []
 
-    def ladder_args(
-        self, model: str, inputs: Mapping[str, str], outputs: Mapping[str, str]
-    ) -> list[str]:
-        """``:: memorize extract …`` of a model's probe job (the ladder's extraction test),
-        or nothing without a ladder."""
-        if not self.ladder:
-            return []
-        m = self.memorization
-        return [
-            EACH_SEP, "memorize", "extract", "--model", inputs["model"], "--model-name", model,
-            "--manifest", inputs["manifest"], "--prompt-tokens", str(m["prompt_tokens"]),
-            "--suffix-tokens", str(m["suffix_tokens"]), "--batch-size", str(m["batch_size"]),
-            "--device", self.device, "--out", outputs["ladder"],
-        ]  # fmt: skip
+    def probe_params(self) -> dict:
+        """The settings of a probe job (``probe model --params-json``): the style block, with
+        a ladder the extraction's prompt, suffix and batch size, with a benchmark or the name
+        cloze the membership block (with its language)."""
+        params: dict = {"style": self.style}
+        if self.ladder:
+            m = self.memorization
+            params["memorization"] = {k: m[k] for k in ("prompt_tokens", "suffix_tokens",
+                                                        "batch_size")}  # fmt: skip
+        if self.cloze:
+            params["membership"] = self.with_language(self.membership)
+        return params
 
-    def membership_args(
-        self, model: str, inputs: Mapping[str, str], outputs: Mapping[str, str]
-    ) -> list[str]:
-        """``:: membership score …`` of a model's probe job (the benchmark's detectors and
-        the name cloze), or nothing without either."""
-        if not self.cloze:
-            return []
-        return [
-            EACH_SEP, "membership", "score", "--model", inputs["model"], "--model-name", model,
-            "--manifest", inputs["manifest"], "--names", inputs["names"],
-            "--train", inputs["train"], "--valid", inputs["valid"],
-            "--excerpts", inputs["excerpts"],
-            "--params-json", as_json(self.with_language(self.membership)),
-            "--device", self.device,
-            "--out-texts", outputs["texts"], "--out-cloze", outputs["cloze"],
-        ]  # fmt: skip
-
-    def probe_args(
-        self, model: str, inputs: Mapping[str, str], outputs: Mapping[str, str]
-    ) -> list[str]:
-        """``each`` arguments of a model's probe job: repeats_args, ladder_args and
-        membership_args in that order."""
-        return [
-            *self.repeats_args(model, inputs, outputs),
-            *self.ladder_args(model, inputs, outputs),
-            *self.membership_args(model, inputs, outputs),
-        ]
+    def probe_files(self, inputs: Mapping[str, str], outputs: Mapping[str, str]) -> list[str]:
+        """The optional files of a probe job: with a ladder ``--out-ladder``; with the
+        membership step its corpus inputs, ``--out-texts`` and ``--out-cloze``."""
+        args: list[str] = []
+        if self.ladder:
+            args += ["--out-ladder", outputs["ladder"]]
+        if self.cloze:
+            args += [
+                "--names", inputs["names"], "--train", inputs["train"],
+                "--valid", inputs["valid"], "--excerpts", inputs["excerpts"],
+                "--out-texts", outputs["texts"], "--out-cloze", outputs["cloze"],
+            ]  # fmt: skip
+        return args
 
     def prompts_args(self, inputs: Mapping[str, str], outputs: Mapping[str, str]) -> list[str]:
         """The excerpt flags of ``sample prompts`` (with corpus.inject.excerpts, else none)."""

@@ -525,3 +525,55 @@ def completion_loss_file(model_dir, samples_path, tokens_path, prompt_length: in
     )
     _write_parquet(out, frame)
     return frame
+
+
+SET_FILES = ("samples", "tokens", "words", "quality", "supercopies", "planted")
+"""The files of one set of a model's analyze job, in the order ``analyze model --set`` takes
+them: its samples, then :data:`OUTPUTS` and :data:`SCORED_OUTPUTS`."""
+
+
+def analyze_files(
+    inputs: Mapping[str, str | Path],
+    sets: list[Mapping[str, str | Path]],
+    *,
+    evaluator_same_tokenizer: bool,
+    supercopy_min: int,
+    planted_min_copy: int,
+    device: str = "cpu",
+    evaluator_name: str | None = None,
+    matches: list[Mapping[str, str | Path | None]] | None = None,
+    completion: list[tuple[str, str | Path]] = (),
+    prompt_length: int | None = None,
+) -> None:
+    """A model's analyze job (or the human sets'): :func:`analyze_setting` of every set in
+    ``sets`` (each :data:`SET_FILES` → path) in order, with the shared ``inputs`` (every name
+    of :data:`INPUTS` but ``samples``, :data:`NATURAL_INPUTS`, :data:`SCORED_INPUTS`) and the
+    set's fan-out ``matches`` (one mapping per set, or None); then, for each ``(model, out)``
+    of ``completion``, :func:`completion_loss_file` on the first set's samples and tokens at
+    ``prompt_length``. The evaluator is loaded once for all sets (the models share a load,
+    :func:`copyscope.lm.shared_models`); every file is the one each step writes alone."""
+    from ..errors import FlagError
+    from ..lm import shared_models
+
+    if not sets:
+        raise FlagError("--set", "expected at least one set (its samples and five files)")
+    if matches is not None and len(matches) != len(sets):
+        raise FlagError("--matches", f"expected one per --set ({len(sets)}), got {len(matches)}")
+    if completion and prompt_length is None:
+        raise FlagError("--prompt-length", "expected with --completion")
+    with shared_models():
+        for i, files in enumerate(sets):
+            analyze_setting(
+                {**inputs, "samples": files["samples"]},
+                {name: files[name] for name in SET_FILES[1:]},
+                evaluator_same_tokenizer=evaluator_same_tokenizer,
+                supercopy_min=supercopy_min,
+                planted_min_copy=planted_min_copy,
+                device=device,
+                matches=None if matches is None else matches[i],
+                evaluator_name=evaluator_name,
+            )
+        for model, out in completion:
+            completion_loss_file(
+                model, sets[0]["samples"], sets[0]["tokens"], prompt_length, device, out
+            )

@@ -35,6 +35,29 @@ def cmd_setting(a) -> None:
     log.info("%s: analysed", a.samples)
 
 
+def cmd_model(a) -> None:
+    from . import INPUTS, NATURAL_INPUTS, SCORED_INPUTS, SET_FILES, analyze_files
+
+    shared = [n for n in (*INPUTS, *NATURAL_INPUTS, *SCORED_INPUTS) if n != "samples"]
+    sets = [dict(zip(SET_FILES, files, strict=True)) for files in a.set]
+    matches = None
+    if a.matches is not None:
+        matches = [{"index": t, "word_index": w} for t, w in a.matches]
+    analyze_files(
+        _given(a, shared),
+        sets,
+        evaluator_same_tokenizer=a.same_tokenizer,
+        supercopy_min=a.supercopy_min,
+        planted_min_copy=a.planted_min,
+        device=a.device,
+        evaluator_name=a.evaluator_name,
+        matches=matches,
+        completion=[tuple(c) for c in a.completion or []],
+        prompt_length=a.prompt_length,
+    )
+    log.info("%d sets analysed, completion loss of %d models", len(sets), len(a.completion or []))
+
+
 def cmd_queries(a) -> None:
     from . import write_queries
 
@@ -50,7 +73,8 @@ def cmd_completion_loss(a) -> None:
 
 
 def register(sub) -> None:
-    """Add the ``analyze`` group: ``setting``, ``queries`` and ``completion-loss``."""
+    """Add the ``analyze`` group: ``setting``, ``model``, ``queries`` and
+    ``completion-loss``."""
     from . import INPUTS, NATURAL_INPUTS, OUTPUTS, SCORED_INPUTS, SCORED_OUTPUTS
 
     group = add_group(sub, "analyze", "per-setting analyses of the samples")
@@ -91,6 +115,61 @@ def register(sub) -> None:
         help="merged per-shard L_t/C_t of the word queries (.npz; index.query_fanout) "
         "instead of querying --word-index here",
     )
+
+    f = add_command(
+        group, "model", cmd_model, "every analysed set of one model (one evaluator load)"
+    )
+    for name, what in INPUTS.items():
+        if name != "samples":
+            f.add_argument(_flag(name), required=True, help=what)
+    for name, what in NATURAL_INPUTS.items():
+        f.add_argument(_flag(name), help=what)
+    for name, what in SCORED_INPUTS.items():
+        f.add_argument(_flag(name), required=True, help=what)
+    f.add_argument(
+        "--set",
+        nargs=6,
+        action="append",
+        default=[],
+        metavar=("SAMPLES", "TOKENS", "WORDS", "QUALITY", "SUPERCOPIES", "PLANTED"),
+        help="one set: its samples (.jsonl) and the files to write (what analyze setting's "
+        "--out-* flags write); once per set, in order",
+    )
+    f.add_argument(
+        "--matches",
+        nargs=2,
+        action="append",
+        metavar=("TOKENS", "WORDS"),
+        help="merged per-shard matches of a set's token and word queries (.npz; "
+        "index.query_fanout), once per --set in the same order",
+    )
+    f.add_argument(
+        "--same-tokenizer",
+        action="store_true",
+        help="the evaluator shares the model's tokenizer (score the sampled ids directly)",
+    )
+    f.add_argument(
+        "--evaluator-name",
+        help="the evaluator's model name, for quality.csv (default: its directory's name)",
+    )
+    f.add_argument(
+        "--supercopy-min", type=int, default=100, help="shortest supercopy (Moses words)"
+    )
+    f.add_argument(
+        "--planted-min", type=int, default=20, help="shortest copy of a planted passage (tokens)"
+    )
+    f.add_argument(
+        "--completion",
+        nargs=2,
+        action="append",
+        metavar=("MODEL", "OUT"),
+        help="after the sets: a model directory whose per-token loss on the first set's "
+        "continuations is written to OUT (.parquet); once per model",
+    )
+    f.add_argument(
+        "--prompt-length", type=int, help="prompt length whose texts --completion scores"
+    )
+    add_device(f)
 
     f = add_command(group, "queries", cmd_queries, "the texts a setting queries (fan-out)")
     f.add_argument("--samples", required=True, help="sample file of the setting (.jsonl)")

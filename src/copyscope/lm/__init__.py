@@ -25,6 +25,7 @@ from .models import (
     context_length,
     load_model,
     resolve_device,
+    shared_models,
 )
 from .score import perplexity, token_logprobs
 from .train import train_model
@@ -39,6 +40,7 @@ __all__ = [
     "load_model",
     "perplexity",
     "resolve_device",
+    "shared_models",
     "token_logprobs",
     "train_model",
 ]

@@ -17,8 +17,8 @@ Devices: :func:`resolve_device` maps ``"auto"`` to CUDA when available, else CPU
 ``"cuda"`` on a machine without a GPU logs a warning and falls back to the CPU.
 Threads: if the environment variable ``COPYSCOPE_TORCH_THREADS`` is set, it is passed to
 ``torch.set_num_threads``; otherwise torch's default (which honours ``OMP_NUM_THREADS``) is kept.
-Sharing: while ``COPYSCOPE_SHARE_MODELS`` is set (``copyscope each`` sets it for the commands it
-runs in one process), :func:`load_model` keeps the last model it loaded and hands the same
+Sharing: while ``COPYSCOPE_SHARE_MODELS`` is set (:func:`shared_models` sets it for the steps of
+one model job, ``copyscope each`` for the commands it runs in one process), :func:`load_model` keeps the last model it loaded and hands the same
 objects to the next command that asks for the same file on the same device, instead of reading
 it again (a GGUF model is dequantized and its tokenizer converted at every read: about a
 minute on a CPU for SmolLM2-135M). Nothing a command does changes a loaded model: every caller
@@ -27,8 +27,10 @@ scores or generates in eval mode, and sampling draws from its own seeded generat
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import torch
@@ -51,6 +53,22 @@ THREADS_ENV = "COPYSCOPE_TORCH_THREADS"
 # set by ``copyscope each``: load_model keeps its last model for the next command (module doc)
 SHARE_ENV = "COPYSCOPE_SHARE_MODELS"
 _shared: dict[tuple[str, str], tuple] = {}
+
+
+@contextlib.contextmanager
+def shared_models() -> Iterator[None]:
+    """Inside the block, :func:`load_model` hands the model it loaded last to the next caller
+    that asks for the same file on the same device (the steps of one model job: sample sets,
+    analysed sets, probes); the environment is restored after it."""
+    before = os.environ.get(SHARE_ENV)
+    os.environ[SHARE_ENV] = "1"
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(SHARE_ENV, None)
+        else:
+            os.environ[SHARE_ENV] = before
 
 
 # --------------------------------------------------------------------------- LSTM model

@@ -19,6 +19,7 @@ import numpy as np
 
 __all__ = [
     "generate_file",
+    "generate_files",
     "prompt_sets",
     "prompt_windows",
     "retokenize_prompts",
@@ -312,3 +313,48 @@ def generate_file(
     )
     write_jsonl(out, rows)
     return len(rows), sum(r["stopped_at_eos"] for r in rows)
+
+
+def job_sets(params: dict, outs: list[tuple[str, str]], flag: str = "--out") -> None:
+    """FlagError unless the decodings of ``outs`` (``(decoding, path)`` pairs, as given) are
+    exactly those of ``params["decodings"]``, each once."""
+    from ..errors import FlagError
+
+    named = [d for d, _ in outs]
+    wanted = list(params["decodings"])
+    if len(set(named)) != len(named) or set(named) != set(wanted):
+        raise FlagError(
+            flag, f"expected one file for each decoding of --params-json {wanted}, got {named}"
+        )
+
+
+def generate_files(
+    model_dir,
+    model_name: str,
+    params: dict,
+    prompts_jsonl,
+    prompt_tokenizer_dir,
+    outs: list[tuple[str, str]],
+    device: str = "auto",
+) -> dict[str, tuple[int, int]]:
+    """A model's sample job: every set of :func:`generate_file` from one loaded model.
+
+    ``params`` holds ``new_tokens``, ``seed``, ``batch_size`` and ``decodings`` (name →
+    ``{"method": the decoding's config block, "prompt_lengths": [...]}``); ``outs`` the file of
+    each decoding, written in this order. Each file is the one :func:`generate_file` writes
+    alone (every set is seeded by its own model, decoding and prompt length). Returns decoding
+    → (rows, rows stopped at eos)."""
+    from ..lm import shared_models
+
+    job_sets(params, outs)
+    done = {}
+    with shared_models():
+        for decoding, out in outs:
+            spec = params["decodings"][decoding]
+            done[decoding] = generate_file(
+                model_dir, model_name, decoding, spec["method"], prompts_jsonl,
+                prompt_tokenizer_dir, out, prompt_lengths=spec["prompt_lengths"],
+                new_tokens=params["new_tokens"], seed=params["seed"],
+                batch_size=params["batch_size"], device=device,
+            )  # fmt: skip
+    return done

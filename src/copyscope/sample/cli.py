@@ -36,6 +36,18 @@ def cmd_generate(a):
     )
 
 
+def cmd_model(a):
+    from . import generate_files
+
+    t0 = time.perf_counter()
+    done = generate_files(
+        a.model, a.model_name, a.params_json, a.prompts, a.prompt_tokenizer, a.out, a.device
+    )
+    for decoding, (n, stopped) in done.items():
+        log.info("%s/%s: %d samples, %d stopped at eos", a.model_name, decoding, n, stopped)
+    log.info("%s: %d sets in %.1f s", a.model_name, len(done), time.perf_counter() - t0)
+
+
 def cmd_import(a):
     from .external import import_generations
 
@@ -99,4 +111,31 @@ def register(sub) -> None:
     f.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     f.add_argument("--batch-size", type=int, default=50, help="prompts per batch (default 50)")
     f.add_argument("--out", required=True, help="samples to write (.jsonl)")
+    add_device(f)
+    f = add_command(
+        g, "model", cmd_model, "every sample set of one model (one model load: the sample job)"
+    )
+    f.add_argument("--model", required=True, metavar="DIR", help="model directory")
+    f.add_argument("--model-name", required=True, help="the model's name under models.zoo")
+    add_params(
+        f,
+        "the job's settings: new_tokens, seed, batch_size and decodings (name -> {method: "
+        "sampling.decodings.<name>, prompt_lengths: [...]})",
+    )
+    f.add_argument("--prompts", required=True, help="prompt windows (.jsonl, from sample prompts)")
+    f.add_argument(
+        "--prompt-tokenizer",
+        required=True,
+        metavar="DIR",
+        help="tokenizer directory the prompts are in (re-encoded if the model's differs)",
+    )
+    f.add_argument(
+        "--out",
+        nargs=2,
+        action="append",
+        default=[],
+        metavar=("DECODING", "PATH"),
+        help="samples of one decoding to write (.jsonl); once per decoding of --params-json, "
+        "in the order they are written",
+    )
     add_device(f)
