@@ -882,13 +882,16 @@ def test_cloze_claims():
 
 
 def excerpts(excerpt, held_out, p=(0.5, 0.5)) -> pd.DataFrame:
+    """The excerpt table: the highest copy count (16) has ``excerpt`` and ``p``; a lower count
+    and the pooled plays carry the opposite p-values, which the rule must not read."""
     cols = ["model", "group", "copies", "plays", "items", "acc_insensitive"]
     cols += ["acc_insensitive_lo", "acc_insensitive_hi", "p_up", "p_down"]
     rows = [
         ("m", "train", None, 10, 100, 0.9, 0.8, 1.0, 0.001, 1.0),
         ("m", "held-out", None, 6, 60, *held_out, math.nan, math.nan),
-        ("m", "excerpt", 4, 2, 20, *excerpt, 0.5, 0.5),
-        ("m", "excerpt-pooled", None, 6, 60, *excerpt, *p),
+        ("m", "excerpt", 1, 2, 30, *held_out, *p[::-1]),
+        ("m", "excerpt", 16, 2, 20, *excerpt, *p),
+        ("m", "excerpt-pooled", None, 4, 50, *held_out, *p[::-1]),
     ]
     return pd.DataFrame(rows, columns=cols)
 
@@ -906,7 +909,8 @@ def excerpts(excerpt, held_out, p=(0.5, 0.5)) -> pd.DataFrame:
 def test_cloze_excerpts(excerpt, held_out, p, verdict):
     f = decide("cloze-excerpts", membership_cloze_excerpts=excerpts(excerpt, held_out, p))
     assert f.verdict == verdict, f.measured
-    assert "(60 items)" in f.measured
+    assert "excerpt plays at 16 copies" in f.measured and "(20 items, 2 plays)" in f.measured
+    assert "(60 items, 6 plays)" in f.measured and "every excerpt play pooled" in f.measured
 
 
 @pytest.mark.parametrize(

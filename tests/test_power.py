@@ -127,10 +127,12 @@ def test_the_ladder_is_projected_beyond_the_runs_own_size():
 
 def test_the_excerpt_plays_resampled_as_whole_plays():
     cloze = cloze_items()
-    assert P.excerpt_plays(cloze) == 6  # 6 excerpt and 12 held-out plays per model
+    # the excerpt rule's sides: 2 plays at the highest copy count (16), 12 held-out plays
+    assert P.excerpt_plays(cloze) == 2
     tables = P.excerpt_resample(np.random.default_rng(0), data(cloze=cloze), PARAMS, 9)
     t = tables["membership_cloze_excerpts"].set_index(["model", "group"])
     assert (t.xs("held-out", level="group")["plays"] == 9).all()
+    assert (t.xs("excerpt", level="group")["copies"] == 16).all()
     assert (t.xs("excerpt-pooled", level="group")["plays"] == 9).all()
     # the planted effect is found at a size above the run's own; a control without it is not
     strong = P.power_at("cloze-excerpts", P.excerpt_resample, F.HOLDS, data(cloze=cloze),
@@ -143,5 +145,5 @@ def test_the_excerpt_plays_resampled_as_whole_plays():
     # no excerpt positive without excerpt plays
     assert P.excerpt_plays(cloze[cloze["split"] != "excerpt"]) == 0
     table = P.power_table(data(cloze=cloze), None, PARAMS)
-    assert set(table["positive"]) == {"planted excerpt plays"}
-    assert table["size"].tolist() == [5, 6, 10] and (table["observed"] == 6).all()
+    assert set(table["positive"]) == {"planted excerpt plays (highest copies)"}
+    assert table["size"].tolist() == [2, 5, 10] and (table["observed"] == 2).all()

@@ -1505,32 +1505,47 @@ ZHANG_OLMO = (
     "OLMo/Dolma analysis",
     ZHANG_OLMO,
     ("membership_cloze_excerpts",),
-    "per model: the case-insensitive accuracy on plays of which only excerpts are planted "
-    "(corpus.inject.excerpts, pooled) against that of fully held-out plays, tested by "
+    "per model: the case-insensitive accuracy on the plays whose excerpts are the most exposed "
+    "(the highest copy count of corpus.inject.excerpts: the claim is that excerpts can suffice, "
+    "and a pooled test over the copy counts averages in excerpts seen once, which this rule's "
+    "power measurement found undecidable) against that of fully held-out plays, tested by "
     "permuting the excerpt / held-out labels over those plays (whole plays: a play's items "
     "are not independent, and a bootstrap over a few excerpt plays is too narrow): holds if "
     "higher with one-sided p < {alpha}/2, does not hold if lower with p < {alpha}/2, else "
-    "inconclusive (95% CIs over plays reported); the claim holds if every model holds, "
-    "does not hold if every model does not",
+    "inconclusive (95% CIs over plays; every excerpt play pooled is reported beside it); the "
+    "claim holds if every model holds, does not hold if every model does not",
     setting="excerpts are planted speeches of held-out plays, copied a known number of times",
 )
 def cloze_excerpts(tables: Tables, params: Mapping):
-    """Zhang et al. 2024: excerpts alone raise name cloze accuracy."""
+    """Zhang et al. 2024: excerpts alone raise name cloze accuracy (at the highest exposure)."""
     t = tables["membership_cloze_excerpts"]
     parts, verdicts = [], []
     if not {"p_up", "p_down"} <= set(t.columns):
         raise NotMeasured("no p_up, p_down columns in membership_cloze_excerpts")
     half = params["findings"]["alpha"] / 2
-    for model, a, b, r in _accuracy_pairs(t, "group", "excerpt-pooled", "held-out"):
-        up, down = float(r.at["excerpt-pooled", "p_up"]), float(r.at["excerpt-pooled", "p_down"])
+    acc = ("acc_insensitive", "acc_insensitive_lo", "acc_insensitive_hi")
+    for model, rows in t.groupby("model", sort=False):
+        held, ex = rows[rows["group"] == "held-out"], rows[rows["group"] == "excerpt"]
+        if not len(held) or not len(ex) or not ex["copies"].notna().any():
+            continue
+        top, held = ex.loc[ex["copies"].idxmax()], held.iloc[0]
+        up, down = float(top["p_up"]), float(top["p_down"])
         verdict = HOLDS if up < half else FAILS if down < half else UNCLEAR
+        pooled = rows[rows["group"] == "excerpt-pooled"]
+        beside = (f"; every excerpt play pooled {ci(_ci(pooled.iloc[0], *acc))}"
+                  if len(pooled) else "")  # fmt: skip
         parts.append(
-            f"{model}: excerpt plays {ci(a)} ({int(r.at['excerpt-pooled', 'items'])} items) vs "
-            f"held-out {ci(b)} ({int(r.at['held-out', 'items'])} items), play-permutation "
-            f"p↑ = {g(up)}, p↓ = {g(down)} → {verdict}"
+            f"{model}: excerpt plays at {g(top['copies'])} copies {ci(_ci(top, *acc))} "
+            f"({int(top['items'])} items, {_plays(top)}) vs held-out {ci(_ci(held, *acc))} "
+            f"({int(held['items'])} items, {_plays(held)}), play-permutation p↑ = {g(up)}, "
+            f"p↓ = {g(down)} → {verdict}{beside}"
         )
         verdicts.append(verdict)
     return decided(parts, verdicts, "no model with excerpt and held-out cloze items")
+
+
+def _plays(row) -> str:
+    return f"{int(row['plays'])} plays" if "plays" in row.index else "plays unknown"
 
 
 @claim(

@@ -14,9 +14,9 @@ verdict where the answer is known, at increasing sample sizes.
 * **benchmark** — k planted and k unplanted items of the contamination set resampled: the
   planted ones were trained on, so Li's placement ("contaminated items have lower
   perplexity") must ``hold``.
-* **excerpt plays** — k excerpt plays and k fully held-out plays of the name cloze resampled
-  as whole plays (each with its items): a share of the excerpt plays' speeches was planted,
-  so Zhang et al.'s "excerpts raise name cloze accuracy" must ``hold``.
+* **excerpt plays** — k excerpt plays of the highest copy count and k fully held-out plays of
+  the name cloze resampled as whole plays (each with its items): a share of the excerpt plays'
+  speeches was planted, so Zhang et al.'s "excerpts raise name cloze accuracy" must ``hold``.
 
 Each (claim, positive, size) is decided on ``draws`` seeded resamples (with replacement, the
 bootstrap of the experiment) by the scorecard's own rule and table builders; the power is the
@@ -220,35 +220,41 @@ def benchmark_resample(rng, data, params, size):
     return {"membership_nll_delta": nll_delta_rows(texts, m["bootstrap"], m["seed"])}
 
 
-EXCERPT_SPLITS = ("excerpt", "valid")
-"""The name cloze splits the excerpt positive resamples: excerpt plays and clean held-out
-plays."""
+def _excerpt_groups(cloze: pd.DataFrame) -> dict[tuple[str, str], pd.DataFrame]:
+    """Per (model, side) the name cloze items the excerpt rule compares: ``top``, the excerpt
+    plays of the highest copy count, and ``held-out``, the clean held-out plays."""
+    groups = {}
+    for model, g in cloze.groupby("model", sort=False):
+        ex = g[g["split"] == "excerpt"]
+        if "excerpt_copies" in ex and len(ex):
+            groups[(model, "top")] = ex[ex["excerpt_copies"] == ex["excerpt_copies"].max()]
+        groups[(model, "held-out")] = g[g["split"] == "valid"]
+    return groups
 
 
 def excerpt_plays(cloze: pd.DataFrame | None) -> int:
-    """The fewest plays any model has in an excerpt split (0: no excerpt positive)."""
+    """The fewest plays of any side of any model that the excerpt rule compares (the excerpt
+    plays of the highest copy count, the clean held-out plays); 0: no excerpt positive."""
     if cloze is None or not len(cloze):
         return 0
-    plays = cloze[cloze["split"].isin(EXCERPT_SPLITS)].groupby(["model", "split"])["play"]
-    counts = plays.nunique()
-    models = cloze["model"].nunique()
-    return int(counts.min()) if len(counts) == models * len(EXCERPT_SPLITS) else 0
+    groups = _excerpt_groups(cloze)
+    if len(groups) != 2 * cloze["model"].nunique():
+        return 0
+    return min(int(g["play"].nunique()) for g in groups.values())
 
 
 def excerpt_resample(rng, data, params, size):
-    """Builder: ``size`` excerpt plays and ``size`` clean held-out plays of each model's name
-    cloze, drawn with replacement as whole plays (a play drawn twice counts as two plays, each
-    keeping all its items): the excerpt plays' planted speeches were trained on, so the
-    excerpt rule must find them answered more often."""
+    """Builder: ``size`` excerpt plays of the highest copy count and ``size`` clean held-out
+    plays of each model's name cloze, drawn with replacement as whole plays (a play drawn
+    twice counts as two plays, each keeping all its items): the excerpt plays' planted speeches
+    were trained on, so the excerpt rule must find them answered more often."""
     if not excerpt_plays(data.cloze):
         return None
     parts = []
-    for _, g in data.cloze.groupby("model", sort=False):
-        for split in EXCERPT_SPLITS:
-            h = g[g["split"] == split]
-            plays = h["play"].unique()
-            for j, k in enumerate(rng.integers(len(plays), size=size)):
-                parts.append(h[h["play"] == plays[k]].assign(play=f"{plays[k]}#{j}"))
+    for h in _excerpt_groups(data.cloze).values():
+        plays = h["play"].unique()
+        for j, k in enumerate(rng.integers(len(plays), size=size)):
+            parts.append(h[h["play"] == plays[k]].assign(play=f"{plays[k]}#{j}"))
     m = params["analysis"]["membership"]
     frame = pd.concat(parts, ignore_index=True)
     return {"membership_cloze_excerpts": cloze_excerpt_rows(frame, m["bootstrap"], m["seed"])}
@@ -314,7 +320,7 @@ def power_table(data: Data, index, params: Mapping) -> pd.DataFrame:
         )  # fmt: skip
     if per := excerpt_plays(data.cloze):
         positives.append(
-            ("cloze-excerpts", "planted excerpt plays", excerpt_resample, F.HOLDS,
+            ("cloze-excerpts", "planted excerpt plays (highest copies)", excerpt_resample, F.HOLDS,
              _projected(p["sizes"], per), per)
         )  # fmt: skip
     for claim, name, builder, right, sizes, observed in positives:
