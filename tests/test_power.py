@@ -129,9 +129,10 @@ def test_the_excerpt_plays_resampled_as_whole_plays():
     cloze = cloze_items()
     # the excerpt rule's sides: 2 plays at the highest copy count (16), 12 held-out plays
     assert P.excerpt_plays(cloze) == 2
+    assert P.excerpt_plays(cloze[cloze["split"] != "valid"]) == 0  # no held-out side
     tables = P.excerpt_resample(np.random.default_rng(0), data(cloze=cloze), PARAMS, 9)
     t = tables["membership_cloze_excerpts"].set_index(["model", "group"])
-    assert (t.xs("held-out", level="group")["plays"] == 9).all()
+    assert (t.xs("held-out", level="group")["plays"] == 12).all()  # the run's own held-out
     assert (t.xs("excerpt", level="group")["copies"] == 16).all()
     assert (t.xs("excerpt-pooled", level="group")["plays"] == 9).all()
     # the planted effect is found at a size above the run's own; a control without it is not

@@ -14,9 +14,10 @@ verdict where the answer is known, at increasing sample sizes.
 * **benchmark** — k planted and k unplanted items of the contamination set resampled: the
   planted ones were trained on, so Li's placement ("contaminated items have lower
   perplexity") must ``hold``.
-* **excerpt plays** — k excerpt plays of the highest copy count and k fully held-out plays of
-  the name cloze resampled as whole plays (each with its items): a share of the excerpt plays'
-  speeches was planted, so Zhang et al.'s "excerpts raise name cloze accuracy" must ``hold``.
+* **excerpt plays** — k excerpt plays of the highest copy count and the run's fully held-out
+  plays of the name cloze resampled as whole plays (each with its items): a share of the
+  excerpt plays' speeches was planted, so Zhang et al.'s "excerpts raise name cloze accuracy"
+  must ``hold``.
 
 Each (claim, positive, size) is decided on ``draws`` seeded resamples (with replacement, the
 bootstrap of the experiment) by the scorecard's own rule and table builders; the power is the
@@ -233,27 +234,31 @@ def _excerpt_groups(cloze: pd.DataFrame) -> dict[tuple[str, str], pd.DataFrame]:
 
 
 def excerpt_plays(cloze: pd.DataFrame | None) -> int:
-    """The fewest plays of any side of any model that the excerpt rule compares (the excerpt
-    plays of the highest copy count, the clean held-out plays); 0: no excerpt positive."""
+    """The fewest excerpt plays of the highest copy count of any model (the side the excerpt
+    positive resizes); 0: no excerpt positive (no such plays or no held-out plays)."""
     if cloze is None or not len(cloze):
         return 0
     groups = _excerpt_groups(cloze)
     if len(groups) != 2 * cloze["model"].nunique():
         return 0
-    return min(int(g["play"].nunique()) for g in groups.values())
+    if min(int(g["play"].nunique()) for g in groups.values()) == 0:
+        return 0
+    return min(int(g["play"].nunique()) for (_, side), g in groups.items() if side == "top")
 
 
 def excerpt_resample(rng, data, params, size):
-    """Builder: ``size`` excerpt plays of the highest copy count and ``size`` clean held-out
-    plays of each model's name cloze, drawn with replacement as whole plays (a play drawn
-    twice counts as two plays, each keeping all its items): the excerpt plays' planted speeches
-    were trained on, so the excerpt rule must find them answered more often."""
+    """Builder: ``size`` excerpt plays of the highest copy count of each model's name cloze,
+    and as many clean held-out plays as the run has, drawn with replacement as whole plays (a
+    play drawn twice counts as two plays, each keeping all its items): the excerpt plays'
+    planted speeches were trained on, so the excerpt rule must find them answered more
+    often."""
     if not excerpt_plays(data.cloze):
         return None
     parts = []
-    for h in _excerpt_groups(data.cloze).values():
+    for (_, side), h in _excerpt_groups(data.cloze).items():
         plays = h["play"].unique()
-        for j, k in enumerate(rng.integers(len(plays), size=size)):
+        n = size if side == "top" else len(plays)
+        for j, k in enumerate(rng.integers(len(plays), size=n)):
             parts.append(h[h["play"] == plays[k]].assign(play=f"{plays[k]}#{j}"))
     m = params["analysis"]["membership"]
     frame = pd.concat(parts, ignore_index=True)
