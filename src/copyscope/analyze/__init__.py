@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import logging
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -534,21 +534,22 @@ them: its samples, then :data:`OUTPUTS` and :data:`SCORED_OUTPUTS`."""
 
 def analyze_files(
     inputs: Mapping[str, str | Path],
-    sets: list[Mapping[str, str | Path]],
+    sets: list[Sequence[str | Path]],
     *,
     evaluator_same_tokenizer: bool,
     supercopy_min: int,
     planted_min_copy: int,
     device: str = "cpu",
     evaluator_name: str | None = None,
-    matches: list[Mapping[str, str | Path | None]] | None = None,
-    completion: list[tuple[str, str | Path]] = (),
+    matches: list[Sequence[str | Path]] | None = None,
+    completion: Sequence[Sequence[str | Path]] = (),
     prompt_length: int | None = None,
 ) -> None:
     """A model's analyze job (or the human sets'): :func:`analyze_setting` of every set in
-    ``sets`` (each :data:`SET_FILES` → path) in order, with the shared ``inputs`` (every name
-    of :data:`INPUTS` but ``samples``, :data:`NATURAL_INPUTS`, :data:`SCORED_INPUTS`) and the
-    set's fan-out ``matches`` (one mapping per set, or None); then, for each ``(model, out)``
+    ``sets`` (each its paths in the order of :data:`SET_FILES`) in order, with the shared
+    ``inputs`` (every name of :data:`INPUTS` but ``samples``, :data:`NATURAL_INPUTS`,
+    :data:`SCORED_INPUTS`) and the set's fan-out ``matches`` (one ``(token matches, word
+    matches)`` pair per set, or None); then, for each ``(model, out)``
     of ``completion``, :func:`completion_loss_file` on the first set's samples and tokens at
     ``prompt_length``. The evaluator is loaded once for all sets (the models share a load,
     :func:`copyscope.lm.shared_models`); every file is the one each step writes alone."""
@@ -562,7 +563,11 @@ def analyze_files(
     if completion and prompt_length is None:
         raise FlagError("--prompt-length", "expected with --completion")
     with shared_models():
-        for i, files in enumerate(sets):
+        for i, paths in enumerate(sets):
+            files = dict(zip(SET_FILES, paths, strict=True))
+            fanout = None
+            if matches is not None:
+                fanout = {"index": matches[i][0], "word_index": matches[i][1]}
             analyze_setting(
                 {**inputs, "samples": files["samples"]},
                 {name: files[name] for name in SET_FILES[1:]},
@@ -570,10 +575,9 @@ def analyze_files(
                 supercopy_min=supercopy_min,
                 planted_min_copy=planted_min_copy,
                 device=device,
-                matches=None if matches is None else matches[i],
+                matches=fanout,
                 evaluator_name=evaluator_name,
             )
+        samples, tokens = sets[0][0], sets[0][1]
         for model, out in completion:
-            completion_loss_file(
-                model, sets[0]["samples"], sets[0]["tokens"], prompt_length, device, out
-            )
+            completion_loss_file(model, samples, tokens, prompt_length, device, out)

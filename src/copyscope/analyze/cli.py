@@ -36,26 +36,37 @@ def cmd_setting(a) -> None:
 
 
 def cmd_model(a) -> None:
-    from . import INPUTS, NATURAL_INPUTS, SCORED_INPUTS, SET_FILES, analyze_files
+    from . import INPUTS, NATURAL_INPUTS, SCORED_INPUTS, analyze_files
 
     shared = [n for n in (*INPUTS, *NATURAL_INPUTS, *SCORED_INPUTS) if n != "samples"]
-    sets = [dict(zip(SET_FILES, files, strict=True)) for files in a.set]
-    matches = None
-    if a.matches is not None:
-        matches = [{"index": t, "word_index": w} for t, w in a.matches]
     analyze_files(
-        _given(a, shared),
-        sets,
-        evaluator_same_tokenizer=a.same_tokenizer,
-        supercopy_min=a.supercopy_min,
-        planted_min_copy=a.planted_min,
-        device=a.device,
-        evaluator_name=a.evaluator_name,
-        matches=matches,
-        completion=[tuple(c) for c in a.completion or []],
+        _given(a, shared), a.set, evaluator_same_tokenizer=a.same_tokenizer,
+        supercopy_min=a.supercopy_min, planted_min_copy=a.planted_min, device=a.device,
+        evaluator_name=a.evaluator_name, matches=a.matches, completion=a.completion or [],
         prompt_length=a.prompt_length,
+    )  # fmt: skip
+    log.info("%d sets analysed, completion loss of %d models", len(a.set), len(a.completion or []))
+
+
+def _add_scoring(f) -> None:
+    """The flags ``setting`` and ``model`` share: the evaluator's tokenizer and name, the
+    supercopy and planted-copy thresholds, the device."""
+    f.add_argument(
+        "--same-tokenizer",
+        action="store_true",
+        help="the evaluator shares the model's tokenizer (score the sampled ids directly)",
     )
-    log.info("%d sets analysed, completion loss of %d models", len(sets), len(a.completion or []))
+    f.add_argument(
+        "--evaluator-name",
+        help="the evaluator's model name, for quality.csv (default: its directory's name)",
+    )
+    f.add_argument(
+        "--supercopy-min", type=int, default=100, help="shortest supercopy (Moses words)"
+    )
+    f.add_argument(
+        "--planted-min", type=int, default=20, help="shortest copy of a planted passage (tokens)"
+    )
+    add_device(f)
 
 
 def cmd_queries(a) -> None:
@@ -89,22 +100,7 @@ def register(sub) -> None:
         f.add_argument(_flag(name), help=what)
     for name, what in SCORED_OUTPUTS.items():
         f.add_argument(_flag(f"out_{name}"), help=what)
-    f.add_argument(
-        "--same-tokenizer",
-        action="store_true",
-        help="the evaluator shares the model's tokenizer (score the sampled ids directly)",
-    )
-    f.add_argument(
-        "--evaluator-name",
-        help="the evaluator's model name, for quality.csv (default: its directory's name)",
-    )
-    f.add_argument(
-        "--supercopy-min", type=int, default=100, help="shortest supercopy (Moses words)"
-    )
-    f.add_argument(
-        "--planted-min", type=int, default=20, help="shortest copy of a planted passage (tokens)"
-    )
-    add_device(f)
+    _add_scoring(f)
     f.add_argument(
         "--token-matches",
         help="merged per-shard L_t/C_t of the token queries (.npz; index.query_fanout) "
@@ -143,21 +139,7 @@ def register(sub) -> None:
         help="merged per-shard matches of a set's token and word queries (.npz; "
         "index.query_fanout), once per --set in the same order",
     )
-    f.add_argument(
-        "--same-tokenizer",
-        action="store_true",
-        help="the evaluator shares the model's tokenizer (score the sampled ids directly)",
-    )
-    f.add_argument(
-        "--evaluator-name",
-        help="the evaluator's model name, for quality.csv (default: its directory's name)",
-    )
-    f.add_argument(
-        "--supercopy-min", type=int, default=100, help="shortest supercopy (Moses words)"
-    )
-    f.add_argument(
-        "--planted-min", type=int, default=20, help="shortest copy of a planted passage (tokens)"
-    )
+    _add_scoring(f)
     f.add_argument(
         "--completion",
         nargs=2,
@@ -169,7 +151,6 @@ def register(sub) -> None:
     f.add_argument(
         "--prompt-length", type=int, help="prompt length whose texts --completion scores"
     )
-    add_device(f)
 
     f = add_command(group, "queries", cmd_queries, "the texts a setting queries (fan-out)")
     f.add_argument("--samples", required=True, help="sample file of the setting (.jsonl)")

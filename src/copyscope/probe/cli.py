@@ -16,15 +16,9 @@ def cmd_model(a) -> None:
     corpus = {k: getattr(a, k) for k in ("names", "train", "valid", "excerpts")}
     out = {k: getattr(a, f"out_{k}") for k in ("repeats", "ladder", "texts", "cloze")}
     done = probe_model(
-        a.model,
-        a.model_name,
-        a.params_json,
-        index=a.index,
-        manifest=a.manifest,
-        out=out,
-        corpus={k: v for k, v in corpus.items() if v is not None},
-        device=a.device,
-    )
+        a.model, a.model_name, a.params_json, index=a.index, manifest=a.manifest, out=out,
+        corpus={k: v for k, v in corpus.items() if v is not None}, device=a.device,
+    )  # fmt: skip
     log.info("%s: probes %s done", a.model_name, ", ".join(done))
 
 

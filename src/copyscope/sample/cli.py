@@ -58,6 +58,17 @@ def cmd_import(a):
              ", and their references" if refs else "")  # fmt: skip
 
 
+def _add_prompts(f) -> None:
+    """The prompt flags of ``generate`` and ``model``."""
+    f.add_argument("--prompts", required=True, help="prompt windows (.jsonl, from sample prompts)")
+    f.add_argument(
+        "--prompt-tokenizer",
+        required=True,
+        metavar="DIR",
+        help="tokenizer directory the prompts are in (re-encoded if the model's differs)",
+    )
+
+
 def register(sub) -> None:
     g = add_group(sub, "sample", "sampling stage: prompts and generations")
     f = add_command(g, "prompts", cmd_prompts, "cut prompt windows and the human baseline")
@@ -97,13 +108,7 @@ def register(sub) -> None:
     f.add_argument("--model-name", required=True, help="the model's name under models.zoo")
     f.add_argument("--decoding", required=True, help="the decoding's name under sampling.decodings")
     add_params(f, "the decoding's config block (sampling.decodings.<name>)")
-    f.add_argument("--prompts", required=True, help="prompt windows (.jsonl, from sample prompts)")
-    f.add_argument(
-        "--prompt-tokenizer",
-        required=True,
-        metavar="DIR",
-        help="tokenizer directory the prompts are in (re-encoded if the model's differs)",
-    )
+    _add_prompts(f)
     f.add_argument(
         "--prompt-lengths", type=int, nargs="+", required=True, help="prompt lengths to sample"
     )
@@ -122,13 +127,7 @@ def register(sub) -> None:
         "the job's settings: new_tokens, seed, batch_size and decodings (name -> {method: "
         "sampling.decodings.<name>, prompt_lengths: [...]})",
     )
-    f.add_argument("--prompts", required=True, help="prompt windows (.jsonl, from sample prompts)")
-    f.add_argument(
-        "--prompt-tokenizer",
-        required=True,
-        metavar="DIR",
-        help="tokenizer directory the prompts are in (re-encoded if the model's differs)",
-    )
+    _add_prompts(f)
     f.add_argument(
         "--out",
         nargs=2,
