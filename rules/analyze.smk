@@ -46,8 +46,8 @@ rule analyze:
         runtime=60,
         slurm_extra=gpu_request,
     params:
-        evaluator=lambda w: PLAN.evaluator(w.model),
-        same_tokenizer=lambda w: args(PLAN.same_tokenizer_flag(w.model)),
+        evaluator=lambda w: PLAN.evaluator(analyzed(w)),
+        same_tokenizer=lambda w: args(PLAN.same_tokenizer_flag(analyzed(w))),
         index=lambda w, input: os.path.dirname(input.index),
         natural_index=lambda w, input: os.path.dirname(input.natural_index),
         word_index=lambda w, input: os.path.dirname(input.word_index),
@@ -55,7 +55,7 @@ rule analyze:
         supercopy_min=config["analysis"]["supercopy_min"],
         planted_min=config["analysis"]["planted_min_copy"],
         device=PLAN.device,
-        sets=lambda w, input, output: args(PLAN.analyze_files(w.model, input, output)),
+        sets=lambda w, input, output: args(PLAN.analyze_files(analyzed(w), input, output)),
     shell:
         "OMP_NUM_THREADS={threads} NUMBA_NUM_THREADS={threads} "
         "python -m copyscope analyze model --tokenizer {input.model_tokenizer} "
@@ -78,7 +78,7 @@ use rule analyze as analyze_shared with:
 # the human sets (the reference; with excerpts also human/contaminated), and then (reading the
 # reference's tokens.parquet) the completion loss of every model in the model tokenizer on
 # it: one start-up for all of them
-rule analyze_human:
+use rule analyze as analyze_human with:
     input:
         unpack(analyze_inputs),
         **PLAN.completion_inputs(),
@@ -89,34 +89,6 @@ rule analyze_human:
         f"{R}/logs/analyze/human.log",
     benchmark:
         f"{R}/benchmarks/analyze/human.tsv"
-    conda:
-        "../envs/models.yaml"
-    threads: 1
-    resources:
-        mem_mb=index_query_mem_mb,
-        runtime=60,
-        slurm_extra=gpu_request,
-    params:
-        evaluator=PLAN.evaluator("human"),
-        same_tokenizer=args(PLAN.same_tokenizer_flag("human")),
-        index=lambda w, input: os.path.dirname(input.index),
-        natural_index=lambda w, input: os.path.dirname(input.natural_index),
-        word_index=lambda w, input: os.path.dirname(input.word_index),
-        natural_word_index=lambda w, input: os.path.dirname(input.natural_word_index),
-        supercopy_min=config["analysis"]["supercopy_min"],
-        planted_min=config["analysis"]["planted_min_copy"],
-        device=PLAN.device,
-        sets=lambda w, input, output: args(PLAN.analyze_files("human", input, output)),
-    shell:
-        "OMP_NUM_THREADS={threads} NUMBA_NUM_THREADS={threads} "
-        "python -m copyscope analyze model --tokenizer {input.model_tokenizer} "
-        "--index {params.index} --natural-index {params.natural_index} "
-        "--word-tokenizer {input.words} --word-index {params.word_index} "
-        "--natural-word-index {params.natural_word_index} --manifest {input.manifest} "
-        "--evaluator {input.evaluator} --evaluator-name {params.evaluator} "
-        "{params.same_tokenizer} --supercopy-min {params.supercopy_min} "
-        "--planted-min {params.planted_min} {params.sets} --device {params.device} "
-        "> {log} 2>&1"
 
 
 # a set of generations from outside copyscope (config generations) or its references: every

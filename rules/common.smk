@@ -64,9 +64,14 @@ def sample_inputs(wildcards):
     return PLAN.sample_inputs(wildcards.model)
 
 
+def analyzed(wildcards):
+    """Whose sets an analyze job analyses: the model (analyze, analyze_shared) or ``human``
+    (analyze_human, which has no model wildcard)."""
+    return wildcards.get("model", "human")
+
+
 def analyze_inputs(wildcards):
-    """The analyze job of a model (analyze, analyze_shared) or of the human sets."""
-    return PLAN.analyze_inputs(wildcards.get("model", "human"))
+    return PLAN.analyze_inputs(analyzed(wildcards))
 
 
 def probe_inputs(wildcards):

@@ -43,7 +43,7 @@ rule prompts:
 # and one model load instead of one per decoding), each set seeded by its own (model, decoding,
 # prompt length) (copyscope.sample.setting_seed), so each file is the same as generated alone.
 # The grid models are sampled under every decoding, the others under sampling.shared_decodings
-# (copyscope.plan: Plan.decodings_of, Plan.sample_args).
+# (copyscope.plan: Plan.decodings_of, Plan.sample_params, Plan.sample_files).
 rule sample:
     input:
         unpack(sample_inputs),

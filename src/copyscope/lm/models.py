@@ -17,9 +17,9 @@ Devices: :func:`resolve_device` maps ``"auto"`` to CUDA when available, else CPU
 ``"cuda"`` on a machine without a GPU logs a warning and falls back to the CPU.
 Threads: if the environment variable ``COPYSCOPE_TORCH_THREADS`` is set, it is passed to
 ``torch.set_num_threads``; otherwise torch's default (which honours ``OMP_NUM_THREADS``) is kept.
-Sharing: while ``COPYSCOPE_SHARE_MODELS`` is set (:func:`shared_models` sets it for the steps of
-one model job, ``copyscope each`` for the commands it runs in one process), :func:`load_model` keeps the last model it loaded and hands the same
-objects to the next command that asks for the same file on the same device, instead of reading
+Sharing: while ``COPYSCOPE_SHARE_MODELS`` is set (:func:`shared_models` sets it for the steps
+of one model job, ``copyscope each`` for the commands it runs in one process),
+:func:`load_model` keeps the last model it loaded and hands the same objects to the next command that asks for the same file on the same device, instead of reading
 it again (a GGUF model is dequantized and its tokenizer converted at every read: about a
 minute on a CPU for SmolLM2-135M). Nothing a command does changes a loaded model: every caller
 scores or generates in eval mode, and sampling draws from its own seeded generator.
