@@ -55,7 +55,9 @@ rule analyze:
         supercopy_min=config["analysis"]["supercopy_min"],
         planted_min=config["analysis"]["planted_min_copy"],
         device=PLAN.device,
-        sets=lambda w, input, output: args(PLAN.analyze_files(analyzed(w), input, output)),
+        sets=lambda w, input, output: args(
+            PLAN.analyze_files(analyzed(w), input, output)
+        ),
     shell:
         "OMP_NUM_THREADS={threads} NUMBA_NUM_THREADS={threads} "
         "python -m copyscope analyze model --tokenizer {input.model_tokenizer} "
