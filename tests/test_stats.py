@@ -126,6 +126,26 @@ def test_pooled_ratio_interval_hand_worked():
     assert math.isnan(stats.safe_ratio(1.0, 0.0))
 
 
+def test_seeded_weights_are_the_fresh_draws_and_cannot_be_changed():
+    stats.seeded_weights.cache_clear()
+    w = stats.seeded_weights(5, 40, 3)
+    fresh = stats.bootstrap_weights(np.random.default_rng(3), 5, 40).astype(float)
+    assert np.array_equal(w, fresh) and stats.seeded_weights(5, 40, 3) is w
+    assert not np.array_equal(stats.seeded_weights(5, 40, 4), w)  # the seed is part of the key
+    with pytest.raises(ValueError):
+        w[0, 0] = 99.0  # a caller cannot corrupt the next interval's draws
+    # an interval repeated (cached weights) or with a numpy seed, or with a seed sequence
+    # (drawn anew), is the same interval
+    sums, counts = np.array([1.0, 4.0, 2.0, 0.0, 3.0]), np.array([1.0, 2.0, 2.0, 1.0, 1.0])
+    first = stats.pooled_ratio_interval(sums, counts, n_boot=300, seed=9)
+    assert stats.pooled_ratio_interval(sums, counts, n_boot=300, seed=np.int64(9)) == first
+    stats.seeded_weights.cache_clear()
+    assert stats.pooled_ratio_interval(sums, counts, n_boot=300, seed=9) == first
+    seq = stats.pooled_ratio_interval(sums, counts, n_boot=300, seed=[9, 1])
+    w = np.random.default_rng([9, 1]).multinomial(5, [0.2] * 5, size=300).astype(float)
+    assert seq == tuple(np.nanquantile((w @ sums) / (w @ counts), [0.025000000000000022, 0.975]))
+
+
 # ------------------------------------------------ the stages' intervals, as written before
 def _draws(seed, n, n_boot):
     return np.random.default_rng(seed).integers(0, n, size=(n_boot, n))

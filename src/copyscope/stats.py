@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 
@@ -36,6 +38,17 @@ def bootstrap_weights(rng: np.random.Generator, n: int, n_boot: int) -> np.ndarr
     ``n``), drawn by one call ``rng.multinomial(n, [1/n] * n, size=n_boot)``. The same
     distribution as :func:`bootstrap_indices`, other draws."""
     return rng.multinomial(n, np.full(n, 1.0 / n), size=n_boot)
+
+
+@lru_cache(maxsize=16)
+def seeded_weights(n: int, n_boot: int, seed: int) -> np.ndarray:
+    """:func:`bootstrap_weights` of a fresh ``np.random.default_rng(seed)``, as floats and
+    read-only: the weights depend on ``(n, n_boot, seed)`` alone, so repeated intervals of
+    the same size (the null calibration's halves, every n of a novelty curve) draw them once.
+    The same array as drawing them anew, so the same intervals."""
+    w = bootstrap_weights(np.random.default_rng(seed), n, n_boot).astype(float)
+    w.flags.writeable = False
+    return w
 
 
 def stratified_indices(rng: np.random.Generator, strata, n_boot: int):
@@ -172,7 +185,9 @@ def pooled_ratio_interval(
     if not n or n_boot <= 0:
         nan = np.full(np.shape(sums)[1:], np.nan)
         return nan, nan
-    rng = np.random.default_rng(seed)
-    w = bootstrap_weights(rng, n, n_boot).astype(float)
+    if isinstance(seed, (int, np.integer)):
+        w = seeded_weights(n, int(n_boot), int(seed))
+    else:  # a seed sequence (unhashable): drawn anew
+        w = bootstrap_weights(np.random.default_rng(seed), n, n_boot).astype(float)
     reps = safe_ratio(w @ sums, w @ counts)
     return percentile_interval(reps, level, axis=0, omit_nan=True, probs=probs)
