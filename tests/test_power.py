@@ -123,6 +123,13 @@ def test_the_ladder_is_projected_beyond_the_runs_own_size():
     fake = table.assign(power=[0.2, 0.5, 0.9])
     text = F.power_column(["extraction-duplication"], fake).iloc[0]
     assert text == "planted ladder: 0.5 at 6; 0.8 from 12 (projected)"
+    # no projected size reaches it: said, so a reader does not take more passages as the fix
+    flat = table.assign(power=[0.0, 0.0, 0.1])
+    text = F.power_column(["extraction-duplication"], flat).iloc[0]
+    assert text == "planted ladder: 0 at 6; below 0.8 even at 12 (projected)"
+    # the run's own size is the largest: nothing projected, nothing said
+    own = table[table["size"] <= 6].assign(power=[0.0, 0.1])
+    assert F.power_column(["extraction-duplication"], own).iloc[0] == "planted ladder: 0.1 at 6"
 
 
 def test_the_excerpt_plays_resampled_as_whole_plays():

@@ -559,7 +559,7 @@ def power(table: pd.DataFrame, target: float, path) -> None:
     ax.set_xticks(sizes, [str(int(v)) for v in sizes])
     ax.minorticks_off()
     ax.set_ylim(-0.02, 1.05)
-    ax.set_xlabel("sample size (texts, passages or items per group)")
+    ax.set_xlabel("sample size per group (texts, passages, items or plays)")
     ax.set_ylabel("power (right verdict)")
     ax.set_title("Power of the scorecard's rules on known positives\n(open markers: projected "
                  "beyond the run's own sample)", fontsize=10)  # fmt: skip

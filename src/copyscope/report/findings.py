@@ -1652,7 +1652,9 @@ def power_column(ids: Sequence[str], power: pd.DataFrame | None) -> pd.Series:
     """Per claim id: its power on each known positive at the run's own size (the largest
     measured one not above the ``observed`` column, where the table has it), and the smallest
     projected size that reaches 0.8 where the run's size does not (``planted ladder: 0.32 at
-    8; 0.8 from 32 (projected)``), or ``no known positive in this run``."""
+    8; 0.8 from 32 (projected)``) or that no projected size does (``planted ladder: 0 at 12;
+    below 0.8 even at 32 (projected)``: the effect, not the sample size, is what is missing),
+    or ``no known positive in this run``."""
     out = []
     for i in ids:
         rows = None if power is None else power[power["claim"] == i]
@@ -1665,8 +1667,12 @@ def power_column(ids: Sequence[str], power: pd.DataFrame | None) -> pd.Series:
             top = own.loc[own["size"].idxmax()]
             text = f"{positive}: {g(top['power'])} at {int(top['size'])}"
             beyond = sizes[(sizes["size"] > top["size"]) & (sizes["power"] >= 0.8)]
+            largest = int(sizes["size"].max())
             if top["power"] < 0.8 and len(beyond):
                 text += f"; 0.8 from {int(beyond['size'].min())} (projected)"
+            elif top["power"] < 0.8 and largest > top["size"]:
+                # more of the same does not power it: the effect, not the sample, is missing
+                text += f"; below 0.8 even at {largest} (projected)"
             parts.append(text)
         out.append("; ".join(parts) or "no known positive in this run")
     return pd.Series(out, name="power")
@@ -1730,7 +1736,8 @@ def markdown(card: pd.DataFrame, note: str = "") -> str:
         "reaches a verdict on tables where the claim is false by construction (tables/"
         "findings_calibration.csv) — and its power: how often it reaches the right verdict on "
         "known positives, at the run's own sample size, with the projected size that would reach "
-        "0.8 where it does not (tables/findings_power.csv).",
+        "0.8 where it does not, or a note that no projected size does (then the effect is "
+        "missing in this run, not the sample; tables/findings_power.csv).",
         "",
         "| # | claim | paper | verdict | measured | false verdicts on nulls | power |",
         "|---|---|---|---|---|---|---|",
