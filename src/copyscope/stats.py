@@ -187,7 +187,7 @@ def pooled_ratio_interval(
         return nan, nan
     if isinstance(seed, (int, np.integer)):
         w = seeded_weights(n, int(n_boot), int(seed))
-    else:  # a seed sequence (unhashable): drawn anew
-        w = bootstrap_weights(np.random.default_rng(seed), n, n_boot).astype(float)
+    else:  # a seed sequence (unhashable): drawn anew, uncached
+        w = seeded_weights.__wrapped__(n, n_boot, seed)
     reps = safe_ratio(w @ sums, w @ counts)
     return percentile_interval(reps, level, axis=0, omit_nan=True, probs=probs)
