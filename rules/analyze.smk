@@ -38,6 +38,7 @@ rule analyze:
         f"{R}/benchmarks/analyze/{{model}}.tsv"
     wildcard_constraints:
         model=_alternatives(PLAN.grid_models),
+    priority: 1
     conda:
         "../envs/models.yaml"
     threads: 1

@@ -131,6 +131,43 @@ def test_bootstrap_is_seeded_and_brackets_the_estimate():
     assert (perfect["auc_lo"], perfect["auc_hi"]) == (1.0, 1.0)
 
 
+def test_pairwise_sum_is_numpys_sum_bit_for_bit():
+    """kernels.pairwise_sum adds in np.sum's order: the same float for every length (the
+    sequential, unrolled and halving branches) and any offset."""
+    from copyscope.membership.kernels import pairwise_sum
+
+    rng = np.random.default_rng(0)
+    sequential_differs = 0
+    for n in [*range(0, 140), 255, 256, 257, 1000, 4099]:
+        a = rng.random(n + 3) * 10.0 ** rng.uniform(-6, 6, n + 3)
+        assert pairwise_sum(a, 3, n) == np.sum(a[3:]), n
+        sequential_differs += sum(a[3:].tolist()) != np.sum(a[3:])
+    assert sequential_differs > 10  # the order matters: a plain loop would fail here
+
+
+@pytest.mark.parametrize("n1, n0, levels", [(20, 20, 5), (80, 80, 1000), (7, 150, 3), (150, 9, 40)])
+def test_compiled_paired_auc_replicates_are_the_numpy_loop_bit_for_bit(n1, n0, levels):
+    """paired_auc_replicates (one compiled call) gives exactly the replicates of the loop it
+    replaced: each resample of stratified_indices, each AUC fast_metrics' (ties, infinite
+    scores and over 128 distinct scores included, where np.sum's pairwise order matters)."""
+    from copyscope.stats import stratified_indices
+
+    rng = np.random.default_rng(n1 * 1000 + n0)
+    y = rng.permutation(np.r_[np.ones(n1, np.int64), np.zeros(n0, np.int64)])
+    a = rng.integers(0, levels, y.size) / 7.0 + 0.3 * y
+    b = rng.normal(size=y.size)
+    a[:3], b[:2] = np.inf, -np.inf
+    strata = np.flatnonzero(y == 1), np.flatnonzero(y == 0)
+    with np.errstate(invalid="ignore"):  # inf − inf between tied infinite scores: a NaN step
+        want = np.array([
+            evaluate.fast_metrics(a[i], y[i])[0] - evaluate.fast_metrics(b[i], y[i])[0]
+            for i in stratified_indices(np.random.default_rng(5), strata, 200)
+        ])  # fmt: skip
+    got = evaluate.paired_auc_replicates(a, b, y, 200, 5)
+    assert got.tobytes() == want.tobytes()
+    assert np.isfinite(got).all() and got.std() > 0
+
+
 def test_paired_auc_difference_known_answers():
     rng = np.random.default_rng(1)
     y = np.repeat([1, 0], 40)

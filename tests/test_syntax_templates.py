@@ -260,6 +260,24 @@ def test_template_rates_of_any_subset_equal_template_summary(n, top_k):
     assert rates.rate(np.zeros(len(texts), dtype=bool)) == 0.0
 
 
+@pytest.mark.parametrize("n, top_k", [(1, 2), (2, 3), (3, 100), (2, 1), (12, 5)])
+def test_compiled_rates_of_many_subsets_are_rate_bit_for_bit(n, top_k):
+    """TemplateRates.rates (one compiled call for many subsets) gives exactly the floats of
+    TemplateRates.rate on each subset, empty and full subsets included, and whatever subsets
+    came before it in the batch (its work arrays are reset)."""
+    rng = np.random.default_rng(100 + n * 10 + top_k)
+    texts = _random_tagged(rng, 40)
+    rates = TemplateRates(texts, n, top_k)
+    masks = rng.random((60, len(texts))) < rng.uniform(0.05, 0.95, size=(60, 1))
+    masks[0], masks[1] = False, True
+    want = np.array([rates.rate(m) for m in masks])
+    got = rates.rates(masks)
+    assert got.tobytes() == want.tobytes()
+    assert rates.rates(masks[::-1]).tobytes() == want[::-1].tobytes()
+    if n == 12:  # no sentence this long: no POS n-grams, every rate 0
+        assert rates.n_pos == 0 and not got.any()
+
+
 def test_template_rate_test_detects_a_templated_set_and_is_calibrated_on_halves():
     rng = np.random.default_rng(3)
     human = _random_tagged(rng, 60, words="abcdefghijklmnop", tags="ABCDEFGH")

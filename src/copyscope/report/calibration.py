@@ -143,6 +143,7 @@ class Data:
     human_texts: list | None = None  # every human set's tagged generated texts (parses)
     training_ngrams: tuple | None = None  # (ranks, counts, cut): training POS n-grams
     syntax: tuple | None = None  # (units, novel, total): the human reference's syntax counts
+    syntax_files: tuple | None = None  # (parses, training parses): where ``syntax`` comes from
     style: pd.DataFrame | None = None  # every model's per-passage style measures
 
 
@@ -571,9 +572,10 @@ def human_halves_syntax(rng, data, params):
     report's builder (:func:`copyscope.syntax.raven.novelty_rows` of
     :func:`~copyscope.syntax.raven.novelty_table`; each passage's counts found once for all
     draws)."""
-    if data.syntax is None:
+    syntax = _syntax(data, params)
+    if syntax is None:
         return None
-    names, novel, total = data.syntax
+    names, novel, total = syntax
     s, decodings = params["analysis"]["syntax"], params["sampling"]["decodings"]
     a, b = split_windows(np.arange(len(novel)), 2, rng)
     frames = []
@@ -585,6 +587,18 @@ def human_halves_syntax(rng, data, params):
         frames.append(t.assign(model=model, decoding=decoding,
                                decoding_family=family(decoding, decodings)))  # fmt: skip
     return {"syntax_novelty": pd.concat(frames, ignore_index=True)}
+
+
+def _syntax(data: Data, params: Mapping) -> tuple | None:
+    """``data.syntax``, or the counts of ``data.syntax_files`` (:func:`syntax_items`), found
+    once per process: in the worker that draws the syntax null, while the others draw theirs
+    (not before every worker starts)."""
+    if data.syntax is not None or data.syntax_files is None:
+        return data.syntax
+    cached = _STATE.get("syntax")
+    if cached is None or cached[0] != data.syntax_files:
+        cached = _STATE["syntax"] = (data.syntax_files, syntax_items(*data.syntax_files, params))
+    return cached[1]
 
 
 def syntax_items(parses, training, params: Mapping) -> tuple:
@@ -946,7 +960,7 @@ def load(inputs: Mapping, params: Mapping | None = None) -> Data:
         cloze=pd.concat(cloze, ignore_index=True) if cloze else None,
         human_texts=[generated_text(p) for _, path in human for p in read_parses(path)] or None,
         training_ngrams=training_ngrams(tags, n, pos_index) if tags and n else None,
-        syntax=syntax_items(parses, train_parses, params) if with_syntax else None,
+        syntax_files=(parses, train_parses) if with_syntax else None,
         style=pd.concat(style, ignore_index=True) if style else None,
     )
 

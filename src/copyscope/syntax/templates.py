@@ -253,6 +253,18 @@ class TemplateRates:
         has[self.pos_t[hit]] = True
         return float(has.sum()) / size
 
+    def rates(self, masks: np.ndarray) -> np.ndarray:
+        """:meth:`rate` of every row of ``masks`` (subsets × texts), in one compiled call
+        (:func:`copyscope.syntax.kernels.subset_rates`: the same numbers)."""
+        from .kernels import subset_rates
+
+        masks = np.ascontiguousarray(masks, dtype=bool).reshape(-1, self.n_texts)
+        return subset_rates(
+            masks, self.pair_t, self.pair_g, self.pair_count, self.trip_t,
+            self.trip_g, self.trip_w, self.pos_t, self.pos_w, self.n_pos, self.n_spans,
+            self.top_k,
+        )  # fmt: skip
+
 
 def _text_key(text: TaggedText) -> bytes:
     """A fixed, content-only sort key of a tagged text (SHA-1 of its words and tags)."""
@@ -260,6 +272,20 @@ def _text_key(text: TaggedText) -> bytes:
 
     flat = "\x1f".join(f"{w}\x1e{t}" for sentence in text for w, t in sentence)
     return hashlib.sha1(flat.encode("utf-8")).digest()
+
+
+_POOLS: dict = {}
+
+
+def _pooled_rates(keys: tuple, texts: list, n: int, top_k: int) -> TemplateRates:
+    """The :class:`TemplateRates` of ``texts`` (their content keys ``keys``), kept for the
+    next call with the same texts (a permutation test repeated on regroupings of one pool,
+    as the null calibration draws it, numbers the pool once)."""
+    key = (keys, n, top_k)
+    if key not in _POOLS:
+        _POOLS.clear()  # one pool at a time: the texts may be large
+        _POOLS[key] = TemplateRates(texts, n, top_k)
+    return _POOLS[key]
 
 
 def template_rate_test(
@@ -279,18 +305,18 @@ def template_rate_test(
     a set is empty."""
     pooled = [*a, *b]
     na, total = len(a), len(pooled)
-    order = sorted(range(total), key=lambda i: (_text_key(pooled[i]), i))
-    rates = TemplateRates([pooled[i] for i in order], n, top_k)
+    keys = [_text_key(t) for t in pooled]
+    order = sorted(range(total), key=lambda i: (keys[i], i))
+    rates = _pooled_rates(tuple(keys[i] for i in order), [pooled[i] for i in order], n, top_k)
     observed = np.asarray(order) < na
     d = rates.rate(observed) - rates.rate(~observed)
     if not na or na == total:
         return d, float("nan"), float("nan")
     rng = np.random.default_rng(seed)
-    null = np.empty(draws)
+    masks = np.zeros((draws, total), dtype=bool)
     for i in range(draws):
-        mask = np.zeros(total, dtype=bool)
-        mask[rng.choice(total, size=na, replace=False)] = True
-        null[i] = rates.rate(mask) - rates.rate(~mask)
+        masks[i, rng.choice(total, size=na, replace=False)] = True
+    null = rates.rates(masks) - rates.rates(~masks)
     return (d, *permutation_tails(null, d))
 
 
