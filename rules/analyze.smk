@@ -38,7 +38,6 @@ rule analyze:
         f"{R}/benchmarks/analyze/{{model}}.tsv"
     wildcard_constraints:
         model=_alternatives(PLAN.grid_models),
-    priority: 1
     conda:
         "../envs/models.yaml"
     threads: 1

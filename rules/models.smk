@@ -14,9 +14,6 @@ rule train_model:
         f"{R}/benchmarks/train_model/{{model}}.tsv"
     wildcard_constraints:
         model=_alternatives(PLAN.trained),
-    # trainings first (each holds every core of a 2-core run), so that the one-core jobs
-    # of both models run side by side afterwards instead of one at a time between them
-    priority: 3
     conda:
         "../envs/models.yaml"
     threads: 2

@@ -55,8 +55,6 @@ rule sample:
         f"{R}/benchmarks/sample/{{model}}.tsv"
     wildcard_constraints:
         model=_alternatives(PLAN.grid_models),
-    # then the samples (the longest chain after training: samples, analyses, reports)
-    priority: 2
     conda:
         "../envs/models.yaml"
     threads: 1
