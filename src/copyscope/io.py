@@ -30,15 +30,27 @@ def atomic_path(target: str | os.PathLike, suffix: str = "") -> Iterator[Path]:
     """
     target = Path(target)
     target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
-    inner = tmp / (target.name + suffix)
+    tmp = None
     try:
+        tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
+        inner = tmp / (target.name + suffix)
         yield inner
         if target.is_dir() and not target.is_symlink():
             shutil.rmtree(target)
         os.replace(inner, target)
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+        if tmp is not None:
+            _remove_tree(tmp)
+
+
+def _remove_tree(path: Path) -> None:
+    """Remove ``path`` (a temporary folder), also when an exit (Ctrl-C, or SIGHUP/SIGTERM as
+    ``SystemExit``) interrupts the removal: it is finished, then the exit goes on."""
+    try:
+        shutil.rmtree(path, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(path, ignore_errors=True)
+        raise
 
 
 def write_text(path, text: str) -> None:
