@@ -210,13 +210,13 @@ class TemplateRates:
         self.trip_g = np.asarray(trip_g, np.int64)
         self.trip_w = np.asarray(trip_w, np.int64)
         self.n_pos, self.n_spans = len(pos_id), len(span_id)
-        # (text, n-gram) pairs: their count and first occurrence, sorted by n-gram then first
+        # (text, n-gram) pairs and their counts, sorted by n-gram, then first occurrence
         pair = self.trip_t * max(self.n_pos, 1) + self.trip_g
         uniq, first, count = np.unique(pair, return_index=True, return_counts=True)
         order = np.lexsort((first, uniq % max(self.n_pos, 1)))
         self.pair_t = (uniq // max(self.n_pos, 1))[order]
         self.pair_g = (uniq % max(self.n_pos, 1))[order]
-        self.pair_first, self.pair_count = first[order], count[order]
+        self.pair_count = count[order]
         # every word n-gram of every text (sentences joined) that is some span
         pos_t, pos_w = [], []
         for t, text in enumerate(texts):
@@ -230,32 +230,11 @@ class TemplateRates:
 
     def rate(self, mask: np.ndarray) -> float:
         """The template rate of the texts where ``mask`` is true (0 for none)."""
-        mask = np.asarray(mask, dtype=bool)
-        size = int(mask.sum())
-        if not size or not self.n_pos:
-            return 0.0
-        m = mask[self.pair_t]
-        g, first = self.pair_g[m], self.pair_first[m]
-        if not len(g):
-            return 0.0
-        lead = np.r_[True, g[1:] != g[:-1]]  # the subset's first occurrence of each n-gram
-        g, first = g[lead], first[lead]
-        count = np.bincount(self.pair_g[m], weights=self.pair_count[m], minlength=self.n_pos)
-        key = count[g].astype(np.int64) * (len(self.trip_t) + 1) - first
-        k = min(self.top_k, len(g))
-        top = g[np.argpartition(-key, k - 1)[:k]]
-        is_top = np.zeros(self.n_pos, dtype=bool)
-        is_top[top] = True
-        spans = np.zeros(self.n_spans, dtype=bool)
-        spans[self.trip_w[mask[self.trip_t] & is_top[self.trip_g]]] = True
-        hit = mask[self.pos_t] & spans[self.pos_w]
-        has = np.zeros(self.n_texts, dtype=bool)
-        has[self.pos_t[hit]] = True
-        return float(has.sum()) / size
+        return float(self.rates(np.asarray(mask, dtype=bool)[None])[0])
 
     def rates(self, masks: np.ndarray) -> np.ndarray:
         """:meth:`rate` of every row of ``masks`` (subsets × texts), in one compiled call
-        (:func:`copyscope.syntax.kernels.subset_rates`: the same numbers)."""
+        (:func:`copyscope.syntax.kernels.subset_rates`)."""
         from .kernels import subset_rates
 
         masks = np.ascontiguousarray(masks, dtype=bool).reshape(-1, self.n_texts)
