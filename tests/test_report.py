@@ -762,3 +762,27 @@ def test_the_command_line_of_a_report_job_follows_the_declaration():
     assert line.startswith("COPYSCOPE_PROCESSES=2 python -m copyscope report calibration ")
     with pytest.raises(KeyError, match="fig"):
         command_line(planted, inputs, {"table": "/r/p.csv"})
+
+
+def test_raven_text_novelty_by_hand_and_pooled_as_the_summary():
+    """One setting at the main prompt length 8, two texts: [5, 7, 8] with union scores
+    [1, 2, 1] (L = [0, 1, 0]: n = 1: 2 of 3 novel; n = 2: 2 of 2; n = 3: 1 of 1) and [9, 4]
+    with [1, 3] (L = [0, 2]: n = 1: 1 of 2; n = 2: 0 of 1; n = 3: none); a text at prompt
+    length 0 is left out. Summed over texts, the counts give the summary's novelty(n)."""
+    from copyscope.raven import dup_curve
+    from copyscope.report.raven import text_novelty_table
+
+    w = pd.DataFrame(
+        {"text": [0, 0, 0, 1, 1, 2], "prompt_length": [8, 8, 8, 8, 8, 0],
+         "s_union": [1, 2, 1, 1, 3, 1]}
+    )  # fmt: skip
+    t = text_novelty_table([("m", "pure", w, None)], {"prompt_length": 8}, n_max=3)
+    assert list(t.columns) == ["model", "decoding", "text", "novel_1", "novel_2", "novel_3",
+                               "ngrams_1", "ngrams_2", "ngrams_3"]  # fmt: skip
+    assert t.iloc[:, 2:].values.tolist() == [[0, 2, 2, 1, 3, 2, 1], [1, 1, 0, 0, 2, 1, 0]]
+    novelty, _ = dup_curve([np.array([1, 2, 1]), np.array([1, 3])], 3)
+    pooled = [t[f"novel_{n}"].sum() / t[f"ngrams_{n}"].sum() for n in (1, 2, 3)]
+    assert pooled == pytest.approx(novelty.tolist())
+    empty = text_novelty_table([("m", "pure", w[w["prompt_length"] == 0], None)],
+                               {"prompt_length": 8})  # fmt: skip
+    assert empty.empty and "ngrams_10" in empty.columns

@@ -4,6 +4,7 @@ copyscope.stats (same generator, same draws, same quantiles: equality, not appro
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -27,6 +28,53 @@ def test_permutation_tails_hand_worked():
     assert permutation_tails(null, 0.2 + 1e-15) == (0.8, 0.8)
     assert permutation_tails(null, 0.2 + 1e-15, tol=0.0) == (0.4, 0.8)
 
+
+def test_pooled_ratio_permutation_test_hand_worked_and_exact():
+    """a: two texts of 1 novel n-gram in 1; b: two of 0 in 1. T = 1; of the C(4, 2) = 6
+    regroupings only the one that keeps the groups reaches 1, so P(T* ≥ T) → 1/6 and
+    P(T* ≤ T) = 1; the second column (equal ratios) has T = 0, every T* ≥ 0 and ≤ 0."""
+    a_num, b_num, den = [[1, 1], [1, 1]], [[0, 1], [0, 1]], [[1, 1], [1, 1]]
+    t, up, down = stats.pooled_ratio_permutation_test(a_num, den, b_num, den, draws=20000, seed=0)
+    assert t.tolist() == [1.0, 0.0]
+    assert up[0] == pytest.approx(1 / 6, abs=0.01) and down[0] == 1.0
+    assert up[1] == 1.0 and down[1] == 1.0
+    # the Monte Carlo p-values approach the exact ones over every regrouping
+    rng = np.random.default_rng(3)
+    num, tot = rng.integers(0, 6, (8, 3)), rng.integers(6, 9, (8, 3))
+    t, up, down = stats.pooled_ratio_permutation_test(
+        num[:4], tot[:4], num[4:], tot[4:], draws=40000, seed=1
+    )
+    exact = []
+    for chosen in itertools.combinations(range(8), 4):
+        mask = np.isin(np.arange(8), chosen)
+        exact.append(num[mask].sum(0) / tot[mask].sum(0) - num[~mask].sum(0) / tot[~mask].sum(0))
+    exact = np.array(exact)
+    assert up == pytest.approx((exact >= t - 1e-12).mean(0), abs=0.01)
+    assert down == pytest.approx((exact <= t + 1e-12).mean(0), abs=0.01)
+
+
+def test_pooled_ratio_permutation_test_keeps_its_level_on_skewed_texts():
+    """Two halves of one set of texts whose copied n-grams sit in a few texts (most texts
+    all novel, one in ten with a long copy): the one-sided test at 5% rejects in about 5% of
+    splits or fewer; a planted difference (10 more copied n-grams in every text of one half)
+    is found."""
+    rng = np.random.default_rng(0)
+    total = np.full((100, 1), 90)
+    copied = np.where(rng.random(100) < 0.1, rng.integers(10, 45, 100), 0)[:, None]
+    novel = total - copied
+    rejections = 0
+    for i in range(400):
+        order = np.random.default_rng([1, i]).permutation(100)
+        a, b = order[:50], order[50:]
+        _, up, _ = stats.pooled_ratio_permutation_test(
+            novel[a], total[a], novel[b], total[b], draws=500, seed=i
+        )
+        rejections += up[0] < 0.05
+    assert rejections / 400 <= 0.05 + 2 * math.sqrt(0.05 * 0.95 / 400)
+    _, up, down = stats.pooled_ratio_permutation_test(
+        novel[:50], total[:50], novel[50:] - 10, total[50:], draws=2000, seed=0
+    )
+    assert up[0] < 0.05 and down[0] > 0.5
 
 # ------------------------------------------------------------------ the pieces
 def test_resamples_are_the_documented_draws():

@@ -87,6 +87,7 @@ REPORT_FILES = {
         "fig_quality": ("figures/novelty_quality.png", "novelty_quality", "RAVEN"),
         "contrasts": ("tables/raven_contrasts.csv", "raven_contrasts", "RAVEN"),
         "texts": ("tables/raven_texts.csv", None, None),
+        "text_novelty": ("tables/raven_text_novelty.csv", None, None),
     },
     "supercopies": {
         "table": ("tables/supercopies.csv", "supercopies", "RAVEN"),
@@ -213,6 +214,7 @@ FINDINGS_TABLES = (
     "template_coverage_delta",
     "raven_contrasts",
     "raven_texts",
+    "raven_text_novelty",
     "membership_nll_delta",
     "membership_cloze_excerpts",
     "membership_cloze_trend",

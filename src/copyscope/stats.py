@@ -19,6 +19,46 @@ def permutation_tails(null, observed: float, tol: float = 1e-12) -> tuple[float,
     return up, down
 
 
+
+def pooled_ratio_permutation_test(
+    num_a, den_a, num_b, den_b, *, draws: int, seed: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Two-sample permutation test of a difference of pooled ratios, one per column: items of
+    group a (rows of ``num_a``/``den_a``) and of group b, the statistic
+    ``Σ num_a / Σ den_a − Σ num_b / Σ den_b`` (e.g. the pooled novelty(n) of two text sets,
+    one column per n: novel and total n-grams per text), its null distribution from
+    ``draws`` random reassignments of the pooled items to the two groups, sizes kept (seeded;
+    every column of one draw uses the same reassignment). Exact under exchangeability of the
+    items, so it keeps its level on data a bootstrap interval of 50 skewed items covers badly
+    (Good 2005, ch. 3); with equal group sizes it stays valid for unequal spreads (Romano
+    1990). Returns (observed difference, P(T* ≥ T), P(T* ≤ T)) per column, each p
+    (1 + hits) / (1 + valid draws) (:func:`permutation_tails`; a draw whose group has no
+    denominator in a column is left out of that column); NaN where the observed difference
+    is NaN. Example: a two items of 1 novel n-gram in 1, b two of 0 in 1: T = 1, and of the
+    6 regroupings only the one that keeps the groups gives T* ≥ 1 (P(T* ≥ T) → 1/6)."""
+    num = np.vstack([np.asarray(num_a, float), np.asarray(num_b, float)])
+    den = np.vstack([np.asarray(den_a, float), np.asarray(den_b, float)])
+    n_a = len(num_a)
+    observed = safe_ratio(num[:n_a].sum(0), den[:n_a].sum(0)) - safe_ratio(
+        num[n_a:].sum(0), den[n_a:].sum(0)
+    )
+    columns = num.shape[1]
+    up, down = np.full(columns, np.nan), np.full(columns, np.nan)
+    if not n_a or n_a == len(num) or draws <= 0:
+        return observed, up, down
+    labels = np.zeros(len(num))
+    labels[:n_a] = 1.0
+    chosen = np.random.default_rng(seed).permuted(np.tile(labels, (draws, 1)), axis=1)
+    num_in, den_in = chosen @ num, chosen @ den  # integer-valued sums: exact in float64
+    null = safe_ratio(num_in, den_in) - safe_ratio(num.sum(0) - num_in, den.sum(0) - den_in)
+    for j in range(columns):
+        if not np.isfinite(observed[j]):
+            continue
+        column = null[:, j][np.isfinite(null[:, j])]
+        if len(column):
+            up[j], down[j] = permutation_tails(column, observed[j])
+    return observed, up, down
+
 # ------------------------------------------------------------------ bootstrap intervals
 # One implementation of the percentile bootstrap for every stage. The functions reproduce
 # the random draws the stages have always made (one ``numpy.random.default_rng(seed)`` per

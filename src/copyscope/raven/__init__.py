@@ -61,6 +61,7 @@ __all__ = [
     "score_texts",
     "supercopies",
     "supercopy_rate",
+    "text_counts",
     "truncated_score",
     "truncated_values",
 ]
@@ -203,6 +204,14 @@ def _as_lengths(scores: Sequence[np.ndarray]) -> list[np.ndarray]:
     return [np.asarray(s, dtype=np.int64) - 1 for s in scores]
 
 
+def text_counts(scores: Sequence[np.ndarray], n_max: int = 10) -> tuple[np.ndarray, np.ndarray]:
+    """(novel, total) n-gram counts per text, arrays of shape (texts, n_max): for each text
+    and n = 1..n_max, its generated tokens that end a novel n-gram (score < n + 1) and all
+    that end a full n-gram, the items whose pooled ratio is :func:`dup_curve`'s novelty(n)
+    (:func:`copyscope.novelty.metrics.count_matrix` of L = score − 1)."""
+    return count_matrix(_as_lengths(scores), n_max)
+
+
 def dup_curve(scores: Sequence[np.ndarray], n_max: int = 100) -> tuple[np.ndarray, np.ndarray]:
     """(novelty(n), dup(n)) for n = 1..n_max, RAVEN's n-gram duplication curve.
 
@@ -301,7 +310,7 @@ def raven_tables(
         }
         row.update({f"novelty_{n}": float(novelty[n - 1]) for n in range(1, n_max + 1)})
         if n_boot > 0:
-            novel, total = count_matrix(_as_lengths(per_text), n_max)
+            novel, total = text_counts(per_text, n_max)
             with warnings.catch_warnings():  # n with no full n-gram: all-NaN quantiles
                 warnings.simplefilter("ignore", RuntimeWarning)
                 nlo, nhi = bootstrap_novelty(novel, total, n_boot, seed)

@@ -190,12 +190,15 @@ def novelty_nulls(
 
 
 def raven_nulls(sets: list[tuple[str, str, pd.DataFrame, pd.DataFrame]], params: Mapping) -> Tables:
-    """raven_summary and raven_texts of the given (model, decoding, words, quality) sets, built
-    by the RAVEN report's builders; every set is scored by an evaluator other than itself."""
-    summary, _, _ = raven_report.build(sets, params["novelty"], params["sampling"])
+    """raven_summary (training ∪ context: the only source the calibrated rules read),
+    raven_texts and raven_text_novelty of the given (model, decoding, words, quality) sets,
+    built by the RAVEN report's builders; every set is scored by an evaluator other than
+    itself."""
+    summary, _, _ = raven_report.build(sets, params["novelty"], params["sampling"], ("union",))
     summary["evaluator"] = "null-evaluator"
     texts = raven_report.text_table(sets, params["sampling"]).assign(evaluator="null-evaluator")
-    return {"raven_summary": summary, "raven_texts": texts}
+    novelty = raven_report.text_novelty_table(sets, params["sampling"])
+    return {"raven_summary": summary, "raven_texts": texts, "raven_text_novelty": novelty}
 
 
 def _decoding(params: Mapping, families: tuple[str, ...]) -> str | None:

@@ -11,7 +11,10 @@ each model's text with a different model, see :func:`copyscope.config.evaluator_
 Contrasts with paired bootstrap intervals (``raven_contrasts.csv``, :func:`contrasts`): the
 truncated score (training ∪ context) at each prompt length of the prompt-length study minus at
 the main one, paired over prompt windows, and union minus training at the main prompt length,
-paired over texts, each with the number of distinct generated texts behind it.
+paired over texts, each with the number of distinct generated texts behind it. Per text at the
+main prompt length: its truncated score and evaluator NLL (``raven_texts.csv``) and its novel
+and all n-grams for n = 1..10 (``raven_text_novelty.csv``), the items of the scorecard's tests
+that regroup texts.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from ..errors import InputError
 from ..io import write_csv
 from ..lazy import lazy_module
 from ..novelty import bootstrap_mean_difference
-from ..raven import dup_curve, raven_tables, truncated_values
+from ..raven import dup_curve, raven_tables, text_counts, truncated_values
 from . import family, fmt, per_text, require
 
 fig = lazy_module("copyscope.report.figures")
@@ -43,6 +46,7 @@ OUTPUTS = {
     "fig_quality": "figure: duplication score vs. evaluator perplexity (.png)",
     "contrasts": "prompt-length and source contrasts of the truncated score (.csv)",
     "texts": "per text at the main prompt length: truncated score and evaluator NLL (.csv)",
+    "text_novelty": "per text at the main prompt length: novel and all n-grams, n = 1..10 (.csv)",
 }
 PARAMS = (
     "the config blocks novelty and sampling, and unscored: the <model>/<decoding> sets "
@@ -55,9 +59,12 @@ def build(
     settings: Iterable[tuple[str, str, pd.DataFrame, pd.DataFrame]],
     novelty: Mapping,
     sampling: Mapping,
+    sources: tuple[str, ...] = ("train", "context", "union"),
 ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """RAVEN per setting at ``sampling.prompt_length``: summary rows, novelty curves and the
-    evaluator perplexity (exp of the token-weighted mean NLL).
+    evaluator perplexity (exp of the token-weighted mean NLL), of each source of ``sources``
+    (each source's rows the same whichever others are built: every interval is seeded by
+    itself).
 
     ``settings``: (model, decoding, per-word frame with ``text``, ``prompt_length``,
     ``s_train``/``s_context``/``s_union``, per-text frame with ``prompt_length``, ``tokens``,
@@ -74,7 +81,7 @@ def build(
             "family": family(decoding, sampling["decodings"]),
             "prompt_length": plen,
         }
-        scores = {src: per_text(w, f"s_{src}") for src in ("train", "context", "union")}
+        scores = {src: per_text(w, f"s_{src}") for src in sources}
         rows.append(raven_tables(scores, label, n_boot=novelty["bootstrap"], seed=novelty["seed"]))
         for src, texts in scores.items():
             nov, dup = dup_curve(texts, novelty["n_max"])
@@ -148,6 +155,39 @@ def text_table(
                  int(r["tokens"]), str(r["evaluator"]))
             )  # fmt: skip
     return pd.DataFrame(rows, columns=TEXT_COLUMNS)
+
+
+TEXT_NOVELTY_N = 10  # n = 1..10, as raven_summary's novelty_n
+
+
+def text_novelty_table(
+    settings: Iterable[tuple[str, str, pd.DataFrame, pd.DataFrame | None]],
+    sampling: Mapping,
+    n_max: int = TEXT_NOVELTY_N,
+) -> pd.DataFrame:
+    """Per setting and text at ``sampling.prompt_length`` (every text with words, scored by a
+    model or not): its novel n-grams ``novel_n`` and all n-grams ``ngrams_n`` for n =
+    1..``n_max`` (training ∪ context, :func:`copyscope.raven.text_counts`): the items whose
+    pooled ratios are the summary's ``novelty_n``, for the scorecard's permutation tests that
+    regroup texts between two sets."""
+    plen = sampling["prompt_length"]
+    ns = range(1, n_max + 1)
+    columns = ["model", "decoding", "text"]
+    columns += [f"novel_{n}" for n in ns] + [f"ngrams_{n}" for n in ns]
+    frames = []
+    for model, decoding, w, _ in settings:
+        w = w[w["prompt_length"] == plen]
+        if not len(w):
+            continue
+        novel, total = text_counts(per_text(w, "s_union"), n_max)
+        frame = pd.DataFrame(np.hstack([novel, total]), columns=columns[3:])
+        frame.insert(0, "text", np.sort(pd.unique(w["text"])).astype(int))
+        frame.insert(0, "decoding", decoding)
+        frame.insert(0, "model", model)
+        frames.append(frame)
+    if not frames:
+        return pd.DataFrame(columns=columns)
+    return pd.concat(frames, ignore_index=True)[columns]
 
 
 CONTRAST_COLUMNS = [
@@ -287,6 +327,7 @@ def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
     pairs = [(m, d, w) for m, d, w, _ in settings]
     write_csv(out["contrasts"], contrasts(pairs, params["novelty"], params["sampling"]))
     write_csv(out["texts"], text_table(settings, params["sampling"]))
+    write_csv(out["text_novelty"], text_novelty_table(settings, params["sampling"]))
     fig.raven_novelty(curves, out["fig_novelty"])
     fig.novelty_quality(summary, out["fig_quality"])
 
