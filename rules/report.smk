@@ -27,6 +27,11 @@ for job in PLAN.report_jobs(REPORT_MODULES.values()):
         threads: job.threads
         params:
             command=report_command(job),
+            # the --params-json block again, as a plain value: Snakemake re-runs a job whose
+            # plain params changed, but not one whose params are derived from its inputs and
+            # outputs, as the command line is (a changed findings.alpha would leave the scorecard
+            # stale)
+            config=as_json(job.params) if job.params is not None else "",
         shell:
             "{params.command} > {log} 2>&1"
 

@@ -26,6 +26,7 @@ FINDINGS = {
     "raven_large_min": 3,
     "raven_n_max": 4,
     "alpha": 0.05,
+    "permutation_seed": 0,
     "rho_min": 0.8,
     "trend_min_points": 3,
     "min_distinct": 10,
@@ -185,15 +186,39 @@ def curves(sets: dict[tuple[str, str], dict[int, float]], half=0.02, source="nat
     return pd.DataFrame(rows)
 
 
-HUMAN = {1: 0.01, 2: 0.2, 3: 0.5, 4: 0.8, 5: 0.9, 6: 0.95}
+def novelty_texts(table: pd.DataFrame, texts=40, ngrams=1000, spread=65) -> pd.DataFrame:
+    """novelty_texts rows of each (source, model, decoding) of a novelty_samples table at the
+    main prompt length (8): ``texts`` texts of ``ngrams`` n-grams at every n, novel
+    round(v · ngrams) ± ``spread`` in turn (less near 0 and 1), so each set's pooled
+    novelty(n) is v and a difference of 0.01 is not significant, one of 0.05 is."""
+    t = table[table["prompt_length"] == 8]
+    t = t if "source" in t.columns else t.assign(source="all")
+    rows = []
+    for (source, model, dec), g in t.groupby(["source", "model", "decoding"], sort=False):
+        values = dict(zip(g["n"], g["novelty"], strict=True))
+        for i in range(texts):
+            row = {"source": source, "model": model, "decoding": dec, "text": i}
+            for n, v in values.items():
+                k = round(v * ngrams)
+                d = min(spread, k, ngrams - k)
+                row |= {f"novel_{n}": k + (d if i % 2 else -d), f"ngrams_{n}": ngrams}
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def decide_novelty(claim: str, table: pd.DataFrame, params=PARAMS) -> F.Finding:
+    return decide(claim, params, novelty_samples=table, novelty_texts=novelty_texts(table))
+
+
+HUMAN = {1: 0.3, 2: 0.4, 3: 0.5, 4: 0.8, 5: 0.9, 6: 0.95}
 
 
 @pytest.mark.parametrize(
     "model, verdict",
     [
-        ({1: 0.1, 2: 0.4, 3: 0.5, 5: 0.95}, HOLDS),  # above at some n, below at none
-        ({1: 0.1, 2: 0.4, 5: 0.7}, FAILS),  # below at n = 5: not "at every n"
-        ({1: 0.02, 2: 0.21, 5: 0.91}, UNCLEAR),  # overlapping everywhere
+        ({1: 0.4, 2: 0.5, 3: 0.5, 5: 0.95}, HOLDS),  # above at some n, below at none
+        ({1: 0.4, 2: 0.5, 5: 0.7}, FAILS),  # below at n = 5: not "at every n"
+        ({1: 0.31, 2: 0.41, 5: 0.91}, UNCLEAR),  # no clear difference anywhere
     ],
 )
 def test_pure_more_novel_than_validation(model, verdict):
@@ -202,32 +227,26 @@ def test_pure_more_novel_than_validation(model, verdict):
     noise = curves({("m", "pure"): dict.fromkeys(HUMAN, 0.0)}, source="all")
     other = curves({("m", "pure"): dict.fromkeys(HUMAN, 0.0)}, prompt_length=0)
     greedy = curves({("m", "greedy"): dict.fromkeys(HUMAN, 0.0)})
-    f = decide(
-        "pure-more-novel-than-validation", novelty_samples=pd.concat([table, noise, other, greedy])
-    )
+    f = decide_novelty("pure-more-novel-than-validation", pd.concat([table, noise, other, greedy]))
     assert f.verdict == verdict, f.measured
     assert f.measured.startswith("m pure: novelty(1) ") and "1..6" in f.rule
     assert "Fig. 1" in f.where and "clean" in f.setting
 
 
 def test_novelty_rows_without_a_source_column_are_all_text():
-    table = curves({("human", "reference"): HUMAN, ("m", "pure"): {1: 0.1}}).drop(columns="source")
-    f = decide("pure-more-novel-than-validation", novelty_samples=table)
+    table = curves({("human", "reference"): HUMAN, ("m", "pure"): {1: 0.4}}).drop(columns="source")
+    f = decide_novelty("pure-more-novel-than-validation", table)
     assert f.measured.startswith("not measured: no 'natural' rows")
-    f = decide(
-        "pure-more-novel-than-validation",
-        with_findings(novelty_source="all"),
-        novelty_samples=table,
-    )
+    f = decide_novelty("pure-more-novel-than-validation", table, with_findings(novelty_source="all"))
     assert f.verdict == HOLDS
 
 
 @pytest.mark.parametrize(
     "model, verdict",
-    [({1: 0.1, 2: 0.4}, HOLDS), ({1: 0.001, 2: 0.05}, FAILS), ({1: 0.02, 2: 0.11}, UNCLEAR)],
+    [({1: 0.4, 2: 0.5}, HOLDS), ({1: 0.1, 2: 0.2}, FAILS), ({1: 0.21, 2: 0.31}, UNCLEAR)],
 )
 def test_pure_vs_contaminated_baseline(model, verdict):
-    contaminated = {1: 0.005, 2: 0.1, 3: 0.3}
+    contaminated = {1: 0.2, 2: 0.3, 3: 0.3}
     table = curves(
         {
             ("human", "reference"): HUMAN,
@@ -236,29 +255,27 @@ def test_pure_vs_contaminated_baseline(model, verdict):
         },
         source="all",
     )
-    f = decide("pure-vs-contaminated-baseline", novelty_samples=table)
+    f = decide_novelty("pure-vs-contaminated-baseline", table)
     assert f.verdict == verdict, f.measured
     assert "human/contaminated" in f.measured and "[clean baseline" in f.measured
 
 
 def test_contaminated_baseline_missing_is_not_measured():
     table = curves({("human", "reference"): HUMAN, ("m", "pure"): HUMAN}, source="all")
-    f = decide("pure-vs-contaminated-baseline", novelty_samples=table)
+    f = decide_novelty("pure-vs-contaminated-baseline", table)
     assert (f.verdict, f.measured) == (UNCLEAR, "not measured: no human/contaminated rows")
 
 
 @pytest.mark.parametrize(
     "model, verdict",
-    [({1: 0.001, 2: 0.1}, HOLDS), ({1: 0.1, 2: 0.4}, FAILS), ({1: 0.02, 2: 0.21}, UNCLEAR)],
+    [({1: 0.1, 2: 0.2}, HOLDS), ({1: 0.4, 2: 0.5}, FAILS), ({1: 0.31, 2: 0.41}, UNCLEAR)],
 )
 def test_constrained_small_n_below_validation(model, verdict):
     table = curves({("human", "reference"): HUMAN, ("m", "greedy"): model, ("m", "beam_2"): model})
     # pure sampling is not constrained; a set of one distinct text is left out
     pure = curves({("m", "pure"): {1: 0.5, 2: 0.9}})
     one = curves({("o", "greedy"): {1: 0.5, 2: 0.9}}, distinct=1)
-    f = decide(
-        "constrained-small-n-below-validation", novelty_samples=pd.concat([table, pure, one])
-    )
+    f = decide_novelty("constrained-small-n-below-validation", pd.concat([table, pure, one]))
     assert f.verdict == verdict, f.measured
     assert "m greedy:" in f.measured and "m beam_2:" in f.measured and "o greedy" not in f.measured
 
@@ -1022,8 +1039,10 @@ def test_every_claim_names_where_and_under_which_conditions():
 
 
 def test_the_command_writes_one_row_per_claim(tmp_path):
+    samples = curves({("human", "reference"): HUMAN, ("m", "pure"): {1: 0.4, 2: 0.5}})
     tables = {
-        "novelty_samples": curves({("human", "reference"): HUMAN, ("m", "pure"): {1: 0.1, 2: 0.4}}),
+        "novelty_samples": samples,
+        "novelty_texts": novelty_texts(samples),
         "completion_loss": completion([1, 2, 3, 4, 5, 6], [2, 3, 4, 5, 6, 7]),
     }
     argv = ["report", "findings"]
@@ -1060,6 +1079,7 @@ COLUMNS = {
     "raven_texts": ["model", "decoding", "text", "score_sum", "score_tokens", "nll_sum",
                     "nll_tokens", "evaluator"],  # fmt: skip
     "raven_text_novelty": ["model", "decoding", "text", "novel_1", "ngrams_1"],
+    "novelty_texts": ["source", "model", "decoding", "text", "novel_1", "ngrams_1"],
     "completion_loss": ["model", "curve", "x", "loss", "tokens"],
     "completion_loss_slope": ["model", "n", "tokens", "texts", "slope", "slope_lo", "slope_hi"],
     "memorization": ["model", "copies", "extraction_rate", "ci_low", "ci_high"],

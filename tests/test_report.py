@@ -786,3 +786,30 @@ def test_raven_text_novelty_by_hand_and_pooled_as_the_summary():
     empty = text_novelty_table([("m", "pure", w[w["prompt_length"] == 0], None)],
                                {"prompt_length": 8})  # fmt: skip
     assert empty.empty and "ngrams_10" in empty.columns
+
+
+def test_novelty_texts_by_hand_and_pooled_as_the_curve():
+    """Two texts at the main prompt length 8 with L_t [0, 1, 2] and [0, 0] (L_nat all 0), one
+    at prompt length 0 (left out). novelty(n) counts positions t ≥ n − 1 with L_t < n: n = 1:
+    text 0 one of 3, text 1 two of 2; n = 2: text 0 one (L = 1) of 2 … Summed over the texts,
+    the counts give the novelty curve's values."""
+    from copyscope.novelty.metrics import novelty_curve
+    from copyscope.report.rusty_dawg import text_novelty_table
+
+    tok = pd.DataFrame(
+        {"text": [0, 0, 0, 1, 1, 2], "prompt_length": [8, 8, 8, 8, 8, 0],
+         "L": [0, 1, 2, 0, 0, 5], "L_nat": [0, 0, 0, 0, 0, 0]}
+    )  # fmt: skip
+    t = text_novelty_table([("m", "pure", tok)], {"prompt_length": 8}, n_max=3)
+    assert list(t.columns[:4]) == ["source", "model", "decoding", "text"]
+    every = t[t["source"] == "all"]
+    assert every[["novel_1", "novel_2", "novel_3", "ngrams_1", "ngrams_2", "ngrams_3"]].values.tolist() == [
+        [1, 1, 1, 3, 2, 1], [2, 1, 0, 2, 1, 0]
+    ]  # fmt: skip
+    curve = novelty_curve([np.array([0, 1, 2]), np.array([0, 0])], 3)
+    pooled = [every[f"novel_{n}"].sum() / every[f"ngrams_{n}"].sum() for n in (1, 2, 3)]
+    assert pooled == pytest.approx(curve.tolist())
+    natural = t[t["source"] == "natural"]
+    assert natural["novel_1"].tolist() == natural["ngrams_1"].tolist() == [3, 2]
+    only = text_novelty_table([("m", "pure", tok)], {"prompt_length": 8}, 3, sources=("all",))
+    assert set(only["source"]) == {"all"}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -757,3 +758,19 @@ def test_query_fanout_is_byte_identical(tiny_run, tmp_path):
     assert proc.returncode == 0, proc.stderr[-4000:]
     assert "shard_matches" in proc.stdout + proc.stderr
     assert fanout_differences(tiny_run, fan) == []
+
+
+def test_a_changed_report_parameter_reruns_its_report_jobs(tiny_run):
+    """After the tiny run, nothing is left to do; a changed findings key (its rules' level)
+    re-runs the scorecard and the reports that read the findings block, and nothing upstream
+    of them (the report jobs' command lines are derived from their files, which Snakemake
+    does not compare: the plain ``config`` param is)."""
+    base = ("-n", "--configfile", "config/tiny.yaml", "--config", f"results={tiny_run}")
+    same = snakemake(*base)
+    assert same.returncode == 0, same.stderr[-2000:]
+    assert "Nothing to be done" in same.stdout + same.stderr
+    changed = snakemake(*base, "findings={alpha: 0.01}")
+    assert changed.returncode == 0, changed.stderr[-2000:]
+    jobs = set(re.findall(r"^(?:local)?rule (\w+):", changed.stdout, re.MULTILINE))
+    assert "report_findings" in jobs and "report_calibration" in jobs, jobs
+    assert not jobs & {"train_model", "sample", "analyze", "probe", "parse"}, jobs

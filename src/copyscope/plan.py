@@ -70,6 +70,7 @@ REPORT_FILES = {
         "fig_prompt_length": (
             "figures/novelty_by_prompt_length.png", "novelty_by_prompt_length", "n-gram novelty"
         ),
+        "texts": ("tables/novelty_texts.csv", None, None),
     },
     "completion-loss": {
         "table": ("tables/completion_loss.csv", None, None),
@@ -215,6 +216,7 @@ FINDINGS_TABLES = (
     "raven_contrasts",
     "raven_texts",
     "raven_text_novelty",
+    "novelty_texts",
     "membership_nll_delta",
     "membership_cloze_excerpts",
     "membership_cloze_trend",

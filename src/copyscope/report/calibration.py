@@ -175,8 +175,8 @@ def novelty_nulls(
     params: Mapping,
     sources: tuple[str, ...] = ("all", "natural"),
 ) -> Tables:
-    """novelty_samples and nnsl_samples of the given (model, decoding, tokens) sets, built by
-    the novelty report's builder, for ``sources`` (the ones the claim reads)."""
+    """novelty_samples, nnsl_samples and novelty_texts of the given (model, decoding, tokens)
+    sets, built by the novelty report's builders, for ``sources`` (the ones the claim reads)."""
     sizes = {m: data.corpus_size for m, _, _ in sets}
     f = params["findings"]
     # the rules read novelty(n) up to findings.n_max only; the bootstrap resamples whole texts,
@@ -186,7 +186,8 @@ def novelty_nulls(
     curves, nnsl = rusty_dawg.build(
         sets, sizes, novelty, params["sampling"]["decodings"], sources=sources
     )
-    return {"novelty_samples": curves, "nnsl_samples": nnsl}
+    texts = rusty_dawg.text_novelty_table(sets, params["sampling"], novelty["n_max"], sources)
+    return {"novelty_samples": curves, "nnsl_samples": nnsl, "novelty_texts": texts}
 
 
 def raven_nulls(sets: list[tuple[str, str, pd.DataFrame, pd.DataFrame]], params: Mapping) -> Tables:
@@ -806,7 +807,11 @@ def false_verdicts(
     """Decide ``claim`` on ``draws`` null tables from ``builder`` (draw i seeded with
     (seed, i)); the verdict counts and the false-verdict rate (the share of draws with one of
     the ``false`` verdicts: by default every verdict other than ``inconclusive``) with its 95%
-    Wilson interval; None when the run has no data for this null."""
+    Wilson interval; None when the run has no data for this null. Each draw's rule runs its
+    permutation tests with regroupings of its own (``findings.permutation_seed`` drawn from
+    (seed, i, 1)), as a real comparison's are unrelated to its data: with one fixed set of
+    regroupings for every draw, the draws would share that set's sampling error and measure
+    it, not the test (the novelty–quality rule: 6.1% [4.8, 7.8] in 1,000 draws)."""
     counts = {F.HOLDS: 0, F.FAILS: 0, F.UNCLEAR: 0}
     decide = F.CLAIMS[claim]
     done = 0
@@ -814,7 +819,9 @@ def false_verdicts(
         tables = builder(np.random.default_rng([seed, i]), data, params)
         if tables is None:
             return None
-        counts[decide(tables, params).verdict] += 1
+        regroup = int(np.random.default_rng([seed, i, 1]).integers(2**31))
+        drawn = {**params, "findings": {**params["findings"], "permutation_seed": regroup}}
+        counts[decide(tables, drawn).verdict] += 1
         done += 1
     wrong = sum(counts[v] for v in false)
     rate, lo, hi = F.wilson(wrong, done)

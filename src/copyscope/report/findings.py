@@ -80,7 +80,7 @@ ZHANG = "Zhang et al. 2024"
 EXACT_MAX = 8  # rank_test: exact permutation p-values up to this many points ...
 N_PERMUTATIONS = 20000  # ... else from this many random permutations
 QUALITY_PERMUTATIONS = 2000  # novelty-quality: random regroupings of the texts
-RAVEN_PERMUTATIONS = 5000  # RAVEN's n-gram rows: random regroupings of two sets' texts
+NOVELTY_PERMUTATIONS = 5000  # novelty(n) vs human rows: random regroupings of two sets' texts
 # imported at first use: the workflow reads this module's claims on every start (copyscope.lazy)
 stats = lazy_module("scipy.stats")
 
@@ -504,6 +504,7 @@ def _models(table: pd.DataFrame) -> list[str]:
 
 def _novelty_vs_human(
     table: pd.DataFrame,
+    counts: pd.DataFrame,
     params: Mapping,
     decodings: Sequence[str],
     ns: Sequence[int],
@@ -512,38 +513,72 @@ def _novelty_vs_human(
     value: str = "novelty",
 ) -> tuple[list[str], list[str]]:
     """Each model's novelty(n) under each decoding of ``decodings`` (that it was sampled
-    under) against the human set ``human/<human>``, at each n of ``ns``, compared by
-    :func:`z_signs` simultaneously over every n of every set (Bonferroni over the k sets'
-    n's: each set at ``findings.alpha`` / k, so neither the many n's of one curve nor the
-    several sets of one claim multiply its false verdicts): parts and verdicts
-    (:func:`every_verdict` with ``want``) per (model, decoding). ``table`` has columns model,
-    decoding, n, ``value``, ci_low, ci_high."""
+    under) against the human set ``human/<human>``, at each n of ``ns``: parts and verdicts
+    (:func:`every_verdict` with ``want``) per (model, decoding).
+
+    Each pair of sets is compared by a permutation test of the difference in pooled
+    novelty(n) (:func:`copyscope.stats.pooled_ratio_permutation_test`: the two sets' texts,
+    their novel and all n-grams from ``counts`` (columns model, decoding, text, novel_n,
+    ngrams_n), regrouped :data:`NOVELTY_PERMUTATIONS` times, sizes kept, seeded with
+    ``findings.permutation_seed``), two-sided at every n, Bonferroni over the n's of every
+    set of the claim (each side of each n at ``findings.alpha`` / (2 · sets · n's)), so neither
+    the many n's of one curve nor the several sets of one claim multiply its false verdicts.
+    Exact under exchangeable texts: z scores from two bootstrap intervals erred too often
+    where a few texts hold most of the copied n-grams (RAVEN's n ≥ 7 on halves of 50 human
+    texts; Merrill's constrained decodings). ``table`` (shown: its value and 95% interval at
+    the first n) has columns model, decoding, n, ``value``, ci_low, ci_high."""
+    f = params["findings"]
+    table = table.rename(columns={value: "value"})
     h = _set(table, "human", human).set_index("n")
-    if not len(h):
+    texts_h = _set(counts, "human", human)
+    if not len(h) or not len(texts_h):
         raise NotMeasured(f"no human/{human} rows")
-    h = h.rename(columns={value: "value"})
     sets = []
     for model in _models(table):
         for decoding in decodings:
-            rows = _set(table, model, decoding).set_index("n").rename(columns={value: "value"})
-            both = [n for n in ns if n in rows.index and n in h.index]
-            if both:
-                sets.append((model, decoding, rows, both))
+            rows = _set(table, model, decoding).set_index("n")
+            texts = _set(counts, model, decoding)
+            both = [
+                n
+                for n in ns
+                if n in rows.index and n in h.index and f"novel_{n}" in counts.columns
+            ]
+            if both and len(texts):
+                sets.append((model, decoding, rows, texts, both))
     parts, verdicts = [], []
-    alpha = params["findings"]["alpha"] / max(1, len(sets))
-    for model, decoding, rows, both in sets:
-        z = z_signs([_ci(rows.loc[n]) for n in both], [_ci(h.loc[n]) for n in both], alpha)
-        signs = dict(zip(both, z, strict=True))
+    for model, decoding, rows, texts, both in sets:
+        level = f["alpha"] / (2 * len(sets) * len(both))
+        novel, ngrams = [f"novel_{n}" for n in both], [f"ngrams_{n}" for n in both]
+        _, up, down = pooled_ratio_permutation_test(
+            texts[novel], texts[ngrams], texts_h[novel], texts_h[ngrams],
+            draws=NOVELTY_PERMUTATIONS, seed=f["permutation_seed"],
+        )  # fmt: skip
+        signs = {n: 1 if u < level else -1 if d < level else 0
+                 for n, u, d in zip(both, up, down, strict=True)}  # fmt: skip
         verdict = every_verdict(list(signs.values()), want)
         verdicts.append(verdict)
         n0 = both[0]
         parts.append(
             f"{model} {decoding}: novelty({n0}) {ci(_ci(rows.loc[n0]))} vs human/{human} "
-            f"{ci(_ci(h.loc[n0]))}; above at n ∈ "
+            f"{ci(_ci(h.loc[n0]))} ({len(texts)} vs {len(texts_h)} texts, smallest p↑ "
+            f"{g(_smallest(up))}, p↓ {g(_smallest(down))} against {g(level)}); above at n ∈ "
             f"{n_range([n for n, s in signs.items() if s > 0])}, below at n ∈ "
             f"{n_range([n for n, s in signs.items() if s < 0])} → {verdict}"
         )
     return parts, verdicts
+
+
+def _smallest(p: np.ndarray) -> float:
+    """The smallest finite p-value of ``p``, NaN if none."""
+    p = np.asarray(p, dtype=float)
+    return float(p[np.isfinite(p)].min()) if np.isfinite(p).any() else float("nan")
+
+
+def _texts(tables: Tables, name: str, source: str | None = None) -> pd.DataFrame:
+    """The per-text n-gram counts table ``name`` (``novelty_texts``: the rows of ``source``;
+    ``raven_text_novelty``: training ∪ context)."""
+    t = tables[name]
+    return t if source is None else _source(t, source)
 
 
 def model_size(spec: Mapping) -> int | None:
@@ -576,12 +611,13 @@ MERRILL_PURE = (
     MERRILL,
     "Fig. 1 (left), §3",
     MERRILL_PURE,
-    ("novelty_samples",),
+    ("novelty_samples", "novelty_texts"),
     "pure sampling ({pure_decoding}) of each model vs the true continuations of clean held-out "
     "windows (human/reference), main prompt length, model tokens, matched against the "
-    "{novelty_source} training text: at each n in 1..{n_max} novelty(n) is "
-    "compared, all n of all models at once (z from the 95% CIs, Bonferroni over every "
-    "model's n's, α = {alpha}); a model holds if it is above at some n and below at none, "
+    "{novelty_source} training text: at each n in 1..{n_max} the difference in pooled "
+    "novelty(n) is tested by regrouping the two sets' texts (" + str(NOVELTY_PERMUTATIONS) + " "
+    "random regroupings, sizes kept; two-sided, all n of all models at once, Bonferroni over "
+    "every model's n's, α = {alpha}); a model holds if it is above at some n and below at none, "
     "does not hold if it is below at some n (an interval excluding 'more novel' there), else "
     "inconclusive; the claim holds if every model holds, does not hold if every model does not",
     setting="copyscope's held-out plays are clean (they share no planted or split-crossing "
@@ -593,8 +629,9 @@ def pure_more_novel_than_validation(tables: Tables, params: Mapping):
     """Merrill et al. 2024 Fig. 1 (left): pure samples are more novel than validation text."""
     f = params["findings"]
     t = _main(_source(tables["novelty_samples"], f["novelty_source"]), params)
+    counts = _texts(tables, "novelty_texts", f["novelty_source"])
     parts, verdicts = _novelty_vs_human(
-        t, params, [f["pure_decoding"]], range(1, f["n_max"] + 1), 1
+        t, counts, params, [f["pure_decoding"]], range(1, f["n_max"] + 1), 1
     )
     return decided(parts, verdicts, "no pure-sampling rows at the main prompt length")
 
@@ -607,7 +644,7 @@ def pure_more_novel_than_validation(tables: Tables, params: Mapping):
     MERRILL,
     "§3 (on Fig. 1 left)",
     MERRILL_PURE,
-    ("novelty_samples",),
+    ("novelty_samples", "novelty_texts"),
     "as the row above, against the true continuations of windows from held-out plays whose "
     "excerpts are planted in training (human/contaminated, corpus.inject.excerpts), matched "
     "against all training text (planted included); holds if every model is above at some n in "
@@ -621,10 +658,11 @@ def pure_vs_contaminated_baseline(tables: Tables, params: Mapping):
     validation text duplicating training n-grams."""
     f = params["findings"]
     t = _main(_source(tables["novelty_samples"], "all"), params)
+    counts = _texts(tables, "novelty_texts", "all")
     ns, pure = range(1, f["n_max"] + 1), [f["pure_decoding"]]
-    parts, verdicts = _novelty_vs_human(t, params, pure, ns, 1, human="contaminated")
+    parts, verdicts = _novelty_vs_human(t, counts, params, pure, ns, 1, human="contaminated")
     try:
-        clean, _ = _novelty_vs_human(t, params, pure, ns, 1)
+        clean, _ = _novelty_vs_human(t, counts, params, pure, ns, 1)
         parts += [f"[clean baseline, all text: {p}]" for p in clean]
     except NotMeasured:
         pass
@@ -749,11 +787,13 @@ def constrained_less_novel(tables: Tables, params: Mapping):
     MERRILL,
     "Fig. 2, §4",
     "Pythia-12B; greedy and beam decoding against the Pile's validation text",
-    ("novelty_samples",),
+    ("novelty_samples", "novelty_texts"),
     "greedy and beam decodings of each model vs the true continuations of clean held-out "
     "windows (human/reference), main prompt length, {novelty_source} training text: at each "
-    "n in 1..{n_small} novelty(n) is compared, all n of all sets at once (z from the 95% "
-    "CIs, Bonferroni over every set's n's, α = {alpha}); a set holds if it is below "
+    "n in 1..{n_small} the difference in pooled novelty(n) is tested by regrouping the two "
+    "sets' texts (" + str(NOVELTY_PERMUTATIONS) + " random regroupings, sizes kept; two-sided, "
+    "all n of all sets at once, Bonferroni over every set's n's, α = {alpha}); a set holds if "
+    "it is below "
     "human at some n and above at none, does not hold if above at some n; sets with fewer than "
     "{min_distinct} distinct texts are left out; the claim holds if every set holds, does not hold if every set does not",
 )
@@ -763,7 +803,9 @@ def constrained_small_n_below_validation(tables: Tables, params: Mapping):
     f = params["findings"]
     t = _enough(_main(_source(tables["novelty_samples"], f["novelty_source"]), params), params)
     constrained = list(pd.unique(t.loc[t["family"].isin(["greedy", "beam"]), "decoding"]))
-    parts, verdicts = _novelty_vs_human(t, params, constrained, range(1, f["n_small"] + 1), -1)
+    counts = _texts(tables, "novelty_texts", f["novelty_source"])
+    ns = range(1, f["n_small"] + 1)
+    parts, verdicts = _novelty_vs_human(t, counts, params, constrained, ns, -1)
     return decided(parts, verdicts, "no greedy or beam sets with enough distinct texts")
 
 
@@ -885,65 +927,18 @@ def _raven_curves(table: pd.DataFrame, params: Mapping) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=cols)
 
 
-def _smallest(p: np.ndarray) -> float:
-    """The smallest finite p-value of ``p``, NaN if none."""
-    p = np.asarray(p, dtype=float)
-    return float(p[np.isfinite(p)].min()) if np.isfinite(p).any() else float("nan")
-
-
 def _raven_vs_human(
     tables: Tables, params: Mapping, decoding_key: str, lo: int, hi: int, sign: int
 ) -> tuple[str, str]:
     """A RAVEN n-gram row: the samples of decoding ``findings[decoding_key]`` of each model
-    against human/reference at n in lo..hi, ``sign`` the claimed side (−1 below, +1 above).
-
-    Each (model, human) pair is compared by a permutation test of the difference in pooled
-    novelty(n) (:func:`copyscope.stats.pooled_ratio_permutation_test`: the two sets' texts,
-    from ``raven_text_novelty``, regrouped :data:`RAVEN_PERMUTATIONS` times, sizes kept),
-    two-sided at every n, Bonferroni over every model's n's (each side of each n at
-    ``findings.alpha`` / (2 · models · n's)); :func:`every_verdict` per model. The
-    intervals shown are the summary's. Intervals of 50 to 100 texts compared as z scores
-    erred too often at large n, where a few texts hold most of the copied n-grams (the null
-    calibration's human halves: 13 of 200 draws); the permutation test is exact there."""
-    f = params["findings"]
-    decoding = f[decoding_key]
-    curves = _raven_curves(tables["raven_summary"], params).rename(columns={"novelty": "value"})
-    counts = tables["raven_text_novelty"]
-    h = _set(curves, "human", "reference").set_index("n")
-    human = _set(counts, "human", "reference")
-    if not len(h) or not len(human):
-        raise NotMeasured("no human/reference rows")
-    sets = []
-    for model in _models(curves):
-        rows = _set(curves, model, decoding).set_index("n")
-        texts = _set(counts, model, decoding)
-        both = [
-            n
-            for n in range(lo, hi + 1)
-            if n in rows.index and n in h.index and f"novel_{n}" in counts.columns
-        ]
-        if both and len(texts):
-            sets.append((model, rows, texts, both))
-    parts, verdicts = [], []
-    for model, rows, texts, both in sets:
-        level = f["alpha"] / (2 * len(sets) * len(both))
-        novel, ngrams = [f"novel_{n}" for n in both], [f"ngrams_{n}" for n in both]
-        _, up, down = pooled_ratio_permutation_test(
-            texts[novel], texts[ngrams], human[novel], human[ngrams],
-            draws=RAVEN_PERMUTATIONS, seed=0,
-        )  # fmt: skip
-        signs = {n: 1 if u < level else -1 if d < level else 0
-                 for n, u, d in zip(both, up, down, strict=True)}  # fmt: skip
-        verdict = every_verdict(list(signs.values()), sign)
-        verdicts.append(verdict)
-        n0 = both[0]
-        parts.append(
-            f"{model} {decoding}: novelty({n0}) {ci(_ci(rows.loc[n0]))} vs human/reference "
-            f"{ci(_ci(h.loc[n0]))} ({len(texts)} vs {len(human)} texts, smallest p↑ "
-            f"{g(_smallest(up))}, p↓ {g(_smallest(down))} against {g(level)}); above at n ∈ "
-            f"{n_range([n for n, s in signs.items() if s > 0])}, below at n ∈ "
-            f"{n_range([n for n, s in signs.items() if s < 0])} → {verdict}"
-        )
+    against human/reference at n in lo..hi (:func:`_novelty_vs_human`: texts regrouped, from
+    ``raven_text_novelty``), ``sign`` the claimed side (−1 below, +1 above). Bootstrap
+    intervals compared as z scores erred here in 13 of 200 draws of the null calibration's
+    human halves at n ≥ 7, where a few texts hold most of the copied n-grams."""
+    decoding = params["findings"][decoding_key]
+    t = _raven_curves(tables["raven_summary"], params)
+    counts = _texts(tables, "raven_text_novelty")
+    parts, verdicts = _novelty_vs_human(t, counts, params, [decoding], range(lo, hi + 1), sign)
     return decided(parts, verdicts, f"no {decoding} samples in the RAVEN summary")
 
 
@@ -957,7 +952,7 @@ def _raven_vs_human(
     "the {raven_decoding} samples of each model vs human/reference, RAVEN's word novelty "
     "(training ∪ context), main prompt length: at each n in 1..{raven_small_max}, the "
     "difference in pooled novelty(n) tested by regrouping the two sets' texts "
-    "(" + str(RAVEN_PERMUTATIONS) + " random regroupings, sizes kept; two-sided, Bonferroni "
+    "(" + str(NOVELTY_PERMUTATIONS) + " random regroupings, sizes kept; two-sided, Bonferroni "
     "over every model's n's, α = {alpha}); a model holds if below at some n and above at "
     "none, does not hold if above at some n; the claim holds if every model holds, does not "
     "hold if every model does not",
@@ -1092,7 +1087,7 @@ def novelty_quality(tables: Tables, params: Mapping):
     for model, rows, t in groups:
         cov, lower, upper = group_permutation_test(
             t["decoding"], t["score_sum"], t["score_tokens"], t["nll_sum"], t["nll_tokens"],
-            QUALITY_PERMUTATIONS, 0,
+            QUALITY_PERMUTATIONS, f["permutation_seed"],
         )  # fmt: skip
         verdict = HOLDS if lower < level else FAILS if upper < level else UNCLEAR
         rho, _ = rank_test(rows["truncated_score"], rows["perplexity"])

@@ -6,7 +6,8 @@ non-novel suffix length L_t with its interval (``nnsl_samples.csv``); see
 :func:`copyscope.novelty.novelty_tables` for the definitions. Both tables hold each statistic
 twice, column ``source``: ``all`` (L_t against the whole training split) and then ``natural``
 (the natural-only L_t, ``L_nat``: against the training text before any planting), and the
-number of ``distinct`` generated texts of the set. Figures: novelty by model (pure sampling vs.
+number of ``distinct`` generated texts of the set; per text at the main prompt length, its
+novel and all n-grams (``novelty_texts.csv``, :func:`text_novelty_table`). Figures: novelty by model (pure sampling vs.
 human text, natural-only dashed), by decoding family and by prompt length (for the evaluator
 model; source ``all``).
 """
@@ -15,12 +16,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+import numpy as np
 import pandas as pd
 
 from ..io import write_csv
 from ..lazy import lazy_module
 from ..novelty import novelty_tables
-from ..novelty.metrics import distinct_sequences
+from ..novelty.metrics import count_matrix, distinct_sequences
 from . import corpus_sizes, family, fmt, per_text, require
 
 fig = lazy_module("copyscope.report.figures")
@@ -47,6 +49,7 @@ OUTPUTS = {
     "fig_models": "figure: pure sampling of each model vs. human text (.png)",
     "fig_decoding": "figure: novelty by decoding family, evaluator model (.png)",
     "fig_prompt_length": "figure: novelty by prompt length, evaluator model (.png)",
+    "texts": "per source, setting and text at the main prompt length: novel and all n-grams (.csv)",
 }
 PARAMS = "the config blocks novelty, sampling and models (only models.evaluator is read)"
 SUMMARY_TABLES = ("novelty_samples", "nnsl_samples")  # read by summary_section
@@ -95,10 +98,45 @@ def build(
     return pd.concat(curves, ignore_index=True), pd.concat(summaries, ignore_index=True)
 
 
+def text_novelty_table(
+    settings: Iterable[tuple[str, str, pd.DataFrame]],
+    sampling: Mapping,
+    n_max: int,
+    sources: tuple[str, ...] = tuple(SOURCES),
+) -> pd.DataFrame:
+    """Per source, setting and text at ``sampling.prompt_length``: the text's novel n-grams
+    ``novel_n`` (positions with L_t < n) and all its n-grams ``ngrams_n`` for n = 1..``n_max``
+    (:func:`copyscope.novelty.metrics.count_matrix`), the items whose pooled ratios are
+    ``novelty_samples``' novelty(n): for the scorecard's permutation tests that regroup the
+    texts of two sets. Columns: source, model, decoding, text, novel_1.., ngrams_1.."""
+    plen, ns = sampling["prompt_length"], range(1, n_max + 1)
+    counts = [f"novel_{n}" for n in ns] + [f"ngrams_{n}" for n in ns]
+    frames = []
+    for source, column in SOURCES.items():
+        if source not in sources:
+            continue
+        for model, decoding, tok in settings:
+            if column not in tok:
+                continue
+            g = tok[tok["prompt_length"] == plen]
+            if not len(g):
+                continue
+            novel, total = count_matrix(per_text(g, column), n_max)
+            frame = pd.DataFrame(np.hstack([novel, total]), columns=counts)
+            frame.insert(0, "text", np.sort(pd.unique(g["text"])).astype(int))
+            frame.insert(0, "decoding", decoding)
+            frame.insert(0, "model", model)
+            frame.insert(0, "source", source)
+            frames.append(frame)
+    if not frames:
+        return pd.DataFrame(columns=["source", "model", "decoding", "text", *counts])
+    return pd.concat(frames, ignore_index=True)
+
+
 def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
     """Read each setting's tokens.parquet, write the two tables and three figures."""
     require(inputs["tokens"], "--tokens", "setting")
-    settings = ((m, d, pd.read_parquet(path)) for m, d, path in inputs["tokens"])
+    settings = [(m, d, pd.read_parquet(path)) for m, d, path in inputs["tokens"]]
     curves, nnsl = build(
         settings,
         corpus_sizes(inputs["index_manifest"]),
@@ -108,6 +146,10 @@ def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
     )
     write_csv(out["curves"], curves)
     write_csv(out["nnsl"], nnsl)
+    write_csv(
+        out["texts"],
+        text_novelty_table(settings, params["sampling"], int(params["novelty"]["n_max"])),
+    )
     focus, main = params["models"]["evaluator"], params["sampling"]["prompt_length"]
     fig.novelty_by_model(curves, main, out["fig_models"])
     every = curves[curves["source"] == "all"]
