@@ -254,7 +254,13 @@ def test_the_generated_report_rules_log_benchmark_and_run_one_copyscope_command(
     for directive in ("log", "benchmark", "input", "output", "params", "shell"):
         assert f"\n    {directive}:" in "\n" + body, f"generated report rules: no {directive}:"
     assert _directive("\n" + body, "shell").strip() == '"{params.command} > {log} 2>&1"'
-    assert _directive("\n" + body, "params").strip() == "command=report_command(job),"
+    params = [line.strip() for line in _directive("\n" + body, "params").splitlines()]
+    params = [line for line in params if line and not line.startswith("#")]
+    # the command line, and its --params-json block as a plain param (re-runs on a change)
+    assert params == [
+        "command=report_command(job),",
+        'config=as_json(job.params) if job.params is not None else "",',
+    ]
     for config in ("tiny", "pretrained"):
         rules = list(_report_commands(config))
         assert len(rules) >= 15
