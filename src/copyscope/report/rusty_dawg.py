@@ -55,6 +55,16 @@ PARAMS = "the config blocks novelty, sampling and models (only models.evaluator 
 SUMMARY_TABLES = ("novelty_samples", "nnsl_samples")  # read by summary_section
 
 
+def _each_source(settings: list, sources: tuple[str, ...]):
+    """(source, its per-token column, model, decoding, frame) of every setting whose frame has
+    the column, source by source in :data:`SOURCES` order, for the sources in ``sources``."""
+    for source, column in SOURCES.items():
+        if source in sources:
+            for model, decoding, tok in settings:
+                if column in tok:
+                    yield source, column, model, decoding, tok
+
+
 def build(
     settings: Iterable[tuple[str, str, pd.DataFrame]],
     sizes: Mapping[str, int],
@@ -76,25 +86,20 @@ def build(
     settings = list(settings)
     corpus = {"all": sizes, "natural": {**sizes, **(natural_sizes or {})}}
     curves, summaries = [], []
-    for source, column in SOURCES.items():
-        if source not in sources:
-            continue
-        for model, decoding, tok in settings:
-            if column not in tok:
-                continue
-            for plen, g in tok.groupby("prompt_length", sort=True):
-                label = {
-                    "model": model,
-                    "decoding": decoding,
-                    "family": family(decoding, decodings),
-                    "prompt_length": int(plen),
-                }
-                size = corpus[source][model]
-                curve, summary, _ = novelty_tables(per_text(g, column), size, novelty, label)
-                distinct = distinct_sequences(per_text(g, "id")) if "id" in g else None
-                extra = {"source": source, "distinct": distinct}
-                curves.append(curve.assign(**extra))
-                summaries.append(summary.assign(**extra))
+    for source, column, model, decoding, tok in _each_source(settings, sources):
+        for plen, g in tok.groupby("prompt_length", sort=True):
+            label = {
+                "model": model,
+                "decoding": decoding,
+                "family": family(decoding, decodings),
+                "prompt_length": int(plen),
+            }
+            size = corpus[source][model]
+            curve, summary, _ = novelty_tables(per_text(g, column), size, novelty, label)
+            distinct = distinct_sequences(per_text(g, "id")) if "id" in g else None
+            extra = {"source": source, "distinct": distinct}
+            curves.append(curve.assign(**extra))
+            summaries.append(summary.assign(**extra))
     return pd.concat(curves, ignore_index=True), pd.concat(summaries, ignore_index=True)
 
 
@@ -112,22 +117,17 @@ def text_novelty_table(
     plen, ns = sampling["prompt_length"], range(1, n_max + 1)
     counts = [f"novel_{n}" for n in ns] + [f"ngrams_{n}" for n in ns]
     frames = []
-    for source, column in SOURCES.items():
-        if source not in sources:
+    for source, column, model, decoding, tok in _each_source(list(settings), sources):
+        g = tok[tok["prompt_length"] == plen]
+        if not len(g):
             continue
-        for model, decoding, tok in settings:
-            if column not in tok:
-                continue
-            g = tok[tok["prompt_length"] == plen]
-            if not len(g):
-                continue
-            novel, total = count_matrix(per_text(g, column), n_max)
-            frame = pd.DataFrame(np.hstack([novel, total]), columns=counts)
-            frame.insert(0, "text", np.sort(pd.unique(g["text"])).astype(int))
-            frame.insert(0, "decoding", decoding)
-            frame.insert(0, "model", model)
-            frame.insert(0, "source", source)
-            frames.append(frame)
+        novel, total = count_matrix(per_text(g, column), n_max)
+        frame = pd.DataFrame(np.hstack([novel, total]), columns=counts)
+        frame.insert(0, "text", np.sort(pd.unique(g["text"])).astype(int))
+        frame.insert(0, "decoding", decoding)
+        frame.insert(0, "model", model)
+        frame.insert(0, "source", source)
+        frames.append(frame)
     if not frames:
         return pd.DataFrame(columns=["source", "model", "decoding", "text", *counts])
     return pd.concat(frames, ignore_index=True)
