@@ -112,6 +112,35 @@ def collect(settings: Sequence[tuple[str, str, str]]) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True)
 
 
+def count_columns(n_max: int) -> list[str]:
+    """The count columns of a per-text n-gram table: novel_1..novel_{n_max}, then
+    ngrams_1..ngrams_{n_max}."""
+    ns = range(1, n_max + 1)
+    return [f"novel_{n}" for n in ns] + [f"ngrams_{n}" for n in ns]
+
+
+def text_counts_table(
+    parts: Sequence[tuple[Mapping, pd.DataFrame, np.ndarray, np.ndarray]],
+    labels: Sequence[str],
+    n_max: int,
+) -> pd.DataFrame:
+    """One row per text of each part ``(label, frame, novel, total)``: the label's values
+    (keys ``labels``), ``text`` (the frame's texts in sorted order, the rows of ``novel`` and
+    ``total``, as :func:`per_text` splits them) and :func:`count_columns`; the columns alone
+    when there is no part. The table the scorecard's text-regrouping tests read."""
+    columns = [*labels, "text", *count_columns(n_max)]
+    frames = []
+    for label, frame, novel, total in parts:
+        counts = pd.DataFrame(np.hstack([novel, total]), columns=columns[len(labels) + 1 :])
+        counts.insert(0, "text", np.sort(pd.unique(frame["text"])).astype(int))
+        for key in reversed(labels):
+            counts.insert(0, key, label[key])
+        frames.append(counts)
+    if not frames:
+        return pd.DataFrame(columns=columns)
+    return pd.concat(frames, ignore_index=True)
+
+
 def corpus_sizes(manifests: Sequence[tuple[str, str]]) -> dict[str, int]:
     """label → ``n_tokens`` of the index whose ``index.json`` is given for that label."""
     from ..io import read_json

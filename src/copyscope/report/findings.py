@@ -574,13 +574,6 @@ def _smallest(p: np.ndarray) -> float:
     return float(p[np.isfinite(p)].min()) if np.isfinite(p).any() else float("nan")
 
 
-def _texts(tables: Tables, name: str, source: str | None = None) -> pd.DataFrame:
-    """The per-text n-gram counts table ``name`` (``novelty_texts``: the rows of ``source``;
-    ``raven_text_novelty``: training ∪ context)."""
-    t = tables[name]
-    return t if source is None else _source(t, source)
-
-
 def model_size(spec: Mapping) -> int | None:
     """Non-embedding parameters 12 · n_layer · n_embd² of a ``gpt2`` model spec (Kaplan et
     al. 2020), the ordering of "larger"; None for other kinds (LSTM, pretrained), which are
@@ -629,7 +622,7 @@ def pure_more_novel_than_validation(tables: Tables, params: Mapping):
     """Merrill et al. 2024 Fig. 1 (left): pure samples are more novel than validation text."""
     f = params["findings"]
     t = _main(_source(tables["novelty_samples"], f["novelty_source"]), params)
-    counts = _texts(tables, "novelty_texts", f["novelty_source"])
+    counts = _source(tables["novelty_texts"], f["novelty_source"])
     parts, verdicts = _novelty_vs_human(
         t, counts, params, [f["pure_decoding"]], range(1, f["n_max"] + 1), 1
     )
@@ -658,7 +651,7 @@ def pure_vs_contaminated_baseline(tables: Tables, params: Mapping):
     validation text duplicating training n-grams."""
     f = params["findings"]
     t = _main(_source(tables["novelty_samples"], "all"), params)
-    counts = _texts(tables, "novelty_texts", "all")
+    counts = _source(tables["novelty_texts"], "all")
     ns, pure = range(1, f["n_max"] + 1), [f["pure_decoding"]]
     parts, verdicts = _novelty_vs_human(t, counts, params, pure, ns, 1, human="contaminated")
     try:
@@ -803,7 +796,7 @@ def constrained_small_n_below_validation(tables: Tables, params: Mapping):
     f = params["findings"]
     t = _enough(_main(_source(tables["novelty_samples"], f["novelty_source"]), params), params)
     constrained = list(pd.unique(t.loc[t["family"].isin(["greedy", "beam"]), "decoding"]))
-    counts = _texts(tables, "novelty_texts", f["novelty_source"])
+    counts = _source(tables["novelty_texts"], f["novelty_source"])
     ns = range(1, f["n_small"] + 1)
     parts, verdicts = _novelty_vs_human(t, counts, params, constrained, ns, -1)
     return decided(parts, verdicts, "no greedy or beam sets with enough distinct texts")
@@ -937,7 +930,7 @@ def _raven_vs_human(
     human halves at n ≥ 7, where a few texts hold most of the copied n-grams."""
     decoding = params["findings"][decoding_key]
     t = _raven_curves(tables["raven_summary"], params)
-    counts = _texts(tables, "raven_text_novelty")
+    counts = tables["raven_text_novelty"]
     parts, verdicts = _novelty_vs_human(t, counts, params, [decoding], range(lo, hi + 1), sign)
     return decided(parts, verdicts, f"no {decoding} samples in the RAVEN summary")
 

@@ -29,7 +29,7 @@ from ..io import write_csv
 from ..lazy import lazy_module
 from ..novelty import bootstrap_mean_difference
 from ..raven import dup_curve, raven_tables, text_counts, truncated_values
-from . import family, fmt, per_text, require
+from . import family, fmt, per_text, require, text_counts_table
 
 fig = lazy_module("copyscope.report.figures")
 
@@ -170,24 +170,13 @@ def text_novelty_table(
     1..``n_max`` (training ∪ context, :func:`copyscope.raven.text_counts`): the items whose
     pooled ratios are the summary's ``novelty_n``, for the scorecard's permutation tests that
     regroup texts between two sets."""
-    plen = sampling["prompt_length"]
-    ns = range(1, n_max + 1)
-    columns = ["model", "decoding", "text"]
-    columns += [f"novel_{n}" for n in ns] + [f"ngrams_{n}" for n in ns]
-    frames = []
+    plen, parts = sampling["prompt_length"], []
     for model, decoding, w, _ in settings:
         w = w[w["prompt_length"] == plen]
-        if not len(w):
-            continue
-        novel, total = text_counts(per_text(w, "s_union"), n_max)
-        frame = pd.DataFrame(np.hstack([novel, total]), columns=columns[3:])
-        frame.insert(0, "text", np.sort(pd.unique(w["text"])).astype(int))
-        frame.insert(0, "decoding", decoding)
-        frame.insert(0, "model", model)
-        frames.append(frame)
-    if not frames:
-        return pd.DataFrame(columns=columns)
-    return pd.concat(frames, ignore_index=True)[columns]
+        if len(w):
+            novel, total = text_counts(per_text(w, "s_union"), n_max)
+            parts.append(({"model": model, "decoding": decoding}, w, novel, total))
+    return text_counts_table(parts, ("model", "decoding"), n_max)
 
 
 CONTRAST_COLUMNS = [

@@ -16,14 +16,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-import numpy as np
 import pandas as pd
 
 from ..io import write_csv
 from ..lazy import lazy_module
 from ..novelty import novelty_tables
 from ..novelty.metrics import count_matrix, distinct_sequences
-from . import corpus_sizes, family, fmt, per_text, require
+from . import corpus_sizes, family, fmt, per_text, require, text_counts_table
 
 fig = lazy_module("copyscope.report.figures")
 
@@ -114,23 +113,14 @@ def text_novelty_table(
     (:func:`copyscope.novelty.metrics.count_matrix`), the items whose pooled ratios are
     ``novelty_samples``' novelty(n): for the scorecard's permutation tests that regroup the
     texts of two sets. Columns: source, model, decoding, text, novel_1.., ngrams_1.."""
-    plen, ns = sampling["prompt_length"], range(1, n_max + 1)
-    counts = [f"novel_{n}" for n in ns] + [f"ngrams_{n}" for n in ns]
-    frames = []
+    plen, parts = sampling["prompt_length"], []
     for source, column, model, decoding, tok in _each_source(list(settings), sources):
         g = tok[tok["prompt_length"] == plen]
-        if not len(g):
-            continue
-        novel, total = count_matrix(per_text(g, column), n_max)
-        frame = pd.DataFrame(np.hstack([novel, total]), columns=counts)
-        frame.insert(0, "text", np.sort(pd.unique(g["text"])).astype(int))
-        frame.insert(0, "decoding", decoding)
-        frame.insert(0, "model", model)
-        frame.insert(0, "source", source)
-        frames.append(frame)
-    if not frames:
-        return pd.DataFrame(columns=["source", "model", "decoding", "text", *counts])
-    return pd.concat(frames, ignore_index=True)
+        if len(g):
+            novel, total = count_matrix(per_text(g, column), n_max)
+            label = {"source": source, "model": model, "decoding": decoding}
+            parts.append((label, g, novel, total))
+    return text_counts_table(parts, ("source", "model", "decoding"), n_max)
 
 
 def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
