@@ -32,6 +32,7 @@ rule index_shard:
         f"{R}/logs/index_shard/{{tok}}_{{shard}}.log",
     benchmark:
         f"{R}/benchmarks/index_shard/{{tok}}_{{shard}}.tsv"
+    priority: INDEX_PRIORITY
     conda:
         "../envs/index.yaml"
     threads: 2
@@ -57,6 +58,7 @@ rule index:
         f"{R}/benchmarks/index/{{tok}}.tsv"
     wildcard_constraints:
         tok=_alternatives(PLAN.built_index),
+    priority: INDEX_PRIORITY
     conda:
         "../envs/index.yaml"
     params:
@@ -101,6 +103,7 @@ rule index_joined:
         f"{R}/logs/index_joined/{{tok}}.log",
     benchmark:
         f"{R}/benchmarks/index_joined/{{tok}}.tsv"
+    priority: INDEX_PRIORITY
     conda:
         "../envs/index.yaml"
     threads: 2
@@ -129,6 +132,7 @@ rule index_natural:
         f"{R}/benchmarks/index_natural/{{tok}}{{joined}}.tsv"
     wildcard_constraints:
         joined="|-joined",
+    priority: INDEX_PRIORITY
     conda:
         "../envs/index.yaml"
     threads: 2

@@ -33,6 +33,7 @@ rule novelty_valid:
         f"{R}/logs/novelty_valid/{{tok}}.log",
     benchmark:
         f"{R}/benchmarks/novelty_valid/{{tok}}.tsv"
+    priority: INDEX_PRIORITY
     conda:
         "../envs/novelty.yaml"
     threads: 2
