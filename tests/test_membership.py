@@ -528,6 +528,39 @@ def test_token_logprobs_from_first_equal_the_tail_of_the_full_scores(kind):
         token_logprobs(model, seqs[:1], eos_id=0, first=[6])
 
 
+@pytest.mark.parametrize("kind", ["gpt2", "lstm"])
+def test_shared_prefix_sums_equal_the_summed_tails_of_the_full_scores(kind, monkeypatch):
+    """The prefix read once and continued from its cache (gpt2) or the whole sequences scored
+    (the LSTM: no cache to repeat) give the tails' summed log-probabilities of full scoring;
+    batches smaller than a group, a prefix of 0, and a sequence no longer than its prefix."""
+    from copyscope.lm import score
+
+    model = tiny_model(kind, seed=2)
+    rng = np.random.default_rng(5)
+    head = rng.integers(1, 40, size=6)
+    groups = [
+        [np.r_[head, rng.integers(1, 40, size=n)] for n in (4, 1, 7, 3, 5)],
+        [rng.integers(1, 40, size=n) for n in (5, 2)],  # no shared prefix
+        [head.copy(), np.r_[head, 9, 8]],  # the first is the prefix itself
+    ]
+    prefixes = [6, 0, 6]
+    for g in groups[1]:  # a prefix of 0 also when the first tokens happen to agree
+        g[0] = 1 + (g is groups[1][1])
+    calls = []
+    monkeypatch.setattr(score, "token_logprobs", lambda *a, **k: calls.append(1)
+                        or token_logprobs(*a, **k))  # fmt: skip
+    got = score.shared_prefix_sums(model, groups, prefixes, eos_id=0, batch_size=2)
+    assert bool(calls) == (kind == "lstm")  # the LSTM falls back to whole-sequence scoring
+    for seqs, p, sums in zip(groups, prefixes, got, strict=True):
+        full = token_logprobs(model, seqs, eos_id=0)
+        np.testing.assert_allclose(sums, [f[p:].sum() for f in full], atol=1e-5)
+    assert got[2][0] == 0.0
+    with pytest.raises(InputError, match=r"prefixes\[0\]"):
+        score.shared_prefix_sums(model, [[np.array([1, 2]), np.array([3, 2])]], [1], eos_id=0)
+    with pytest.raises(InputError, match="prefixes"):
+        score.shared_prefix_sums(model, groups, prefixes[:2], eos_id=0)
+
+
 # --- continuation overlap --------------------------------------------------------------------
 
 

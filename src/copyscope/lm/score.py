@@ -10,6 +10,7 @@ equal unbatched ones up to float rounding.
 from __future__ import annotations
 
 import contextlib
+import inspect
 from collections.abc import Iterator
 
 import numpy as np
@@ -142,3 +143,111 @@ def perplexity(logprobs_list) -> float:
     if pooled.size == 0:
         return float("nan")
     return float(np.exp(-pooled.mean()))
+
+
+def shared_prefix_sums(
+    model,
+    groups: list[list[np.ndarray]],
+    prefixes: list[int],
+    *,
+    eos_id: int,
+    batch_size: int = 20,
+    device="cpu",
+) -> list[np.ndarray]:
+    """For each group of sequences that share their first ``p = prefixes[g]`` tokens, the
+    summed natural-log probability of each sequence's tokens from index ``p`` on, every
+    sequence read after one ``eos_id``: per group a float64 array, ``sum_{t >= p}
+    log p(x_t | <eos>, x_<t)`` per sequence (0 for a sequence of length ``p``). The tokens
+    before ``p`` are the same for every sequence of a group, so their log-probability is
+    common to all and left out, as with :func:`token_logprobs`'s ``first``.
+
+    A model whose forward returns a Hugging Face cache (``DynamicCache``: GPT-2, Llama …)
+    reads a group's common prefix once and continues each sequence from its cached keys and
+    values (the group in batches of ``batch_size``): the same sums up to float rounding (the
+    name cloze of the default run: |difference| ≤ 1.5e-5 nats on passages of ~60 tokens, the
+    same best candidate for all 696 items of two models) at about half the cost. Other models
+    (the LSTM, whose state is not such a cache) are scored by :func:`token_logprobs` with
+    ``first``.
+    """
+    import copy
+
+    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+        raise ConfigError("batch_size", f"expected a positive integer, got {batch_size!r}")
+    if len(prefixes) != len(groups):
+        raise InputError(
+            "prefixes", f"expected one prefix length per group ({len(groups)}), got {len(prefixes)}"
+        )
+    groups = [[as_ids(s, "groups", g) for s in seqs] for g, seqs in enumerate(groups)]
+    prefixes = [int(p) for p in prefixes]
+    for g, (seqs, p) in enumerate(zip(groups, prefixes, strict=True)):
+        fits = not seqs or 0 <= p <= min(x.size for x in seqs)
+        if not fits or any(not np.array_equal(x[:p], seqs[0][:p]) for x in seqs):
+            raise InputError(f"prefixes[{g}]", f"expected a prefix all sequences share, got {p}")
+    if not groups or not _caches_keys(model, device, eos_id):
+        flat = [s for seqs in groups for s in seqs]
+        first = [p for p, seqs in zip(prefixes, groups, strict=True) for _ in seqs]
+        lps = token_logprobs(
+            model, flat, eos_id=eos_id, batch_size=batch_size, device=device, first=first
+        )
+        sums, k = [], 0
+        for seqs in groups:
+            sums.append(np.array([float(np.sum(x)) for x in lps[k : k + len(seqs)]]))
+            k += len(seqs)
+        return sums
+    limit, vocab = context_length(model), vocab_size_of(model)
+    takes_keep = "logits_to_keep" in inspect.signature(model.forward).parameters
+    last_only = {"logits_to_keep": 1} if takes_keep else {}  # the prefix's last position only
+    out = []
+    with eval_mode(model, device) as dev, torch.inference_mode():
+        for g, (seqs, p) in enumerate(zip(groups, prefixes, strict=True)):
+            for i, s in enumerate(seqs):
+                check_ids(s, vocab, f"groups[{g}]", i)
+                if limit is not None and s.size + 1 > limit:
+                    raise InputError(
+                        f"groups[{g}][{i}]",
+                        f"1 + sequence length {s.size} exceeds the model's context length {limit}",
+                    )
+            head = torch.tensor([[eos_id, *seqs[0][:p].tolist()]], dtype=torch.long, device=dev)
+            o = model(input_ids=head, use_cache=True, **last_only)
+            after = torch.log_softmax(o.logits[0, -1].float(), dim=-1).double().cpu().numpy()
+            sums = np.zeros(len(seqs))
+            tails = [s[p:] for s in seqs]
+            for i, t in enumerate(tails):
+                if t.size:
+                    sums[i] = after[t[0]]
+            for b in range(0, len(seqs), batch_size):
+                rows = [i for i in range(b, min(b + batch_size, len(seqs))) if tails[i].size > 1]
+                if not rows:
+                    continue
+                width = max(tails[i].size for i in rows) - 1
+                ids = np.full((len(rows), width), eos_id, dtype=np.int64)
+                mask = np.zeros((len(rows), p + 1 + width), dtype=np.int64)
+                mask[:, : p + 1] = 1
+                for r, i in enumerate(rows):
+                    n = tails[i].size - 1
+                    ids[r, :n] = tails[i][:-1]
+                    mask[r, p + 1 : p + 1 + n] = 1
+                cache = copy.deepcopy(o.past_key_values)
+                cache.batch_repeat_interleave(len(rows))
+                logits = model(
+                    input_ids=torch.from_numpy(ids).to(dev),
+                    attention_mask=torch.from_numpy(mask).to(dev),
+                    past_key_values=cache,
+                    use_cache=True,
+                ).logits
+                logp = torch.log_softmax(logits.float(), dim=-1)
+                for r, i in enumerate(rows):
+                    n = tails[i].size - 1
+                    target = torch.from_numpy(tails[i][1:]).to(dev)
+                    picked = logp[r, torch.arange(n, device=dev), target]
+                    sums[i] += float(picked.double().sum())
+            out.append(sums)
+    return out
+
+
+def _caches_keys(model, device, eos_id: int) -> bool:
+    """Whether ``model``'s forward returns a cache that can be repeated over a batch (a
+    Hugging Face ``DynamicCache``), tried on one token."""
+    with eval_mode(model, device) as dev, torch.inference_mode():
+        o = model(input_ids=torch.tensor([[eos_id]], device=dev), use_cache=True)
+    return hasattr(getattr(o, "past_key_values", None), "batch_repeat_interleave")

@@ -552,28 +552,23 @@ def rank_candidates(
     one end-of-text token; ``ids[i]`` the fillings' token ids when already encoded,
     :func:`fill_ids`). The tokens before the first one where an item's fillings differ are
     the same for every candidate and add the same log-probability to each, so only the rest
-    is scored (:func:`~copyscope.lm.score.token_logprobs` with ``first``; the ranking is that
-    of the whole passages), all fillings of all items in one batched call. Returns per item
+    is scored (the ranking is that of the whole passages), each item's shared prefix read once
+    (:func:`~copyscope.lm.score.shared_prefix_sums`). Returns per item
     ``{"item", "answer", "predicted"`` (the best candidate; the first in candidate order on a
     tie), ``"n_candidates"``, ``"answer_in_candidates"}``."""
-    from ..lm.score import token_logprobs
+    from ..lm.score import shared_prefix_sums
 
     if ids is None:
         ids = [fill_ids(tokenizer, it, cs) for it, cs in zip(items, candidates, strict=True)]
-    seqs, first = [], []
-    for fills in ids:
-        p = common_prefix(fills)
-        seqs += fills
-        first += [p] * len(fills)
-    lps = token_logprobs(
+    sums = shared_prefix_sums(
         model,
-        seqs,
+        ids,
+        [common_prefix(fills) for fills in ids],
         eos_id=tokenizer.eos_token_id,
         batch_size=batch_size,
         device=device,
-        first=first,
     )
-    totals = [float(np.sum(x)) for x in lps]
+    totals = [float(x) for s in sums for x in s]
     out, k = [], 0
     for it, cs in zip(items, candidates, strict=True):
         ll = totals[k : k + len(cs)]
