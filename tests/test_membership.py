@@ -528,14 +528,25 @@ def test_token_logprobs_from_first_equal_the_tail_of_the_full_scores(kind):
         token_logprobs(model, seqs[:1], eos_id=0, first=[6])
 
 
-@pytest.mark.parametrize("kind", ["gpt2", "lstm"])
+def _llama():
+    """A small random Llama (rotary positions, grouped-query attention: SmolLM2's kind)."""
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    torch.manual_seed(0)
+    cfg = LlamaConfig(vocab_size=50, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                      num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=64)  # fmt: skip
+    return LlamaForCausalLM(cfg).eval()
+
+
+@pytest.mark.parametrize("kind", ["gpt2", "llama", "lstm"])
 def test_shared_prefix_sums_equal_the_summed_tails_of_the_full_scores(kind, monkeypatch):
-    """The prefix read once and continued from its cache (gpt2) or the whole sequences scored
-    (the LSTM: no cache to repeat) give the tails' summed log-probabilities of full scoring;
-    batches smaller than a group, a prefix of 0, and a sequence no longer than its prefix."""
+    """The prefix read once and continued from its cache (gpt2, llama) or the whole sequences
+    scored (the LSTM: no cache to repeat) give the tails' summed log-probabilities of full
+    scoring; batches smaller than a group, a prefix of 0, and a sequence no longer than its
+    prefix."""
     from copyscope.lm import score
 
-    model = tiny_model(kind, seed=2)
+    model = _llama() if kind == "llama" else tiny_model(kind, seed=2)
     rng = np.random.default_rng(5)
     head = rng.integers(1, 40, size=6)
     groups = [

@@ -208,7 +208,9 @@ def shared_prefix_sums(
                         f"1 + sequence length {s.size} exceeds the model's context length {limit}",
                     )
             head = torch.tensor([[eos_id, *seqs[0][:p].tolist()]], dtype=torch.long, device=dev)
-            o = model(input_ids=head, use_cache=True, **last_only)
+            o = model(
+                input_ids=head, attention_mask=torch.ones_like(head), use_cache=True, **last_only
+            )
             after = torch.log_softmax(o.logits[0, -1].float(), dim=-1).double().cpu().numpy()
             sums = np.zeros(len(seqs))
             tails = [s[p:] for s in seqs]
