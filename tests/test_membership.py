@@ -553,8 +553,9 @@ def test_shared_prefix_sums_equal_the_summed_tails_of_the_full_scores(kind, monk
         [np.r_[head, rng.integers(1, 40, size=n)] for n in (4, 1, 7, 3, 5)],
         [rng.integers(1, 40, size=n) for n in (5, 2)],  # no shared prefix
         [head.copy(), np.r_[head, 9, 8]],  # the first is the prefix itself
+        [],  # no sequences
     ]
-    prefixes = [6, 0, 6]
+    prefixes = [6, 0, 6, 0]
     for g in groups[1]:  # a prefix of 0 also when the first tokens happen to agree
         g[0] = 1 + (g is groups[1][1])
     calls = []
@@ -565,7 +566,7 @@ def test_shared_prefix_sums_equal_the_summed_tails_of_the_full_scores(kind, monk
     for seqs, p, sums in zip(groups, prefixes, got, strict=True):
         full = token_logprobs(model, seqs, eos_id=0)
         np.testing.assert_allclose(sums, [f[p:].sum() for f in full], atol=1e-5)
-    assert got[2][0] == 0.0
+    assert got[2][0] == 0.0 and got[3].size == 0
     with pytest.raises(InputError, match=r"prefixes\[0\]"):
         score.shared_prefix_sums(model, [[np.array([1, 2]), np.array([3, 2])]], [1], eos_id=0)
     with pytest.raises(InputError, match="prefixes"):

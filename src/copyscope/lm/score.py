@@ -10,6 +10,7 @@ equal unbatched ones up to float rounding.
 from __future__ import annotations
 
 import contextlib
+import copy
 import inspect
 from collections.abc import Iterator
 
@@ -169,8 +170,6 @@ def shared_prefix_sums(
     (the LSTM, whose state is not such a cache) are scored by :func:`token_logprobs` with
     ``first``.
     """
-    import copy
-
     if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
         raise ConfigError("batch_size", f"expected a positive integer, got {batch_size!r}")
     if len(prefixes) != len(groups):
@@ -200,6 +199,9 @@ def shared_prefix_sums(
     out = []
     with eval_mode(model, device) as dev, torch.inference_mode():
         for g, (seqs, p) in enumerate(zip(groups, prefixes, strict=True)):
+            if not seqs:
+                out.append(np.zeros(0))
+                continue
             for i, s in enumerate(seqs):
                 check_ids(s, vocab, f"groups[{g}]", i)
                 if limit is not None and s.size + 1 > limit:
@@ -251,5 +253,6 @@ def _caches_keys(model, device, eos_id: int) -> bool:
     """Whether ``model``'s forward returns a cache that can be repeated over a batch (a
     Hugging Face ``DynamicCache``), tried on one token."""
     with eval_mode(model, device) as dev, torch.inference_mode():
-        o = model(input_ids=torch.tensor([[eos_id]], device=dev), use_cache=True)
+        one = torch.tensor([[eos_id]], device=dev)
+        o = model(input_ids=one, attention_mask=torch.ones_like(one), use_cache=True)
     return hasattr(getattr(o, "past_key_values", None), "batch_repeat_interleave")
