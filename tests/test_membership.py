@@ -571,6 +571,11 @@ def test_shared_prefix_sums_equal_the_summed_tails_of_the_full_scores(kind, monk
         score.shared_prefix_sums(model, [[np.array([1, 2]), np.array([3, 2])]], [1], eos_id=0)
     with pytest.raises(InputError, match="prefixes"):
         score.shared_prefix_sums(model, groups, prefixes[:2], eos_id=0)
+    limit = score.context_length(model)
+    if limit is not None:  # <eos> + a sequence as long as the context does not fit
+        with pytest.raises(InputError, match=r"\[1\]: .*exceeds the model.s context length"):
+            score.shared_prefix_sums(model, [[head, np.r_[head, np.ones(limit, int)]]], [6],
+                                     eos_id=0)  # fmt: skip
 
 
 # --- continuation overlap --------------------------------------------------------------------

@@ -58,6 +58,20 @@ def check_ids(arr: np.ndarray, vocab_size: int, what: str, index: int) -> None:
         )
 
 
+def input_row(seq, ctx, eos_id: int, vocab: int, limit, what: str, index) -> np.ndarray:
+    """``<eos> ctx seq`` as the model reads it; InputError (naming ``what[index]``) when
+    ``seq`` holds an id outside the vocabulary or the row exceeds the context ``limit``."""
+    check_ids(seq, vocab, what, index)
+    full = np.concatenate([[eos_id], ctx, seq]).astype(np.int64)
+    if limit is not None and full.size > limit:
+        raise InputError(
+            f"{what}[{index}]",
+            f"1 + context length {ctx.size} + sequence length {seq.size} = {full.size} "
+            f"exceeds the model's context length {limit}",
+        )
+    return full
+
+
 def vocab_size_of(model) -> int:
     return int(model.get_output_embeddings().weight.shape[0])
 
@@ -94,15 +108,8 @@ def token_logprobs(
     for i, seq in enumerate(sequences):
         seq = as_ids(seq, "sequences", i)
         ctx = as_ids(context[i], "context", i) if context is not None else np.zeros(0, np.int64)
-        check_ids(seq, vocab, "sequences", i)
         check_ids(ctx, vocab, "context", i)
-        full = np.concatenate([[eos_id], ctx, seq]).astype(np.int64)
-        if limit is not None and full.size > limit:
-            raise InputError(
-                f"sequences[{i}]",
-                f"1 + context length {ctx.size} + sequence length {seq.size} = {full.size} "
-                f"exceeds the model's context length {limit}",
-            )
+        full = input_row(seq, ctx, eos_id, vocab, limit, "sequences", i)
         skip = 0 if first is None else int(first[i])
         if not 0 <= skip <= seq.size:
             raise InputError(f"first[{i}]", f"expected 0..{seq.size}, got {skip}")
@@ -202,13 +209,9 @@ def shared_prefix_sums(
             if not seqs:
                 out.append(np.zeros(0))
                 continue
+            none = np.zeros(0, np.int64)
             for i, s in enumerate(seqs):
-                check_ids(s, vocab, f"groups[{g}]", i)
-                if limit is not None and s.size + 1 > limit:
-                    raise InputError(
-                        f"groups[{g}][{i}]",
-                        f"1 + sequence length {s.size} exceeds the model's context length {limit}",
-                    )
+                input_row(s, none, eos_id, vocab, limit, f"groups[{g}]", i)
             head = torch.tensor([[eos_id, *seqs[0][:p].tolist()]], dtype=torch.long, device=dev)
             o = model(
                 input_ids=head, attention_mask=torch.ones_like(head), use_cache=True, **last_only
