@@ -4,6 +4,7 @@ import re
 
 from copyscope.plan import Plan, as_json, labelled as labelled_args, shell_words
 from copyscope.report import analyses
+from copyscope.report import jobs as report_jobs_of
 from copyscope.report.cli import command_line
 from copyscope.report.signature import config_digest
 
@@ -227,9 +228,11 @@ def upstream_outputs(wildcards):
 
 
 # ---------------------------------------------------------------- report jobs (rules/report.smk)
-# the analysis modules of copyscope.report by command name: each declares its command's inputs,
-# outputs and parameters, from which its report rule is generated
+# the analysis modules of copyscope.report by command name: each declares its command's inputs
+# (plan queries), outputs (paths, captions) and parameters, from which its report job and rule
+# are generated (copyscope.report.jobs)
 REPORT_MODULES = {m.NAME: m for m in analyses()}
+REPORT_JOBS = report_jobs_of.report_jobs(PLAN, REPORT_MODULES.values())
 
 
 def report_file(path, caption, category):
@@ -242,14 +245,15 @@ def report_file(path, caption, category):
 def report_command(job):
     """params: the command line of report job ``job`` (copyscope.report.cli.command_line): its
     module's declaration filled with the job's input and output paths as Snakemake gives them
-    (each input's labelled flags: Plan.report_args), its --params-json block and threads.
+    (each input's labelled flags: copyscope.report.jobs.report_args), its --params-json block
+    and threads.
     """
     analysis = REPORT_MODULES[job.name]
     params = None if job.params is None else as_json(job.params)
 
     def command(wildcards, input, output, threads):
         flags = {
-            k: PLAN.report_args(flag, labels, input[k])
+            k: report_jobs_of.report_args(analysis.INPUTS[k], flag, labels, input[k])
             for k, (flag, labels, _) in job.inputs.items()
         }
         return command_line(analysis, flags, output, params, threads)

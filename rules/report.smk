@@ -1,15 +1,14 @@
-# Report: one rule per analysis command of copyscope.report (report_<name>, a module that
-# declares NAME, INPUTS, OUTPUTS and PARAMS), generated from that declaration and the run plan's
-# report job (copyscope.plan, Plan.report_jobs: the files it reads and writes in its command
-# line's order, captions, its --params-json block), which are checked against each other when
-# the workflow loads. The command line is copyscope.report.cli.command_line's, from the job's
+# Report: one rule per analysis command of copyscope.report (report_<name>), generated from the
+# analysis module's one declaration (NAME, INPUTS as plan queries, OUTPUTS with paths and
+# captions, PARAMS; copyscope.report.jobs.report_jobs: the files it reads and writes in its
+# command line's order, captions, its --params-json block). The command line is copyscope.report.cli.command_line's, from the job's
 # input and output paths as Snakemake gives them; it is a param, as a loop's shell: text is
 # evaluated again when the job runs (with the loop's last values). Then, by hand (not analysis
 # commands): summary.md from the tables the summary sections declare, and the runtime table
 # after every other job.
 from copyscope.report.summary import tables as summary_tables
 
-for job in PLAN.report_jobs(REPORT_MODULES.values()):
+for job in REPORT_JOBS:
 
     rule:
         name:
@@ -43,7 +42,7 @@ SUMMARY_TABLES = summary_tables()
 
 rule summary:
     input:
-        tables=[PLAN.report_table(t) for t in SUMMARY_TABLES],
+        tables=[report_jobs_of.table_path(PLAN, t) for t in SUMMARY_TABLES],
         training=PLAN.model_files("tables/training/{model}.csv", PLAN.trained),
         index=f"{R}/index/{PLAN.model_tok}/index.json",
     output:

@@ -209,12 +209,12 @@ def test_model_job_commands_of_a_dry_run_parse(tmp_path):
 
 
 def test_report_captions_exist():
-    from copyscope.plan import REPORT_FILES
+    from copyscope.report import analyses
 
     for smk in (ROOT / "rules").glob("*.smk"):
         for caption in re.findall(r'caption="\.\./(report/[\w.]+)"', smk.read_text()):
             assert (ROOT / caption).exists(), caption
-    captions = {c for files in REPORT_FILES.values() for _, c, _ in files.values() if c}
+    captions = {o.caption for m in analyses() for o in m.OUTPUTS.values() if o.caption}
     assert len(captions) > 30
     assert [c for c in sorted(captions) if not (ROOT / "report" / f"{c}.rst").exists()] == []
 
@@ -222,7 +222,7 @@ def test_report_captions_exist():
 # ---------------------------------------------------------------- generated report rules
 def _report_commands(config: str = "tiny"):
     """(rule, command) of every report rule generated in rules/report.smk (one per report job
-    of the plan, copyscope.plan.Plan.report_jobs) for ``config/<config>.yaml``: the command
+    of the run, copyscope.report.jobs.report_jobs) for ``config/<config>.yaml``: the command
     line its ``{params.command}`` holds (copyscope.report.cli.command_line, given the job's
     files as the rule's input and output hold them), with the rule's `` > {log} 2>&1``."""
     import yaml
@@ -231,12 +231,14 @@ def _report_commands(config: str = "tiny"):
     from copyscope.plan import Plan, as_json
     from copyscope.report import analyses
     from copyscope.report.cli import command_line
+    from copyscope.report.jobs import report_args, report_jobs
 
     cfg = yaml.safe_load((ROOT / "config" / f"{config}.yaml").read_text())
     plan = Plan.from_config(validate({**cfg, "results": "/r"}))
     modules = {m.NAME: m for m in analyses()}
-    for job in plan.report_jobs(modules.values()):
-        flags = {k: plan.report_args(*v) for k, v in job.inputs.items()}
+    for job in report_jobs(plan, modules.values()):
+        module = modules[job.name]
+        flags = {k: report_args(module.INPUTS[k], *v) for k, v in job.inputs.items()}
         outputs = {k: path for k, (path, _, _) in job.outputs.items()}
         params = None if job.params is None else as_json(job.params)
         command = command_line(modules[job.name], flags, outputs, params, job.threads)
@@ -248,7 +250,7 @@ def test_the_generated_report_rules_log_benchmark_and_run_one_copyscope_command(
     its params; each generated rule's command line (a shipped config's files) has the thin
     form and is accepted by the CLI."""
     text = (ROOT / "rules" / "report.smk").read_text()
-    loop = re.search(r"^for job in PLAN\.report_jobs\(.*?:\n\n    rule:\n(.*?)(?=^\S)", text, re.M | re.S)
+    loop = re.search(r"^for job in REPORT_JOBS:\n\n    rule:\n(.*?)(?=^\S)", text, re.M | re.S)
     assert loop, "rules/report.smk: no loop over the plan's report jobs"
     body = "\n".join(line[4:] for line in loop.group(1).splitlines())
     for directive in ("log", "benchmark", "input", "output", "params", "shell"):

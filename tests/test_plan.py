@@ -160,17 +160,29 @@ def test_pretrained_plan_without_ladder_benchmark_or_plants(pretrained):
     assert sorted(p.probe_outputs("smollm2")) == ["cloze", "repeats", "texts"]
     assert list(p.fetched) == ["smollm2"] and p.model_file("smollm2") == gguf
     # the cloze without a benchmark: the membership report reads the manifest, no overlap
-    membership = p.report_inputs("membership")
+    membership = report_job(p, "membership").inputs
     assert list(membership) == ["texts", "cloze", "manifest"]
     assert report_flags(p, "membership")[-3:] == ["--manifest", "corpus", "/r/corpus/manifest.json"]
 
 
+def report_job(p: Plan, name: str):
+    """The report job of analysis ``name`` for plan ``p`` (copyscope.report.jobs)."""
+    from copyscope.report import analyses
+    from copyscope.report.jobs import report_job
+
+    return report_job(p, next(m for m in analyses() if m.NAME == name))
+
+
 def report_flags(p: Plan, name: str) -> list[str]:
     """The labelled input flags of report job ``name``, in command-line order."""
+    from copyscope.report import analyses
+    from copyscope.report.jobs import report_args
+
+    module = next(m for m in analyses() if m.NAME == name)
     return [
         w
-        for flag, labels, paths in p.report_inputs(name).values()
-        for w in p.report_args(flag, labels, paths)
+        for k, (flag, labels, paths) in report_job(p, name).inputs.items()
+        for w in report_args(module.INPUTS[k], flag, labels, paths)
     ]
 
 
@@ -190,7 +202,7 @@ def test_a_config_without_ladder_or_benchmark_has_no_such_files():
     outputs = p.probe_outputs("gpt2-a")
     inputs = p.probe_inputs("gpt2-a")
     assert p.probe_files(inputs, outputs) == [] and list(p.probe_params()) == ["style"]
-    assert report_flags(p, "membership") == [] and "overlap" not in p.report_inputs("membership")
+    assert report_flags(p, "membership") == [] and "overlap" not in report_job(p, "membership").inputs
 
 
 def test_model_job_settings_and_files(tiny):
@@ -281,117 +293,3 @@ def test_rule_files_assemble_no_command_lines():
         assert not re.search(r'f"[^"\n]*--', text), smk.name
         assert '" :: "' not in text and '":: "' not in text, smk.name
     assert not (ROOT / "rules" / "memorize.smk").exists()  # held no rule
-
-
-# ---------------------------------------------------------------------------- report jobs
-REPORT_RULES = [
-    "report_novelty", "report_completion_loss", "report_raven", "report_supercopies",
-    "report_planted", "report_memorization", "report_membership", "report_own_benchmarks",
-    "report_books", "report_training", "report_syntax_novelty", "report_templates",
-    "report_template_coverage", "report_style", "report_calibration", "report_power",
-    "report_findings",
-]  # fmt: skip
-
-
-@pytest.mark.parametrize("name", ["config", "tiny", "pretrained", "tiny-fr"])
-def test_report_jobs_agree_with_the_report_modules(name):
-    """Every analysis module but seeds has one report job, in the workflow's order, that reads
-    only flags it declares and writes exactly its OUTPUTS; captions exist; the tables summary.md
-    and the scorecard read are report outputs."""
-    from copyscope.report import analyses, findings
-    from copyscope.report.summary import tables
-
-    p = plan_of(name)
-    jobs = p.report_jobs(analyses())
-    assert [j.rule for j in jobs] == REPORT_RULES
-    modules = {m.NAME: m for m in analyses()}
-    assert set(modules) - {j.name for j in jobs} == {"seeds"}
-    for job in jobs:
-        module = modules[job.name]
-        assert list(job.outputs) == list(module.OUTPUTS)
-        assert {flag for flag, _, _ in job.inputs.values()} <= set(module.INPUTS)
-        for path, caption, category in job.outputs.values():
-            assert path.startswith("/r/") and (caption is None) == (category is None)
-            assert caption is None or (ROOT / "report" / f"{caption}.rst").exists(), caption
-    assert {j.rule: j.threads for j in jobs if j.threads != 1} == {"report_calibration": 2}
-    outputs = {path for j in jobs for path, _, _ in j.outputs.values()}
-    assert {p.report_table(t) for t in tables()} <= outputs
-    assert set(plan.FINDINGS_TABLES) == findings.TABLES
-    assert len(plan.FINDINGS_TABLES) == len(set(plan.FINDINGS_TABLES))
-
-
-def test_report_job_inputs_of_the_tiny_config(tiny):
-    """Hand-checked command-line order and labels of a few report jobs."""
-    inputs = tiny.report_inputs("template-coverage")
-    assert list(inputs) == ["parses", "training_tags", "pos_index"]
-    assert report_flags(tiny, "template-coverage")[-3:] == ["--pos-index", "train", "/r/index/pos"]
-    calibration = tiny.report_inputs("calibration")
-    assert calibration["contaminated"] == (
-        "parses", [("human", "contaminated")], ["/r/syntax/human/contaminated.parquet"]
-    )  # fmt: skip
-    flags = report_flags(tiny, "calibration")
-    assert flags[:4] == ["--tokens", "human", "reference", "/r/analysis/human/reference/tokens.parquet"]
-    assert flags.count("--parses") == 2 and flags.count("--extraction") == 3
-    membership = report_flags(tiny, "membership")
-    assert membership[-6:] == [
-        "--manifest", "corpus", "/r/corpus/manifest.json", "--overlap", "bpe", "/r/membership/overlap.csv"
-    ]  # fmt: skip
-    table = tiny.report_inputs("findings")["table"]
-    assert table[1][:2] == ["novelty_samples", "nnsl_samples"]
-    assert table[2][:2] == ["/r/tables/novelty_samples.csv", "/r/tables/nnsl_samples.csv"]
-    assert tiny.report_outputs("findings")["md"] == ("/r/findings.md", "findings", "findings")
-    # own benchmarks and books: plain outputs, not in the HTML report, without them
-    assert tiny.report_outputs("books")["table"] == ("/r/tables/membership_books.csv", None, None)
-    assert tiny.report_params("supercopies") is None
-    assert tiny.report_params("books") == {"bootstrap": 1000, "seed": 0}  # analysis.membership
-
-
-def _module(name, **change):
-    """A stand-in of the analysis module with command ``name``, its declaration changed."""
-    from types import SimpleNamespace
-
-    from copyscope.report import analyses
-
-    module = next(m for m in analyses() if m.NAME == name)
-    fields = {k: getattr(module, k) for k in ("NAME", "HELP", "INPUTS", "OUTPUTS", "PARAMS")}
-    return SimpleNamespace(**{**fields, **change})
-
-
-@pytest.mark.parametrize(
-    "change, problem",
-    [
-        ({"OUTPUTS": {"table": "t", "fig": "f", "extra": "e"}}, "outputs .* OUTPUTS"),
-        ({"OUTPUTS": {"fig": "f", "table": "t"}}, "outputs .* OUTPUTS"),
-        ({"INPUTS": {"planted": (("MODEL",), "p")}}, "input planted: labels of 1 words"),
-        ({"INPUTS": {"quality": (("MODEL", "DECODING"), "q")}}, "input planted: --planted is not among"),
-        ({"INPUTS": {"planted": (("MODEL", "DECODING"), "p"), "more": (("M",), "m")}},
-         r"no rule input for the INPUTS \['more'\]"),
-        ({"PARAMS": "the config block x"}, "no --params-json block, but the module declares"),
-    ],
-)  # fmt: skip
-def test_a_module_whose_declaration_disagrees_with_its_report_job_fails(tiny, change, problem):
-    """The report rules are generated from the plan's report jobs and the modules'
-    declarations: when they disagree, the workflow does not load (report_jobs raises)."""
-    from copyscope.report import analyses
-
-    modules = [m for m in analyses() if m.NAME != "planted"] + [_module("planted", **change)]
-    with pytest.raises(ValueError, match=f"report job planted \\(rule report_planted\\): {problem}"):
-        tiny.report_jobs(modules)
-
-
-def test_a_module_without_report_job_or_reason_fails(tiny):
-    from copyscope.report import analyses
-
-    new = _module("planted", NAME="novel")
-    with pytest.raises(ValueError, match="copyscope report novel: no report job"):
-        tiny.report_jobs([*analyses(), new])
-    with pytest.raises(ValueError, match="report job planted: no analysis module"):
-        tiny.report_jobs([m for m in analyses() if m.NAME != "planted"])
-
-
-def test_a_params_block_the_module_does_not_declare_fails(tiny):
-    from copyscope.report import analyses
-
-    modules = [m for m in analyses() if m.NAME != "books"] + [_module("books", PARAMS=None)]
-    with pytest.raises(ValueError, match="a --params-json block, but the module declares no"):
-        tiny.report_jobs(modules)

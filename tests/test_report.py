@@ -346,8 +346,8 @@ def test_every_analysis_module_declares_its_command():
     assert [m.__name__.rsplit(".", 1)[1] for m in analyses()] == list(ANALYSES)
     for m in analyses():
         assert m.NAME and m.HELP and m.INPUTS and m.OUTPUTS and callable(m.run)
-        for labels, what in m.INPUTS.values():
-            assert labels and what
+        for spec in m.INPUTS.values():
+            assert spec.labels and spec.help
         assert hasattr(m, "summary_section") == hasattr(m, "SUMMARY_TABLES")
 
 

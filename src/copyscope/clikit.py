@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Sequence
 
 
 def json_arg(text: str):
@@ -54,3 +55,16 @@ def add_device(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--device", default="auto", help="torch device: auto (CUDA when present), cpu or cuda[:N]"
     )
+
+
+def labelled(flag: str, labels: Sequence, paths: Sequence) -> list[str]:
+    """Labelled inputs as arguments: ``FLAG LABEL… PATH`` for each label and path, e.g.
+    ``labelled("--tokens", [("human", "reference")], ["a"])`` →
+    ``["--tokens", "human", "reference", "a"]``; a label is a string or a tuple of words."""
+    if len(labels) != len(paths):
+        raise ValueError(f"{flag}: {len(labels)} labels for {len(paths)} paths")
+    args: list[str] = []
+    for label, path in zip(labels, paths, strict=True):
+        words = label if isinstance(label, (tuple, list)) else (label,)
+        args += [flag, *words, str(path)]
+    return args

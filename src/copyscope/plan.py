@@ -10,10 +10,9 @@ results root ``R`` (``config["results"]``). The command lines of the model jobs 
 command each: ``sample model``, ``analyze model``, ``probe model``, whose ``--params-json``
 holds exactly the job's settings, so that Snakemake's params trigger reruns exactly the jobs
 whose settings changed) and every labelled flag list are assembled here as argument lists
-(:func:`shell_words` joins one for a ``shell:`` line). The report jobs (:meth:`Plan.report_jobs`:
-per analysis command of :mod:`copyscope.report` the files it reads and writes, their captions
-and its parameters, checked against the module's declaration) are what ``rules/report.smk``
-generates its rules from.
+(:func:`shell_words` joins one for a ``shell:`` line). The plan knows no analysis: each
+analysis of :mod:`copyscope.report` declares its own files, captions and parameters as queries
+of the plan (:mod:`copyscope.report.jobs`).
 
 Pure: no Snakemake, no file is read except a generations file's first line (whether it has
 references, :func:`copyscope.sample.external.has_references`). The plan sits above the stage
@@ -26,9 +25,9 @@ from __future__ import annotations
 import json
 import os
 import shlex
-from collections import namedtuple
 from collections.abc import Mapping, Sequence
 
+from .clikit import labelled
 from .config import evaluator_of, model_file
 from .corpus import plants_anything
 from .sample.external import check_setting_name, has_references, reference_decoding
@@ -56,178 +55,6 @@ BOOK_KEYS = (
 # the keys of analysis.membership an own-benchmark job reads
 OWN_BENCHMARK_KEYS = ("li_words", "seed", "batch_size", "baseline_passages")
 
-# The report jobs, one per analysis command (copyscope.report: NAME, INPUTS, OUTPUTS, PARAMS),
-# in the workflow's order (rule all's inputs): command NAME → every file it writes, by output
-# name (its --out-<name> flag) → (path under R, caption (report/<caption>.rst) and category in
-# the HTML report; None: a plain output). A table's name (summary.md, the scorecard) is its
-# file name without .csv.
-REPORT_FILES = {
-    "novelty": {
-        "curves": ("tables/novelty_samples.csv", "novelty_samples", "n-gram novelty"),
-        "nnsl": ("tables/nnsl_samples.csv", "nnsl_samples", "n-gram novelty"),
-        "fig_models": ("figures/novelty_by_model.png", "novelty_by_model", "n-gram novelty"),
-        "fig_decoding": ("figures/novelty_by_decoding.png", "novelty_by_decoding", "n-gram novelty"),
-        "fig_prompt_length": (
-            "figures/novelty_by_prompt_length.png", "novelty_by_prompt_length", "n-gram novelty"
-        ),
-        "texts": ("tables/novelty_texts.csv", None, None),
-    },
-    "completion-loss": {
-        "table": ("tables/completion_loss.csv", None, None),
-        "fig": ("figures/completion_loss.png", "completion_loss", "n-gram novelty"),
-        "frequency": ("tables/completion_loss_frequency.csv", None, None),
-        "fig_frequency": (
-            "figures/completion_loss_frequency.png", "completion_loss_frequency", "n-gram novelty"
-        ),
-        "slope": ("tables/completion_loss_slope.csv", "completion_loss_slope", "n-gram novelty"),
-    },
-    "raven": {
-        "summary": ("tables/raven_summary.csv", "raven_summary", "RAVEN"),
-        "curves": ("tables/raven_novelty.csv", None, None),
-        "fig_novelty": ("figures/raven_novelty.png", "raven_novelty", "RAVEN"),
-        "fig_quality": ("figures/novelty_quality.png", "novelty_quality", "RAVEN"),
-        "contrasts": ("tables/raven_contrasts.csv", "raven_contrasts", "RAVEN"),
-        "texts": ("tables/raven_texts.csv", None, None),
-        "text_novelty": ("tables/raven_text_novelty.csv", None, None),
-    },
-    "supercopies": {
-        "table": ("tables/supercopies.csv", "supercopies", "RAVEN"),
-        "counts": ("tables/supercopies_by_source.csv", "supercopies_by_source", "RAVEN"),
-        "fig": ("figures/supercopies.png", "supercopies_by_source", "RAVEN"),
-    },
-    "planted": {
-        "table": ("tables/planted.csv", "planted_table", "planted ground truth"),
-        "fig": ("figures/planted.png", "planted", "planted ground truth"),
-    },
-    "memorization": {
-        "table": ("tables/memorization.csv", "memorization_table", "planted ground truth"),
-        "fig": ("figures/memorization.png", "memorization", "planted ground truth"),
-    },
-    "membership": {
-        "placement": (
-            "tables/membership_placement.csv", "membership_tables", "planted ground truth"
-        ),
-        "detectors": (
-            "tables/membership_detectors.csv", "membership_tables", "planted ground truth"
-        ),
-        "cloze": ("tables/membership_cloze.csv", "membership_tables", "planted ground truth"),
-        "cloze_summary": (
-            "tables/membership_cloze_summary.csv", "membership_tables", "planted ground truth"
-        ),
-        "cloze_excerpts": (
-            "tables/membership_cloze_excerpts.csv", "membership_excerpts", "planted ground truth"
-        ),
-        "cloze_trend": (
-            "tables/membership_cloze_trend.csv", "membership_excerpts", "planted ground truth"
-        ),
-        "cloze_genre": ("tables/membership_cloze_genre.csv", "membership_tables", "name cloze"),
-        "cloze_popularity": (
-            "tables/membership_cloze_popularity.csv", "membership_tables", "name cloze"
-        ),
-        "nll_delta": (
-            "tables/membership_nll_delta.csv", "membership_nll_delta", "planted ground truth"
-        ),
-        "overlap": ("tables/membership_overlap.csv", "membership_strata", "planted ground truth"),
-        "strata": ("tables/membership_strata.csv", "membership_strata", "planted ground truth"),
-        "thresholds": (
-            "tables/membership_thresholds.csv", "membership_thresholds", "planted ground truth"
-        ),
-        "fig_placement": (
-            "figures/membership_placement.png", "membership_placement", "planted ground truth"
-        ),
-        "fig_roc_planted": (
-            "figures/membership_roc_planted.png", "membership_roc", "planted ground truth"
-        ),
-        "fig_roc_training": (
-            "figures/membership_roc_training.png", "membership_roc", "planted ground truth"
-        ),
-        "fig_cloze": ("figures/membership_cloze.png", "membership_cloze", "planted ground truth"),
-    },
-    # in the HTML report only when the config has own benchmarks (REPORT_ONLY_WITH)
-    "own-benchmarks": {
-        "scores": ("tables/own_benchmark_scores.csv", "own_benchmarks", "own benchmarks"),
-        "placement": ("tables/own_benchmark_placement.csv", "own_benchmarks", "own benchmarks"),
-        "nll_delta": ("tables/own_benchmark_nll_delta.csv", "own_benchmarks", "own benchmarks"),
-        "detectors": ("tables/own_benchmark_detectors.csv", "own_benchmarks", "own benchmarks"),
-    },
-    # in the HTML report only when books are given (REPORT_ONLY_WITH)
-    "books": {"table": ("tables/membership_books.csv", "membership_books", "name cloze")},
-    "training": {"fig": ("figures/training.png", "training", "models")},
-    "syntax-novelty": {
-        "table": ("tables/syntax_novelty.csv", "syntax_novelty", "syntax"),
-        "table1": ("tables/syntax_table1.csv", "syntax_table1", "syntax"),
-        "fig": ("figures/syntax_paths.png", "syntax_paths", "syntax"),
-    },
-    "templates": {
-        "table": ("tables/templates.csv", "templates_table", "syntax"),
-        "listing": ("tables/template_listing.csv", None, None),
-        "fig": ("figures/templates.png", "templates", "syntax"),
-    },
-    "template-coverage": {
-        "table": ("tables/template_coverage.csv", "template_coverage_table", "syntax"),
-        "training": ("tables/template_training.csv", None, None),
-        "fig": ("figures/template_coverage.png", "template_coverage", "syntax"),
-        "delta": ("tables/template_coverage_delta.csv", "template_coverage_delta", "syntax"),
-    },
-    "style": {
-        "table": ("tables/style_memorization.csv", "style_memorization_table", "syntax"),
-        "fig": ("figures/style_memorization.png", "style_memorization", "syntax"),
-    },
-    "calibration": {
-        "csv": ("tables/findings_calibration.csv", "findings_calibration", "findings"),
-    },
-    "power": {
-        "csv": ("tables/findings_power.csv", "findings_power", "findings"),
-        "fig": ("figures/findings_power.png", "findings_power", "findings"),
-    },
-    "findings": {
-        "csv": ("findings.csv", "findings", "findings"),
-        "md": ("findings.md", "findings", "findings"),
-    },
-}
-# report jobs whose files are in the HTML report only when the config has that part (parts())
-REPORT_ONLY_WITH = {"own-benchmarks": "own_benchmarks", "books": "books"}
-# the analysis commands without a report job: the reason
-NO_REPORT_JOB = {"seeds": "it reads the scorecards of several runs (make seeds)"}
-# the report jobs with more than one thread (their module's PROCESSES variable is set to it)
-REPORT_THREADS = {"calibration": 2}
-# the inputs a report job may leave out (not even an empty list): membership's overlap, with a
-# benchmark only
-OPTIONAL_REPORT_INPUTS = ("overlap",)
-# the inputs given as the directory of the index.json a report job reads
-REPORT_DIRECTORY_FLAGS = ("pos_index",)
-# the tables the scorecard reads (the names of copyscope.report.findings.TABLES, each the
-# stem of a REPORT_FILES table), in the order of the findings job's --table flags
-FINDINGS_TABLES = (
-    "novelty_samples",
-    "nnsl_samples",
-    "raven_summary",
-    "completion_loss",
-    "memorization",
-    "membership_detectors",
-    "membership_cloze_summary",
-    "syntax_novelty",
-    "templates",
-    "style_memorization",
-    "findings_calibration",
-    "findings_power",
-    "completion_loss_slope",
-    "template_coverage_delta",
-    "raven_contrasts",
-    "raven_texts",
-    "raven_text_novelty",
-    "novelty_texts",
-    "membership_nll_delta",
-    "membership_cloze_excerpts",
-    "membership_cloze_trend",
-)
-ReportJob = namedtuple("ReportJob", "name rule inputs outputs params threads")
-ReportJob.__doc__ = """The report job of one analysis command ``name`` (rule ``rule``):
-``inputs`` rule input name → (flag: an INPUTS name of the module, labels, paths) in the order of
-the command line; ``outputs`` output name → (path, caption or None, category or None) in
-OUTPUTS' order; ``params`` the --params-json block (None without PARAMS); ``threads``."""
-
-
 def as_json(obj) -> str:
     """``obj`` as the JSON of a ``--params-json`` flag (keys sorted, so a job's parameters,
     and Snakemake's rerun decisions, do not depend on the config's key order)."""
@@ -238,19 +65,6 @@ def shell_words(args: Sequence) -> str:
     """An argument list as one shell-quoted string for a ``shell:`` line (``shlex.join``;
     plain names and paths stay as they are, a JSON block is single-quoted)."""
     return shlex.join(str(a) for a in args)
-
-
-def labelled(flag: str, labels: Sequence, paths: Sequence) -> list[str]:
-    """Labelled inputs as arguments: ``FLAG LABEL… PATH`` for each label and path, e.g.
-    ``labelled("--tokens", [("human", "reference")], ["a"])`` →
-    ``["--tokens", "human", "reference", "a"]``; a label is a string or a tuple of words."""
-    if len(labels) != len(paths):
-        raise ValueError(f"{flag}: {len(labels)} labels for {len(paths)} paths")
-    args: list[str] = []
-    for label, path in zip(labels, paths, strict=True):
-        words = label if isinstance(label, (tuple, list)) else (label,)
-        args += [flag, *words, str(path)]
-    return args
 
 
 class Plan:
@@ -861,269 +675,30 @@ class Plan:
             "entities": [b[k]["booknlp"]["entities"] for k in self.book_booknlp],
         }
 
-    # ------------------------------------------------------------------ report jobs
-    def report_outputs(self, name: str) -> dict[str, tuple[str, str | None, str | None]]:
-        """What report job ``name`` writes: output name → (path, caption, category); the
-        caption None (a plain output) also for a job of REPORT_ONLY_WITH without its part."""
-        part = REPORT_ONLY_WITH.get(name)
-        shown = part is None or self.parts()[part]
+    # ------------------------------------------------------------------ analysis settings
+    def unscored(self) -> dict:
+        """``{"unscored": [...]}``: the sample sets without a quality file (generations from
+        outside, :meth:`unscored_names`), for the analyses that read quality; ``{}`` without
+        generations."""
+        return {"unscored": self.unscored_names()} if self.external_settings else {}
+
+    def evaluators(self) -> dict:
+        """The config's model zoo with its evaluators (``zoo``, ``evaluator``, ``evaluators``)."""
+        models = self.config["models"]
         return {
-            out: (f"{self.results}/{path}", *((caption, category) if shown else (None, None)))
-            for out, (path, caption, category) in REPORT_FILES[name].items()
-        }
-
-    def report_table(self, table: str) -> str:
-        """The path of a report table by its name (its file name without .csv)."""
-        paths = [p for files in REPORT_FILES.values() for p, _, _ in files.values()]
-        path = next((p for p in paths if os.path.basename(p) == f"{table}.csv"), None)
-        if path is None:
-            raise KeyError(f"no report job writes the table {table}")
-        return f"{self.results}/{path}"
-
-    def report_inputs(self, name: str) -> dict[str, tuple[str, list, list[str]]]:
-        """What report job ``name`` reads, in the order of its command line: rule input name
-        → (flag: an INPUTS name of the command, labels, paths); an input with no path gives
-        no flag. Every input is present in every run (an empty list without its part) but the
-        membership overlap, which exists with a benchmark only."""
-        R = self.results
-        models = self.index_models()
-        human = [("human", "reference")]
-        train = ["train"]
-
-        def per_model(pattern, of):  # flag's files of the models ``of``
-            return (of, self.model_files(pattern, of))
-
-        texts = "membership/{model}/texts.csv"
-        cloze = "membership/{model}/cloze.csv"
-        style = "style/measures/{model}.csv"
-        pos = (train * len(self.pos_index), self.pos_index)
-        jobs = {
-            "novelty": {
-                "tokens": (self.settings(), self.analysis_files("tokens.parquet")),
-                "index_manifest": (
-                    models, [self.index_file(self.model_tokenizer(m)) for m in models]
-                ),
-                "natural_index_manifest": (
-                    models,
-                    [self.index_file(self.natural_index(self.model_tokenizer(m))) for m in models],
-                ),
-            },
-            "completion-loss": {"losses": (self.completion_models, self.completion_outputs())},
-            "raven": {
-                "words": (self.settings(), self.analysis_files("words.parquet")),
-                "quality": (self.own_settings(), self.analysis_files("quality.csv", own=True)),
-            },
-            "supercopies": {
-                "supercopies": (self.settings(), self.analysis_files("supercopies.csv"))
-            },
-            "planted": {
-                "planted": (self.own_settings(), self.analysis_files("planted.csv", own=True))
-            },
-            "memorization": {"extraction": (self.ladder_models, self.ladder_files())},
-            "membership": {
-                "texts": per_model(texts, self.cloze_models),
-                "cloze": per_model(cloze, self.cloze_models),
-                "manifest": (["corpus"], [f"{R}/corpus/manifest.json"]) if self.cloze else ([], []),
-                **(
-                    {"overlap": ([self.model_tok], [f"{R}/membership/overlap.csv"])}
-                    if self.benchmark
-                    else {}
-                ),
-            },
-            "own-benchmarks": {
-                "scores": (
-                    self.own_pairs, [f"{R}/membership/{m}/own/{b}.csv" for m, b in self.own_pairs]
-                ),
-                "files": (  # --items ("items" names a method of Snakemake's input list)
-                    [(b, spec["format"]) for b, spec in self.own_benchmarks.items()],
-                    [spec["path"] for spec in self.own_benchmarks.values()],
-                ),
-            },
-            "books": {"books": per_model("membership/{model}/books.csv", self.book_models)},
-            "training": {"log": per_model("tables/training/{model}.csv", self.trained)},
-            "syntax-novelty": {
-                "parses": (self.settings(), self.parse_files()),
-                "training": (train, [f"{R}/syntax/train.parquet"]),
-            },
-            "templates": {"parses": (self.settings(), self.parse_files())},
-            "template-coverage": {
-                "parses": (self.settings(), self.parse_files()),
-                "training_tags": (train, [f"{R}/syntax/train-tags.jsonl"]),
-                "pos_index": pos,
-            },
-            "style": {"measures": per_model(style, self.models)},
-            "calibration": {
-                "tokens": (human, [f"{R}/analysis/human/reference/tokens.parquet"]),
-                "words": (human, [f"{R}/analysis/human/reference/words.parquet"]),
-                "quality": (human, [f"{R}/analysis/human/reference/quality.csv"]),
-                "index_manifest": (["human"], [self.index_file(self.model_tok)]),
-                "extraction": (self.ladder_models, self.ladder_files()),
-                "membership": per_model(texts, self.benchmark_models),
-                "completion": (self.completion_models, self.completion_outputs()),
-                "cloze": per_model(cloze, self.benchmark_models),
-                "parses": (human, [f"{R}/syntax/human/reference.parquet"]),
-                # the contaminated human set, with corpus.inject.excerpts: --parses too
-                "contaminated": (
-                    [("human", "contaminated")], [f"{R}/syntax/human/contaminated.parquet"]
-                )
-                if self.excerpts
-                else ([], []),
-                "training_tags": (train, [f"{R}/syntax/train-tags.jsonl"]),
-                "pos_index": pos,
-                "training_parses": (train, [f"{R}/syntax/train.parquet"]),
-                "style": per_model(style, self.models),
-            },
-            "power": {
-                "tokens": (human, [f"{R}/analysis/human/reference/tokens.parquet"]),
-                "index_manifest": (["human"], [self.index_file(self.model_tok)]),
-                "extraction": (self.ladder_models, self.ladder_files()),
-                "membership": per_model(texts, self.benchmark_models),
-                "cloze": per_model(cloze, self.benchmark_models),
-            },
-            "findings": {
-                "table": (list(FINDINGS_TABLES), [self.report_table(t) for t in FINDINGS_TABLES])
-            },
-        }
-        flags = {("calibration", "contaminated"): "parses", ("own-benchmarks", "files"): "items"}
-        return {
-            k: (flags.get((name, k), k), list(labels), list(paths))
-            for k, (labels, paths) in jobs[name].items()
-        }
-
-    def report_params(self, name: str) -> dict | list | None:
-        """The --params-json block of report job ``name`` (None: the command takes none)."""
-        c = self.config
-        unscored = {"unscored": self.unscored_names()} if self.external_settings else {}
-        models = c["models"]
-        evaluators = {
             "zoo": models["zoo"],
             "evaluator": models["evaluator"],
             "evaluators": models.get("evaluators") or {},
         }
-        syntax = {
+
+    def syntax_block(self) -> dict:
+        """The settings the syntax analyses read: the parser backend (with the language),
+        ``analysis.syntax``, the decodings and the model names in the config's order (a list:
+        JSON objects are sorted)."""
+        c = self.config
+        return {
             "syntax": self.with_language({"backend": c["syntax"]["backend"]}),
             "analysis": {"syntax": c["analysis"]["syntax"]},
             "sampling": {"decodings": c["sampling"]["decodings"]},
-            "models": self.models,  # a list: the config's order (JSON objects are sorted)
+            "models": self.models,
         }
-        a = c["analysis"]
-        return {
-            "novelty": {
-                "novelty": c["novelty"],
-                "sampling": c["sampling"],
-                "models": {"evaluator": models["evaluator"]},
-            },
-            "completion-loss": {"novelty": c["novelty"]},
-            "raven": {"novelty": c["novelty"], "sampling": c["sampling"], **unscored},
-            "supercopies": None,
-            "planted": None,
-            "memorization": self.memorization,
-            "membership": self.membership,
-            "own-benchmarks": self.membership,
-            "books": {k: self.membership[k] for k in ("bootstrap", "seed")},
-            "training": None,
-            "syntax-novelty": syntax,
-            "templates": syntax,
-            "template-coverage": syntax,
-            "style": self.style,
-            "calibration": {
-                "findings": c["findings"],
-                "novelty": c["novelty"],
-                "sampling": c["sampling"],
-                "syntax": self.with_language({"backend": c["syntax"]["backend"]}),
-                "models": evaluators,
-                "analysis": {
-                    k: a[k] for k in ("syntax", "style", "memorization", "membership")
-                },
-            },
-            "power": {
-                "findings": c["findings"],
-                "novelty": c["novelty"],
-                "sampling": c["sampling"],
-                "models": {"zoo": models["zoo"]},
-                "analysis": {k: a[k] for k in ("memorization", "membership")},
-            },
-            "findings": {
-                "findings": c["findings"],
-                "analysis": {"syntax": a["syntax"]},
-                "sampling": c["sampling"],
-                **unscored,
-                # a trained model or planted text: the training data is known
-                "ground_truth": bool(self.trained) or self.plants,
-                "models": evaluators,
-            },
-        }[name]
-
-    @staticmethod
-    def report_rule(name: str) -> str:
-        """The rule of the report job of command ``name``: ``report_<name>`` (``_`` for
-        ``-``); its log and benchmark files are named after it."""
-        return "report_" + name.replace("-", "_")
-
-    def report_jobs(self, modules) -> list[ReportJob]:
-        """The report job of every analysis module (copyscope.report.analyses(): NAME,
-        INPUTS, OUTPUTS, PARAMS) in REPORT_FILES' order, each checked against its module's
-        declaration (:func:`report_job_problems`); a ValueError names every disagreement."""
-        by_name = {m.NAME: m for m in modules}
-        problems = [
-            f"copyscope report {n}: no report job (REPORT_FILES) and no reason (NO_REPORT_JOB)"
-            for n in by_name
-            if n not in REPORT_FILES and n not in NO_REPORT_JOB
-        ]
-        jobs = []
-        for name in REPORT_FILES:
-            if name not in by_name:
-                problems.append(f"report job {name}: no analysis module with that NAME")
-                continue
-            job = ReportJob(
-                name,
-                self.report_rule(name),
-                self.report_inputs(name),
-                self.report_outputs(name),
-                self.report_params(name),
-                REPORT_THREADS.get(name, 1),
-            )
-            problems += report_job_problems(by_name[name], job)
-            jobs.append(job)
-        if problems:
-            lines = "\n".join(problems)
-            raise ValueError(f"the report jobs disagree with the report modules:\n{lines}")
-        return jobs
-
-    @staticmethod
-    def report_args(flag: str, labels: Sequence, paths: Sequence[str]) -> list[str]:
-        """The labelled flags of one input of a report job (``--<flag> LABEL… PATH``; for
-        REPORT_DIRECTORY_FLAGS the directory of each index.json)."""
-        if flag in REPORT_DIRECTORY_FLAGS:
-            paths = [os.path.dirname(p) for p in paths]
-        return labelled("--" + flag.replace("_", "-"), labels, paths)
-
-
-def report_job_problems(module, job: ReportJob) -> list[str]:
-    """How report job ``job`` disagrees with its analysis module's declaration: an input flag
-    the module does not declare or labels of another arity, a declared input no rule input
-    gives (but an optional one), outputs other than OUTPUTS (or in another order), a
-    --params-json block without PARAMS or none with it."""
-    where = f"report job {job.name} (rule {job.rule})"
-    problems = []
-    for key, (flag, labels, paths) in job.inputs.items():
-        if flag not in module.INPUTS:
-            problems.append(f"{where}: input {key}: --{flag} is not among the INPUTS")
-            continue
-        arity = len(module.INPUTS[flag][0])
-        sizes = {len(lab) if isinstance(lab, (tuple, list)) else 1 for lab in labels}
-        if sizes - {arity}:
-            problems.append(f"{where}: input {key}: labels of {arity} words expected")
-        if len(labels) != len(paths):
-            problems.append(f"{where}: input {key}: {len(labels)} labels, {len(paths)} paths")
-    given = {flag for flag, _, _ in job.inputs.values()}
-    missing = [f for f in module.INPUTS if f not in given and f not in OPTIONAL_REPORT_INPUTS]
-    if missing:
-        problems.append(f"{where}: no rule input for the INPUTS {missing}")
-    if list(job.outputs) != list(module.OUTPUTS):
-        problems.append(f"{where}: outputs {list(job.outputs)}, OUTPUTS {list(module.OUTPUTS)}")
-    if module.PARAMS and job.params is None:
-        problems.append(f"{where}: no --params-json block, but the module declares PARAMS")
-    if not module.PARAMS and job.params is not None:
-        problems.append(f"{where}: a --params-json block, but the module declares no PARAMS")
-    return problems

@@ -5,26 +5,28 @@ per-setting files of :mod:`copyscope.analyze` (or another stage's outputs) and w
 tables and figures. The metrics are the ones defined in :mod:`copyscope.novelty` (Merrill et
 al.) and :mod:`copyscope.raven` (McCoy et al.).
 
-An analysis module declares
+An analysis module declares everything about itself once (:mod:`copyscope.report.jobs`):
 
 * ``NAME``, ``HELP`` — its command, ``copyscope report NAME``;
-* ``INPUTS`` — flag name → (labels, help). Every input flag is repeatable and labelled: with
-  labels ``("MODEL", "DECODING")`` the command line carries ``--tokens MODEL DECODING PATH`` once
-  per setting, and :func:`run` receives ``inputs["tokens"]`` as a list of ``(model, decoding,
+* ``INPUTS`` — rule input name → :class:`~copyscope.report.jobs.Input`: the labels of its
+  repeatable flag, its help and the plan query of a run's files. With labels
+  ``("MODEL", "DECODING")`` the command line carries ``--tokens MODEL DECODING PATH`` once per
+  setting, and :func:`run` receives ``inputs["tokens"]`` as a list of ``(model, decoding,
   path)`` tuples in command-line order (which is the order of the rows of its tables);
-* ``OUTPUTS`` — output name → help: one ``--out-<name> PATH`` flag each;
-* ``PARAMS`` — what ``--params-json`` holds (the config blocks it needs), or ``None``;
+* ``OUTPUTS`` — output name → :class:`~copyscope.report.jobs.Output`: its path under the
+  results root, help, caption and category in the HTML report; one ``--out-<name> PATH`` each;
+* ``PARAMS`` — :class:`~copyscope.report.jobs.Params`: what ``--params-json`` holds and the
+  plan query that builds it (the config keys it reads), or ``None``;
 * ``run(inputs, out, params)`` — the one library function the command calls;
 * optionally ``summary_section(tables, params)`` — its lines of ``summary.md``, from tables
   only — and ``SUMMARY_TABLES``, the names of the tables it reads (see
-  :mod:`copyscope.report.summary`).
+  :mod:`copyscope.report.summary`); ``THREADS``, ``SHOWN_WITH``, ``NO_REPORT_JOB``.
 
-:data:`ANALYSES` is the registry: the command group and the summary sections follow it, in
-this order. Adding an analysis = a module here, a figure function in
-:mod:`copyscope.report.figures`, one entry in :data:`ANALYSES` and its report job in the run plan
-(:data:`copyscope.plan.REPORT_FILES`, ``Plan.report_inputs``, ``Plan.report_params``): its
-rule in ``rules/report.smk`` is generated from the job and this declaration
-(:func:`copyscope.report.cli.command_line`; ``docs/architecture.md``).
+:data:`ANALYSES` is the registry: the command group, the report jobs (one generated rule each
+in ``rules/report.smk``) and the summary sections follow it, in this order. Adding an analysis
+= a module here (its declaration, ``run`` and a figure function in
+:mod:`copyscope.report.figures`), one entry in :data:`ANALYSES` and its test
+(``docs/architecture.md``).
 """
 
 from __future__ import annotations

@@ -14,13 +14,27 @@ import pandas as pd
 
 from ..io import write_csv
 from . import fmt
+from .jobs import Input, Output, Params, per_model
 from .memorization import bootstrap_means
 
 NAME = "books"
 HELP = "name cloze accuracy on the researcher's own books"
-INPUTS = {"books": (("MODEL",), "per-item name cloze on the books (.csv) of a model")}
-OUTPUTS = {"table": "name cloze accuracy per model and book with 95 percent CIs (.csv)"}
-PARAMS = "the config block analysis.membership (bootstrap, seed)"
+INPUTS = {
+    "books": Input(("MODEL",), "per-item name cloze on the books (.csv) of a model", files=per_model("membership/{model}/books.csv", "book_models")),
+}
+OUTPUTS = {
+    "table": Output(
+        "tables/membership_books.csv",
+        "name cloze accuracy per model and book with 95 percent CIs (.csv)",
+        "membership_books",
+        "name cloze",
+    ),
+}
+SHOWN_WITH = "books"  # its files are in the HTML report only when books are given
+PARAMS = Params(
+    "the config block analysis.membership (bootstrap, seed)",
+    of=lambda p: {k: p.membership[k] for k in ("bootstrap", "seed")},
+)
 SUMMARY_TABLES = ("membership_books",)
 
 COLUMNS = [

@@ -82,6 +82,7 @@ from . import raven as raven_report
 from . import style as style_report
 from . import template_coverage as coverage_report
 from . import templates as templates_report
+from .jobs import Input, Output, Params, fixed, per_model
 from .memorization import memorization_table
 from .syntax_tables import template_table
 
@@ -90,28 +91,103 @@ log = logging.getLogger(__name__)
 NAME = "calibration"
 HELP = "false-verdict rates of the scorecard's rules on null tables (no claim can be true)"
 INPUTS = {
-    "tokens": (("MODEL", "DECODING"), "tokens.parquet of the human reference (per-token L_t)"),
-    "words": (("MODEL", "DECODING"), "words.parquet of the human reference (RAVEN scores)"),
-    "quality": (("MODEL", "DECODING"), "quality.csv of the human reference (evaluator NLL)"),
-    "index_manifest": (("MODEL",), "index.json of the human reference's index (corpus size)"),
-    "extraction": (("MODEL",), "a model's per-passage ladder extraction (memorization/<m>.csv)"),
-    "membership": (("MODEL",), "a model's per-item membership scores (membership/<m>/texts.csv)"),
-    "completion": (("MODEL",), "completion_loss.parquet of a model (per-token L_t, C_t, loss)"),
-    "cloze": (("MODEL",), "a model's per-item name cloze results (membership/<m>/cloze.csv)"),
-    "parses": (
+    "tokens": Input(
         ("MODEL", "DECODING"),
-        "parse file (.parquet) of a human set: human reference (every null), human "
-        "contaminated (pooled with it for the template nulls)",
+        "tokens.parquet of the human reference (per-token L_t)",
+        files=fixed(("human", "reference"), "analysis/human/reference/tokens.parquet"),
     ),
-    "training_tags": (("SPLIT",), "training tag documents (.jsonl): the training POS n-grams"),
-    "pos_index": (("SPLIT",), "index directory of the training POS tags (optional: counts them)"),
-    "training_parses": (("SPLIT",), "parse file (.parquet) of the training split (syntax units)"),
-    "style": (("MODEL",), "a model's per-passage style measures (style/measures/<m>.csv)"),
+    "words": Input(
+        ("MODEL", "DECODING"),
+        "words.parquet of the human reference (RAVEN scores)",
+        files=fixed(("human", "reference"), "analysis/human/reference/words.parquet"),
+    ),
+    "quality": Input(
+        ("MODEL", "DECODING"),
+        "quality.csv of the human reference (evaluator NLL)",
+        files=fixed(("human", "reference"), "analysis/human/reference/quality.csv"),
+    ),
+    "index_manifest": Input(
+        ("MODEL",),
+        "index.json of the human reference's index (corpus size)",
+        files=lambda p: (["human"], [p.index_file(p.model_tok)]),
+    ),
+    "extraction": Input(
+        ("MODEL",),
+        "a model's per-passage ladder extraction (memorization/<m>.csv)",
+        files=lambda p: (p.ladder_models, p.ladder_files()),
+    ),
+    "membership": Input(
+        ("MODEL",),
+        "a model's per-item membership scores (membership/<m>/texts.csv)",
+        files=per_model("membership/{model}/texts.csv", "benchmark_models"),
+    ),
+    "completion": Input(
+        ("MODEL",),
+        "completion_loss.parquet of a model (per-token L_t, C_t, loss)",
+        files=lambda p: (p.completion_models, p.completion_outputs()),
+    ),
+    "cloze": Input(
+        ("MODEL",),
+        "a model's per-item name cloze results (membership/<m>/cloze.csv)",
+        files=per_model("membership/{model}/cloze.csv", "benchmark_models"),
+    ),
+    "parses": Input(
+        ("MODEL", "DECODING"),
+        "parse file (.parquet) of a human set: human reference (every null), human contaminated "
+        "(pooled with it for the template nulls)",
+        files=fixed(("human", "reference"), "syntax/human/reference.parquet"),
+    ),
+    # the contaminated human set (with corpus.inject.excerpts): --parses too
+    "contaminated": Input(
+        ("MODEL", "DECODING"),
+        "parse file (.parquet) of the contaminated human set",
+        files=fixed(("human", "contaminated"), "syntax/human/contaminated.parquet", when="excerpts"),
+        flag="parses",
+    ),
+    "training_tags": Input(
+        ("SPLIT",),
+        "training tag documents (.jsonl): the training POS n-grams",
+        files=fixed("train", "syntax/train-tags.jsonl"),
+    ),
+    "pos_index": Input(
+        ("SPLIT",),
+        "index directory of the training POS tags (optional: counts them)",
+        files=lambda p: (["train"] * len(p.pos_index), p.pos_index),
+        directory=True,
+    ),
+    "training_parses": Input(
+        ("SPLIT",),
+        "parse file (.parquet) of the training split (syntax units)",
+        files=fixed("train", "syntax/train.parquet"),
+    ),
+    "style": Input(
+        ("MODEL",),
+        "a model's per-passage style measures (style/measures/<m>.csv)",
+        files=per_model("style/measures/{model}.csv", "models"),
+    ),
 }
-OUTPUTS = {"csv": "findings_calibration.csv: rule, null, draws, verdict counts, false rate"}
-PARAMS = (
+OUTPUTS = {
+    "csv": Output(
+        "tables/findings_calibration.csv",
+        "findings_calibration.csv: rule, null, draws, verdict counts, false rate",
+        "findings_calibration",
+        "findings",
+    ),
+}
+THREADS = 2  # its job's threads: PROCESSES, the workers that draw the nulls
+PARAMS = Params(
     "the config blocks findings (with calibration), novelty, sampling, models, analysis "
-    "(syntax, style, memorization, membership) and syntax (backend)"
+    "(syntax, style, memorization, membership) and syntax (backend)",
+    of=lambda p: {
+        "findings": p.config["findings"],
+        "novelty": p.config["novelty"],
+        "sampling": p.config["sampling"],
+        "syntax": p.with_language({"backend": p.config["syntax"]["backend"]}),
+        "models": p.evaluators(),
+        "analysis": {
+            k: p.config["analysis"][k] for k in ("syntax", "style", "memorization", "membership")
+        },
+    },
 )
 HUMAN = templates_report.HUMAN
 COLUMNS = [

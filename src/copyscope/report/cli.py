@@ -11,6 +11,7 @@ import logging
 import shlex
 
 from ..clikit import add_command, add_group, add_params
+from .jobs import flags
 
 log = logging.getLogger(__name__)
 
@@ -23,7 +24,7 @@ def _analysis_command(module):
     """The command function of an analysis module: labelled inputs, outputs, params → run."""
 
     def command(a) -> None:
-        inputs = {name: [tuple(v) for v in getattr(a, name)] for name in module.INPUTS}
+        inputs = {name: [tuple(v) for v in getattr(a, name)] for name in flags(module)}
         out = {name: getattr(a, f"out_{name}") for name in module.OUTPUTS}
         module.run(inputs, out, a.params_json if module.PARAMS else {})
         log.info("%s: wrote %s", module.NAME, ", ".join(map(str, out.values())))
@@ -54,19 +55,19 @@ def cmd_of_source(a) -> None:
 
 def _add_analysis(group, module) -> None:
     f = add_command(group, module.NAME, _analysis_command(module), module.HELP)
-    for name, (labels, what) in module.INPUTS.items():
+    for name, spec in flags(module).items():
         f.add_argument(
             _flag(name),
-            nargs=len(labels) + 1,
+            nargs=len(spec.labels) + 1,
             action="append",
             default=[],
-            metavar=(*labels, "PATH"),
-            help=f"{what}; once per {' and '.join(labels).lower()}",
+            metavar=(*spec.labels, "PATH"),
+            help=f"{spec.help}; once per {' and '.join(spec.labels).lower()}",
         )
-    for name, what in module.OUTPUTS.items():
-        f.add_argument(_flag(f"out_{name}"), required=True, metavar="PATH", help=what)
+    for name, out in module.OUTPUTS.items():
+        f.add_argument(_flag(f"out_{name}"), required=True, metavar="PATH", help=out.help)
     if module.PARAMS:
-        add_params(f, module.PARAMS)
+        add_params(f, module.PARAMS.help)
 
 
 def register(sub) -> None:

@@ -26,22 +26,48 @@ from ..lazy import lazy_module
 from ..novelty import completion_loss_frequency, completion_loss_slope, completion_loss_table
 from ..novelty.metrics import FREQUENCY_LENGTHS
 from . import fmt, per_text, require
+from .jobs import Input, Output, Params
 
 fig = lazy_module("copyscope.report.figures")
 
 NAME = "completion-loss"
 HELP = "completion loss of each model on held-out text, by n-gram length and frequency"
 INPUTS = {
-    "losses": (("MODEL",), "completion_loss.parquet of a model (per-token L_t, C_t and loss)")
+    "losses": Input(
+        ("MODEL",),
+        "completion_loss.parquet of a model (per-token L_t, C_t and loss)",
+        files=lambda p: (p.completion_models, p.completion_outputs()),
+    ),
 }
 OUTPUTS = {
-    "table": "completion loss per model, curve and n (.csv)",
-    "fig": "figure (.png)",
-    "frequency": "completion loss per model, n and log10 training count (.csv)",
-    "fig_frequency": "figure: completion loss vs. training count (.png)",
-    "slope": "slope of completion loss on log10 training count per model and n (.csv)",
+    "table": Output("tables/completion_loss.csv", "completion loss per model, curve and n (.csv)"),
+    "fig": Output(
+        "figures/completion_loss.png",
+        "figure (.png)",
+        "completion_loss",
+        "n-gram novelty",
+    ),
+    "frequency": Output(
+        "tables/completion_loss_frequency.csv",
+        "completion loss per model, n and log10 training count (.csv)",
+    ),
+    "fig_frequency": Output(
+        "figures/completion_loss_frequency.png",
+        "figure: completion loss vs. training count (.png)",
+        "completion_loss_frequency",
+        "n-gram novelty",
+    ),
+    "slope": Output(
+        "tables/completion_loss_slope.csv",
+        "slope of completion loss on log10 training count per model and n (.csv)",
+        "completion_loss_slope",
+        "n-gram novelty",
+    ),
 }
-PARAMS = "the config block novelty (bootstrap, seed)"
+PARAMS = Params(
+    "the config block novelty (bootstrap, seed)",
+    of=lambda p: {"novelty": p.config["novelty"]},
+)
 SUMMARY_TABLES = ("completion_loss_frequency",)  # read by summary_section
 
 

@@ -51,21 +51,49 @@ from ..errors import InputError
 from ..io import write_csv, write_text
 from ..lazy import lazy_module
 from ..stats import permutation_tails, pooled_ratio_permutation_test
+from .jobs import Input, Output, Params, declared_tables, tables
+
+TABLES: set[str] = set()
+"""Every table name a claim reads."""
+
+
+def claimed_tables() -> list[str]:
+    """:data:`TABLES` in the order the analyses declare them (the order of the findings job's
+    ``--table`` flags); a name no analysis writes is an error."""
+    declared = declared_tables()
+    unknown = sorted(TABLES - set(declared))
+    if unknown:
+        raise KeyError(f"claims read tables no analysis writes: {unknown}")
+    return [t for t in declared if t in TABLES]
+
 
 NAME = "findings"
 HELP = "scorecard: each claim of the papers, stated with its conditions, decided by a rule"
 INPUTS = {
-    "table": (
+    "table": Input(
         ("NAME",),
         "a table (.csv) the claims read, under its file name without .csv (e.g. novelty_samples)",
-    )
+        files=tables(claimed_tables),
+    ),
 }
-OUTPUTS = {"csv": "the scorecard (.csv)", "md": "the scorecard (.md)"}
-PARAMS = (
+OUTPUTS = {
+    "csv": Output("findings.csv", "the scorecard (.csv)", "findings", "findings"),
+    "md": Output("findings.md", "the scorecard (.md)", "findings", "findings"),
+}
+PARAMS = Params(
     "the config blocks findings, analysis (syntax), sampling, models (zoo, evaluator, "
     "evaluators) and corpus (inject), unscored: the <model>/<decoding> sets left out "
     "(generations from outside), and ground_truth: false when the run has no training-data "
-    "ground truth (only pretrained models, nothing planted; NO_GROUND_TRUTH claims only)"
+    "ground truth (only pretrained models, nothing planted; NO_GROUND_TRUTH claims only)",
+    of=lambda p: {
+        "findings": p.config["findings"],
+        "analysis": {"syntax": p.config["analysis"]["syntax"]},
+        "sampling": p.config["sampling"],
+        **p.unscored(),
+        # a trained model or planted text: the training data is known
+        "ground_truth": bool(p.trained) or p.plants,
+        "models": p.evaluators(),
+    },
 )
 
 HOLDS, FAILS, UNCLEAR = "holds", "does not hold", "inconclusive"
@@ -104,8 +132,6 @@ Tables = Mapping[str, pd.DataFrame]
 ClaimFunction = Callable[[Tables, Mapping], Finding]
 CLAIMS: dict[str, ClaimFunction] = {}
 """The claim registry, id → claim function, in scorecard order."""
-TABLES: set[str] = set()
-"""Every table name a claim reads."""
 
 
 class NotMeasured(Exception):

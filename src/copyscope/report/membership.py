@@ -53,39 +53,135 @@ from ..stats import (
     pooled_ratio_interval,
 )
 from . import fmt
+from .jobs import Input, Output, Params, fixed, per_model
 
 fig = lazy_module("copyscope.report.figures")
 
 NAME = "membership"
 HELP = "contamination and membership detectors on the planted benchmark"
 INPUTS = {
-    "texts": (("MODEL",), "per-text membership scores (.csv) of a model"),
-    "cloze": (("MODEL",), "per-item name cloze and continuation overlap (.csv) of a model"),
-    "manifest": (("CORPUS",), "corpus manifest.json (the benchmark's texts, for blind baselines)"),
-    "overlap": (
+    "texts": Input(("MODEL",), "per-text membership scores (.csv) of a model", files=per_model("membership/{model}/texts.csv", "cloze_models")),
+    "cloze": Input(
+        ("MODEL",),
+        "per-item name cloze and continuation overlap (.csv) of a model",
+        files=per_model("membership/{model}/cloze.csv", "cloze_models"),
+    ),
+    "manifest": Input(
+        ("CORPUS",),
+        "corpus manifest.json (the benchmark's texts, for blind baselines)",
+        files=fixed("corpus", "corpus/manifest.json", when="cloze"),
+    ),
+    "overlap": Input(
         ("TOKENIZER",),
         "each benchmark text's training n-gram overlap in a tokenizer's tokens (.csv)",
+        files=lambda p: (
+            ([p.model_tok], [f"{p.results}/membership/overlap.csv"]) if p.benchmark else ([], [])
+        ),
+        optional=True,
     ),
 }
 OUTPUTS = {
-    "placement": "Li's per-set mean NLL and copyscope's normalised position per model (.csv)",
-    "detectors": "AUC, TPR at 5 percent FPR, balanced accuracy per detector and label set (.csv)",
-    "cloze": "name cloze accuracy and continuation overlap per model and play (.csv)",
-    "cloze_summary": "cloze accuracy per split and r with overlap within training plays (.csv)",
-    "cloze_excerpts": "cloze accuracy of training, held-out and excerpt plays by copies (.csv)",
-    "cloze_trend": "Spearman rho of cloze correctness with the excerpt copies (.csv)",
-    "cloze_genre": "name cloze accuracy per model and genre of the plays (.csv)",
-    "cloze_popularity": "Spearman rho of per-play cloze accuracy with a popularity proxy (.csv)",
-    "nll_delta": "differences of Li's mean NLLs between sets with bootstrap CIs (.csv)",
-    "overlap": "training 7- and 13-gram overlap of members and non-members per label set (.csv)",
-    "strata": "detector metrics with the non-members stratified by training overlap (.csv)",
-    "thresholds": "test-split TPR and FPR at thresholds fitted on a calibration split (.csv)",
-    "fig_placement": "figure: Li's placement (.png)",
-    "fig_roc_planted": "figure: ROC curves, planted vs unplanted items (.png)",
-    "fig_roc_training": "figure: ROC curves, training vs held-out passages (.png)",
-    "fig_cloze": "figure: name cloze accuracy per play (.png)",
+    "placement": Output(
+        "tables/membership_placement.csv",
+        "Li's per-set mean NLL and copyscope's normalised position per model (.csv)",
+        "membership_tables",
+        "planted ground truth",
+    ),
+    "detectors": Output(
+        "tables/membership_detectors.csv",
+        "AUC, TPR at 5 percent FPR, balanced accuracy per detector and label set (.csv)",
+        "membership_tables",
+        "planted ground truth",
+    ),
+    "cloze": Output(
+        "tables/membership_cloze.csv",
+        "name cloze accuracy and continuation overlap per model and play (.csv)",
+        "membership_tables",
+        "planted ground truth",
+    ),
+    "cloze_summary": Output(
+        "tables/membership_cloze_summary.csv",
+        "cloze accuracy per split and r with overlap within training plays (.csv)",
+        "membership_tables",
+        "planted ground truth",
+    ),
+    "cloze_excerpts": Output(
+        "tables/membership_cloze_excerpts.csv",
+        "cloze accuracy of training, held-out and excerpt plays by copies (.csv)",
+        "membership_excerpts",
+        "planted ground truth",
+    ),
+    "cloze_trend": Output(
+        "tables/membership_cloze_trend.csv",
+        "Spearman rho of cloze correctness with the excerpt copies (.csv)",
+        "membership_excerpts",
+        "planted ground truth",
+    ),
+    "cloze_genre": Output(
+        "tables/membership_cloze_genre.csv",
+        "name cloze accuracy per model and genre of the plays (.csv)",
+        "membership_tables",
+        "name cloze",
+    ),
+    "cloze_popularity": Output(
+        "tables/membership_cloze_popularity.csv",
+        "Spearman rho of per-play cloze accuracy with a popularity proxy (.csv)",
+        "membership_tables",
+        "name cloze",
+    ),
+    "nll_delta": Output(
+        "tables/membership_nll_delta.csv",
+        "differences of Li's mean NLLs between sets with bootstrap CIs (.csv)",
+        "membership_nll_delta",
+        "planted ground truth",
+    ),
+    "overlap": Output(
+        "tables/membership_overlap.csv",
+        "training 7- and 13-gram overlap of members and non-members per label set (.csv)",
+        "membership_strata",
+        "planted ground truth",
+    ),
+    "strata": Output(
+        "tables/membership_strata.csv",
+        "detector metrics with the non-members stratified by training overlap (.csv)",
+        "membership_strata",
+        "planted ground truth",
+    ),
+    "thresholds": Output(
+        "tables/membership_thresholds.csv",
+        "test-split TPR and FPR at thresholds fitted on a calibration split (.csv)",
+        "membership_thresholds",
+        "planted ground truth",
+    ),
+    "fig_placement": Output(
+        "figures/membership_placement.png",
+        "figure: Li's placement (.png)",
+        "membership_placement",
+        "planted ground truth",
+    ),
+    "fig_roc_planted": Output(
+        "figures/membership_roc_planted.png",
+        "figure: ROC curves, planted vs unplanted items (.png)",
+        "membership_roc",
+        "planted ground truth",
+    ),
+    "fig_roc_training": Output(
+        "figures/membership_roc_training.png",
+        "figure: ROC curves, training vs held-out passages (.png)",
+        "membership_roc",
+        "planted ground truth",
+    ),
+    "fig_cloze": Output(
+        "figures/membership_cloze.png",
+        "figure: name cloze accuracy per play (.png)",
+        "membership_cloze",
+        "planted ground truth",
+    ),
 }
-PARAMS = "the config block analysis.membership"
+PARAMS = Params(
+    "the config block analysis.membership",
+    of=lambda p: p.membership,
+)
 SUMMARY_TABLES = (
     "membership_placement",
     "membership_detectors",

@@ -13,17 +13,33 @@ from ..io import write_csv
 from ..lazy import lazy_module
 from ..stats import bootstrap_mean_ci, complement_probabilities
 from . import fmt
+from .jobs import Input, Output, Params
 
 fig = lazy_module("copyscope.report.figures")
 
 NAME = "memorization"
 HELP = "extraction rate vs. copies in training (the memorization ladder)"
-INPUTS = {"extraction": (("MODEL",), "per-passage extraction (.csv) of a model")}
-OUTPUTS = {
-    "table": "extraction rate, match fraction and LCP per model and copies (.csv)",
-    "fig": "figure: extraction rate vs. copies (.png)",
+INPUTS = {
+    "extraction": Input(("MODEL",), "per-passage extraction (.csv) of a model", files=lambda p: (p.ladder_models, p.ladder_files())),
 }
-PARAMS = "the config block analysis.memorization (bootstrap, seed, prompt/suffix tokens)"
+OUTPUTS = {
+    "table": Output(
+        "tables/memorization.csv",
+        "extraction rate, match fraction and LCP per model and copies (.csv)",
+        "memorization_table",
+        "planted ground truth",
+    ),
+    "fig": Output(
+        "figures/memorization.png",
+        "figure: extraction rate vs. copies (.png)",
+        "memorization",
+        "planted ground truth",
+    ),
+}
+PARAMS = Params(
+    "the config block analysis.memorization (bootstrap, seed, prompt/suffix tokens)",
+    of=lambda p: p.memorization,
+)
 SUMMARY_TABLES = ("memorization",)  # read by summary_section
 
 MEASURES = {"exact": "extraction_rate", "match_fraction": "match_fraction", "lcp": "lcp"}

@@ -20,21 +20,61 @@ from ..membership.own_benchmarks import read_benchmark
 from ..membership.placement import placement_table
 from ..stats import bootstrap_difference_ci
 from . import fmt
+from .jobs import Input, Output, Params
 from .membership import detector_table, reference_model, with_blind, with_reference
 
 NAME = "own-benchmarks"
 HELP = "Li's placement and the detectors on a researcher's own benchmarks"
 INPUTS = {
-    "scores": (("MODEL", "BENCHMARK"), "per-item and baseline scores of a model (.csv)"),
-    "items": (("BENCHMARK", "FORMAT"), "the benchmark's own JSONL file (for the blind baselines)"),
+    "scores": Input(
+        ("MODEL", "BENCHMARK"),
+        "per-item and baseline scores of a model (.csv)",
+        files=lambda p: (
+            p.own_pairs, [f"{p.results}/membership/{m}/own/{b}.csv" for m, b in p.own_pairs]
+        ),
+    ),
+    # the rule input "files" ("items" names a method of Snakemake's input list)
+    "files": Input(
+        ("BENCHMARK", "FORMAT"),
+        "the benchmark's own JSONL file (for the blind baselines)",
+        files=lambda p: (
+            [(b, spec["format"]) for b, spec in p.own_benchmarks.items()],
+            [spec["path"] for spec in p.own_benchmarks.values()],
+        ),
+        flag="items",
+    ),
 }
 OUTPUTS = {
-    "scores": "every item's and baseline passage's scores under every model (.csv)",
-    "placement": "Li's mean NLL per set and copyscope's normalised position (.csv)",
-    "nll_delta": "differences of Li's mean NLLs between the sets, with bootstrap CIs (.csv)",
-    "detectors": "detector metrics on the labelled benchmarks (members = label 1) (.csv)",
+    "scores": Output(
+        "tables/own_benchmark_scores.csv",
+        "every item's and baseline passage's scores under every model (.csv)",
+        "own_benchmarks",
+        "own benchmarks",
+    ),
+    "placement": Output(
+        "tables/own_benchmark_placement.csv",
+        "Li's mean NLL per set and copyscope's normalised position (.csv)",
+        "own_benchmarks",
+        "own benchmarks",
+    ),
+    "nll_delta": Output(
+        "tables/own_benchmark_nll_delta.csv",
+        "differences of Li's mean NLLs between the sets, with bootstrap CIs (.csv)",
+        "own_benchmarks",
+        "own benchmarks",
+    ),
+    "detectors": Output(
+        "tables/own_benchmark_detectors.csv",
+        "detector metrics on the labelled benchmarks (members = label 1) (.csv)",
+        "own_benchmarks",
+        "own benchmarks",
+    ),
 }
-PARAMS = "the config block analysis.membership"
+SHOWN_WITH = "own_benchmarks"  # its files are in the HTML report only with own benchmarks
+PARAMS = Params(
+    "the config block analysis.membership",
+    of=lambda p: p.membership,
+)
 SUMMARY_TABLES = ("own_benchmark_placement", "own_benchmark_nll_delta", "own_benchmark_detectors")
 
 LABEL_SET = "labels"

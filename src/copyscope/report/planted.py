@@ -10,15 +10,28 @@ import pandas as pd
 from ..io import write_csv
 from ..lazy import lazy_module
 from . import collect, fmt, require
+from .jobs import Input, Output
 
 fig = lazy_module("copyscope.report.figures")
 
 NAME = "planted"
 HELP = "reproduction of the planted passages by every setting"
-INPUTS = {"planted": (("MODEL", "DECODING"), "planted.csv of a setting")}
+INPUTS = {
+    "planted": Input(("MODEL", "DECODING"), "planted.csv of a setting", files=lambda p: (p.own_settings(), p.analysis_files("planted.csv", own=True))),
+}
 OUTPUTS = {
-    "table": "longest copy of each planted passage per setting (.csv)",
-    "fig": "figure: reproduction vs. duplication (.png)",
+    "table": Output(
+        "tables/planted.csv",
+        "longest copy of each planted passage per setting (.csv)",
+        "planted_table",
+        "planted ground truth",
+    ),
+    "fig": Output(
+        "figures/planted.png",
+        "figure: reproduction vs. duplication (.png)",
+        "planted",
+        "planted ground truth",
+    ),
 }
 PARAMS = None
 SUMMARY_TABLES = ("planted",)  # read by summary_section

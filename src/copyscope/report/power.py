@@ -39,6 +39,7 @@ from ..io import write_csv
 from ..lazy import lazy_module
 from . import findings as F
 from .calibration import Data, load, novelty_nulls
+from .jobs import Input, Output, Params, fixed, per_model
 from .membership import cloze_excerpt_rows, nll_delta_rows
 from .memorization import memorization_table
 
@@ -52,17 +53,56 @@ HELP = (
     "excerpt plays) by sample size"
 )
 INPUTS = {
-    "tokens": (("MODEL", "DECODING"), "tokens.parquet of the human reference (ids, L_t)"),
-    "index_manifest": (("MODEL",), "index.json of the index the human tokens were matched in"),
-    "extraction": (("MODEL",), "a model's per-passage ladder extraction (memorization/<m>.csv)"),
-    "membership": (("MODEL",), "a model's per-item membership scores (membership/<m>/texts.csv)"),
-    "cloze": (("MODEL",), "a model's per-item name cloze results (membership/<m>/cloze.csv)"),
+    "tokens": Input(
+        ("MODEL", "DECODING"),
+        "tokens.parquet of the human reference (ids, L_t)",
+        files=fixed(("human", "reference"), "analysis/human/reference/tokens.parquet"),
+    ),
+    "index_manifest": Input(
+        ("MODEL",),
+        "index.json of the index the human tokens were matched in",
+        files=lambda p: (["human"], [p.index_file(p.model_tok)]),
+    ),
+    "extraction": Input(
+        ("MODEL",),
+        "a model's per-passage ladder extraction (memorization/<m>.csv)",
+        files=lambda p: (p.ladder_models, p.ladder_files()),
+    ),
+    "membership": Input(
+        ("MODEL",),
+        "a model's per-item membership scores (membership/<m>/texts.csv)",
+        files=per_model("membership/{model}/texts.csv", "benchmark_models"),
+    ),
+    "cloze": Input(
+        ("MODEL",),
+        "a model's per-item name cloze results (membership/<m>/cloze.csv)",
+        files=per_model("membership/{model}/cloze.csv", "benchmark_models"),
+    ),
 }
 OUTPUTS = {
-    "csv": "findings_power.csv: claim, positive, size, draws, right verdict, power and interval",
-    "fig": "figure: power against sample size per rule and positive (.png)",
+    "csv": Output(
+        "tables/findings_power.csv",
+        "findings_power.csv: claim, positive, size, draws, right verdict, power and interval",
+        "findings_power",
+        "findings",
+    ),
+    "fig": Output(
+        "figures/findings_power.png",
+        "figure: power against sample size per rule and positive (.png)",
+        "findings_power",
+        "findings",
+    ),
 }
-PARAMS = "the config blocks findings (with power), novelty, sampling, models, analysis"
+PARAMS = Params(
+    "the config blocks findings (with power), novelty, sampling, models, analysis",
+    of=lambda p: {
+        "findings": p.config["findings"],
+        "novelty": p.config["novelty"],
+        "sampling": p.config["sampling"],
+        "models": {"zoo": p.config["models"]["zoo"]},
+        "analysis": {k: p.config["analysis"][k] for k in ("memorization", "membership")},
+    },
+)
 COLUMNS = [
     "claim",
     "positive",

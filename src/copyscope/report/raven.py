@@ -30,27 +30,70 @@ from ..lazy import lazy_module
 from ..novelty import bootstrap_mean_difference
 from ..raven import dup_curve, raven_tables, text_counts, truncated_values
 from . import family, fmt, per_text, require, text_counts_table
+from .jobs import Input, Output, Params
 
 fig = lazy_module("copyscope.report.figures")
 
 NAME = "raven"
 HELP = "RAVEN scores, novelty curves and novelty-quality of every setting (Moses words)"
 INPUTS = {
-    "words": (("MODEL", "DECODING"), "words.parquet of a setting (per-word RAVEN scores)"),
-    "quality": (("MODEL", "DECODING"), "quality.csv of a setting (evaluator NLL per text)"),
+    "words": Input(
+        ("MODEL", "DECODING"),
+        "words.parquet of a setting (per-word RAVEN scores)",
+        files=lambda p: (p.settings(), p.analysis_files("words.parquet")),
+    ),
+    "quality": Input(
+        ("MODEL", "DECODING"),
+        "quality.csv of a setting (evaluator NLL per text)",
+        files=lambda p: (p.own_settings(), p.analysis_files("quality.csv", own=True)),
+    ),
 }
 OUTPUTS = {
-    "summary": "RAVEN summary per setting and source (.csv)",
-    "curves": "RAVEN novelty curves per setting and source (.csv)",
-    "fig_novelty": "figure: novelty curves, pure sampling vs. human text (.png)",
-    "fig_quality": "figure: duplication score vs. evaluator perplexity (.png)",
-    "contrasts": "prompt-length and source contrasts of the truncated score (.csv)",
-    "texts": "per text at the main prompt length: truncated score and evaluator NLL (.csv)",
-    "text_novelty": "per text at the main prompt length: novel and all n-grams, n = 1..10 (.csv)",
+    "summary": Output(
+        "tables/raven_summary.csv",
+        "RAVEN summary per setting and source (.csv)",
+        "raven_summary",
+        "RAVEN",
+    ),
+    "curves": Output(
+        "tables/raven_novelty.csv",
+        "RAVEN novelty curves per setting and source (.csv)",
+    ),
+    "fig_novelty": Output(
+        "figures/raven_novelty.png",
+        "figure: novelty curves, pure sampling vs. human text (.png)",
+        "raven_novelty",
+        "RAVEN",
+    ),
+    "fig_quality": Output(
+        "figures/novelty_quality.png",
+        "figure: duplication score vs. evaluator perplexity (.png)",
+        "novelty_quality",
+        "RAVEN",
+    ),
+    "contrasts": Output(
+        "tables/raven_contrasts.csv",
+        "prompt-length and source contrasts of the truncated score (.csv)",
+        "raven_contrasts",
+        "RAVEN",
+    ),
+    "texts": Output(
+        "tables/raven_texts.csv",
+        "per text at the main prompt length: truncated score and evaluator NLL (.csv)",
+    ),
+    "text_novelty": Output(
+        "tables/raven_text_novelty.csv",
+        "per text at the main prompt length: novel and all n-grams, n = 1..10 (.csv)",
+    ),
 }
-PARAMS = (
+PARAMS = Params(
     "the config blocks novelty and sampling, and unscored: the <model>/<decoding> sets "
-    "without a quality file (generations from outside; perplexity n/a)"
+    "without a quality file (generations from outside; perplexity n/a)",
+    of=lambda p: {
+        "novelty": p.config["novelty"],
+        "sampling": p.config["sampling"],
+        **p.unscored(),
+    },
 )
 SUMMARY_TABLES = ("raven_summary",)  # read by summary_section
 

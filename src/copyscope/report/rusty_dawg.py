@@ -23,34 +23,81 @@ from ..lazy import lazy_module
 from ..novelty import novelty_tables
 from ..novelty.metrics import count_matrix, distinct_sequences
 from . import corpus_sizes, family, fmt, per_text, require, text_counts_table
+from .jobs import Input, Output, Params
 
 fig = lazy_module("copyscope.report.figures")
 
 NAME = "novelty"
 HELP = "n-gram novelty curves and mean L_t of the samples (model tokens)"
 INPUTS = {
-    "tokens": (("MODEL", "DECODING"), "tokens.parquet of a setting (per-token L_t)"),
-    "index_manifest": (
+    "tokens": Input(
+        ("MODEL", "DECODING"),
+        "tokens.parquet of a setting (per-token L_t)",
+        files=lambda p: (p.settings(), p.analysis_files("tokens.parquet")),
+    ),
+    "index_manifest": Input(
         ("MODEL",),
         "index.json of the index MODEL's samples were matched against (its corpus size)",
+        files=lambda p: (
+            p.index_models(), [p.index_file(p.model_tokenizer(m)) for m in p.index_models()]
+        ),
     ),
-    "natural_index_manifest": (
+    "natural_index_manifest": Input(
         ("MODEL",),
         "index.json of the natural text's index of MODEL's tokens (its size; default: "
         "--index-manifest's)",
+        files=lambda p: (
+            p.index_models(),
+            [p.index_file(p.natural_index(p.model_tokenizer(m))) for m in p.index_models()],
+        ),
     ),
 }
 SOURCES = {"all": "L", "natural": "L_nat"}
 """Column ``source`` of the tables → the per-token column its statistics are computed on."""
 OUTPUTS = {
-    "curves": "novelty curves of every setting and prompt length (.csv)",
-    "nnsl": "mean L_t of every setting and prompt length (.csv)",
-    "fig_models": "figure: pure sampling of each model vs. human text (.png)",
-    "fig_decoding": "figure: novelty by decoding family, evaluator model (.png)",
-    "fig_prompt_length": "figure: novelty by prompt length, evaluator model (.png)",
-    "texts": "per source, setting and text at the main prompt length: novel and all n-grams (.csv)",
+    "curves": Output(
+        "tables/novelty_samples.csv",
+        "novelty curves of every setting and prompt length (.csv)",
+        "novelty_samples",
+        "n-gram novelty",
+    ),
+    "nnsl": Output(
+        "tables/nnsl_samples.csv",
+        "mean L_t of every setting and prompt length (.csv)",
+        "nnsl_samples",
+        "n-gram novelty",
+    ),
+    "fig_models": Output(
+        "figures/novelty_by_model.png",
+        "figure: pure sampling of each model vs. human text (.png)",
+        "novelty_by_model",
+        "n-gram novelty",
+    ),
+    "fig_decoding": Output(
+        "figures/novelty_by_decoding.png",
+        "figure: novelty by decoding family, evaluator model (.png)",
+        "novelty_by_decoding",
+        "n-gram novelty",
+    ),
+    "fig_prompt_length": Output(
+        "figures/novelty_by_prompt_length.png",
+        "figure: novelty by prompt length, evaluator model (.png)",
+        "novelty_by_prompt_length",
+        "n-gram novelty",
+    ),
+    "texts": Output(
+        "tables/novelty_texts.csv",
+        "per source, setting and text at the main prompt length: novel and all n-grams (.csv)",
+    ),
 }
-PARAMS = "the config blocks novelty, sampling and models (only models.evaluator is read)"
+PARAMS = Params(
+    "the config blocks novelty, sampling and models (only models.evaluator is read)",
+    of=lambda p: {
+        "novelty": p.config["novelty"],
+        "sampling": p.config["sampling"],
+        "models": {"evaluator": p.config["models"]["evaluator"]},
+    },
+)
 SUMMARY_TABLES = ("novelty_samples", "nnsl_samples")  # read by summary_section
 
 

@@ -18,15 +18,21 @@ import pandas as pd
 
 from ..errors import InputError
 from ..io import write_csv, write_text
+from .jobs import Input, Output
 
 NAME = "seeds"
 HELP = "agreement of the scorecard's verdicts across runs that differ only in models.seed"
-INPUTS = {"findings": (("SEED",), "findings.csv of the run trained with that seed")}
-OUTPUTS = {
-    "csv": "agreement table: claim, each seed's verdict, majority verdict, seeds agreeing",
-    "md": "the same as markdown",
+INPUTS = {
+    "findings": Input(("SEED",), "findings.csv of the run trained with that seed"),
+}
+OUTPUTS = {  # no path: `make seeds` names them (<results>-seeds/agreement.{csv,md})
+    "csv": Output(
+        None, "agreement table: claim, each seed's verdict, majority verdict, seeds agreeing"
+    ),
+    "md": Output(None, "the same as markdown"),
 }
 PARAMS = None
+NO_REPORT_JOB = "it reads the scorecards of several runs (make seeds)"
 KEY = ("id", "claim", "paper")
 ORDER = ("holds", "does not hold", "inconclusive")
 

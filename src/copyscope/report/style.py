@@ -20,18 +20,38 @@ import pandas as pd
 from ..io import write_csv
 from ..lazy import lazy_module
 from . import fmt
+from .jobs import Input, Output, Params, per_model
 from .memorization import bootstrap_cells
 
 syntax_figures = lazy_module("copyscope.report.syntax_figures")
 
 NAME = "style"
 HELP = "style (POS) vs exact memorization by training copies (Shaib et al. §8)"
-INPUTS = {"measures": (("MODEL",), "per-passage style measures (.csv, syntax style) of a model")}
-OUTPUTS = {
-    "table": "exact vs POS memorization per model, source and copy stratum (.csv)",
-    "fig": "figure: exact vs POS memorization by training copies (.png)",
+INPUTS = {
+    "measures": Input(
+        ("MODEL",),
+        "per-passage style measures (.csv, syntax style) of a model",
+        files=per_model("style/measures/{model}.csv", "models"),
+    ),
 }
-PARAMS = "the config block analysis.style (bootstrap, seed)"
+OUTPUTS = {
+    "table": Output(
+        "tables/style_memorization.csv",
+        "exact vs POS memorization per model, source and copy stratum (.csv)",
+        "style_memorization_table",
+        "syntax",
+    ),
+    "fig": Output(
+        "figures/style_memorization.png",
+        "figure: exact vs POS memorization by training copies (.png)",
+        "style_memorization",
+        "syntax",
+    ),
+}
+PARAMS = Params(
+    "the config block analysis.style (bootstrap, seed)",
+    of=lambda p: p.style,
+)
 SUMMARY_TABLES = ("style_memorization",)  # read by summary_section
 
 MEASURES = {

@@ -13,16 +13,34 @@ import pandas as pd
 from ..io import write_csv
 from ..lazy import lazy_module
 from . import collect, require
+from .jobs import Input, Output
 
 fig = lazy_module("copyscope.report.figures")
 
 NAME = "supercopies"
 HELP = "supercopies of every setting in one table, counts by source and their figure"
-INPUTS = {"supercopies": (("MODEL", "DECODING"), "supercopies.csv of a setting")}
+INPUTS = {
+    "supercopies": Input(("MODEL", "DECODING"), "supercopies.csv of a setting", files=lambda p: (p.settings(), p.analysis_files("supercopies.csv"))),
+}
 OUTPUTS = {
-    "table": "supercopies of all settings, labelled by model and decoding (.csv)",
-    "counts": "supercopies per setting, source all and natural (.csv)",
-    "fig": "figure: supercopies per setting, all vs. natural text only (.png)",
+    "table": Output(
+        "tables/supercopies.csv",
+        "supercopies of all settings, labelled by model and decoding (.csv)",
+        "supercopies",
+        "RAVEN",
+    ),
+    "counts": Output(
+        "tables/supercopies_by_source.csv",
+        "supercopies per setting, source all and natural (.csv)",
+        "supercopies_by_source",
+        "RAVEN",
+    ),
+    "fig": Output(
+        "figures/supercopies.png",
+        "figure: supercopies per setting, all vs. natural text only (.png)",
+        "supercopies_by_source",
+        "RAVEN",
+    ),
 }
 PARAMS = None
 SUMMARY_TABLES = ("supercopies",)  # read by summary_section

@@ -21,6 +21,7 @@ from ..lazy import lazy_module
 from ..syntax.io import read_parses
 from ..syntax.raven import syntactic_novelty
 from . import family, fmt, require
+from .jobs import Input, Output, Params, fixed
 from .syntax_tables import UNIT_LABELS, path_curves, raven_table1
 
 syntax_figures = lazy_module("copyscope.report.syntax_figures")
@@ -28,17 +29,37 @@ syntax_figures = lazy_module("copyscope.report.syntax_figures")
 NAME = "syntax-novelty"
 HELP = "RAVEN syntactic novelty of every text set against the training parses"
 INPUTS = {
-    "parses": (("MODEL", "DECODING"), "parse file (.parquet) of a setting's prompts + texts"),
-    "training": (("SPLIT",), "parse file (.parquet) of the training split"),
+    "parses": Input(
+        ("MODEL", "DECODING"),
+        "parse file (.parquet) of a setting's prompts + texts",
+        files=lambda p: (p.settings(), p.parse_files()),
+    ),
+    "training": Input(("SPLIT",), "parse file (.parquet) of the training split", files=fixed("train", "syntax/train.parquet")),
 }
 OUTPUTS = {
-    "table": "novelty per text set and unit, with bootstrap CIs (.csv)",
-    "table1": "RAVEN Table 1: units × (each model's pure sampling, human) (.csv)",
-    "fig": "figure: dependency-path novelty by path length (RAVEN Fig. 5) (.png)",
+    "table": Output(
+        "tables/syntax_novelty.csv",
+        "novelty per text set and unit, with bootstrap CIs (.csv)",
+        "syntax_novelty",
+        "syntax",
+    ),
+    "table1": Output(
+        "tables/syntax_table1.csv",
+        "RAVEN Table 1: units × (each model's pure sampling, human) (.csv)",
+        "syntax_table1",
+        "syntax",
+    ),
+    "fig": Output(
+        "figures/syntax_paths.png",
+        "figure: dependency-path novelty by path length (RAVEN Fig. 5) (.png)",
+        "syntax_paths",
+        "syntax",
+    ),
 }
-PARAMS = (
+PARAMS = Params(
     "the config blocks syntax (backend), analysis (syntax) and sampling (decodings), and the "
-    "model names in the config's order (models)"
+    "model names in the config's order (models)",
+    of=lambda p: p.syntax_block(),
 )
 SUMMARY_TABLES = ("syntax_novelty",)  # read by summary_section
 

@@ -42,6 +42,7 @@ from ..syntax.templates import (
     training_ngram_counts,
 )
 from . import family, fmt, require
+from .jobs import Input, Output, Params, fixed
 from .templates import labelled
 
 syntax_figures = lazy_module("copyscope.report.syntax_figures")
@@ -49,23 +50,51 @@ syntax_figures = lazy_module("copyscope.report.syntax_figures")
 NAME = "template-coverage"
 HELP = "templates (Shaib et al.) in the training data vs. random non-template POS n-grams"
 INPUTS = {
-    "parses": (("MODEL", "DECODING"), "parse file (.parquet) of a setting's prompts + texts"),
-    "training_tags": (
+    "parses": Input(
+        ("MODEL", "DECODING"),
+        "parse file (.parquet) of a setting's prompts + texts",
+        files=lambda p: (p.settings(), p.parse_files()),
+    ),
+    "training_tags": Input(
         ("SPLIT",),
         "POS-tag documents (.jsonl, one per sentence) of the training split",
+        files=fixed("train", "syntax/train-tags.jsonl"),
     ),
-    "pos_index": (
+    "pos_index": Input(
         ("SPLIT",),
         "index directory of the training split's POS tags (optional: counts its n-grams)",
+        files=lambda p: (["train"] * len(p.pos_index), p.pos_index),
+        directory=True,
     ),
 }
 OUTPUTS = {
-    "table": "coverage of templates vs. non-templates and Mann-Whitney U per text set (.csv)",
-    "training": "every template with its training rank and count (.csv)",
-    "fig": "figure: coverage of templates vs. non-templates per text set (.png)",
-    "delta": "template coverage of each model set minus the human reference's (.csv)",
+    "table": Output(
+        "tables/template_coverage.csv",
+        "coverage of templates vs. non-templates and Mann-Whitney U per text set (.csv)",
+        "template_coverage_table",
+        "syntax",
+    ),
+    "training": Output(
+        "tables/template_training.csv",
+        "every template with its training rank and count (.csv)",
+    ),
+    "fig": Output(
+        "figures/template_coverage.png",
+        "figure: coverage of templates vs. non-templates per text set (.png)",
+        "template_coverage",
+        "syntax",
+    ),
+    "delta": Output(
+        "tables/template_coverage_delta.csv",
+        "template coverage of each model set minus the human reference's (.csv)",
+        "template_coverage_delta",
+        "syntax",
+    ),
 }
-PARAMS = "the config blocks analysis (syntax) and sampling (decodings)"
+PARAMS = Params(
+    "the config blocks analysis (syntax) and sampling (decodings)",
+    of=lambda p: p.syntax_block(),
+)
 SUMMARY_TABLES = ("template_coverage",)  # read by summary_section
 
 

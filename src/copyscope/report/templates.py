@@ -23,6 +23,7 @@ from ..lazy import lazy_module
 from ..syntax.io import read_parses
 from ..syntax.templates import generated_text, template_rate_test, template_summary
 from . import family, fmt, require
+from .jobs import Input, Output, Params
 from .syntax_tables import template_listing, template_table
 
 syntax_figures = lazy_module("copyscope.report.syntax_figures")
@@ -30,14 +31,34 @@ syntax_figures = lazy_module("copyscope.report.syntax_figures")
 NAME = "templates"
 HELP = "syntactic templates (Shaib et al.) of every text set: rate, per token, CR, CR-POS"
 INPUTS = {
-    "parses": (("MODEL", "DECODING"), "parse file (.parquet) of a setting's prompts + texts"),
+    "parses": Input(
+        ("MODEL", "DECODING"),
+        "parse file (.parquet) of a setting's prompts + texts",
+        files=lambda p: (p.settings(), p.parse_files()),
+    ),
 }
 OUTPUTS = {
-    "table": "template measures per text set and n (.csv)",
-    "listing": "the templates of every text set at the headline n, with matched spans (.csv)",
-    "fig": "figure: template rate, templates per token and CR-POS at the headline n (.png)",
+    "table": Output(
+        "tables/templates.csv",
+        "template measures per text set and n (.csv)",
+        "templates_table",
+        "syntax",
+    ),
+    "listing": Output(
+        "tables/template_listing.csv",
+        "the templates of every text set at the headline n, with matched spans (.csv)",
+    ),
+    "fig": Output(
+        "figures/templates.png",
+        "figure: template rate, templates per token and CR-POS at the headline n (.png)",
+        "templates",
+        "syntax",
+    ),
 }
-PARAMS = "the config blocks analysis (syntax) and sampling (decodings)"
+PARAMS = Params(
+    "the config blocks analysis (syntax) and sampling (decodings)",
+    of=lambda p: p.syntax_block(),
+)
 SUMMARY_TABLES = ("templates",)  # read by summary_section
 
 

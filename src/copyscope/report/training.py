@@ -9,13 +9,23 @@ import pandas as pd
 
 from ..lazy import lazy_module
 from . import fmt
+from .jobs import Input, Output, per_model
 
 fig = lazy_module("copyscope.report.figures")
 
 NAME = "training"
 HELP = "validation loss of each trained model during training"
-INPUTS = {"log": (("MODEL",), "training log of a model (.csv)")}
-OUTPUTS = {"fig": "figure: validation loss by training tokens (.png)"}
+INPUTS = {
+    "log": Input(("MODEL",), "training log of a model (.csv)", files=per_model("tables/training/{model}.csv", "trained")),
+}
+OUTPUTS = {
+    "fig": Output(
+        "figures/training.png",
+        "figure: validation loss by training tokens (.png)",
+        "training",
+        "models",
+    ),
+}
 PARAMS = None
 SUMMARY_TABLES = ("training",)  # read by summary_section
 
