@@ -144,6 +144,33 @@ def test_the_runtime_table_is_the_file(tmp_path):
     assert "2 rules, 5 jobs, 120 job-seconds" in text
 
 
+def test_the_output_map_leads_from_every_output_to_its_code():
+    """Every output an analysis declares has one row: rule, command and a function that
+    exists; hand-checked rows for a figure, a table computed by a helper, a figure drawn in a
+    loop and a table written from a dict of tables."""
+    import importlib
+
+    from copyscope.report import analyses
+
+    rows = hook().output_map_rows()
+    paths = [r[0].strip("`") for r in rows]
+    declared = [
+        o.path for m in analyses() if not getattr(m, "NO_REPORT_JOB", None) for o in m.OUTPUTS.values()
+    ]
+    assert paths == declared and len(set(paths)) == len(paths)
+    for _, rule, command, producer in rows:
+        module, _, name = producer.strip("`").rpartition(".")
+        assert callable(getattr(importlib.import_module(module), name)), producer
+        assert rule.startswith("`report_") and command.startswith("`copyscope report ")
+    by_path = {r[0].strip("`"): r[3].strip("`") for r in rows}
+    assert by_path["figures/planted.png"] == "copyscope.report.figures.planted"
+    assert by_path["tables/memorization.csv"] == "copyscope.report.memorization.memorization_table"
+    assert by_path["figures/membership_roc_training.png"] == "copyscope.report.figures.membership_roc"
+    assert by_path["tables/membership_detectors.csv"] == "copyscope.report.membership.detector_table"
+    assert by_path["figures/syntax_paths.png"] == "copyscope.report.syntax_figures.path_novelty"
+    assert "<!-- generated: output-map -->" in (DOCS / "architecture.md").read_text()
+
+
 def test_every_marker_has_a_generator():
     module = hook()
     for page in PAGES:

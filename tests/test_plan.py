@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 import yaml
 
-from copyscope import plan
 from copyscope.config import validate
 from copyscope.plan import ANALYSIS_OUTPUTS, Plan, labelled, shell_words
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_plan import plan_of, report_flags, report_job
 
 from copyscope.report import analyses, findings
 from copyscope.report.jobs import (
@@ -20,6 +19,7 @@ from copyscope.report.jobs import (
     table_path,
     tables,
 )
+from test_plan import plan_of, report_flags, report_job
 
 ROOT = Path(__file__).resolve().parents[1]
 

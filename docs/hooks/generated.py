@@ -10,7 +10,9 @@ A page asks for one with a marker line ``<!-- generated: NAME -->``:
   peak memory; written by ``make figures``) as a table;
 * ``index-bench`` — the tables that ``benchmarks/index_bench.py --out docs/performance/
   index_bench.json`` wrote into that file, with the command and the machine it recorded;
-* ``other-figures`` — links to the figures of ``docs/figures/`` that the page does not show.
+* ``other-figures`` — links to the figures of ``docs/figures/`` that the page does not show;
+* ``output-map`` — every output of the analyses (their declarations in ``copyscope.report``):
+  file → rule → command → the function that computes it (read from the module's source).
 
 ``mkdocs.yml`` names this file under ``hooks:``; the functions below are plain (schema or file
 in, Markdown/HTML out) so that ``tests/test_docs.py`` can check them without MkDocs.
@@ -18,6 +20,7 @@ in, Markdown/HTML out) so that ``tests/test_docs.py`` can check them without MkD
 
 from __future__ import annotations
 
+import ast
 import csv
 import html
 import importlib.util
@@ -283,6 +286,160 @@ def other_figures(markdown: str, folder: Path) -> str:
     return f"More figures of the same run: {links}.\n" if rest else ""
 
 
+# --------------------------------------------------------------------------- output → code map
+def _qualified(obj) -> str | None:
+    """``module.function`` of a function or class object, else None."""
+    module, name = getattr(obj, "__module__", None), getattr(obj, "__qualname__", None)
+    return f"{module}.{name}" if module and name and callable(obj) else None
+
+
+def _callee(call: ast.Call, module) -> str | None:
+    """The qualified name of what ``call`` calls in ``module``: a function of the module or one
+    it imports (``name(...)``), or a function of a module it holds under a name (``fig.x(...)``,
+    a lazy module included); None for anything else."""
+    import importlib
+
+    func = call.func
+    if isinstance(func, ast.Name):
+        return _qualified(getattr(module, func.id, None))
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+        from copyscope.lazy import LazyModule
+
+        holder = getattr(module, func.value.id, None)
+        lazy = isinstance(holder, LazyModule)
+        target = holder._name if lazy else getattr(holder, "__name__", None)
+        if isinstance(target, str) and target.startswith("copyscope."):
+            return _qualified(getattr(importlib.import_module(target), func.attr, None))
+    return None
+
+
+WRITERS = {"copyscope.io.write_csv", "copyscope.io.write_text", "copyscope.io.write_json"}
+NOT_PRODUCERS = {"copyscope.report.figures.not_measured"}  # the figure of an empty run
+
+
+def _assignments(fn: ast.FunctionDef, module) -> tuple[dict, dict]:
+    """In function ``fn``: variable → the function its value was computed by (``x = f(...)``,
+    ``a, b = f(...)``), and (dict variable, key) → the same for its entries (``d["k"] =
+    f(...)`` or ``d = {"k": x}``)."""
+    names: dict[str, str] = {}
+    keyed: dict[tuple[str, str], str] = {}
+    for node in ast.walk(fn):
+        if not isinstance(node, ast.Assign):
+            continue
+        for target in node.targets:
+            value = node.value
+            callee = _callee(value, module) if isinstance(value, ast.Call) else None
+            if isinstance(value, ast.Name):
+                callee = names.get(value.id)
+            if callee:
+                for t in target.elts if isinstance(target, ast.Tuple) else [target]:
+                    if isinstance(t, ast.Name):
+                        names[t.id] = callee
+                    elif (
+                        isinstance(t, ast.Subscript)
+                        and isinstance(t.value, ast.Name)
+                        and isinstance(t.slice, ast.Constant)
+                    ):
+                        keyed[(t.value.id, t.slice.value)] = callee
+            if isinstance(node.value, ast.Dict) and isinstance(target, ast.Name):
+                for k, v in zip(node.value.keys, node.value.values, strict=True):
+                    if isinstance(k, ast.Constant) and isinstance(v, ast.Name) and v.id in names:
+                        keyed[(target.id, k.value)] = names[v.id]
+    return names, keyed
+
+
+def _loops(fn: ast.FunctionDef) -> dict[str, set[str]]:
+    """Loop variable → the dict variables it runs over (``for k, v in d.items()``)."""
+    loops: dict[str, set[str]] = {}
+    for node in ast.walk(fn):
+        if (
+            isinstance(node, ast.For)
+            and isinstance(node.iter, ast.Call)
+            and isinstance(node.iter.func, ast.Attribute)
+            and node.iter.func.attr == "items"
+            and isinstance(node.iter.func.value, ast.Name)
+            and isinstance(node.target, ast.Tuple)
+            and isinstance(node.target.elts[0], ast.Name)
+        ):
+            loops.setdefault(node.target.elts[0].id, set()).add(node.iter.func.value.id)
+    return loops
+
+
+def output_producers(module) -> dict[str, str]:
+    """Output name → the function that computes it, read from the source of an analysis
+    module: where ``out[NAME]`` is passed to a figure or table function, that function; where
+    it is passed to a writer (``write_csv(out["t"], frame)``), the function ``frame`` (or the
+    dict entry the loop writes) was computed by in the same function, else the function that
+    writes it. A key may be a constant, a loop over a dict's items or an f-string prefix."""
+    import inspect
+
+    tree = ast.parse(inspect.getsource(module))
+    keys = list(getattr(module, "OUTPUTS", {}))
+    found: dict[str, str] = {}
+    for fn in [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)]:
+        names, keyed = _assignments(fn, module)
+        loops = _loops(fn)
+        for call in [n for n in ast.walk(fn) if isinstance(n, ast.Call)]:
+            callee = _callee(call, module)
+            if callee in NOT_PRODUCERS:
+                continue
+            for arg in call.args:
+                if not (
+                    isinstance(arg, ast.Subscript)
+                    and isinstance(arg.value, ast.Name)
+                    and arg.value.id == "out"
+                ):
+                    continue
+                key = arg.slice
+                if isinstance(key, ast.Constant):
+                    named = {key.value: None}
+                elif isinstance(key, ast.Name) and key.id in loops:
+                    named = {k: keyed[(d, k)] for d, k in keyed if d in loops[key.id]}
+                elif isinstance(key, ast.JoinedStr) and isinstance(key.values[0], ast.Constant):
+                    named = {k: None for k in keys if k.startswith(key.values[0].value)}
+                else:
+                    continue
+                for name, entry in named.items():
+                    producer = callee
+                    if producer in WRITERS or producer is None:
+                        data = [a.id for a in call.args if isinstance(a, ast.Name)]
+                        producer = entry or next(
+                            (names[d] for d in data if d in names),
+                            f"{module.__name__}.{fn.name}",
+                        )
+                    found.setdefault(name, producer)
+    return found
+
+
+def output_map_rows() -> list[list[str]]:
+    """One row per output of an analysis (``copyscope.report.ANALYSES``' declarations): the
+    file under the results folder, its rule, its command and the function that computes it."""
+    from copyscope.report import analyses
+    from copyscope.report.jobs import rule_name
+
+    rows = []
+    for module in analyses():
+        if getattr(module, "NO_REPORT_JOB", None):
+            continue
+        producers = output_producers(module)
+        for name, out in module.OUTPUTS.items():
+            rows.append(
+                [
+                    f"`{out.path}`",
+                    f"`{rule_name(module.NAME)}`",
+                    f"`copyscope report {module.NAME}`",
+                    f"`{producers.get(name, module.__name__ + '.run')}`",
+                ]
+            )
+    return rows
+
+
+def output_map() -> str:
+    """The output → code map of ``docs/architecture.md`` (a Markdown table)."""
+    header = ["output (under `results/`)", "rule", "command", "computed by"]
+    return markdown_table(header, output_map_rows())
+
+
 def generate(name: str, markdown: str = "") -> str:
     """The generated Markdown of marker ``name`` (``markdown``: the page it goes into)."""
     if name == "other-figures":
@@ -291,6 +448,8 @@ def generate(name: str, markdown: str = "") -> str:
         return config_reference(yaml.safe_load(SCHEMA.read_text()))
     if name == "runtime":
         return runtime_table(ROOT / "docs" / "runtime.csv")
+    if name == "output-map":
+        return output_map()
     if name == "index-bench":
         return index_bench(ROOT / "docs" / "performance" / "index_bench.json")
     raise ValueError(f"unknown generated part {name!r} (a '<!-- generated: NAME -->' marker)")
