@@ -213,3 +213,42 @@ def test_the_readme_is_a_short_front_page():
     (lint,) = re.findall(r"^lint:.*\n((?:\t.*\n)+)", make, re.M)
     assert "mkdocs build --strict" in lint
     assert "site/" in (ROOT / ".gitignore").read_text().split()
+
+
+# --------------------------------------------------------------------------- present tense
+COPIED = {"summary.md", "findings.md", "seeds.md", "changelog.md"}  # a run's files, the Changelog
+COMMIT = re.compile(r"\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{7,40}\b")
+DATE = re.compile(r"\b20\d\d-[01]\d-[0-3]\d\b")
+CHANGELOG_LINK = re.compile(r"\[Changelog\]\((?:\.\./)?(?:changelog\.md|CHANGELOG\.md)[^)]*\)")
+
+
+def dated_passages(text: str) -> list[str]:
+    """The commit hashes of ``text``, and its dates that are not a pointer into the Changelog
+    (a date within 40 characters of a ``[Changelog](…)`` link)."""
+    found = [m.group(0) for m in COMMIT.finditer(text)]
+    links = [m.span() for m in CHANGELOG_LINK.finditer(text)]
+    for m in DATE.finditer(text):
+        if not any(m.start() < end + 40 and m.end() > start - 40 for start, end in links):
+            found.append(text[max(0, m.start() - 40):m.end() + 40].replace("\n", " "))
+    return found
+
+
+def test_dated_passages_are_commits_and_dates_outside_changelog_pointers():
+    assert dated_passages("a run at 56d578e took 29 min") == ["56d578e"]
+    assert dated_passages("(2026-12-04, [Changelog](CHANGELOG.md))") == []
+    assert dated_passages("in the [Changelog](../changelog.md) (2026-12-01).") == []
+    assert dated_passages("On 2026-12-03 the run took 70 minutes.") == [
+        "On 2026-12-03 the run took 70 minutes."]
+    assert dated_passages("1000000 tokens, 1e6, a sha256 of 64 hex digits: " + "ab12" * 16) == []
+
+
+def test_the_pages_say_what_holds_now():
+    """Dated runs and commits belong in the Changelog: a page names neither, but may point into
+    the Changelog at a date (the run's own files, copied into docs/, are exempt)."""
+    found = {}
+    for path in [*PAGES, ROOT / "README.md"]:
+        if path.name in COPIED:
+            continue
+        if hits := dated_passages(path.read_text()):
+            found[str(path.relative_to(ROOT))] = hits
+    assert found == {}
