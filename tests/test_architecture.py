@@ -82,10 +82,22 @@ def test_the_plan_is_above_every_stage_and_imports_no_snakemake():
                for a in n.names} | {n.module.split(".")[0] for n in ast.walk(tree)
                                     if isinstance(n, ast.ImportFrom) and n.level == 0}  # fmt: skip
     assert outside <= {"__future__", "collections", "json", "os", "shlex"}, outside
-    assert stage_imports(PACKAGE / "plan.py", "plan") <= {"config", "corpus", "sample"}
+    assert stage_imports(PACKAGE / "plan.py", "plan") <= {"clikit", "config", "corpus", "sample"}
     assert ORDER[-1] == "plan"
     users = [p for s in ORDER[:-1] for p in stage_files(s) if "plan" in stage_imports(p, s)]
     assert users == []
+
+
+def test_the_plan_knows_no_analysis():
+    """Every analysis declares its own files and parameters (copyscope.report.jobs): the plan
+    names no output of an analysis, no figure and no caption, and no analysis module."""
+    from copyscope.report import ANALYSES, analyses
+
+    text = (PACKAGE / "plan.py").read_text()
+    assert ".png" not in text and ".rst" not in text and "caption" not in text
+    outputs = [o.path for m in analyses() for o in m.OUTPUTS.values() if o.path]
+    assert len(outputs) > 50 and [p for p in outputs if p in text] == []
+    assert [a for a in ANALYSES if f"report.{a}" in text] == []
 
 
 def test_no_import_runs_up_the_stage_order():

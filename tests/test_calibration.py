@@ -234,7 +234,7 @@ def test_the_shortened_curves_equal_the_full_ones():
     sets = [("human", "reference", tok)]
     short = C.novelty_nulls(sets, data(), PARAMS)["novelty_samples"]
     short = short[short["source"] == "all"].reset_index(drop=True)
-    full, _ = C.rusty_dawg.build(sets, {"human": 10**6}, PARAMS["novelty"], {})
+    full, _ = C.novelty_report.build(sets, {"human": 10**6}, PARAMS["novelty"], {})
     assert len(short) == PARAMS["findings"]["n_max"] < len(full)
     cols = ["n", "novelty", "ci_low", "ci_high"]
     pd.testing.assert_frame_equal(short[cols], full[cols].iloc[: len(short)])
@@ -557,7 +557,7 @@ def parsed_passages(n=60, seed=7, generated=True, set_name="human/reference") ->
 
 
 def test_human_halves_syntax_build_the_syntax_table(monkeypatch):
-    from copyscope.syntax.raven import (
+    from copyscope.syntax.syntactic_novelty import (
         count_matrices,
         extract_set,
         novelty_table,

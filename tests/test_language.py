@@ -23,7 +23,7 @@ from copyscope.corpus.wiki import (
 from copyscope.errors import ConfigError, InputError
 from copyscope.language import LANGUAGES, SPACY_PIPELINES, label_set
 from copyscope.membership import cloze, stage
-from copyscope.syntax.raven import argument_structures
+from copyscope.syntax.syntactic_novelty import argument_structures
 from copyscope.syntax.types import Sentence, Word
 from copyscope.tokenize import MosesWords, moses_words
 

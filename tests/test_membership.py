@@ -655,14 +655,14 @@ def test_benchmark_texts_labels_and_rejects_empty_items():
         stage.benchmark_texts({}, "m.json")
 
 
-def test_score_texts_truncates_long_texts_and_scores_every_set(tok):
+def test_membership_scores_truncate_long_texts_and_scores_every_set(tok):
     model = tiny_model("gpt2")
     texts = [
         {"set": "benchmark", "id": "b0", "planted": 1, "copies": 1, "text": "w1 w2 w3 w4"},
         {"set": "memorised", "id": "m0", "planted": 1, "copies": 1, "text": "W5 w6 w7"},
         {"set": "clean", "id": "c0", "planted": 0, "copies": 0, "text": " ".join(["w8"] * 80)},
     ]
-    rows = stage.score_texts(model, tok, texts, li_words=64, seed=0, batch_size=2)
+    rows = stage.membership_scores(model, tok, texts, li_words=64, seed=0, batch_size=2)
     assert [r["truncated"] for r in rows] == [0, 0, 1]
     assert rows[2]["n_tokens"] == 80
     lp = token_logprobs(model, [np.array([1, 2, 3, 4])], eos_id=0)[0]

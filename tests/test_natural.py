@@ -17,7 +17,7 @@ from copyscope.corpus import CorpusPaths, planted_texts, plants_anything, prepar
 from copyscope.index import Index, build_index
 from copyscope.novelty.metrics import distinct_sequences
 from copyscope.raven import supercopies
-from copyscope.report import rusty_dawg
+from copyscope.report import novelty as novelty_report
 from copyscope.report import supercopies as report_supercopies
 from test_memorize import CORPUS, synthetic_corpus
 
@@ -272,9 +272,9 @@ def test_novelty_tables_carry_source_and_distinct_with_all_rows_unchanged():
         ]
     )
     settings = [("m", "greedy", greedy), ("m", "pure", pure)]
-    curves, nnsl = rusty_dawg.build(settings, {"m": 1000}, NOVELTY, DECODINGS, {"m": 600})
+    curves, nnsl = novelty_report.build(settings, {"m": 1000}, NOVELTY, DECODINGS, {"m": 600})
     old = [(m, d, f.drop(columns="L_nat")) for m, d, f in settings]
-    old_curves, old_nnsl = rusty_dawg.build(old, {"m": 1000}, NOVELTY, DECODINGS)
+    old_curves, old_nnsl = novelty_report.build(old, {"m": 1000}, NOVELTY, DECODINGS)
     for new, before in ((curves, old_curves), (nnsl, old_nnsl)):
         assert list(new.columns[-2:]) == ["source", "distinct"]
         every = new[new["source"] == "all"].reset_index(drop=True)
@@ -331,7 +331,7 @@ def test_summary_reports_natural_only_numbers():
     curves = nnsl.loc[nnsl.index.repeat(2)].assign(n=[4, 8] * 4, novelty=[0.5, 1.0] * 4)
     params = {"sampling": {"prompt_length": 8}, "models": {"evaluator": "m"}}
     text = "\n".join(
-        rusty_dawg.summary_section({"nnsl_samples": nnsl, "novelty_samples": curves}, params)
+        novelty_report.summary_section({"nnsl_samples": nnsl, "novelty_samples": curves}, params)
     )
     assert "| m | 3 [1, 4] | 0.5 | 1 | 2.5 [1, 4] | 0.5 | 1 |" in text
     assert "natural-only mean L_t" in text

@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from copyscope.report import findings as F
-from copyscope.report import membership
+from copyscope.report import membership, name_cloze
 
 
 def cloze_rows(plays: dict[str, tuple[str, list[int]]]) -> pd.DataFrame:
@@ -53,10 +53,10 @@ GENRE = {"hamlet": "tragedies", "macbeth": "tragedies", "cymbeline": "romances"}
 def test_name_popularity_is_the_median_zipf_frequency_of_the_answers():
     from wordfreq import zipf_frequency
 
-    assert membership.name_popularity(["Hamlet"]) == zipf_frequency("Hamlet", "en") == 3.65
+    assert name_cloze.name_popularity(["Hamlet"]) == zipf_frequency("Hamlet", "en") == 3.65
     # distinct names, median: Hamlet 3.65, Leontes 1.88, Parolles 0.0 -> 1.88
-    assert membership.name_popularity(["Hamlet", "Hamlet", "Leontes", "Parolles"]) == 1.88
-    assert np.isnan(membership.name_popularity([]))
+    assert name_cloze.name_popularity(["Hamlet", "Hamlet", "Leontes", "Parolles"]) == 1.88
+    assert np.isnan(name_cloze.name_popularity([]))
 
 
 def test_cloze_alone_fills_the_cloze_tables_and_leaves_the_ground_truth_empty(tmp_path):

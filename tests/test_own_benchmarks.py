@@ -125,7 +125,7 @@ def test_score_benchmark_file_equals_the_planted_scorer(tmp_path):
     from transformers import AutoTokenizer
 
     from copyscope.io import write_json
-    from copyscope.membership.stage import score_texts
+    from copyscope.membership.stage import membership_scores
 
     make_tokenizer(tmp_path / "tok")
     tok = AutoTokenizer.from_pretrained(str(tmp_path / "tok"), local_files_only=True)
@@ -155,7 +155,7 @@ def test_score_benchmark_file_equals_the_planted_scorer(tmp_path):
               "text": it["text"]} for i, it in enumerate(items)]  # fmt: skip
     texts += [{"set": b["set"], "id": b["id"], "planted": b["label"], "copies": 0,
                "text": b["text"]} for b in base]  # fmt: skip
-    want = score_texts(model, tok, texts, li_words=5, seed=0, batch_size=4, device="cpu")
+    want = membership_scores(model, tok, texts, li_words=5, seed=0, batch_size=4, device="cpu")
     np.testing.assert_allclose(frame["li_nll"], [r["li_nll"] for r in want], rtol=1e-6)
     np.testing.assert_allclose(frame["min_k_20"], [r["min_k_20"] for r in want], rtol=1e-6)
     # an unlabelled file: the items' label is empty, the baselines keep theirs

@@ -11,8 +11,8 @@ import pytest
 from conftest import pixels
 from copyscope.cli import main
 from copyscope.errors import InputError
-from copyscope.report import ANALYSES, analyses, books, membership, own_benchmarks
-from copyscope.report import rusty_dawg as rd
+from copyscope.report import ANALYSES, analyses, books, membership, name_cloze, own_benchmarks
+from copyscope.report import novelty as rd
 from copyscope.report.summary import markdown, sections, write_summary
 
 PARAMS = {
@@ -637,7 +637,7 @@ CLOZE_PLAYS = {
 
 def test_cloze_excerpt_groups_trend_and_within_training_r():
     cloze = _cloze_frame(CLOZE_PLAYS)
-    ex = membership.cloze_excerpt_rows(cloze, n_boot=200, seed=0)
+    ex = name_cloze.cloze_excerpt_rows(cloze, n_boot=200, seed=0)
     assert list(ex.columns) == [
         "model", "group", "copies", "plays", "items",
         "acc_insensitive", "acc_insensitive_lo", "acc_insensitive_hi", "p_up", "p_down",
@@ -657,7 +657,7 @@ def test_cloze_excerpt_groups_trend_and_within_training_r():
     assert ((ex["acc_insensitive_lo"] <= ex["acc_insensitive"])
             & (ex["acc_insensitive"] <= ex["acc_insensitive_hi"])).all()  # fmt: skip
 
-    trend = membership.cloze_trend_rows(cloze, n_boot=200, seed=0)
+    trend = name_cloze.cloze_trend_rows(cloze, n_boot=200, seed=0)
     assert list(trend.columns[:6]) == ["model", "items", "rho", "rho_lo", "rho_hi", "p_value"]
     (row,) = trend.itertuples()
     from scipy.stats import spearmanr
@@ -669,15 +669,15 @@ def test_cloze_excerpt_groups_trend_and_within_training_r():
     assert row.rho > 0 and row.rho_lo <= row.rho <= row.rho_hi and 0 < row.p_value < 1
     # the training plays' items do not change it
     other = _cloze_frame({**CLOZE_PLAYS, "t1": ("train", 0, [0, 0, 0, 0], [0.25] * 4)})
-    assert membership.cloze_trend_rows(other, n_boot=200, seed=0).equals(trend)
+    assert name_cloze.cloze_trend_rows(other, n_boot=200, seed=0).equals(trend)
     # control: correctness unrelated to the copies
     flat = _cloze_frame(
         {"v": ("valid", 0, [0, 1], [0.0] * 2), "e2": ("excerpt", 2, [0, 1], [0.0] * 2),
          "e8": ("excerpt", 8, [1, 0], [0.0] * 2)}
     )  # fmt: skip
-    assert membership.cloze_trend_rows(flat, n_boot=100, seed=0)["rho"].iloc[0] == pytest.approx(0)
+    assert name_cloze.cloze_trend_rows(flat, n_boot=100, seed=0)["rho"].iloc[0] == pytest.approx(0)
 
-    plays, summary = membership.cloze_tables(cloze, n_boot=200, seed=0)
+    plays, summary = name_cloze.cloze_tables(cloze, n_boot=200, seed=0)
     s = summary.set_index("split")
     assert list(s.index) == ["excerpt", "train", "valid"]
     assert s["r_overlap"].tolist() == pytest.approx([1.0] * 3)  # the training plays only
@@ -686,7 +686,7 @@ def test_cloze_excerpt_groups_trend_and_within_training_r():
     assert np.corrcoef(pooled["acc_insensitive"], pooled["match_fraction"])[0, 1] < 0.9
     assert plays.set_index("play")["excerpt_copies"].to_dict()["e8"] == 8
     # name cloze as a membership test: training vs clean held-out plays, excerpt plays out
-    (det,) = membership.cloze_detector_rows(plays, n_boot=50, seed=0)
+    (det,) = name_cloze.cloze_detector_rows(plays, n_boot=50, seed=0)
     assert (det["n_members"], det["n_nonmembers"]) == (4, 1)
 
 
@@ -732,13 +732,13 @@ def test_play_level_tests_of_name_cloze_keep_plays_whole():
     exact values of its 6 relabellings."""
     plays = np.repeat(["a", "b"], 10)
     correct = np.r_[np.ones(10), np.zeros(10)]
-    acc, lo, hi = membership.play_mean_ci(correct, plays, 500, 0)
+    acc, lo, hi = name_cloze.play_mean_ci(correct, plays, 500, 0)
     assert acc == 0.5 and lo == 0.0 and hi == 1.0
     plays = np.repeat(["a", "b", "c", "d"], 5)
     correct = np.r_[np.ones(10), np.zeros(10)]
-    up, down = membership.play_difference_p(correct, plays, plays <= "b", 3000, 0)
+    up, down = name_cloze.play_difference_p(correct, plays, plays <= "b", 3000, 0)
     assert up == pytest.approx(1 / 6, abs=0.02) and down == pytest.approx(1.0)
-    p = membership.play_rank_p({"a": 2, "b": 1, "c": 0, "d": 0}, plays, correct, 3000, 0)
+    p = name_cloze.play_rank_p({"a": 2, "b": 1, "c": 0, "d": 0}, plays, correct, 3000, 0)
     assert p == pytest.approx(2 / 6, abs=0.03)  # |ρ| this large: the 2 splits {a,b} | {c,d}
 
 
@@ -794,7 +794,7 @@ def test_novelty_texts_by_hand_and_pooled_as_the_curve():
     text 0 one of 3, text 1 two of 2; n = 2: text 0 one (L = 1) of 2 … Summed over the texts,
     the counts give the novelty curve's values."""
     from copyscope.novelty.metrics import novelty_curve
-    from copyscope.report.rusty_dawg import text_novelty_table
+    from copyscope.report.novelty import text_novelty_table
 
     tok = pd.DataFrame(
         {"text": [0, 0, 0, 1, 1, 2], "prompt_length": [8, 8, 8, 8, 8, 0],

@@ -13,8 +13,7 @@ import pytest
 from copyscope import stats
 from copyscope.membership import evaluate, overlap, placement
 from copyscope.novelty import metrics
-from copyscope.report import membership as report_membership
-from copyscope.report import memorization
+from copyscope.report import memorization, name_cloze
 from copyscope.stats import permutation_tails
 
 
@@ -229,13 +228,13 @@ def test_stage_intervals_equal_their_direct_computation():
     flags = (rng.random(30) < 0.5).astype(float)
     reps = flags[_draws(9, 30, 400)].mean(axis=1)
     want = (float(flags.mean()), *map(float, np.quantile(reps, [0.025, 0.975])))
-    assert report_membership._mean_ci(flags, 400, 9) == want
+    assert name_cloze._mean_ci(flags, 400, 9) == want
     plays = np.array(list("aabbbcdddd" * 3))
     k = np.array([flags[plays == p].sum() for p in "abcd"])
     n = np.array([(plays == p).sum() for p in "abcd"], dtype=float)
     w = np.random.default_rng(9).multinomial(4, np.full(4, 1 / 4), size=400)
     want = (float(k.sum() / n.sum()), *map(float, np.quantile((w @ k) / (w @ n), [0.025, 0.975])))
-    assert report_membership.play_mean_ci(flags, plays, 400, 9) == want
+    assert name_cloze.play_mean_ci(flags, plays, 400, 9) == want
 
     # the novelty curve and pooled token mean over documents (multinomial counts)
     docs = [rng.integers(0, 6, size=int(m)) for m in rng.integers(1, 15, size=8)]

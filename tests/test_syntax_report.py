@@ -16,7 +16,7 @@ from copyscope.report.syntax_tables import (
     template_listing,
     template_table,
 )
-from copyscope.syntax.raven import syntactic_novelty
+from copyscope.syntax.syntactic_novelty import syntactic_novelty
 from copyscope.syntax.templates import template_summary
 from copyscope.syntax.types import Passage, Sentence, Word
 

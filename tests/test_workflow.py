@@ -261,7 +261,7 @@ def check_tables(out, cfg: dict) -> None:
 def check_syntax_tables(out, cfg: dict) -> None:
     """The syntactic analyses' tables: one block of rows per text set (every model × decoding
     and the human reference), counts and rates consistent, intervals bracketing the values."""
-    from copyscope.syntax.raven import BASE_UNITS, units
+    from copyscope.syntax.syntactic_novelty import BASE_UNITS, units
 
     s = yaml.safe_load(SCHEMA_PATH.read_text())
     defaults = s["properties"]["analysis"]["properties"]["syntax"]["properties"]

@@ -39,7 +39,7 @@ def language_of(params) -> str:
 
 
 def label_set(backend: str, language: str = DEFAULT) -> str:
-    """The dependency label set (:data:`copyscope.syntax.raven.ARGUMENT_LABELS`) of a parsing
+    """The dependency label set (:data:`copyscope.syntax.syntactic_novelty.ARGUMENT_LABELS`) of a parsing
     backend's parses in ``language``: spaCy's English pipeline writes ClearNLP labels
     (``clearnlp``), stanza's English models Universal Dependencies (``ud``); the French
     pipelines of both write UD with French subtypes (``obl:arg``, ``obl:mod``, ``obl:agent``

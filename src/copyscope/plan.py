@@ -11,8 +11,8 @@ command each: ``sample model``, ``analyze model``, ``probe model``, whose ``--pa
 holds exactly the job's settings, so that Snakemake's params trigger reruns exactly the jobs
 whose settings changed) and every labelled flag list are assembled here as argument lists
 (:func:`shell_words` joins one for a ``shell:`` line). The plan knows no analysis: each
-analysis of :mod:`copyscope.report` declares its own files, captions and parameters as queries
-of the plan (:mod:`copyscope.report.jobs`).
+analysis of :mod:`copyscope.report` declares its own files, their report entries and its
+parameters as queries of the plan (:mod:`copyscope.report.jobs`).
 
 Pure: no Snakemake, no file is read except a generations file's first line (whether it has
 references, :func:`copyscope.sample.external.has_references`). The plan sits above the stage

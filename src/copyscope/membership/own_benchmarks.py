@@ -27,7 +27,7 @@ beside a memorised and a clean baseline taken from the corpus.
   whose training data is unknown both baselines are only "the corpus's training split" and
   "its held-out split".
 * **Scores** (:func:`score_benchmark_file`): the item texts and both baselines go through the
-  planted set's scorer (:func:`copyscope.membership.stage.score_texts`: Li's window of
+  planted set's scorer (:func:`copyscope.membership.stage.membership_scores`: Li's window of
   ``li_words`` words, truncation to the model's context counted), one table per model and
   benchmark (:data:`COLUMNS`; ``label`` empty without labels).
 """
@@ -226,7 +226,7 @@ def score_benchmark_file(
     loaded; the table is written atomically."""
     from ..io import read_json, read_jsonl, write_csv
     from ..lm import load_model
-    from .stage import score_texts
+    from .stage import membership_scores
 
     items, labelled = read_benchmark(spec["path"], spec["format"])
     manifest = read_json(paths["manifest"])
@@ -248,7 +248,9 @@ def score_benchmark_file(
          for b in base]  # fmt: skip
     model, tok = load_model(model_dir, device)
     kw = {"batch_size": params["batch_size"], "device": str(next(model.parameters()).device)}
-    rows = score_texts(model, tok, texts, li_words=params["li_words"], seed=params["seed"], **kw)
+    rows = membership_scores(
+        model, tok, texts, li_words=params["li_words"], seed=params["seed"], **kw
+    )
     n_params = sum(p.numel() for p in model.parameters())
     frame = pd.DataFrame(rows)
     frame["label"] = frame["planted"].astype("Int64")

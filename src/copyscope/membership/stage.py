@@ -77,7 +77,7 @@ def benchmark_texts(manifest: dict, where: str) -> list[dict]:
     return rows
 
 
-def score_texts(model, tokenizer, texts: list[dict], *, li_words: int, seed: int, **kw):
+def membership_scores(model, tokenizer, texts: list[dict], *, li_words: int, seed: int, **kw):
     """One row per text (:data:`TEXT_COLUMNS` without ``model`` and ``n_params``)."""
     from ..lm.models import context_length
     from ..lm.score import token_logprobs
@@ -261,7 +261,8 @@ def score_model_files(
     """The membership job of one model: ``paths`` holds the corpus stage's ``manifest``,
     ``names``, ``train`` and ``valid`` files (and ``excerpts``, the excerpt plays, when
     given); ``params`` the config block
-    ``analysis.membership``. Writes the text table (:data:`TEXT_COLUMNS`, :func:`score_texts`)
+    ``analysis.membership``. Writes the text table (:data:`TEXT_COLUMNS`,
+    :func:`membership_scores`)
     and the cloze table (:data:`CLOZE_COLUMNS`, :func:`cloze_rows`) and returns both. A
     manifest without a benchmark gives an empty text table (the name cloze alone)."""
     from ..io import read_json, read_jsonl, write_csv
@@ -275,7 +276,9 @@ def score_model_files(
     model, tok = load_model(model_dir, device)
     kw = {"batch_size": params["batch_size"], "device": str(next(model.parameters()).device)}
     rows = (
-        score_texts(model, tok, texts, li_words=params["li_words"], seed=params["seed"], **kw)
+        membership_scores(
+            model, tok, texts, li_words=params["li_words"], seed=params["seed"], **kw
+        )
         if texts
         else []
     )

@@ -43,7 +43,7 @@ from ..sample import HUMAN_DECODINGS, decoding_family
 from ..sample.external import is_reference_decoding
 
 ANALYSES = (
-    "rusty_dawg",
+    "novelty",
     "completion_loss",
     "raven",
     "supercopies",

@@ -36,7 +36,7 @@ effect" or where the effect is the equivalence margin; ``does not hold`` only fo
 equivalence rule on a null without effect.
 
 Each null is drawn ``draws`` times (seeded); each draw builds the rule's input tables with the
-same builders as the workflow's report modules (:mod:`copyscope.report.rusty_dawg`,
+same builders as the workflow's report modules (:mod:`copyscope.report.novelty`,
 :mod:`~copyscope.report.raven`, :mod:`~copyscope.report.memorization`,
 :mod:`~copyscope.report.membership`), so the rule is exactly the one of the scorecard, then
 decides the claim (:data:`copyscope.report.findings.CLAIMS`). The false-verdict rate is the
@@ -60,7 +60,8 @@ from ..language import label_set, language_of
 from ..membership.evaluate import fast_metrics, paired_auc_difference
 from ..novelty.metrics import FREQUENCY_LENGTHS, completion_aggregate, completion_frame
 from ..syntax.io import read_parses
-from ..syntax.raven import (
+from ..syntax.style import aligned_match
+from ..syntax.syntactic_novelty import (
     count_matrices,
     extract_set,
     novelty_rows,
@@ -68,16 +69,16 @@ from ..syntax.raven import (
     training_hits,
     units,
 )
-from ..syntax.style import aligned_match
 from ..syntax.templates import (
     generated_text,
     template_summary,
     templates_in_training,
 )
 from . import completion_loss as completion_report
-from . import corpus_sizes, family, per_text, require, rusty_dawg
+from . import corpus_sizes, family, name_cloze, per_text, require
 from . import findings as F
 from . import membership as membership_report
+from . import novelty as novelty_report
 from . import raven as raven_report
 from . import style as style_report
 from . import template_coverage as coverage_report
@@ -259,10 +260,10 @@ def novelty_nulls(
     # so the curve's first n_max points and their intervals are those of the full curve
     novelty = {**params["novelty"], "n_max": min(params["novelty"]["n_max"], f["n_max"])}
     sets = [(m, d, _natural(t)) for m, d, t in sets]
-    curves, nnsl = rusty_dawg.build(
+    curves, nnsl = novelty_report.build(
         sets, sizes, novelty, params["sampling"]["decodings"], sources=sources
     )
-    texts = rusty_dawg.text_novelty_table(sets, params["sampling"], novelty["n_max"], sources)
+    texts = novelty_report.text_novelty_table(sets, params["sampling"], novelty["n_max"], sources)
     return {"novelty_samples": curves, "nnsl_samples": nnsl, "novelty_texts": texts}
 
 
@@ -649,8 +650,8 @@ def human_halves_coverage(rng, data, params):
 def human_halves_syntax(rng, data, params):
     """Two halves of the human reference's parsed passages, one as the top-40 samples of a
     model: RAVEN's syntactic novelty of each half against the training parses, by the syntax
-    report's builder (:func:`copyscope.syntax.raven.novelty_rows` of
-    :func:`~copyscope.syntax.raven.novelty_table`; each passage's counts found once for all
+    report's builder (:func:`copyscope.syntax.syntactic_novelty.novelty_rows` of
+    :func:`~copyscope.syntax.syntactic_novelty.novelty_table`; each passage's counts found once for all
     draws)."""
     syntax = _syntax(data, params)
     if syntax is None:
@@ -683,8 +684,8 @@ def _syntax(data: Data, params: Mapping) -> tuple | None:
 
 def syntax_items(parses, training, params: Mapping) -> tuple:
     """(unit names, novel, total): the human reference's per-passage counts of every unit
-    (:func:`copyscope.syntax.raven.count_matrices`), by the syntactic-novelty report's steps
-    (:func:`copyscope.syntax.raven.syntactic_novelty`: extraction, one streaming pass over the
+    (:func:`copyscope.syntax.syntactic_novelty.count_matrices`), by the syntactic-novelty report's steps
+    (:func:`copyscope.syntax.syntactic_novelty.syntactic_novelty`: extraction, one streaming pass over the
     training parses)."""
     labels = label_set(params["syntax"]["backend"], language_of(params["syntax"]))
     k = params["analysis"]["syntax"]["max_path_words"]
@@ -767,11 +768,11 @@ def _cloze(data: Data) -> pd.DataFrame | None:
 def permuted_training_plays(rng, data, params):
     """Name cloze items with the training / held-out labels permuted over those plays:
     accuracy cannot be higher on the plays labelled training (the summary by the membership
-    report's :func:`~copyscope.report.membership.cloze_tables`)."""
+    report's :func:`~copyscope.report.name_cloze.cloze_tables`)."""
     cloze = _cloze(data)
     if cloze is None or not {"train", "valid"} <= set(cloze["split"]):
         return None
-    _, summary = membership_report.cloze_tables(
+    _, summary = name_cloze.cloze_tables(
         permuted_plays(cloze, ("train", "valid"), rng), *_cloze_n_boot(params)
     )
     return {"membership_cloze_summary": summary}
@@ -783,8 +784,8 @@ def permuted_excerpt_plays(table: str) -> NullBuilder:
     ``table`` (``membership_cloze_excerpts`` or ``membership_cloze_trend``) by the membership
     report's builder."""
     builder = {
-        "membership_cloze_excerpts": membership_report.cloze_excerpt_rows,
-        "membership_cloze_trend": membership_report.cloze_trend_rows,
+        "membership_cloze_excerpts": name_cloze.cloze_excerpt_rows,
+        "membership_cloze_trend": name_cloze.cloze_trend_rows,
     }[table]
 
     def build(rng, data, params):
@@ -801,7 +802,7 @@ def permuted_overlap(rng, data, params):
     """Name cloze items whose continuation-overlap match fractions are permuted over the
     training plays (every item of play p gets the mean match fraction of play π(p)): across
     training plays, overlap and cloze accuracy are unrelated (r by
-    :func:`~copyscope.report.membership.cloze_tables`)."""
+    :func:`~copyscope.report.name_cloze.cloze_tables`)."""
     cloze = _cloze(data)
     if cloze is None or "train" not in set(cloze["split"]):
         return None
@@ -810,7 +811,7 @@ def permuted_overlap(rng, data, params):
     moved = pd.Series(rng.permutation(means.to_numpy()), index=means.index)
     out = cloze.copy()
     out.loc[train, "match_fraction"] = cloze.loc[train, "play"].map(moved)
-    _, summary = membership_report.cloze_tables(out, *_cloze_n_boot(params))
+    _, summary = name_cloze.cloze_tables(out, *_cloze_n_boot(params))
     return {"membership_cloze_summary": summary}
 
 

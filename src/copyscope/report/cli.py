@@ -47,7 +47,7 @@ def cmd_runtime(a) -> None:
 
 
 def cmd_of_source(a) -> None:
-    from .rusty_dawg import write_of_source
+    from .novelty import write_of_source
 
     n = write_of_source(a.table, a.source, a.out)
     log.info("wrote %s: %d rows of source %s", a.out, n, a.source)

@@ -40,8 +40,9 @@ from ..lazy import lazy_module
 from . import findings as F
 from .calibration import Data, load, novelty_nulls
 from .jobs import Input, Output, Params, fixed, per_model
-from .membership import cloze_excerpt_rows, nll_delta_rows
+from .membership import nll_delta_rows
 from .memorization import memorization_table
+from .name_cloze import cloze_excerpt_rows
 
 fig = lazy_module("copyscope.report.figures")
 

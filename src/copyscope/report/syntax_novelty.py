@@ -1,5 +1,5 @@
 """RAVEN's syntactic novelty (McCoy et al. 2023, §6) of every text set against the training
-parses (:func:`copyscope.syntax.raven.syntactic_novelty`; the units and the counting rule are
+parses (:func:`copyscope.syntax.syntactic_novelty.syntactic_novelty`; the units and the counting rule are
 defined there).
 
 One job reads the training parse once and every (model, decoding) parse, the human
@@ -19,7 +19,7 @@ from ..io import write_csv
 from ..language import label_set, language_of
 from ..lazy import lazy_module
 from ..syntax.io import read_parses
-from ..syntax.raven import syntactic_novelty
+from ..syntax.syntactic_novelty import syntactic_novelty
 from . import family, fmt, require
 from .jobs import Input, Output, Params, fixed
 from .syntax_tables import UNIT_LABELS, path_curves, raven_table1

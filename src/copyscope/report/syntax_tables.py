@@ -2,7 +2,7 @@
 
 * :func:`raven_table1` — RAVEN Table 1 (McCoy et al. 2023): rows = syntactic units, columns =
   text sets (each model's pure sampling, the human baseline), cells = novelty with its
-  bootstrap interval, from the rows of :func:`copyscope.syntax.raven.syntactic_novelty`;
+  bootstrap interval, from the rows of :func:`copyscope.syntax.syntactic_novelty.syntactic_novelty`;
 * :func:`path_curves` — RAVEN Fig. 5: novelty of dependency paths by their length k;
 * :func:`template_table` / :func:`template_listing` — Shaib et al.'s template measures per text
   set and n, and the templates of one set with example matched spans, from
@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
-from ..syntax.raven import BASE_UNITS
+from ..syntax.syntactic_novelty import BASE_UNITS
 
 UNIT_LABELS = {
     "pos_sequence": "POS sequence",

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from copyscope.errors import InputError
-from copyscope.syntax.raven import (
+from copyscope.syntax.syntactic_novelty import (
     argument_structures,
     cfg_rules,
     constituency_structure,
