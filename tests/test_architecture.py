@@ -13,7 +13,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "src" / "copyscope"
 # reads the config and asks stages for names; no stage imports it
 ORDER = ["corpus", "tokenize", "index", "lm", "sample", "novelty", "raven", "analyze",
          "memorize", "syntax", "membership", "probe", "explore", "report", "plan"]  # fmt: skip
-SHARED = {"errors", "io", "clikit", "config", "fetch", "language", "lazy", "plotting",
+SHARED = {"errors", "io", "clikit", "config", "fetch", "language", "lazy", "nlp", "plotting",
           "stats", "streams", "runlock", "runlog"}  # fmt: skip
 
 

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from conftest import stream_of
+from copyscope.corpus.windows import prompt_windows
 from copyscope.errors import InputError
 from copyscope.index import Index, build_index
 from copyscope.novelty import (
@@ -20,7 +21,6 @@ from copyscope.novelty import (
     novelty_counts,
     novelty_curve,
     novelty_tables,
-    prompt_windows,
 )
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+from collections.abc import Mapping
 from pathlib import Path
 from typing import NamedTuple
 
@@ -32,6 +33,7 @@ __all__ = [
     "inject_excerpts",
     "inject_ladder",
     "PLANTED_CLASSES",
+    "ladder_passages",
     "planted_texts",
     "plants_anything",
 ]
@@ -141,6 +143,12 @@ PLANTED_CLASSES = ("duplicate", "ladder", "benchmark", "excerpt")
 (a new kind of planting is one more name here and one more branch there)."""
 
 
+def ladder_passages(manifest: Mapping) -> list[dict]:
+    """The ladder passages of a corpus manifest (``ladder.passages``; [] without a ladder):
+    the one place a stage reads them."""
+    return list((manifest.get("ladder") or {}).get("passages", []))
+
+
 def planted_texts(manifest: dict) -> dict[str, list[str]]:
     """The texts planted into the training split, per class of :data:`PLANTED_CLASSES`, from
     a corpus manifest: ``duplicate`` — the copied passages (``injected``); ``ladder`` — the
@@ -148,7 +156,7 @@ def planted_texts(manifest: dict) -> dict[str, list[str]]:
     least once; ``excerpt`` — the planted speeches of the excerpt plays
     (``corpus.inject.excerpts``). The controls, the clean items and the memorised baseline (cut
     from natural training text, not added) are not planted."""
-    ladder = (manifest.get("ladder") or {}).get("passages", [])
+    ladder = ladder_passages(manifest)
     bench = (manifest.get("benchmark") or {}).get("items", [])
     plays = (manifest.get("excerpts") or {}).get("plays", [])
     return {

@@ -122,12 +122,12 @@ NER_EXCLUDE_FR = ("morphologizer", "parser", "attribute_ruler", "lemmatizer")
 
 
 def ner_pipeline(model: str | None, language: str | None = None):
-    """The spaCy pipeline ``model`` with its entity recognizer only (loaded by the syntax
-    stage's :func:`copyscope.syntax.parse.load_spacy`; its language must be ``language`` when
-    given), or None (capitalisation rule)."""
+    """The spaCy pipeline ``model`` with its entity recognizer only (loaded by
+    :func:`copyscope.nlp.load_spacy`, as the syntax stage's parser; its language must be
+    ``language`` when given), or None (capitalisation rule)."""
     if model is None:
         return None
-    from ..syntax.parse import load_spacy
+    from ..nlp import load_spacy
 
     exclude = NER_EXCLUDE_FR if language == "fr" else NER_EXCLUDE
     return load_spacy(model, exclude, key="analysis.membership.ner_model", language=language)

@@ -22,10 +22,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..corpus import ladder_passages
 from ..errors import InputError
 from .extraction import greedy_extract
 
-__all__ = ["extract", "extract_file", "extraction_row", "ladder_passages", "passage_tokens"]
+__all__ = ["extract", "extract_file", "extraction_row", "passage_tokens"]
 
 COLUMNS = [
     "model",
@@ -56,11 +57,6 @@ def extraction_row(tokenizer, ids, prompt_tokens: int, suffix_tokens: int, gener
         "target": tokenizer.decode(ids[P : P + S].tolist()),
         "generated": tokenizer.decode(generated.tolist()),
     }
-
-
-def ladder_passages(manifest: dict) -> list[dict]:
-    """The ladder passages of a corpus manifest (``ladder.passages``; [] without a ladder)."""
-    return list((manifest.get("ladder") or {}).get("passages", []))
 
 
 def passage_tokens(tokenizer, text: str, need: int, where: str) -> np.ndarray:

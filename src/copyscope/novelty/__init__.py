@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..corpus.windows import prompt_windows
 from ..errors import InputError
 from ..index import Index
-from ..sample import prompt_windows
 from .metrics import (
     bootstrap_mean,
     bootstrap_mean_difference,
@@ -34,7 +34,6 @@ __all__ = [
     "lower_bound",
     "novelty_counts",
     "novelty_curve",
-    "prompt_windows",
     "match_table",
     "novelty_tables",
     "validation_novelty",

@@ -38,8 +38,9 @@ import pandas as pd
 from ..io import write_csv
 from ..lazy import lazy_module
 from . import findings as F
+from .calibration import INPUTS as CALIBRATION_INPUTS
 from .calibration import Data, load, novelty_nulls
-from .jobs import Input, Output, Params, fixed, per_model
+from .jobs import Output, Params
 from .membership import nll_delta_rows
 from .memorization import memorization_table
 from .name_cloze import cloze_excerpt_rows
@@ -53,32 +54,10 @@ HELP = (
     "power of the scorecard's rules on known positives (copier set, ladder, contamination set, "
     "excerpt plays) by sample size"
 )
+# the run's files the positives are built from: the null calibration's, the same declarations
 INPUTS = {
-    "tokens": Input(
-        ("MODEL", "DECODING"),
-        "tokens.parquet of the human reference (ids, L_t)",
-        files=fixed(("human", "reference"), "analysis/human/reference/tokens.parquet"),
-    ),
-    "index_manifest": Input(
-        ("MODEL",),
-        "index.json of the index the human tokens were matched in",
-        files=lambda p: (["human"], [p.index_file(p.model_tok)]),
-    ),
-    "extraction": Input(
-        ("MODEL",),
-        "a model's per-passage ladder extraction (memorization/<m>.csv)",
-        files=lambda p: (p.ladder_models, p.ladder_files()),
-    ),
-    "membership": Input(
-        ("MODEL",),
-        "a model's per-item membership scores (membership/<m>/texts.csv)",
-        files=per_model("membership/{model}/texts.csv", "benchmark_models"),
-    ),
-    "cloze": Input(
-        ("MODEL",),
-        "a model's per-item name cloze results (membership/<m>/cloze.csv)",
-        files=per_model("membership/{model}/cloze.csv", "benchmark_models"),
-    ),
+    k: CALIBRATION_INPUTS[k]
+    for k in ("tokens", "index_manifest", "extraction", "membership", "cloze")
 }
 OUTPUTS = {
     "csv": Output(

@@ -17,44 +17,15 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..corpus.windows import prompt_windows
+
 __all__ = [
     "generate_file",
     "generate_files",
     "prompt_sets",
-    "prompt_windows",
     "retokenize_prompts",
     "write_prompts",
 ]
-
-
-def prompt_windows(
-    docs: list[np.ndarray],
-    prompt_tokens: int,
-    continuation_tokens: int,
-    max_windows: int,
-    seed: int,
-) -> list[dict]:
-    """Non-overlapping (prompt, continuation) windows cut from held-out documents.
-
-    Each document is cut into consecutive windows of ``prompt_tokens + continuation_tokens``;
-    a seeded sample of at most ``max_windows`` of them is returned in document order.  The
-    continuation is the human baseline: the true text that follows the prompt.
-    """
-    width = prompt_tokens + continuation_tokens
-    cands = [(d, s) for d, doc in enumerate(docs) for s in range(0, len(doc) - width + 1, width)]
-    if len(cands) > max_windows:
-        rng = np.random.default_rng(seed)
-        pick = np.sort(rng.choice(len(cands), size=max_windows, replace=False))
-        cands = [cands[i] for i in pick]
-    return [
-        {
-            "doc": d,
-            "start": s,
-            "prompt": docs[d][s : s + prompt_tokens].tolist(),
-            "continuation": docs[d][s + prompt_tokens : s + width].tolist(),
-        }
-        for d, s in cands
-    ]
 
 
 def prompt_sets(

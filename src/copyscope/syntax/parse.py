@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import ConfigError
+from ..nlp import load_spacy
 from .types import Passage, Sentence, Word
 
 log = logging.getLogger("copyscope")
@@ -212,27 +213,6 @@ def stanza_sentences(doc, boundary: int, offset: int = 0) -> list[Sentence]:
 
 
 # ---------------------------------------------------------------- backends
-def load_spacy(
-    model: str, exclude=SPACY_EXCLUDE, key: str = "syntax.spacy_model", language: str | None = None
-):
-    """The installed spaCy pipeline package ``model`` without the components ``exclude``;
-    ConfigError naming the config ``key`` when it is not installed, or when ``language`` is
-    given and the pipeline is of another language (``corpus.language``)."""
-    import spacy
-
-    try:
-        nlp = spacy.load(model, exclude=list(exclude))
-    except OSError as exc:
-        raise ConfigError(key, f"an installed spaCy pipeline package, found {model!r}") from exc
-    if language is not None and nlp.lang != language:
-        raise ConfigError(
-            key,
-            f"a spaCy pipeline of the corpus language {language!r} (corpus.language), found "
-            f"{model!r} of language {nlp.lang!r}",
-        )
-    return nlp
-
-
 class SpacyBackend:
     """spaCy's pipeline ``model`` (an installed package) without NER and lemmatizer, run with
     ``nlp.pipe(n_process, batch_size)``."""
@@ -242,7 +222,7 @@ class SpacyBackend:
     def __init__(
         self, model: str, n_process: int = 1, batch_size: int = 16, language: str | None = None
     ):
-        self.nlp = load_spacy(model, language=language)
+        self.nlp = load_spacy(model, SPACY_EXCLUDE, "syntax.spacy_model", language=language)
         self.n_process, self.batch_size = n_process, batch_size
 
     def parse(self, pieces: Sequence[tuple[str, int]]) -> list[list[Sentence]]:

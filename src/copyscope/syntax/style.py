@@ -41,6 +41,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from ..corpus import ladder_passages
 from ..errors import InputError
 from ..index.ngrams import doc_starts, training_stream, window_counts
 from ..memorize import COLUMNS as MEMORIZE_COLUMNS
@@ -218,15 +219,11 @@ def sample_repeats(
     return pd.concat(parts, ignore_index=True)
 
 
-def planted_texts(manifest: Mapping, which: str = "all") -> list[str]:
+def excluded_texts(manifest: Mapping, which: str = "all") -> list[str]:
     """The texts the corpus stage planted into the training split: the ladder's planted
     passages (``which="ladder"``), with ``"all"`` also the injected duplicates and the
     benchmark's planted items."""
-    out = [
-        p["text"]
-        for p in (manifest.get("ladder") or {}).get("passages", [])
-        if p.get("kind") == "planted"
-    ]
+    out = [p["text"] for p in ladder_passages(manifest) if p.get("kind") == "planted"]
     if which == "all":
         out += [r["text"] for r in manifest.get("injected", [])]
         out += [
@@ -268,13 +265,13 @@ def repeat_spans(index, params: Mapping, encode, manifest: Mapping):
     planted text; ``encode`` turns text into the index's token ids."""
     p, s = params["prompt_tokens"], params["suffix_tokens"]
     tokens = training_stream(index)
-    planted = planted_mask(index, encode, planted_texts(manifest, "all"))
+    planted = planted_mask(index, encode, excluded_texts(manifest, "all"))
     which = params["exclude_planted"]
     excluded = None
     if which == "all":
         excluded = planted
     elif which == "ladder":
-        excluded = planted_mask(index, encode, planted_texts(manifest, "ladder"))
+        excluded = planted_mask(index, encode, excluded_texts(manifest, "ladder"))
     log.info("%d of %d training tokens lie in planted text", planted.sum(), len(tokens))
     counts, keys = window_counts(index, p + s, tokens=tokens)
     spans = sample_repeats(
