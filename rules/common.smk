@@ -208,6 +208,8 @@ def report_outputs():
 
 
 def all_outputs():
+    """The workflow's final targets: the figures, tables, report files, explorer and summary,
+    and the intermediate files the plan keeps (Plan.kept_files: rebuilt when missing)."""
     return [
         f"{R}/figures/novelty_valid.png",
         f"{R}/figures/nnsl_hist_valid.png",
@@ -217,6 +219,7 @@ def all_outputs():
         EXPLORER_PAGE,
         f"{R}/summary.md",
         f"{R}/tables/runtime.csv",
+        *PLAN.kept_files(),
     ]
 
 

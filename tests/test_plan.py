@@ -292,3 +292,16 @@ def test_rule_files_assemble_no_command_lines():
         assert not re.search(r'f"[^"\n]*--', text), smk.name
         assert '" :: "' not in text and '":: "' not in text, smk.name
     assert not (ROOT / "rules" / "memorize.smk").exists()  # held no rule
+
+
+def test_the_final_target_keeps_every_model_jobs_files(tiny):
+    """Plan.kept_files: what a resumed run rebuilds when missing (the workflow's rule all
+    lists them): every model job's outputs, the trained models, the parse files and the
+    models' index manifests, each once."""
+    kept = tiny.kept_files()
+    assert len(kept) == len(set(kept))
+    for job in tiny.model_jobs().values():
+        assert set(job["outputs"]) <= set(kept)
+    assert "/r/samples/gpt2-b/greedy.jsonl" in kept and "/r/models/lstm" in kept
+    assert "/r/syntax/human/reference.parquet" in kept and "/r/index/bpe/index.json" in kept
+

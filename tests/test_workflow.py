@@ -774,3 +774,23 @@ def test_a_changed_report_parameter_reruns_its_report_jobs(tiny_run):
     jobs = set(re.findall(r"^(?:local)?rule (\w+):", changed.stdout, re.MULTILINE))
     assert "report_findings" in jobs and "report_calibration" in jobs, jobs
     assert not jobs & {"train_model", "sample", "analyze", "probe", "parse"}, jobs
+
+
+def test_a_missing_intermediate_file_is_rebuilt(tiny_run):
+    """An interrupted ``--forcerun sample`` leaves a model's samples removed while everything
+    downstream is still there (issue 41): the next plain run rebuilds them and what reads them,
+    not "Nothing to be done"."""
+    base = ("-n", "--configfile", "config/tiny.yaml", "--config", f"results={tiny_run}")
+    samples = tiny_run / "samples" / "gpt2-b"
+    aside = tiny_run.parent / "gpt2-b-aside"
+    samples.rename(aside)
+    try:
+        proc = snakemake(*base)
+    finally:
+        aside.rename(samples)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    jobs = set(re.findall(r"^(?:local)?rule (\w+):", proc.stdout, re.MULTILINE))
+    assert {"sample", "analyze", "report_novelty"} <= jobs, jobs
+    again = snakemake(*base)
+    assert "Nothing to be done" in again.stdout + again.stderr
+

@@ -506,6 +506,19 @@ class Plan:
         }
         return jobs
 
+    def kept_files(self) -> list[str]:
+        """The intermediate files of a finished run that the final target names, so that a
+        later run rebuilds any that went missing: every model job's outputs (samples, analysis
+        and probe files), the trained models, the parse files and the models' index manifests.
+        Snakemake rebuilds a missing file only when something it must run needs it; a file whose
+        consumers are all up to date (its job interrupted in a ``--forcerun``, which removes the
+        outputs first) would otherwise stay missing."""
+        files = [f for job in self.model_jobs().values() for f in job["outputs"]]
+        files += [f"{self.results}/models/{m}" for m in self.trained]
+        files += self.parse_files()
+        files += [self.index_file(t) for t in dict.fromkeys(map(self.model_tokenizer, self.models))]
+        return list(dict.fromkeys(files))
+
     def explorer_models(self) -> list[str]:
         """The labels with an index in the explorer: the models of its settings, human, and
         with a ladder every model."""
