@@ -47,6 +47,7 @@ ANALYSES = (
     "completion_loss",
     "raven",
     "supercopies",
+    "creativity",
     "planted",
     "memorization",
     "syntax_novelty",
