@@ -32,6 +32,8 @@ __all__ = [
     "check_paths",
     "evaluator_of",
     "load_file",
+    "load_files",
+    "read_config",
     "load_schema",
     "typed_overrides",
     "validate",
@@ -59,7 +61,7 @@ class ConfigErrors(ConfigError):
 @cache
 def load_schema(path: str | Path = SCHEMA_PATH) -> dict:
     """The configuration schema (``copyscope/schema.yaml``, package data) as a dict."""
-    with open(path) as fh:
+    with open(path, encoding="utf-8") as fh:
         return yaml.safe_load(fh)
 
 
@@ -929,33 +931,80 @@ def check_pinned_files(cfg: dict) -> list[Problem]:
     return problems
 
 
-def check_own_material(cfg: dict) -> list[Problem]:
-    """Every ``generations`` file, a ``sampling.prompts`` file, every own benchmark's file
+def own_files(cfg: dict) -> list[tuple[str, str, object]]:
+    """``(config key, path, read)`` of every file of the researcher's own material: each
+    ``generations`` file, a ``sampling.prompts`` file, each own benchmark's file
     (``analysis.membership.benchmarks.<name>.path``) and every file of a book
-    (``analysis.membership.books``) exist."""
-    files = [(f"generations.{n}", p) for n, p in (cfg.get("generations") or {}).items()]
-    own = cfg["analysis"]["membership"].get("benchmarks") or {}
-    files += [(f"analysis.membership.benchmarks.{n}.path", b["path"]) for n, b in own.items()]
-    files += book_files(cfg)
+    (``analysis.membership.books``); ``read(path)`` reads it completely with the reader its
+    job uses (imported when called), raising every problem of the file at once."""
+    from .language import language_of
+
+    def generations(path):
+        from .sample.external import read_generations
+
+        return read_generations(path)
+
+    def prompts(path):
+        from .sample.external import read_prompt_file
+
+        return read_prompt_file(path)
+
+    def benchmark(fmt):
+        def read(path):
+            from .membership.own_benchmarks import read_benchmark
+
+            return read_benchmark(path, fmt)
+
+        return read
+
+    def book(part):
+        def read(path):
+            from .membership import books
+
+            if part == "characters":
+                return books.character_names(path, language_of(membership))
+            if part == "booknlp.entities":
+                return books.read_entities(path, None)
+            return (books.read_text if part == "text" else books.read_tokens)(path)
+
+        return read
+
+    membership = cfg["analysis"]["membership"]
+    files = [(f"generations.{n}", p, generations) for n, p in (cfg.get("generations") or {}).items()]
     if isinstance(cfg["sampling"]["prompts"], str):
-        files.append(("sampling.prompts", cfg["sampling"]["prompts"]))
-    return [
-        (
-            key,
-            f"expected an existing file, found {'a folder' if Path(path).is_dir() else 'nothing there'}: {path!r}",
-        )
-        for key, path in files
-        if not Path(path).is_file()
+        files.append(("sampling.prompts", cfg["sampling"]["prompts"], prompts))
+    files += [
+        (f"analysis.membership.benchmarks.{n}.path", b["path"], benchmark(b["format"]))
+        for n, b in (membership.get("benchmarks") or {}).items()
     ]
-
-
-def book_files(cfg: dict) -> list[tuple[str, str]]:
-    """``(config key, path)`` of every input file of ``analysis.membership.books``."""
-    out = []
-    for name, book in cfg["analysis"]["membership"]["books"].items():
+    for name, spec in membership["books"].items():
         key = f"analysis.membership.books.{name}"
-        out += [(f"{key}.{k}", book[k]) for k in ("text", "characters") if k in book]
-        out += [(f"{key}.booknlp.{k}", p) for k, p in book.get("booknlp", {}).items()]
+        files += [(f"{key}.{k}", spec[k], book(k)) for k in ("text", "characters") if k in spec]
+        files += [
+            (f"{key}.booknlp.{k}", p, book(f"booknlp.{k}"))
+            for k, p in spec.get("booknlp", {}).items()
+        ]
+    return files
+
+
+def check_own_material(cfg: dict) -> list[Problem]:
+    """Every file of the researcher's own material (:func:`own_files`) exists and reads
+    completely: every bad line of every file is one problem (``config key``, ``FILE:LINE:
+    what was expected``), so a bad generations or benchmark line stops the run before any
+    model trains. The tokens of a BookNLP ``.entities`` file are checked against its
+    ``.tokens`` file in the books job."""
+    from .errors import InputError, InputErrors
+
+    out = []
+    for key, path, read in own_files(cfg):
+        if not Path(path).is_file():
+            found = "a folder" if Path(path).is_dir() else "nothing there"
+            out.append((key, f"expected an existing file, found {found}: {path!r}"))
+            continue
+        try:
+            read(path)
+        except InputError as exc:  # at most InputErrors.SHOWN lines per file
+            out += [(key, line) for line in InputErrors([exc]).lines()]
     return out
 
 
@@ -977,9 +1026,11 @@ PATH_CHECKS = (
 
 
 def check_paths(cfg: dict) -> None:
-    """The input paths of a validated config exist (relative to the working directory), so a
-    missing corpus, tokenizer or model stops the run before any job, naming its config key.
-    Raises :class:`ConfigErrors` listing every missing path."""
+    """The input paths of a validated config exist (relative to the working directory) and
+    the researcher's own files read completely (:func:`check_own_material`), so a missing
+    corpus, tokenizer or model, or a bad line of a generations, prompts, benchmark or book
+    file, stops the run before any job, naming its config key. Raises :class:`ConfigErrors`
+    listing every problem."""
     problems = [p for check in PATH_CHECKS for p in check(cfg)]
     if problems:
         raise ConfigErrors(problems)
@@ -1036,45 +1087,141 @@ def _line_of(key: str, lines: dict[str, int]) -> int | None:
     return None
 
 
-def load_file(path) -> dict:
-    """The config file ``path`` as a mapping; a missing, unreadable, empty, non-YAML or
-    non-mapping file is an :class:`InputError` naming the file (and line)."""
+def duplicate_keys(node, where: str, path=()) -> list:
+    """An :class:`~copyscope.errors.InputError` ``FILE:LINE`` for every key written twice in
+    one mapping of a composed YAML document, at any depth (YAML itself keeps the last one
+    silently: a block pasted at the end of a config replaced the first)."""
     from .errors import InputError
+
+    out = []
+    if isinstance(node, yaml.MappingNode):
+        first: dict = {}
+        for key, value in node.value:
+            sub = (*path, key.value)
+            line = key.start_mark.line + 1
+            if isinstance(key, yaml.ScalarNode) and key.value in first:
+                out.append(
+                    InputError(
+                        f"{where}:{line}",
+                        f"config key '{key_of(sub)}': expected once in its mapping, found it "
+                        f"again (first on line {first[key.value]}; YAML would keep only this "
+                        "one: merge the two)",
+                    )
+                )
+            first.setdefault(key.value, line)
+            out += duplicate_keys(value, where, sub)
+    elif isinstance(node, yaml.SequenceNode):
+        for i, item in enumerate(node.value):
+            out += duplicate_keys(item, where, (*path, i))
+    return out
+
+
+def read_config(path) -> tuple[dict | None, object, list]:
+    """The config file ``path`` read strictly: ``(mapping or None, composed YAML node or None,
+    problems)``, ``problems`` one :class:`~copyscope.errors.InputError` naming ``FILE:LINE``
+    each: a missing file, every line with a byte that is not UTF-8 (the rest is still read),
+    a YAML syntax error, an empty file or one that is not a mapping, and every duplicate key
+    (:func:`duplicate_keys`)."""
+    from .errors import InputError
+    from .io import read_lines
 
     path = Path(path)
     if not path.is_file():
         what = "a folder" if path.is_dir() else "nothing there"
-        raise InputError(path, f"expected a config file (YAML), found {what}")
-    text = path.read_text(encoding="utf-8", errors="replace")
+        return None, None, [InputError(path, f"expected a config file (YAML), found {what}")]
+    data = path.read_bytes()
+    problems = []
     try:
-        data = yaml.safe_load(text)
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        try:
+            read_lines(path, blank=True)
+        except InputError as exc:
+            problems += getattr(exc, "problems", [exc])
+        text = data.decode("utf-8", errors="replace").removeprefix("\ufeff")
+    loader = yaml.SafeLoader(text)
+    try:
+        node = loader.get_single_node()
+        config = loader.construct_document(node) if node is not None else None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"{path}:{mark.line + 1}" if mark else str(path)
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise InputError(where, f"expected valid YAML, found a syntax error ({problem})") from exc
-    if data is None:
-        raise InputError(path, "expected a mapping of config keys, found an empty file")
-    if not isinstance(data, dict):
-        raise InputError(f"{path}:1", f"expected a mapping of config keys, found {shown(data)}")
-    return data
+        return None, None, [*problems, InputError(where, f"expected valid YAML, found a syntax "
+                                                         f"error ({problem})")]  # fmt: skip
+    finally:
+        loader.dispose()
+    if config is None:
+        problems.append(InputError(path, "expected a mapping of config keys, found an empty file"))
+    elif not isinstance(config, dict):
+        problems.append(
+            InputError(f"{path}:1", f"expected a mapping of config keys, found {shown(config)}")
+        )
+        config = None
+    problems += duplicate_keys(node, str(path))
+    return config, node, problems
+
+
+def load_file(path) -> dict:
+    """The config file ``path`` as a mapping; a missing, empty, non-UTF-8, non-YAML or
+    non-mapping file, or one with a key written twice in a mapping, is an
+    :class:`InputError` naming the file and line (every problem at once,
+    :func:`read_config`)."""
+    from .errors import raise_all
+
+    config, _, problems = read_config(path)
+    raise_all(problems)
+    return config
+
+
+def load_files(paths) -> None:
+    """Read every config file of ``paths`` strictly (:func:`load_file`), each problem of each
+    file a line ``FILE:LINE: …``: what the Snakefile does with the files named by
+    ``--configfile`` (Snakemake's own loader keeps the last of two equal keys silently)."""
+    from .errors import InputError, raise_all
+
+    problems = []
+    for path in paths:
+        try:
+            load_file(path)
+        except InputError as exc:
+            problems += getattr(exc, "problems", [exc])
+    raise_all(problems)
+
+
+def located(exc: ConfigErrors, path, node) -> list[tuple[str, str, str]]:
+    """``(FILE:LINE, key, text)`` of every problem of ``exc``, each at the line of its key
+    (or of its nearest parent) in the config file ``path`` composed as ``node``."""
+    lines = _key_lines(node)
+    out = []
+    for key, text in exc.problems:
+        line = _line_of(key, lines)
+        out.append((f"{path}:{line}" if line else str(path), key, text))
+    return out
 
 
 def check_file(path) -> dict:
-    """``copyscope config check FILE``: the file read (:func:`load_file`), validated
-    (:func:`validate`) and its input paths checked (:func:`check_paths`), as the workflow will
-    at its start; every problem is one line ``FILE:LINE: config key '…': …``."""
-    cfg = load_file(path)
+    """``copyscope config check FILE``: the file read strictly (:func:`read_config`),
+    validated (:func:`validate`) and its input paths and own material checked
+    (:func:`check_paths`), as the workflow will at its start. Every problem found is one line
+    ``FILE:LINE: …`` (``FILE:LINE: config key '…': …`` for a key); the problems of the file
+    itself (bytes, duplicate keys) and those of its keys are reported together."""
+    from .errors import InputError, InputErrors
+
+    cfg, node, problems = read_config(path)
+    if cfg is None:
+        raise InputErrors(problems)
+    keys: list[tuple[str, str, str]] = []
     try:
         cfg = validate(cfg)
         check_paths(cfg)
     except ConfigErrors as exc:
-        lines = _key_lines(yaml.compose(Path(path).read_text(encoding="utf-8")))
-        located = []
-        for key, text in exc.problems:
-            line = _line_of(key, lines)
-            located.append((f"{path}:{line}" if line else str(path), key, text))
-        raise ConfigFileErrors(located) from exc
+        keys = located(exc, path, node)
+    if problems:
+        keys_as_lines = [InputError(w, f"config key '{k}': {t}") for w, k, t in keys]
+        raise InputErrors(problems + keys_as_lines)
+    if keys:
+        raise ConfigFileErrors(keys)
     return cfg
 
 
