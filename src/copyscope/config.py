@@ -987,22 +987,28 @@ def own_files(cfg: dict) -> list[tuple[str, str, object]]:
     return files
 
 
-def check_own_material(cfg: dict) -> list[Problem]:
+def check_own_files_exist(cfg: dict) -> list[Problem]:
+    """Every file of the researcher's own material (:func:`own_files`) exists."""
+    return check_own_material(cfg, read=False)
+
+
+def check_own_material(cfg: dict, read: bool = True) -> list[Problem]:
     """Every file of the researcher's own material (:func:`own_files`) exists and reads
     completely: every bad line of every file is one problem (``config key``, ``FILE:LINE:
     what was expected``), so a bad generations or benchmark line stops the run before any
-    model trains. The tokens of a BookNLP ``.entities`` file are checked against its
-    ``.tokens`` file in the books job."""
+    model trains (``read=False``: only that they exist). The tokens of a BookNLP
+    ``.entities`` file are checked against its ``.tokens`` file in the books job."""
     from .errors import InputError, InputErrors
 
     out = []
-    for key, path, read in own_files(cfg):
+    for key, path, reader in own_files(cfg):
         if not Path(path).is_file():
             found = "a folder" if Path(path).is_dir() else "nothing there"
             out.append((key, f"expected an existing file, found {found}: {path!r}"))
             continue
         try:
-            read(path)
+            if read:
+                reader(path)
         except InputError as exc:  # at most InputErrors.SHOWN lines per file
             out += [(key, line) for line in InputErrors([exc]).lines()]
     return out
@@ -1025,13 +1031,14 @@ PATH_CHECKS = (
 )
 
 
-def check_paths(cfg: dict) -> None:
+def check_paths(cfg: dict, *, read_own: bool = True) -> None:
     """The input paths of a validated config exist (relative to the working directory) and
     the researcher's own files read completely (:func:`check_own_material`), so a missing
     corpus, tokenizer or model, or a bad line of a generations, prompts, benchmark or book
     file, stops the run before any job, naming its config key. Raises :class:`ConfigErrors`
-    listing every problem."""
-    problems = [p for check in PATH_CHECKS for p in check(cfg)]
+    listing every problem. ``read_own=False``: the own files only checked to exist."""
+    checks = PATH_CHECKS if read_own else (*PATH_CHECKS[:-1], check_own_files_exist)
+    problems = [p for check in checks for p in check(cfg)]
     if problems:
         raise ConfigErrors(problems)
 
@@ -1183,10 +1190,19 @@ def load_files(paths) -> None:
     problems = []
     for path in paths:
         try:
-            load_file(path)
+            load_file(_shown_path(path))
         except InputError as exc:
             problems += getattr(exc, "problems", [exc])
     raise_all(problems)
+
+
+def _shown_path(path) -> str:
+    """``path`` relative to the working directory when it is below it (Snakemake gives the
+    ``--configfile`` paths absolute), else as it is."""
+    try:
+        return str(Path(path).resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
 
 
 def located(exc: ConfigErrors, path, node) -> list[tuple[str, str, str]]:

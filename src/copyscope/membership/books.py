@@ -346,11 +346,20 @@ def read_tokens(path) -> list[Token]:
     sentence and paragraph IDs that go backwards (every such row reported at once), and for a
     file without tokens."""
     out: list[Token] = []
-    last: list[Token] = []  # the row before, also when it was wrong
+    before: list = [None, -1]  # the row before's token (None: it was wrong) and token ID
 
     def token(line: tuple[str, int, dict]) -> Token:
         where, _, row = line
+        prev, prev_id = before
+        before[:] = [None, prev_id + 1]  # a wrong row counts as the next token
         tid = _int(where, row, "token_ID_within_document")
+        before[1] = tid
+        if tid != prev_id + 1:
+            raise InputError(
+                where,
+                f"column token_ID_within_document: expected {prev_id + 1} (consecutive from "
+                f"0), found {tid}",
+            )
         tok = Token(
             _int(where, row, "paragraph_ID"),
             _int(where, row, "sentence_ID"),
@@ -359,22 +368,14 @@ def read_tokens(path) -> list[Token]:
             _int(where, row, "byte_onset"),
             _int(where, row, "byte_offset"),
         )
-        before = last[-1] if last else None
-        last[:] = [tok]
-        expected = before.index + 1 if before else 0
-        if tid != expected:
-            raise InputError(
-                where,
-                f"column token_ID_within_document: expected {expected} (consecutive from 0), "
-                f"found {tid}",
-            )
-        if before and (tok.sentence < before.sentence or tok.paragraph < before.paragraph):
-            column = "sentence_ID" if tok.sentence < before.sentence else "paragraph_ID"
+        if prev and (tok.sentence < prev.sentence or tok.paragraph < prev.paragraph):
+            column = "sentence_ID" if tok.sentence < prev.sentence else "paragraph_ID"
             raise InputError(
                 where,
                 f"column {column}: expected a value ≥ the row before's, found "
                 f"{getattr(tok, column.split('_')[0])}",
             )
+        before[0] = tok
         out.append(tok)
         return tok
 
