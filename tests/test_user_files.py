@@ -469,3 +469,26 @@ def test_the_readme_own_config_commands_work_from_a_fresh_shell(tmp_path):
     assert proc.returncode == 0, (script, proc.stdout[-2000:], proc.stderr[-3000:])
     assert f"{tmp_path / 'my.yaml'}: a valid config" in proc.stdout
     assert "train_model" in proc.stdout  # the dry run planned the jobs
+
+
+@pytest.mark.e2e
+def test_the_venv_snakemake_run_directly_finds_its_python(tmp_path):
+    """``.venv/bin/snakemake`` run without activating the venv (no venv on PATH, no
+    PYTHONPATH): its jobs' ``python -m copyscope …`` is the venv's Python (it was no Python,
+    or one without pandas)."""
+    docs = [{"id": f"d{i}", "text": " ".join(f"w{j} l{i}" for j in range(300))} for i in range(8)]
+    corpus = jsonl(tmp_path / "c.jsonl", docs)
+    cfg = yaml.safe_load(TINY)
+    cfg["results"] = str(tmp_path / "results")
+    cfg["corpus"] = {"source": "jsonl", "path": str(corpus), "split": {"valid_ids": ["d1", "d2"]},
+                     "inject": {}}  # fmt: skip
+    (tmp_path / "my.yaml").write_text(yaml.safe_dump(cfg))
+    snakemake_bin = Path(sys.executable).parent / "snakemake"
+    env = {"HOME": str(tmp_path), "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
+    proc = subprocess.run(
+        [str(snakemake_bin), "--cores", "1", "--configfile", str(tmp_path / "my.yaml"),
+         "--until", "corpus"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert (tmp_path / "results" / "corpus" / "train.jsonl").is_file()
