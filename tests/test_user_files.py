@@ -21,6 +21,8 @@ from conftest import ROOT, snakemake
 from copyscope.config import check_file, load_file
 from copyscope.corpus.sources import read_jsonl, read_txt_dir
 from copyscope.errors import ConfigError, CopyscopeError, InputError, InputErrors
+from copyscope.index.query import read_batch
+from copyscope.index.query import read_text as query_text
 from copyscope.io import read_lines, read_text_file
 from copyscope.membership import books
 from copyscope.membership.own_benchmarks import FORMATS, read_benchmark
@@ -77,6 +79,10 @@ def own_files(tmp: Path) -> dict:
         "corpus.jsonl": (jsonl(tmp / "c.jsonl", [{"id": "x", "text": "t"}, {"id": "y", "text": "a"}]),
                          read_jsonl),
     }  # fmt: skip
+    files["query --batch .jsonl"] = (jsonl(tmp / "q.jsonl", [{"text": "to be"}, {"text": "a"}]),
+                                     read_batch)
+    files["query --batch .txt"] = (jsonl(tmp / "q.txt", ["to be", "or not"]), read_batch)
+    files["query --file"] = (jsonl(tmp / "f.txt", ["to be", "or not"]), query_text)
     for fmt, rows in ITEMS.items():
         files[f"benchmark.{fmt}"] = (
             jsonl(tmp / f"{fmt}.jsonl", rows),
@@ -87,7 +93,8 @@ def own_files(tmp: Path) -> dict:
 
 KINDS = [
     "generations", "prompts.jsonl", "prompts.txt", "book", "characters", "booknlp.tokens",
-    "booknlp.entities", "corpus.jsonl", *(f"benchmark.{f}" for f in FORMATS),
+    "booknlp.entities", "corpus.jsonl", "query --batch .jsonl", "query --batch .txt",
+    "query --file", *(f"benchmark.{f}" for f in FORMATS),
 ]  # fmt: skip
 
 
