@@ -15,8 +15,10 @@ min_version("9.0")
 sys.path.insert(0, os.path.join(workflow.basedir, "src"))
 from copyscope.config import (
     ConfigError,
+    ConfigErrors,
     check_paths,
     load_files,
+    located_in_files,
     typed_overrides,
     validate as validate_config,
 )
@@ -28,8 +30,9 @@ from snakemake.utils import update_config
 # silently (the last one wins), and a byte that is not UTF-8 in the embedded default are one
 # line FILE:LINE each. (A --configfile that is not UTF-8 stops Snakemake's loader before this
 # file is read: `copyscope config check FILE`, which `make run` runs first, names the line.)
+CONFIG_FILES = workflow.overwrite_configfiles or ["config/config.yaml"]
 try:
-    load_files(workflow.overwrite_configfiles or ["config/config.yaml"])
+    load_files(CONFIG_FILES)
 except InputError as exc:
     sys.exit(f"copyscope: config error:\n{exc}")
 
@@ -56,6 +59,12 @@ try:
     # and every own-data file read completely (generations, prompts, benchmarks, books), once
     # by the main process (not again in each cluster job)
     check_paths(config, read_own=not workflow.remote_exec)
+except ConfigErrors as exc:
+    # each problem at the line of its key, as `copyscope config check` prints it
+    overridden = set(workflow.config_settings.config)  # --config keys are in no file
+    sys.exit(
+        f"copyscope: config error:\n{located_in_files(exc, CONFIG_FILES, overridden)}"
+    )
 except ConfigError as exc:
     sys.exit(f"copyscope: config error:\n{exc}")
 

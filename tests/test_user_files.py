@@ -18,7 +18,7 @@ import pytest
 import yaml
 
 from conftest import ROOT, snakemake
-from copyscope.config import check_file, load_file
+from copyscope.config import ConfigErrors, check_file, load_file, located_in_files
 from copyscope.corpus.sources import read_jsonl, read_txt_dir
 from copyscope.errors import ConfigError, CopyscopeError, InputError, InputErrors
 from copyscope.index.query import read_batch
@@ -325,6 +325,27 @@ def test_config_check_reports_combined_mistakes_without_crashing(tmp_path, names
     shown = [n for n in names if "syntax" not in names or n in FILE_LEVEL]
     for name in shown:
         assert any(MISTAKES[name][1] in line for line in lines), (name, lines)
+
+
+def test_the_workflow_places_each_problem_in_the_last_file_holding_its_key(tmp_path):
+    """What the Snakefile prints for a config error: the lines of ``config check``, each key at
+    its line in the last ``--configfile`` holding it (or its block), a key given with
+    ``--config`` or found in no file without a place."""
+    a = tmp_path / "a.yaml"
+    a.write_text("index:\n  shard_tokens: 5\nresults: r\nnovelty: {n_max: 3}\n")
+    b = tmp_path / "b.yaml"
+    b.write_text("# b\nnovelty:\n  n_max: 0\n")
+    exc = ConfigErrors([("index.shard_tokens", "x"), ("novelty.n_max", "y"), ("results", "z"),
+                        ("foo", "w"), ("index.query_fanout", "v")])  # fmt: skip
+    assert str(located_in_files(exc, [a, b], overridden={"results"})).splitlines() == [
+        f"{a}:2: config key 'index.shard_tokens': x",
+        f"{b}:3: config key 'novelty.n_max': y",
+        "config key 'results': z",
+        "config key 'foo': w",
+        f"{a}:1: config key 'index.query_fanout': v",
+    ]
+    only = ConfigErrors([("foo", "w")])
+    assert located_in_files(only, [a, b]) is only
 
 
 def test_config_check_command_two_mistakes_one_error_no_traceback(tmp_path):

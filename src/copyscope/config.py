@@ -33,6 +33,7 @@ __all__ = [
     "evaluator_of",
     "load_file",
     "load_files",
+    "located_in_files",
     "read_config",
     "load_schema",
     "typed_overrides",
@@ -1216,6 +1217,30 @@ def located(exc: ConfigErrors, path, node) -> list[tuple[str, str, str]]:
     return out
 
 
+def located_in_files(exc: ConfigErrors, paths, overridden=()) -> ConfigErrors:
+    """``exc`` with each problem at ``FILE:LINE`` of its key (or of its nearest parent) in
+    the last of the config files ``paths`` that holds it (:class:`ConfigFileErrors`, the lines
+    of ``copyscope config check``), as the workflow reports them; a key under a top-level key
+    of ``overridden`` (given with ``--config``) or in no file stays without a place."""
+    nodes = []
+    for path in paths:
+        _, node, problems = read_config(_shown_path(path))
+        if node is not None and not problems:
+            nodes.append((_shown_path(path), _key_lines(node)))
+    out = []
+    for key, text in exc.problems:
+        where = None
+        if key.split(".")[0].split("[")[0] not in overridden:
+            exact = [(p, lines[key]) for p, lines in reversed(nodes) if key in lines]
+            parent = [(p, _line_of(key, lines)) for p, lines in reversed(nodes)]
+            found = exact or [(p, n) for p, n in parent if n]
+            where = f"{found[0][0]}:{found[0][1]}" if found else None
+        out.append((where, key, text))
+    if all(w is None for w, _, _ in out):
+        return exc
+    return ConfigFileErrors(out)
+
+
 def check_file(path) -> dict:
     """``copyscope config check FILE``: the file read strictly (:func:`read_config`),
     validated (:func:`validate`) and its input paths and own material checked
@@ -1246,7 +1271,9 @@ class ConfigFileErrors(ConfigErrors):
 
     def __init__(self, located: list[tuple[str, str, str]]):
         super().__init__([(k, t) for _, k, t in located])
-        self.args = ("\n".join(f"{w}: config key '{k}': {t}" for w, k, t in located),)
+        self.args = (
+            "\n".join(f"{w + ': ' if w else ''}config key '{k}': {t}" for w, k, t in located),
+        )
 
 
 # --------------------------------------------------------------------------- entry point
