@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from conftest import ROOT, snakemake
 from copyscope.config import ConfigErrors, check_file, load_file, located_in_files
@@ -346,6 +348,60 @@ def test_the_workflow_places_each_problem_in_the_last_file_holding_its_key(tmp_p
     ]
     only = ConfigErrors([("foo", "w")])
     assert located_in_files(only, [a, b]) is only
+
+
+SNIPPETS = [b"\xe9", b"\xff\xfe", b"index:\n  x: 1", b"  shard_tokens: 9", b": :", b"[",
+            b"{a: 1, a: 2}", b"\x00", b"\x07", b"\t", b"- a", b"results: [1]", b"models: null",
+            b"? [a]\n: b", b"&a x: *a", b"<<: {a: 1}", b"1: 2", b"null: 1", b"  true: x",
+            b"tokenizers: {}", b"models: {zoo: {}}", b"x: !!binary abc", b"---\na: 1",
+            b"generations: {a/b: /nowhere.jsonl}", b"sampling: {prompts: 3.5}"]  # fmt: skip
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(st.integers(0, 400), st.sampled_from(SNIPPETS), st.booleans()),
+                min_size=1, max_size=4))  # fmt: skip
+def test_config_check_never_crashes(edits):
+    """Any mistakes pasted anywhere (bytes, YAML, keys, types): `config check` raises one
+    CopyscopeError whose every line names the file and its line, never another exception.
+    (Found so: a control character, and a key that is not text, crashed it.)"""
+    import tempfile
+
+    lines = TINY.encode().split(b"\n")
+    for at, snippet, replace in edits:
+        at = at % len(lines)
+        if replace:
+            lines[at] = snippet
+        else:
+            lines.insert(at, snippet)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "c.yaml"
+        path.write_bytes(b"\n".join(lines))
+        try:
+            check_file(path)
+        except CopyscopeError as exc:
+            assert all(line.startswith(f"{path}") for line in str(exc).splitlines()), str(exc)
+
+
+def test_a_control_character_and_a_key_that_is_not_text_are_named(tmp_path):
+    """The two crashes the property test below found, each with its line."""
+    text = TINY.replace("index:\n", "index:\n  true: x\n  1: 2\n") + "# \x00\n"
+    path = write_config(tmp_path / "c.yaml", text)
+    with pytest.raises(InputErrors) as err:
+        check_file(path)
+    assert str(err.value).splitlines() == [
+        f"{path}:{len(text.splitlines())}: expected YAML text, found the control character "
+        "#x0000"
+    ]
+    path.write_text(text.replace("# \x00\n", ""))
+    with pytest.raises(InputErrors) as err:
+        check_file(path)
+    line = line_of(text, "  true: x")
+    assert str(err.value).splitlines() == [
+        f"{path}:{line}: config key 'index': expected names (text) as keys, found the key "
+        "'true' (quote it)",
+        f"{path}:{line + 1}: config key 'index': expected names (text) as keys, found the key "
+        "'1' (quote it)",
+    ]
 
 
 def test_config_check_command_two_mistakes_one_error_no_traceback(tmp_path):

@@ -209,7 +209,7 @@ def error_problems(error, config) -> list[Problem]:
         return _name_problems(error, config)
     if v == "additionalProperties":
         known = sorted(schema.get("properties", {}))
-        extra = sorted(k for k in inst if k not in known)
+        extra = sorted((k for k in inst if k not in known), key=str)
         return [
             (key_of([*path, k]), f"expected one of {_listing(known)}, found an unknown key")
             for k in extra
@@ -1098,16 +1098,29 @@ def _line_of(key: str, lines: dict[str, int]) -> int | None:
 def duplicate_keys(node, where: str, path=()) -> list:
     """An :class:`~copyscope.errors.InputError` ``FILE:LINE`` for every key written twice in
     one mapping of a composed YAML document, at any depth (YAML itself keeps the last one
-    silently: a block pasted at the end of a config replaced the first)."""
+    silently: a block pasted at the end of a config replaced the first), and for every key
+    that is not text (``true:``, ``1:``: no config key is)."""
     from .errors import InputError
 
     out = []
     if isinstance(node, yaml.MappingNode):
         first: dict = {}
         for key, value in node.value:
-            sub = (*path, key.value)
             line = key.start_mark.line + 1
-            if isinstance(key, yaml.ScalarNode) and key.value in first:
+            if key.tag != "tag:yaml.org,2002:str":  # true:, 1:, null:, [a]: …
+                what = repr(key.value) if isinstance(key, yaml.ScalarNode) else "a " + (
+                    "list" if isinstance(key, yaml.SequenceNode) else "mapping"
+                )
+                out.append(
+                    InputError(
+                        f"{where}:{line}",
+                        f"config key '{key_of(path)}': expected names (text) as keys, found the "
+                        f"key {what} (quote it)",
+                    )
+                )
+                continue
+            sub = (*path, key.value)
+            if key.value in first:
                 out.append(
                     InputError(
                         f"{where}:{line}",
@@ -1128,8 +1141,8 @@ def read_config(path) -> tuple[dict | None, object, list]:
     """The config file ``path`` read strictly: ``(mapping or None, composed YAML node or None,
     problems)``, ``problems`` one :class:`~copyscope.errors.InputError` naming ``FILE:LINE``
     each: a missing file, every line with a byte that is not UTF-8 (the rest is still read),
-    a YAML syntax error, an empty file or one that is not a mapping, and every duplicate key
-    (:func:`duplicate_keys`)."""
+    a YAML syntax error or a control character, an empty file or one that is not a mapping,
+    every duplicate key and every key that is not text (:func:`duplicate_keys`)."""
     from .errors import InputError
     from .io import read_lines
 
@@ -1147,10 +1160,16 @@ def read_config(path) -> tuple[dict | None, object, list]:
         except InputError as exc:
             problems += getattr(exc, "problems", [exc])
         text = data.decode("utf-8", errors="replace").removeprefix("\ufeff")
-    loader = yaml.SafeLoader(text)
+    loader = None
     try:
+        loader = yaml.SafeLoader(text)
         node = loader.get_single_node()
         config = loader.construct_document(node) if node is not None else None
+    except yaml.reader.ReaderError as exc:  # a control character (NUL …) YAML does not allow
+        line = text[: exc.position].count("\n") + 1
+        char = exc.character if isinstance(exc.character, int) else ord(exc.character)
+        what = f"expected YAML text, found the control character #x{char:04x}"
+        return None, None, [*problems, InputError(f"{path}:{line}", what)]
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"{path}:{mark.line + 1}" if mark else str(path)
@@ -1158,7 +1177,8 @@ def read_config(path) -> tuple[dict | None, object, list]:
         return None, None, [*problems, InputError(where, f"expected valid YAML, found a syntax "
                                                          f"error ({problem})")]  # fmt: skip
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
     if config is None:
         problems.append(InputError(path, "expected a mapping of config keys, found an empty file"))
     elif not isinstance(config, dict):
@@ -1166,8 +1186,10 @@ def read_config(path) -> tuple[dict | None, object, list]:
             InputError(f"{path}:1", f"expected a mapping of config keys, found {shown(config)}")
         )
         config = None
-    problems += duplicate_keys(node, str(path))
-    return config, node, problems
+    keys = duplicate_keys(node, str(path))
+    if any("expected names (text) as keys" in str(p) for p in keys):
+        config = None  # no config key is other than text: nothing to validate
+    return config, node, problems + keys
 
 
 def load_file(path) -> dict:
