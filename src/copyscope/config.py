@@ -9,6 +9,13 @@ lengths, tokenizer kinds). Every problem found is reported at once, one line per
 
 A problem is a pair ``(key, text)``: ``key`` is the dotted path of the config key at fault
 (list items as ``[i]``), ``text`` says what was expected and what was found.
+
+A config file is read strictly (:func:`read_config`: a byte that is not UTF-8, a YAML error, a
+key written twice in one mapping, a key that is not text, each ``FILE:LINE``), and
+:func:`check_paths` reads every file of the researcher's own material completely with the
+readers of the jobs (:func:`check_own_material`). ``copyscope config check`` (:func:`check_file`)
+and the Snakefile (:func:`load_files`, :func:`located_in_files`) report the same lines, every
+problem at once, before any job.
 """
 
 from __future__ import annotations
