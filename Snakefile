@@ -3,6 +3,7 @@
 #       snakemake --cores 2 --configfile config/tiny.yaml
 
 
+import importlib.util
 import os
 import sys
 
@@ -14,11 +15,34 @@ min_version("9.0")
 sys.path.insert(0, os.path.join(workflow.basedir, "src"))
 from copyscope.config import (
     ConfigError,
+    ConfigErrors,
     check_paths,
+    load_files,
+    located_in_files,
     typed_overrides,
     validate as validate_config,
 )
+from copyscope.errors import InputError
 from snakemake.utils import update_config
+
+# the config files read again, strictly (copyscope.config.load_files, as `copyscope config
+# check` reads them): a key written twice in a mapping, which Snakemake's own loader keeps
+# silently (the last one wins), and a byte that is not UTF-8 in the embedded default are one
+# line FILE:LINE each. (A --configfile that is not UTF-8 stops Snakemake's loader before this
+# file is read: `copyscope config check FILE`, which `make run` runs first, names the line.)
+CONFIG_FILES = workflow.overwrite_configfiles or ["config/config.yaml"]
+try:
+    load_files(CONFIG_FILES)
+except InputError as exc:
+    sys.exit(f"copyscope: config error:\n{exc}")
+
+# jobs run `python -m copyscope …`: when the Python running Snakemake has copyscope's
+# libraries (`.venv/bin/snakemake` run without activating the venv), its folder comes first
+# on the jobs' PATH (a --sdm conda environment is still activated on top of it)
+if all(importlib.util.find_spec(m) for m in ("pandas", "torch")):
+    os.environ["PATH"] = os.pathsep.join(
+        [os.path.dirname(sys.executable), os.environ.get("PATH", "")]
+    )
 
 # the embedded default, unless config files are given on the command line (they replace it)
 if not workflow.overwrite_configfiles:
@@ -32,7 +56,15 @@ try:
     # --config index='{shard_tokens: 100}': Snakemake keeps the 100 a string; typed as in a file
     update_config(config, typed_overrides(workflow.config_settings.config))
     config.update(validate_config(config))
-    check_paths(config)
+    # and every own-data file read completely (generations, prompts, benchmarks, books), once
+    # by the main process (not again in each cluster job)
+    check_paths(config, read_own=not workflow.remote_exec)
+except ConfigErrors as exc:
+    # each problem at the line of its key, as `copyscope config check` prints it
+    overridden = set(workflow.config_settings.config)  # --config keys are in no file
+    sys.exit(
+        f"copyscope: config error:\n{located_in_files(exc, CONFIG_FILES, overridden)}"
+    )
 except ConfigError as exc:
     sys.exit(f"copyscope: config error:\n{exc}")
 

@@ -431,9 +431,14 @@ def test_config_books_one_input_each_and_paths_checked(tmp_path):
     with pytest.raises(ConfigErrors, match="books.-x"):
         validate(_config({"-x": {"text": "a"}}))
     cfg = validate(_config({"emma": {"booknlp": {"tokens": "no.tokens", "entities": str(novel)}}}))
-    (problem,) = check_own_material(cfg)
-    assert problem[0] == "analysis.membership.books.emma.booknlp.tokens"
-    assert "nothing there: 'no.tokens'" in problem[1]
+    missing, not_entities = check_own_material(cfg)  # the files are read: every problem
+    assert missing[0] == "analysis.membership.books.emma.booknlp.tokens"
+    assert "nothing there: 'no.tokens'" in missing[1]
+    assert not_entities == (
+        "analysis.membership.books.emma.booknlp.entities",
+        f"{novel}:1: expected a BookNLP header (tab-separated column names) on line 1; missing "
+        "COREF, start_token, end_token, prop, cat, text",
+    )
 
 
 # --------------------------------------------------------------------------- end to end

@@ -153,7 +153,7 @@ def test_bad_inputs_name_the_file(tmp_path):
         read_jsonl(tmp_path / "nofield.jsonl")
     (tmp_path / "txt").mkdir()
     (tmp_path / "txt" / "latin1.txt").write_bytes("caf\xe9".encode("latin-1"))
-    with pytest.raises(InputError, match="latin1.txt: expected UTF-8"):
+    with pytest.raises(InputError, match="latin1.txt:1: expected UTF-8"):
         read_txt_dir(tmp_path / "txt")
     with pytest.raises(InputError, match="nowhere: expected a folder"):
         read_txt_dir(tmp_path / "nowhere")

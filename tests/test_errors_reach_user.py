@@ -4,6 +4,7 @@ before any job (missing inputs, a split that comes out empty, records without an
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 import yaml
@@ -96,12 +97,14 @@ def test_missing_corpus_path_is_named_by_its_key_before_any_job(tmp_path):
         c["corpus"].update(source="jsonl", path=str(tmp_path / "none.jsonl"))
         c["corpus"].pop("subset")
 
-    proc = snakemake("-n", "--configfile", _write(tmp_path, _config(tmp_path, mutate)))
+    path = _write(tmp_path, _config(tmp_path, mutate))
+    proc = snakemake("-n", "--configfile", path)
     out = proc.stdout + proc.stderr
     assert proc.returncode != 0 and "MissingInputException" not in out
-    assert (
-        "copyscope: config error:\nconfig key 'corpus.path': expected an existing file for "
-        f"source jsonl, found nothing there: '{tmp_path / 'none.jsonl'}'"
+    line = Path(path).read_text().splitlines().index(f"  path: {tmp_path / 'none.jsonl'}") + 1
+    assert (  # at the line of the key, as `copyscope config check` says it
+        f"copyscope: config error:\n{path}:{line}: config key 'corpus.path': expected an "
+        f"existing file for source jsonl, found nothing there: '{tmp_path / 'none.jsonl'}'"
     ) in out
 
 

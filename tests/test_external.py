@@ -83,7 +83,7 @@ BAD_LINES = [
     ({"id": "b", "prompt": "x"}, "field 'text': missing"),
     ({"prompt": "x", "text": "y"}, "field 'id': missing"),
     ('{"id": "b", "prompt": "x", "text": ', "expected one JSON object per line"),
-    ('["b", "x", "y"]', "expected a JSON object, found list"),
+    ('["b", "x", "y"]', "expected one JSON object per line, found a list"),
     ({"id": "b", "prompt": "x", "text": "  "}, "field 'text': expected a non-empty string"),
     ({"id": "b", "prompt": "x", "text": 3}, "field 'text': expected a string, found 3"),
     ({"id": "b", "prompt": None, "text": "y"}, "field 'prompt': expected a string, found null"),
@@ -111,7 +111,7 @@ def test_references_are_on_every_line_or_none(tmp_path):
         read_generations(write_lines(tmp_path / "g.jsonl", [GOOD[0], plain]))
     with pytest.raises(InputError, match="an.jsonl:2: field 'reference'.*absent on line 1"):
         read_generations(write_lines(tmp_path / "an.jsonl", [plain, GOOD[0]]))
-    with pytest.raises(InputError, match="e.jsonl: at least one line"):
+    with pytest.raises(InputError, match="e.jsonl: expected at least one line"):
         read_generations(write_lines(tmp_path / "e.jsonl", ["", "  "]))
 
 
@@ -157,7 +157,7 @@ def test_prompt_files_txt_and_jsonl(tmp_path):
         read_prompt_file(write_lines(tmp_path / "p.jsonl", lines))
     with pytest.raises(InputError, match="q.jsonl:1: field 'prompt': missing"):
         read_prompt_file(write_lines(tmp_path / "q.jsonl", [{"reference": "x"}]))
-    with pytest.raises(InputError, match="e.txt: at least one prompt"):
+    with pytest.raises(InputError, match="e.txt: expected at least one prompt"):
         (tmp_path / "e.txt").write_text("\n \n")
         read_prompt_file(tmp_path / "e.txt")
 
@@ -236,7 +236,11 @@ def test_config_generations_and_prompt_file(tmp_path):
     good = write_lines(tmp_path / "g.jsonl", GOOD)
     assert problems(tiny(generations={"api-model/top_p_0.9": good})) == []
     cfg = tiny()
-    cfg["sampling"]["prompts"] = good
+    cfg["sampling"]["prompts"] = good  # its line 2 has an empty prompt: read now, not later
+    assert problems(cfg) == [
+        f"config key 'sampling.prompts': {good}:2: field 'prompt': expected a non-empty string"
+    ]
+    cfg["sampling"]["prompts"] = write_lines(tmp_path / "p.jsonl", [{"prompt": "to be or"}])
     assert problems(cfg) == []
     assert problems(tiny(generations={"api model/x": good})) == [
         "config key 'generations.api model/x': expected a name matching "

@@ -353,6 +353,9 @@ BAD_FILES = {
              "Config file must be given as JSON or YAML with keys"),
     "missing": (None, "expected a config file (YAML), found nothing there",
                 "FileNotFoundError"),
+    # a byte that is not UTF-8 (bytes: written as they are); Snakemake's loader stops first
+    "latin-1": (b"results: r\n# caf\xe9\n", "expected UTF-8 text",
+                "UnicodeDecodeError: 'utf-8' codec can't decode byte"),
 }  # fmt: skip
 # the documentation's Troubleshooting page (docs/troubleshooting.md, a page of the site): its
 # rows are checked against what copyscope and Snakemake say, and its advice is run
@@ -373,7 +376,9 @@ def make_commands(target: str, config: Path) -> list[str]:
 def test_make_run_checks_the_config_file_first(tmp_path, case):
     content, ours, theirs = BAD_FILES[case]
     path = tmp_path / "my.yaml"
-    if content is not None:
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    elif content is not None:
         path.write_text(content)
     lines = make_commands("run", path)
     check = next(i for i, line in enumerate(lines) if "config check" in line)
@@ -381,7 +386,7 @@ def test_make_run_checks_the_config_file_first(tmp_path, case):
     proc = subprocess.run(lines[check], shell=True, cwd=ROOT, env=ENV, capture_output=True,
                           text=True, timeout=120)  # fmt: skip
     line = one_error_line(proc, str(path), ours)
-    if case in ("syntax", "list"):
+    if case in ("syntax", "list", "latin-1"):
         assert f"{path}:" in line  # and its line
     # Snakemake's own words, which the documentation's Troubleshooting page explains
     sm = snakemake("-n", "--configfile", path)

@@ -71,7 +71,7 @@ def test_read_benchmark_ids_labels_and_lines(tmp_path):
         ([{**QA, "label": 2}], r"u\.jsonl:1: field 'label': expected 0, 1, true or false, found 2"),
         ([{**QA, "id": "a"}, {**QA, "id": "a"}], r"u\.jsonl:2: field 'id': 'a' again \(first on line 1\)"),
         ([{**QA, "id": [1]}], r"u\.jsonl:1: field 'id': expected a non-empty string or an integer"),
-        (["[1, 2]"], r"u\.jsonl:1: expected a JSON object, found list"),
+        (["[1, 2]"], r"u\.jsonl:1: expected one JSON object per line, found a list"),
         (["{oops"], r"u\.jsonl:1"),
         ([], r"expected at least one item of format 'qa'"),
     ],

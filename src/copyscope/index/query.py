@@ -15,7 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import CopyscopeError, InputError
+from ..errors import CopyscopeError, InputError, check_all
+from ..io import json_object, read_lines, read_text_file
 from .core import Index, maximal_spans
 
 
@@ -77,37 +78,38 @@ def _fingerprint_hint(manifest: dict) -> str:
 
 
 def read_text(path) -> str:
-    """The text in the file ``path`` (UTF-8), or standard input for ``-``."""
+    """The text in the file ``path`` (UTF-8: a byte that is not is named by its line,
+    :func:`copyscope.io.read_text_file`), or standard input for ``-``."""
     if str(path) == "-":
         return sys.stdin.read()
     path = Path(path)
     if not path.is_file():
         raise InputError(path, "file not found (expected a UTF-8 text file, or - for stdin)")
-    try:
-        return path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError(path, f"expected UTF-8 text ({exc})") from exc
+    return read_text_file(path)
 
 
 def read_batch(path, text_field: str = "text", id_field: str = "id") -> list[tuple[str, str]]:
     """(id, text) of every text of a batch file: ``.jsonl`` (one JSON object per line with
     ``text_field`` and, optionally, ``id_field``; blank lines skipped) or any other file as
-    plain text, one text per line; ids default to the 1-based line number."""
-    lines = read_text(path).splitlines()
+    plain text, one text per line; ids default to the 1-based line number. A file is read
+    with :func:`copyscope.io.read_lines`: every bad line is named at once."""
+    if str(path) == "-":
+        lines = [(f"-:{i}", i, t) for i, t in enumerate(sys.stdin.read().splitlines(), start=1)]
+    else:
+        if not Path(path).is_file():  # the same message as --file
+            raise InputError(path, "file not found (expected a UTF-8 text file, or - for stdin)")
+        lines = read_lines(path, lambda where, i, line: (where, i, line), blank=True)
     if not str(path).endswith((".jsonl", ".json")):
-        return [(str(i), line) for i, line in enumerate(lines, start=1)]
-    out = []
-    for i, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"{path}:{i}", f"expected one JSON object per line ({exc})") from exc
-        if not isinstance(row, dict) or not isinstance(row.get(text_field), str):
-            raise InputError(f"{path}:{i}", f"expected an object with a string {text_field!r}")
-        out.append((str(row.get(id_field, i)), row[text_field]))
-    return out
+        return [(str(i), line) for _, i, line in lines]
+
+    def record(line: tuple[str, int, str]) -> tuple[str, str]:
+        where, i, text = line
+        row = json_object(text, where)
+        if not isinstance(row.get(text_field), str):
+            raise InputError(where, f"expected an object with a string {text_field!r}")
+        return str(row.get(id_field, i)), row[text_field]
+
+    return check_all([x for x in lines if x[2].strip()], record)
 
 
 def parse_ids(text: str, tokenizer=None, source: str = "--ids") -> np.ndarray:

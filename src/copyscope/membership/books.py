@@ -60,12 +60,12 @@ from __future__ import annotations
 import logging
 import re
 from collections import Counter
-from pathlib import Path
 from typing import NamedTuple
 
 import pandas as pd
 
-from ..errors import InputError
+from ..errors import InputError, check_all
+from ..io import read_lines, read_text_file
 from . import cloze
 from .stage import CLOZE_COLUMNS, ner_pipeline, score_items
 
@@ -131,14 +131,9 @@ def _stop(language: str) -> frozenset:
 
 # --------------------------------------------------------------------------- text books
 def read_text(path) -> str:
-    """A UTF-8 text file; InputError naming ``file:line`` of a byte that is not UTF-8, or
-    when it holds no text."""
-    data = Path(path).read_bytes()
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise InputError(f"{path}:{line}", f"expected UTF-8 text ({exc.reason})") from exc
+    """A UTF-8 text file (:func:`copyscope.io.read_text_file`: every line with a byte that is
+    not UTF-8 named as ``file:line``); InputError when it holds no text."""
+    text = read_text_file(path)
     if not text.strip():
         raise InputError(path, "expected text, found an empty file")
     return text.replace("\r\n", "\n")
@@ -299,101 +294,119 @@ class Entity(NamedTuple):
     text: str
 
 
-def _rows(path, columns: tuple[str, ...]):
-    """``(line number, {column: value})`` of each row of a tab-separated file with a header
-    holding ``columns`` (others may follow); InputError naming ``file:line`` for a missing
-    column or a row with too few fields."""
-    with open(path, encoding="utf-8") as fh:
-        header = fh.readline().rstrip("\r\n").split("\t")
-        missing = [c for c in columns if c not in header]
-        if missing:
+def _rows(path, columns: tuple[str, ...]) -> list[tuple[str, int, dict]]:
+    """``(file:line, line number, {column: value})`` of each row of a tab-separated file
+    with a header holding ``columns`` (others may follow); InputError naming ``file:line``
+    for a header without them, and for every line that is not UTF-8 or has another number of
+    fields than the header (all reported at once)."""
+    lines = read_lines(path, lambda where, n, line: (where, n, line))
+    if not lines:
+        raise InputError(path, "expected a BookNLP header (tab-separated column names) on "
+                         "line 1, found an empty file")  # fmt: skip
+    _, first, head = lines[0]
+    header = head.split("\t")
+    missing = [c for c in columns if c not in header]
+    if first != 1 or missing:
+        raise InputError(
+            f"{path}:{first}",
+            "expected a BookNLP header (tab-separated column names) on line 1; missing "
+            f"{', '.join(missing or columns)}",
+        )
+    at = {c: header.index(c) for c in columns}
+
+    def row(line: tuple[str, int, str]) -> tuple[str, int, dict]:
+        where, n, text = line
+        fields = text.split("\t")
+        if len(fields) != len(header):
+            lacking = [c for c in columns if at[c] >= len(fields)]
+            what = f" (no column {lacking[0]})" if lacking else ""
             raise InputError(
-                f"{path}:1",
-                f"expected a header with the columns {', '.join(columns)}; missing "
-                f"{', '.join(missing)}",
+                where,
+                f"expected {len(header)} tab-separated fields as in the header, found "
+                f"{len(fields)}{what}",
             )
-        at = {c: header.index(c) for c in columns}
-        need = max(at.values()) + 1
-        for n, line in enumerate(fh, start=2):
-            line = line.rstrip("\r\n")
-            if not line.strip():
-                continue
-            fields = line.split("\t")
-            if len(fields) < need:
-                lacking = [c for c in columns if at[c] >= len(fields)]
-                raise InputError(
-                    f"{path}:{n}",
-                    f"expected {len(header)} tab-separated fields, found {len(fields)} "
-                    f"(no column {lacking[0]})",
-                )
-            yield n, {c: fields[i] for c, i in at.items()}
+        return where, n, {c: fields[i] for c, i in at.items()}
+
+    return check_all(lines[1:], row)
 
 
-def _int(path, n: int, row: dict, column: str) -> int:
+def _int(where: str, row: dict, column: str) -> int:
     try:
         return int(row[column])
     except ValueError:
         raise InputError(
-            f"{path}:{n}", f"column {column}: expected an integer, found {row[column]!r}"
+            where, f"column {column}: expected an integer, found {row[column]!r}"
         ) from None
 
 
 def read_tokens(path) -> list[Token]:
     """The tokens of a BookNLP ``.tokens`` file, in document order; InputError naming
     ``file:line`` and the column for a value that is not an integer, a
-    ``token_ID_within_document`` that is not the row's position (0, 1, 2 …) or sentence and
-    paragraph IDs that go backwards, and for a file without tokens."""
+    ``token_ID_within_document`` that is not the one after the row before's (0, 1, 2 …) or
+    sentence and paragraph IDs that go backwards (every such row reported at once), and for a
+    file without tokens."""
     out: list[Token] = []
-    for n, row in _rows(path, BOOKNLP_TOKEN_COLUMNS):
-        tid = _int(path, n, row, "token_ID_within_document")
-        if tid != len(out):
+    before: list = [None, -1]  # the row before's token (None: it was wrong) and token ID
+
+    def token(line: tuple[str, int, dict]) -> Token:
+        where, _, row = line
+        prev, prev_id = before
+        before[:] = [None, prev_id + 1]  # a wrong row counts as the next token
+        tid = _int(where, row, "token_ID_within_document")
+        before[1] = tid
+        if tid != prev_id + 1:
             raise InputError(
-                f"{path}:{n}",
-                f"column token_ID_within_document: expected {len(out)} (consecutive from 0), "
-                f"found {tid}",
+                where,
+                f"column token_ID_within_document: expected {prev_id + 1} (consecutive from "
+                f"0), found {tid}",
             )
         tok = Token(
-            _int(path, n, row, "paragraph_ID"),
-            _int(path, n, row, "sentence_ID"),
+            _int(where, row, "paragraph_ID"),
+            _int(where, row, "sentence_ID"),
             tid,
             row["word"],
-            _int(path, n, row, "byte_onset"),
-            _int(path, n, row, "byte_offset"),
+            _int(where, row, "byte_onset"),
+            _int(where, row, "byte_offset"),
         )
-        if out and (tok.sentence < out[-1].sentence or tok.paragraph < out[-1].paragraph):
-            column = "sentence_ID" if tok.sentence < out[-1].sentence else "paragraph_ID"
+        if prev and (tok.sentence < prev.sentence or tok.paragraph < prev.paragraph):
+            column = "sentence_ID" if tok.sentence < prev.sentence else "paragraph_ID"
             raise InputError(
-                f"{path}:{n}",
+                where,
                 f"column {column}: expected a value ≥ the row before's, found "
                 f"{getattr(tok, column.split('_')[0])}",
             )
+        before[0] = tok
         out.append(tok)
+        return tok
+
+    check_all(_rows(path, BOOKNLP_TOKEN_COLUMNS), token)
     if not out:
         raise InputError(path, "expected at least one token row after the header")
     return out
 
 
-def read_entities(path, n_tokens: int) -> list[Entity]:
+def read_entities(path, n_tokens: int | None) -> list[Entity]:
     """The entities of a BookNLP ``.entities`` file; InputError naming ``file:line`` and the
-    column for a token offset that is not an integer or outside ``0 … n_tokens − 1``, or an
-    ``end_token`` before its ``start_token``."""
-    out = []
-    for n, row in _rows(path, BOOKNLP_ENTITY_COLUMNS):
-        start = _int(path, n, row, "start_token")
-        end = _int(path, n, row, "end_token")
+    column for a token offset that is not an integer or outside ``0 … n_tokens − 1`` (not
+    checked with ``n_tokens`` None: the tokens are unknown), or an ``end_token`` before its
+    ``start_token`` (every such row reported at once)."""
+
+    def entity(line: tuple[str, int, dict]) -> Entity:
+        where, _, row = line
+        start = _int(where, row, "start_token")
+        end = _int(where, row, "end_token")
         for column, value in (("start_token", start), ("end_token", end)):
-            if not 0 <= value < n_tokens:
+            if n_tokens is not None and not 0 <= value < n_tokens:
                 raise InputError(
-                    f"{path}:{n}",
+                    where,
                     f"column {column}: expected a token of the .tokens file (0 … "
                     f"{n_tokens - 1}), found {value}",
                 )
         if end < start:
-            raise InputError(
-                f"{path}:{n}", f"column end_token: expected ≥ start_token {start}, found {end}"
-            )
-        out.append(Entity(start, end, row["prop"], row["cat"], row["text"]))
-    return out
+            raise InputError(where, f"column end_token: expected ≥ start_token {start}, found {end}")
+        return Entity(start, end, row["prop"], row["cat"], row["text"])
+
+    return check_all(_rows(path, BOOKNLP_ENTITY_COLUMNS), entity)
 
 
 def _is_person(e: Entity, stop) -> bool:

@@ -9,7 +9,7 @@ beside a memorised and a clean baseline taken from the corpus.
   is known to be in the training data, ``0``/``false`` = known not to be; every line has one
   or none does). Other fields are ignored. A bad line is an
   :class:`~copyscope.errors.InputError` naming ``file:line`` and the field, raised before
-  anything is written.
+  anything is written; every bad line of the file is reported at once.
 * **Formats** (the text each item becomes, :func:`format_item`; Li 2023 audits reading
   comprehension, summarisation and multiple-choice benchmarks):
 
@@ -87,7 +87,9 @@ def check_name(name: str) -> str:
 
 def _choices(where: str, obj: dict) -> list[str]:
     if "choices" not in obj:
-        raise InputError(where, "field 'choices': missing")
+        raise InputError(
+            where, f"field 'choices': missing (expected a list of 2 to {len(LETTERS)} strings)"
+        )
     cs = obj["choices"]
     if (
         not isinstance(cs, list)
@@ -104,7 +106,9 @@ def _choices(where: str, obj: dict) -> list[str]:
 
 def _answer_index(where: str, obj: dict, choices: list[str]) -> int:
     if "answer" not in obj:
-        raise InputError(where, "field 'answer': missing")
+        raise InputError(
+            where, "field 'answer': missing (expected the index or the text of a choice)"
+        )
     a = obj["answer"]
     if isinstance(a, int) and not isinstance(a, bool):
         if 0 <= a < len(choices):
@@ -147,28 +151,32 @@ def _label(where: str, value) -> int:
 def read_benchmark(path, fmt: str) -> tuple[list[dict], bool]:
     """The items of a benchmark file, checked: ``{"line", "id", "text"[, "label"]}`` per
     non-empty line (``text`` from :func:`format_item`), and whether they carry labels. ``id``
-    defaults to the line number (as text); ids are unique; ``label`` is on every line or none."""
-    rows, seen, has = [], {}, None
-    for lineno, obj in records(path):
-        w = f"{path}:{lineno}"
+    defaults to the line number (as text); ids are unique; ``label`` is on every line or none
+    (as on the first good line). Every bad line is reported at once."""
+    seen: dict = {}
+    has: list[tuple[bool, int]] = []  # (labelled, line) of the first good line
+
+    def parse(w: str, lineno: int, obj: dict) -> dict:
         iid = record_id(w, obj.get("id", lineno), lineno, seen)
         row = {"line": lineno, "id": str(iid), "text": format_item(fmt, obj, w)}
         labelled = "label" in obj
-        if has is None:
-            has = (labelled, lineno)
-        elif labelled != has[0]:
+        if labelled:
+            row["label"] = _label(w, obj["label"])
+        if not has:
+            has.append((labelled, lineno))
+        elif labelled != has[0][0]:
             raise InputError(
                 w,
                 f"field 'label': every line has one or none does ("
-                f"{'present' if has[0] else 'absent'} on line {has[1]}, "
+                f"{'present' if has[0][0] else 'absent'} on line {has[0][1]}, "
                 f"{'present' if labelled else 'absent'} here)",
             )
-        if labelled:
-            row["label"] = _label(w, obj["label"])
-        rows.append(row)
+        return row
+
+    rows = records(path, parse)
     if not rows:
-        raise InputError(path, f"expected at least one item of format {fmt!r}")
-    return rows, bool(has[0])
+        raise InputError(path, f"expected at least one item of format {fmt!r}, found none")
+    return rows, has[0][0]
 
 
 def _windows(docs: list[str], n: int, words: int, rng, where: str) -> list[str]:

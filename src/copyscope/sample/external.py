@@ -14,19 +14,20 @@
   line; :func:`prompt_file_windows` tokenizes them into the prompt windows the models sample
   from (:func:`copyscope.sample.prompt_sets`' format).
 
-Both readers check every line before anything is written: a bad line is an
-:class:`~copyscope.errors.InputError` naming ``file:line`` and the field. ``reference`` is
-all or none: every line has one or no line has one.
+Both readers read every line (:func:`copyscope.io.read_lines`) before anything is written: a
+bad line is an :class:`~copyscope.errors.InputError` naming ``file:line`` and the field, and
+every bad line of the file is reported at once. ``reference`` is all or none: every line has
+one or no line has one. A ``.txt`` prompt file whose every line is a JSON object is refused
+(rename it ``.jsonl``): it would prompt every model with ``{"prompt": …}`` as text.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 from ..errors import InputError
-from ..io import jsonl_lines
+from ..io import json_object, read_lines, require_file, utf8_line
 
 NAME_PART = r"[A-Za-z0-9][A-Za-z0-9._-]*"
 SETTING_NAME = re.compile(rf"^({NAME_PART})/({NAME_PART})$")
@@ -60,22 +61,17 @@ def is_reference_decoding(decoding: str) -> bool:
     return REFERENCE_SEP in decoding
 
 
-def records(path):
-    """(line number, object) of every non-empty line of a JSONL file
-    (:func:`copyscope.io.jsonl_lines`); a line that is not a JSON object is an error naming
-    it."""
-    for lineno, obj in jsonl_lines(path):
-        if not isinstance(obj, dict):
-            raise InputError(
-                f"{path}:{lineno}", f"expected a JSON object, found {type(obj).__name__}"
-            )
-        yield lineno, obj
+def records(path, parse) -> list:
+    """``parse(where, lineno, obj)`` of every non-empty line of a JSONL file, each a JSON
+    object (:func:`copyscope.io.read_lines`): every bad line is reported at once."""
+    return read_lines(path, parse, jsonl=True)
 
 
 def string_field(where: str, obj: dict, field: str, *, empty: bool = False) -> str:
     """``obj[field]``, a string (non-blank unless ``empty``)."""
     if field not in obj:
-        raise InputError(where, f"field {field!r}: missing")
+        want = "a string" if empty else "a non-empty string"
+        raise InputError(where, f"field {field!r}: missing (expected {want})")
     value = obj[field]
     if not isinstance(value, str):
         raise InputError(where, f"field {field!r}: expected a string, found {json.dumps(value)}")
@@ -120,16 +116,16 @@ def read_generations(path) -> tuple[list[dict], bool]:
 
     ``id``: a string or integer, unique in the file (compared as text); ``prompt``: a string
     (may be empty: unconditional generation); ``text`` and ``reference``: non-empty strings.
+    Every bad line is reported at once (:func:`records`).
     """
-    rows, where, seen = [], [], {}
-    for lineno, obj in records(path):
-        w = f"{path}:{lineno}"
+    seen: dict = {}
+
+    def parse(w: str, lineno: int, obj: dict) -> dict:
         if "id" not in obj:
-            raise InputError(w, "field 'id': missing")
-        gid = record_id(w, obj["id"], lineno, seen)
+            raise InputError(w, "field 'id': missing (expected a string or an integer)")
         row = {
             "line": lineno,
-            "id": gid,
+            "id": record_id(w, obj["id"], lineno, seen),
             "prompt": string_field(w, obj, "prompt", empty=True),
             "text": string_field(w, obj, "text"),
         }
@@ -138,11 +134,12 @@ def read_generations(path) -> tuple[list[dict], bool]:
         meta = {k: v for k, v in obj.items() if k not in ("id", "prompt", "text", "reference")}
         if meta:
             row["meta"] = meta
-        rows.append(row)
-        where.append(w)
+        return row
+
+    rows = records(path, parse)
     if not rows:
-        raise InputError(path, "at least one line {id, prompt, text}")
-    return rows, _references(path, rows, where)
+        raise InputError(path, "expected at least one line {id, prompt, text}, found none")
+    return rows, _references(path, rows, [f"{path}:{r['line']}" for r in rows])
 
 
 def has_references(path) -> bool:
@@ -150,37 +147,58 @@ def has_references(path) -> bool:
     to plan the setting's human baseline; :func:`read_generations` checks every line). A
     missing or unreadable file counts as none: the import job reports it."""
     try:
-        for _, obj in records(path):
-            return "reference" in obj
-    except (InputError, OSError, UnicodeDecodeError):
+        with open(path, "rb") as fh:
+            for lineno, raw in enumerate(fh, 1):
+                line = utf8_line(raw, f"{path}:{lineno}")
+                if line.strip():
+                    return "reference" in json_object(line, f"{path}:{lineno}")
+    except (InputError, OSError):
         return False
     return False
 
 
+def json_lines_as_text(path, rows: list[dict]) -> InputError | None:
+    """The error for a ``.txt`` prompt file whose every prompt line is a JSON object (JSONL
+    under the wrong name: each model would be prompted with ``{"prompt": …}`` as text), else
+    None."""
+    for r in rows:
+        try:
+            json_object(r["prompt"], "")
+        except InputError:
+            return None
+    return InputError(
+        f"{path}:{rows[0]['line']}",
+        "expected one prompt per line of text (a .txt file), found a JSON object on every "
+        "line: rename the file to .jsonl to read its 'prompt' (and 'reference') fields",
+    )
+
+
 def read_prompt_file(path) -> tuple[list[dict], bool]:
-    """The prompts of ``path``: ``.txt``, one prompt per non-empty line (no references);
-    else JSONL with a non-empty string ``prompt`` and an optional ``reference`` (all or none).
-    Returns rows ``{"line", "prompt"[, "reference"]}`` and whether they have references."""
-    path = Path(path)
-    rows, where = [], []
+    """The prompts of ``path``: ``.txt``, one prompt per non-empty line (no references; a
+    file whose every line is a JSON object is refused, :func:`json_lines_as_text`); else
+    JSONL with a non-empty string ``prompt`` and an optional ``reference`` (all or none).
+    Returns rows ``{"line", "prompt"[, "reference"]}`` and whether they have references;
+    every bad line is reported at once."""
+    path = require_file(path)
     if path.suffix == ".txt":
-        if not path.is_file():
-            raise InputError(path, "file not found")
-        with open(path, encoding="utf-8") as fh:
-            for lineno, line in enumerate(fh, 1):
-                if line.strip():
-                    rows.append({"line": lineno, "prompt": line.rstrip("\n")})
+        rows = read_lines(path, lambda w, lineno, line: {"line": lineno, "prompt": line})
+        refused = json_lines_as_text(path, rows) if rows else None
+        if refused is not None:
+            raise refused
     else:
-        for lineno, obj in records(path):
-            w = f"{path}:{lineno}"
+
+        def parse(w: str, lineno: int, obj: dict) -> dict:
             row = {"line": lineno, "prompt": string_field(w, obj, "prompt")}
             if "reference" in obj:
                 row["reference"] = string_field(w, obj, "reference")
-            rows.append(row)
-            where.append(w)
+            return row
+
+        rows = records(path, parse)
     if not rows:
-        raise InputError(path, "at least one prompt")
-    return rows, bool(where) and _references(path, rows, where)
+        raise InputError(path, "expected at least one prompt, found none")
+    if path.suffix == ".txt":
+        return rows, False
+    return rows, _references(path, rows, [f"{path}:{r['line']}" for r in rows])
 
 
 def prompt_file_windows(
