@@ -38,8 +38,9 @@ from types import ModuleType
 import numpy as np
 import pandas as pd
 
+from ..config.schema import HUMAN_DECODINGS
 from ..errors import InputError
-from ..sample import HUMAN_DECODINGS, decoding_family
+from ..sample import decoding_family
 from ..sample.external import is_reference_decoding
 
 ANALYSES = (
@@ -73,7 +74,7 @@ def analyses() -> list[ModuleType]:
 
 def family(decoding: str, decodings: Mapping) -> str:
     """The decoding family of a setting: ``human`` for the human sets (the reference text,
-    the contaminated one, :data:`copyscope.sample.HUMAN_DECODINGS`, and the references of
+    the contaminated one, :data:`copyscope.config.schema.HUMAN_DECODINGS`, and the references of
     generations from outside, :func:`copyscope.sample.external.is_reference_decoding`),
     ``external`` for another decoding not in ``decodings`` (config ``generations``: its
     method is not known), else the family of its configured method

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..config.schema import HUMAN_DECODINGS
 from ..corpus.windows import prompt_windows
 
 __all__ = [
@@ -72,8 +73,6 @@ def setting_seed(seed: int, *parts) -> int:
     return (seed * 1_000_003 + zlib.crc32("/".join(map(str, parts)).encode())) % (2**31)
 
 
-HUMAN_DECODINGS = ("reference", "contaminated")
-"""The human sets' "decodings": the clean held-out text and the excerpt plays' text."""
 
 
 def human_rows(
