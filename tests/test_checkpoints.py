@@ -6,6 +6,10 @@ import contextlib
 import json
 import logging
 import shutil
+import signal
+import subprocess
+import sys
+import time
 
 import numpy as np
 import pandas as pd
@@ -246,6 +250,59 @@ def test_an_exit_after_the_model_is_saved_resumes_at_the_end(plain, tok_dir, tmp
     assert (out / "model.safetensors").read_bytes() == (
         reference / "model.safetensors"
     ).read_bytes()
+
+
+def cli_train(tmp_path, tok_dir, spec, out) -> subprocess.Popen:
+    """``copyscope lm train`` of ``spec`` on the toy corpus (its splits written as the
+    pipeline's .npy/.json, if not there yet), started in the background."""
+    for name, docs in zip(["train", "valid"], toy_corpus(), strict=True):
+        if not (tmp_path / f"{name}.json").exists():
+            stream = np.concatenate([np.append(d, EOS) for d in docs]).astype(np.uint16)
+            np.save(tmp_path / f"{name}.npy", stream)
+            lengths = {"doc_lengths": [len(d) for d in docs]}
+            (tmp_path / f"{name}.json").write_text(json.dumps(lengths))
+    cmd = [sys.executable, "-m", "copyscope", "lm", "train", "--model-name", "tiny"]
+    cmd += ["--params-json", json.dumps(spec), "--tokenizer", str(tok_dir), "--seed", "5"]
+    for name in ("train", "valid"):
+        cmd += [f"--{name}-npy", str(tmp_path / f"{name}.npy")]
+        cmd += [f"--{name}-json", str(tmp_path / f"{name}.json")]
+    cmd += ["--device", "cpu", "--out", str(out), "--log-csv", f"{out}.csv"]
+    return subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+
+
+def finished(proc: subprocess.Popen) -> str:
+    """The stderr of ``proc``, which must exit 0."""
+    _, err = proc.communicate(timeout=600)
+    assert proc.returncode == 0, err[-2000:]
+    return err
+
+
+def test_sigterm_then_the_same_command_resumes_with_the_same_bytes(tok_dir, tmp_path):
+    """SIGTERM to ``copyscope lm train`` right after its first checkpoint (step 2 of 30): it
+    exits 143 with no model written; the same command again resumes and writes the files of
+    an uninterrupted run of the command (run alongside)."""
+    spec = dict(SPECS["gpt2"], dropout=0.1, train=dict(TRAIN, tokens=8 * N_CTX * 30, checkpoints=4))
+    out, reference = tmp_path / "m", tmp_path / "reference"
+    uninterrupted = cli_train(tmp_path, tok_dir, spec, reference)
+    proc = cli_train(tmp_path, tok_dir, spec, out)
+    state = ck.resume_dir(out) / "state.pt"
+    deadline = time.time() + 300
+    while not state.exists() and proc.poll() is None and time.time() < deadline:
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=300)
+    assert proc.returncode == 128 + signal.SIGTERM, err[-2000:]
+    assert not out.exists() and state.exists()
+    step = torch.load(state, weights_only=True)["run"]["step"]
+    assert step in (2, 5, 13)  # steps 2, 5, 13, 30
+    assert f"resuming from step {step}/30" in finished(cli_train(tmp_path, tok_dir, spec, out))
+    assert "resuming" not in finished(uninterrupted)
+    got, expected = tree_bytes(out), tree_bytes(reference)
+    assert sorted(got) == sorted(expected) and "checkpoints/step-30/model.safetensors" in got
+    assert [k for k in got if got[k] != expected[k]] == ["train_summary.json"]
+    logs = [pd.read_csv(f"{d}.csv").drop(columns="seconds") for d in (out, reference)]
+    pd.testing.assert_frame_equal(*logs)
+    assert not ck.resume_dir(out).exists()
 
 
 def test_a_state_of_another_training_is_not_resumed(plain, tok_dir, tmp_path, caplog):
