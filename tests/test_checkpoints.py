@@ -118,7 +118,14 @@ def plain(tok_dir, tmp_path_factory):
 def test_default_writes_no_checkpoint_and_checkpoints_change_no_number(plain, tok_dir, tmp_path):
     out, log = plain
     base = tmp_path / "base"
-    base_log = train(spec_with(None), tok_dir, base)
+
+    def never(*_args):
+        raise AssertionError("nothing is saved during a training without checkpoints")
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(ck, "save_weights", never)
+        mp.setattr(ck, "save_state", never)
+        base_log = train(spec_with(None), tok_dir, base)
     assert not (base / "checkpoints").exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["base", "base.csv"]  # no resume folder
     # the checkpoint steps' extra evaluations and saves leave the training as it was
@@ -247,6 +254,34 @@ def test_an_exit_after_the_model_is_saved_resumes_at_the_end(plain, tok_dir, tmp
     interrupt_at(monkeypatch, 1)  # a step would raise: none is run
     log = train(spec_with(4), tok_dir, out)
     pd.testing.assert_frame_equal(log, reference_log)
+    assert (out / "model.safetensors").read_bytes() == (
+        reference / "model.safetensors"
+    ).read_bytes()
+
+
+def test_an_exit_between_a_checkpoints_weights_and_its_state(plain, tok_dir, tmp_path):
+    """Killed after the weights of the checkpoint at step 4 are written but before its state
+    is: the run again resumes at step 2, writes step 4's weights again, and ends with the
+    bytes of an uninterrupted run."""
+    reference, reference_log = plain
+    out = tmp_path / "m"
+    real, calls = ck.save_state, []
+
+    def save_state(*args):
+        calls.append(1)
+        if len(calls) == 2:
+            raise Interrupt(137)
+        real(*args)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(ck, "save_state", save_state)
+        with pytest.raises(Interrupt):
+            train(spec_with(4), tok_dir, out)
+    resume = ck.resume_dir(out)
+    assert sorted(p.name for p in (resume / "checkpoints").iterdir()) == ["step-2", "step-4"]
+    assert torch.load(resume / "state.pt", weights_only=True)["run"]["step"] == 2
+    pd.testing.assert_frame_equal(train(spec_with(4), tok_dir, out), reference_log)
+    assert tree_bytes(out / "checkpoints") == tree_bytes(reference / "checkpoints")
     assert (out / "model.safetensors").read_bytes() == (
         reference / "model.safetensors"
     ).read_bytes()
