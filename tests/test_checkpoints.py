@@ -73,6 +73,12 @@ def test_checkpoints_key_is_optional_and_checked():
     cfg = validate(yaml.safe_load((ROOT / "config" / "tiny.yaml").read_text()))
     assert "checkpoints" not in cfg["models"]["train"]  # no default filled: the spec unchanged
     assert train_mod._train_settings({"train": dict(TRAIN)})["checkpoints"] == 0
+    raw = yaml.safe_load((ROOT / "config" / "tiny.yaml").read_text())
+    raw["models"]["train"]["checkpoints"] = 8
+    raw["models"]["zoo"]["lstm"]["train"] = {"checkpoints": 0}
+    cfg = validate(raw)
+    assert cfg["models"]["train"]["checkpoints"] == 8
+    assert cfg["models"]["zoo"]["lstm"]["train"] == {"checkpoints": 0}
     message = zoo_config_error("big", dict(SPECS["gpt2"], train={"checkpoints": -1}))
     assert "config key 'models.zoo.big.train.checkpoints': expected an integer >= 0" in message
     message = zoo_config_error("big", dict(SPECS["gpt2"], train={"checkpoints": 2.5}))
