@@ -1,3 +1,6 @@
+# with models.train.checkpoints the training state lives in results/models/.<model>.resume/
+# (beside the output, which Snakemake removes when incomplete): the job run again after an
+# interruption resumes from its last checkpoint (copyscope.lm.checkpoints)
 rule train_model:
     input:
         tokenizer=f"{R}/tokenizers/{PLAN.model_tok}",

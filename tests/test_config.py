@@ -255,7 +255,7 @@ def test_unknown_key_in_every_block(block):
 def test_unknown_key_in_a_model_train_block():
     lines = problems(lambda c: c["models"]["zoo"]["lstm"].update(train={"lrr": 1}))
     assert lines == [
-        "config key 'models.zoo.lstm.train.lrr': expected one of batch_size, bf16, "
+        "config key 'models.zoo.lstm.train.lrr': expected one of batch_size, bf16, checkpoints, "
         "eval_batches, eval_every, fast_fp32, grad_clip, lr, min_lr_ratio, tokens, warmup, "
         "weight_decay, found an unknown key"
     ]
@@ -355,7 +355,8 @@ def test_one_line_per_problem_without_schema_dump():
         "models.zoo.lstm.dropout",
         "sampling.decodings.greedy.temperature",
     ]
-    assert all(line.startswith("config key '") and len(line) < 200 for line in lines)
+    # one line each, no schema dump (the longest lists models.train's 12 keys: 200 characters)
+    assert all(line.startswith("config key '") and len(line) < 250 for line in lines)
 
 
 # --------------------------------------------------------------------------- cross-key checks

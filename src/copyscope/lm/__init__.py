@@ -4,7 +4,10 @@
   local Hugging Face causal LM (Pythia, GPT-2 …); all are Hugging Face ``PreTrainedModel``\\ s.
 * :func:`train_model` — seeded, deterministic training from tokenized documents (each
   preceded by the eos id) with AdamW, warm-up + cosine decay and optional bf16 autocast;
-  the model and its tokenizer are saved atomically.
+  the model and its tokenizer are saved atomically; with ``train.checkpoints`` the weights at
+  log-spaced steps are kept and an interrupted training resumes from its last checkpoint with
+  the same bytes (:mod:`copyscope.lm.checkpoints`: :func:`read_checkpoints`,
+  :func:`load_checkpoint`).
 * :func:`token_logprobs`, :func:`perplexity` — per-token natural-log probabilities given eos
   (and an optional unscored context), batched with padding.
 * :func:`generate` — sampling (temperature/top-k/top-p), greedy and beam search, implemented
@@ -16,6 +19,7 @@ The eos id (``<|endoftext|>``, id 0 for the project's BPE) marks document starts
 and precedes every scored sequence and every prompt.
 """
 
+from .checkpoints import load_checkpoint, read_checkpoints
 from .decode import generate
 from .models import (
     LSTMConfig,
@@ -37,8 +41,10 @@ __all__ = [
     "build_model",
     "context_length",
     "generate",
+    "load_checkpoint",
     "load_model",
     "perplexity",
+    "read_checkpoints",
     "resolve_device",
     "shared_models",
     "token_logprobs",

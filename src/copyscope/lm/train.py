@@ -22,7 +22,14 @@ seeded random order, epoch after epoch, until the token budget is used.
 * ``fast_fp32`` — when training in fp32 (bf16 off): GPT-2's ``gelu_new`` modules run as the
   fused tanh-GELU kernel and AdamW as its fused kernel — the same functions, other rounding, so
   fp32 runs differ from those before this key (and, as ever, from bf16 runs); ``false`` gives
-  the earlier fp32 step. Under bf16 nothing changes.
+  the earlier fp32 step. Under bf16 nothing changes;
+* ``checkpoints`` (optional, 0 = absent = none) — the number of log-spaced checkpoint steps
+  (:func:`copyscope.lm.checkpoints.checkpoint_steps`): after each, the weights are kept, the
+  validation loss is evaluated (the training itself is unchanged: the final weights are those
+  of a run without checkpoints) and the training state is saved, from which a training of the
+  same spec, seed, data and device started again on the same ``out_dir`` after an
+  interruption resumes, giving the same final weights and log (``seconds`` apart) as a run
+  never interrupted (layout: :mod:`copyscope.lm.checkpoints`).
 
 Memory: during training glibc malloc keeps what the step frees (:func:`keep_freed_memory`),
 and deterministic mode does not fill new tensors with NaN; neither changes a number.
@@ -32,7 +39,8 @@ Runs are seeded (model init, dropout, data order) and use deterministic algorith
 the same losses. Threads: ``COPYSCOPE_TORCH_THREADS`` if set, else torch's default.
 The trained model and its tokenizer are saved with ``save_pretrained`` into ``out_dir``
 atomically (temporary directory, then rename), together with ``train_summary.json`` (the spec
-and the returned summary).
+and the returned summary) and, with ``checkpoints``, ``checkpoints/`` (its steps' weights and
+``checkpoints.json``).
 """
 
 from __future__ import annotations
@@ -53,6 +61,7 @@ import torch
 
 from ..errors import InputError
 from ..io import atomic_path, write_csv
+from . import checkpoints as ck
 from .models import apply_thread_env, build_model, config_prefix, resolve_device
 
 log = logging.getLogger(__name__)
@@ -72,6 +81,7 @@ def _train_settings(spec: dict) -> dict:
     )
     out["bf16"] = train["bf16"]
     out["fast_fp32"] = bool(train.get("fast_fp32", True))
+    out["checkpoints"] = int(train.get("checkpoints", 0))
     return out
 
 
@@ -291,6 +301,27 @@ def _train_step(model, batch: torch.Tensor, opt, settings: dict, autocast) -> fl
     return float(loss.detach())
 
 
+def _state(key: str, model, opt, sched, run: dict) -> dict:
+    """The training state saved at a checkpoint (:func:`copyscope.lm.checkpoints.save_state`)."""
+    return {
+        "fingerprint": key,
+        "model": model.state_dict(),
+        "optimizer": opt.state_dict(),
+        "scheduler": sched.state_dict(),
+        "rng": ck.rng_states(),
+        "run": run,
+    }
+
+
+def _restore(state: dict, model, opt, sched, run: dict) -> None:
+    """Set the model, optimizer, scheduler, RNG states and ``run`` to a saved :func:`_state`."""
+    model.load_state_dict(state["model"])
+    opt.load_state_dict(state["optimizer"])
+    sched.load_state_dict(state["scheduler"])
+    ck.set_rng_states(state["rng"])
+    run.update(state["run"])
+
+
 def train_model(
     spec: dict,
     tokenizer_dir,
@@ -311,6 +342,12 @@ def train_model(
     it is written once, after the model (temporary name, renamed), so an interrupted training
     leaves no partial table (each evaluation is logged as it happens).
     ``name`` labels config keys in errors (``models.<name>...``).
+
+    With ``train.checkpoints`` the weights after each checkpoint step go to
+    ``out_dir/checkpoints/step-<k>/`` (manifest ``checkpoints/checkpoints.json``); a training
+    interrupted after a checkpoint and started again on the same ``out_dir`` continues from the
+    last one (:mod:`copyscope.lm.checkpoints`); ``seconds`` then counts every attempt's time up
+    to its last checkpoint.
     """
     from ..tokenize import load_hf_tokenizer
 
@@ -372,22 +409,42 @@ def train_model(
 
     from tqdm.auto import tqdm
 
-    rows: list[dict] = []
-    interval_loss, interval_n = 0.0, 0
-    train_loss = valid_loss = float("nan")
-    start = time.perf_counter()
+    run = {  # what a resume restores besides the model, optimizer, scheduler and RNG states
+        "step": 0,
+        "rows": [],
+        "interval": [0.0, 0],
+        "losses": [float("nan"), float("nan")],
+        "manifest": [],
+        "seconds": 0.0,
+    }
+    keep = set(ck.checkpoint_steps(settings["checkpoints"], steps))
+    resume = ck.resume_dir(out_dir)
+    key = ""
+    if keep:
+        facts = {"vocab_size": vocab_size, "eos_id": eos_id, "device": str(dev), "bf16": bf16}
+        facts.update(threads=threads, torch=torch.__version__)
+        key = ck.fingerprint(spec, seed, [train_w, valid_w], **facts)
+        state = ck.load_state(resume, key)
+        if state is not None:
+            _restore(state, model, opt, sched, run)
+            log.info("%s: resuming from step %d/%d (%s)", prefix, run["step"], steps, resume)
+    rows = run["rows"]
+    interval_loss, interval_n = run["interval"]
+    train_loss, valid_loss = run["losses"]
+    start = time.perf_counter() - run["seconds"]
     kept = keep_freed_memory(True)
     with _deterministic(dev):
         with signals_deferred():  # an exit now comes after the bar is whole
             bar = tqdm(
                 total=steps,
+                initial=run["step"],
                 desc=f"train {name or spec.get('name') or spec['kind']}",
                 file=sys.stderr,
                 unit="step",
                 dynamic_ncols=True,
             )
         try:
-            for step in range(steps):
+            for step in range(run["step"], steps):
                 batch = torch.from_numpy(train_w[order[step]]).to(dev)
                 lr = opt.param_groups[0]["lr"]
                 value = _train_step(model, batch, opt, settings, autocast)
@@ -401,7 +458,8 @@ def train_model(
                 bar.update(1)
                 bar.set_postfix(loss=f"{value:.3f}", refresh=False)
                 done = step + 1
-                if done % settings["eval_every"] == 0 or done == steps:
+                evaluated = done % settings["eval_every"] == 0 or done == steps
+                if evaluated:
                     train_loss = interval_loss / interval_n
                     valid_loss = _evaluate(model, valid_w, bs, dev, autocast)
                     rows.append(
@@ -424,6 +482,19 @@ def train_model(
                         valid_loss,
                         lr,
                     )
+                if done in keep:
+                    loss = valid_loss if evaluated else _evaluate(model, valid_w, bs, dev, autocast)
+                    ck.save_weights(model, resume, done)
+                    row = {"step": done, "tokens": done * bs * n_ctx, "valid_loss": loss}
+                    run.update(
+                        step=done,
+                        interval=[interval_loss, interval_n],
+                        losses=[train_loss, valid_loss],
+                        manifest=[*run["manifest"], row],
+                        seconds=time.perf_counter() - start,
+                    )
+                    ck.save_state(resume, _state(key, model, opt, sched, run))
+                    log.info("%s: checkpoint at step %d (valid_loss %.4f)", prefix, done, loss)
         finally:
             bar.close()
             if kept:
@@ -456,8 +527,11 @@ def train_model(
         (Path(tmp) / "train_summary.json").write_text(
             json.dumps(info, indent=2, sort_keys=True, default=str) + "\n"
         )
+        if run["manifest"]:
+            ck.place_checkpoints(resume, tmp, run["manifest"], steps)
     if log_csv is not None:  # once, complete (the running record is the log's step lines)
         import pandas as pd
 
         write_csv(log_csv, pd.DataFrame(rows, columns=LOG_COLUMNS))
+    ck.remove_resume(resume)  # after every output: an exit before it resumes at the end
     return summary
