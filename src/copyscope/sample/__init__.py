@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..config.schema import HUMAN_DECODINGS
 from ..corpus.windows import prompt_windows
 
 __all__ = [
@@ -79,7 +78,7 @@ def human_rows(
     windows: list[dict], prompt_lengths: list[int], decode, decoding: str = "reference"
 ) -> list[dict]:
     """The human baseline as sample rows (model ``human``, decoding ``decoding``, one of
-    :data:`HUMAN_DECODINGS`): the true continuation after each prompt."""
+    :data:`copyscope.config.schema.HUMAN_DECODINGS`): the true continuation after each prompt."""
     return [
         {
             "model": "human",
