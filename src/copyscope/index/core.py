@@ -321,6 +321,16 @@ class Index:
         manifest_path = path / "index.json"
         if manifest_path.exists():
             self.manifest = read_metadata(manifest_path, check_manifest)
+            shards = self.manifest["shards"]
+            recorded = self.manifest.get("shard_meta_sha256")
+            if len(set(shards)) != len(shards) or (
+                recorded is not None and sorted(recorded) != sorted(shards)
+            ):
+                raise InputError(
+                    manifest_path,
+                    f"its shards {shards} are not each listed once with the recorded "
+                    f"checksums' shards {sorted(recorded or {})} (corrupt index)",
+                )
             check_shard_metas(path, self.manifest)
             self.shards = [Shard(path / s) for s in self.manifest["shards"]]
             if sum(s.n_tokens for s in self.shards) != int(self.manifest["n_tokens"]):

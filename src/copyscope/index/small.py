@@ -24,16 +24,18 @@ NARROW = 16  # ranges of at most this many suffixes are finished by direct compa
 class BadSuffix(ValueError):
     """A suffix-array entry outside ``[0, n)`` (a damaged index) at suffix-array rank ``rank``."""
 
-    def __init__(self, rank: int, value: int):
+    def __init__(self, rank: int, value: int, n: int):
         self.rank = rank
-        super().__init__(f"suffix array entry {value} at rank {rank} is outside the stream")
+        super().__init__(
+            f"suffix array entry {value} at rank {rank} is outside the stream of {n} tokens"
+        )
 
 
 def suffix_position(sa, rank: int, n: int) -> int:
     """``sa[rank]``, checked to be a position of the reversed stream (else :class:`BadSuffix`)."""
     p = int(sa[rank])
     if not 0 <= p < n:
-        raise BadSuffix(rank, p)
+        raise BadSuffix(rank, p, n)
     return p
 
 

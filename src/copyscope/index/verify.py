@@ -174,8 +174,8 @@ def npy_header(path: Path) -> tuple[np.dtype, tuple[int, ...], int]:
             read = fmt.read_array_header_1_0 if version == (1, 0) else fmt.read_array_header_2_0
             shape, fortran, dtype = read(fh)
             offset = fh.tell()
-    except (ValueError, OSError, SyntaxError) as exc:
-        raise InputError(path, f"not a readable .npy file ({exc}): corrupt index") from exc
+    except Exception as exc:  # damaged header bytes: numpy's parser raises many kinds
+        raise InputError(path, f"not a readable .npy file ({exc!r:.200}): corrupt index") from exc
     if fortran and len(shape) > 1:
         raise InputError(path, "expected a C-ordered array")
     return np.dtype(dtype), tuple(int(s) for s in shape), offset
