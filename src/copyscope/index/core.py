@@ -137,14 +137,21 @@ class Shard:
         )
 
     def _check_fault(self, fault: np.ndarray) -> None:
-        """Raise the error of a suffix-array entry outside the stream that a kernel met
-        (``fault = (1, rank)``, see ``kernels._position``)."""
-        if fault[0]:
-            rank = int(fault[1])
+        """Raise the error of the damage a kernel met: a suffix-array entry outside the stream
+        (``fault = (1, rank)``, see ``kernels._position``) or LCP values that widen a match
+        past its first token's suffixes (``(2, rank)``, ``kernels._within``)."""
+        rank = int(fault[1])
+        if fault[0] == 1:
             raise self.corrupt(
                 f"suffix array entry {int(self.sa[rank])} at rank {rank} is outside the "
                 f"stream of {self.n_tokens} tokens",
                 "sa.npy",
+            )
+        if fault[0] == 2:
+            raise self.corrupt(
+                f"the LCP values around rank {rank} widen a match past the suffixes that "
+                "start with its token",
+                "lcp.npy",
             )
 
     def _positions(self, ranks: np.ndarray) -> np.ndarray:

@@ -34,7 +34,8 @@ in the shard's ``fault`` array, the last entry of its kernel arguments, and posi
 its place), and token values of the stream are used as an index only by :func:`dense_buckets`,
 which checks them.  The caller raises the error after the kernel returns
 (``copyscope.index.core.Shard``).  Nothing else read from the files indexes an array: the LCP
-values only move through blocks whose minima are derived from them.
+values only move through blocks whose minima are derived from them, and an occurrence interval
+they widen past its token's bucket is recorded as damage too (:func:`_within`).
 """
 
 from __future__ import annotations
@@ -81,6 +82,18 @@ def _position(sa, r, n, fault):
         fault[1] = r
         return np.int64(0)
     return p
+
+
+@njit(cache=True, nogil=True)
+def _within(first, last, lo, hi, k, fault):
+    """``(first, last)``, the interval an LCP scan widened around rank ``k``, clipped to the
+    bucket ``[lo, hi)`` of the pattern's first token; an interval leaving it means damaged LCP
+    values (a bucket starts with 0), recorded as ``fault = (2, k)``."""
+    if first < lo or last >= hi:
+        fault[0] = 2
+        fault[1] = k
+        return (first if first >= lo else lo), (last if last < hi else hi - 1)
+    return first, last
 
 
 @njit(cache=True, nogil=True)
@@ -330,6 +343,7 @@ def match_capped(tokens, sa, lcp, m1, m2, m3, bucket, keys, kbits, fault, q, t, 
         return 1, lo, hi - 1
     first = _widen_left(tokens, sa, lcp, m1, m2, m3, q, t, k, L, lo, fault)
     last = _widen_right(tokens, sa, lcp, m1, m2, m3, q, t, k, L, hi, fault)
+    first, last = _within(first, last, lo, hi, k, fault)
     return L, first, last
 
 
@@ -647,6 +661,7 @@ def batched_search(
         L = out_len[t]
         first = a_[g] if a_[g] >= 0 else _scan_left(lcp, -1 - a_[g], L)
         last = z_[g] if z_[g] >= 0 else _scan_right(lcp, -1 - z_[g], L)
+        first, last = _within(first, last, lo_[g], hi_[g], x_[g], fault)
         out_cnt[t] = last - first + 1
         if keep_first:
             out_first[t] = first
