@@ -22,7 +22,7 @@ from copyscope.explore import (
     page_html,
 )
 from copyscope.index import Index, build_index
-from copyscope.index.query import open_index, query_rows, trace
+from copyscope.index.query import open_with_tokenizer, query_rows, trace
 from copyscope.tokenize import encode_split, from_spec, load
 
 CORPUS = [
@@ -55,7 +55,7 @@ def corpus(tmp_path_factory):
     assert main(["index", "build", str(tmp / "train.npy"), str(tmp / "index"), "--meta",
                  str(tmp / "train.json"), "--tokenizer", str(tmp / "tok"),
                  "--tokenizer-name", "bpe", "--tokenizer-kind", "bpe"]) == 0  # fmt: skip
-    index, tok = open_index(tmp / "index")
+    index, tok = open_with_tokenizer(tmp / "index")
     words = from_spec({"kind": "moses"}, "words")
     words.fit(CORPUS, tmp / "words")
     words = load("moses", tmp / "words")

@@ -459,9 +459,9 @@ def test_query_loads_the_index_tokenizer_through_the_registry(word_index, capsys
     import json
 
     from copyscope.cli import main
-    from copyscope.index.query import open_index
+    from copyscope.index.query import open_with_tokenizer
 
-    _, tok = open_index(word_index)
+    _, tok = open_with_tokenizer(word_index)
     assert tok.kind == "moses" and tok.joiner == " "
     assert main(["query", str(word_index), "--json", "--text", "not to be damned"]) == 0
     rows = json.loads(capsys.readouterr().out)

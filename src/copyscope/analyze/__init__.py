@@ -36,7 +36,8 @@ import numpy as np
 import pandas as pd
 
 from ..index import Index, build_index, maximal_spans
-from ..index.fanout import open_index, save_queries
+from ..index import open as open_index
+from ..index.fanout import save_queries
 from ..io import atomic_path, read_jsonl, write_csv
 from ..raven import score_texts, supercopies
 from .classes import (
@@ -294,7 +295,7 @@ def planted_copies(
     texts = [set() for _ in planted]
     with tempfile.TemporaryDirectory() as tmp:
         build_index(stream, Path(tmp) / "planted", doc_ids=[p["id"] for p in planted])
-        idx = Index(Path(tmp) / "planted")
+        idx = open_index(Path(tmp) / "planted")
         gens = [np.asarray(x, dtype=np.int64) for x in samples["ids"]]
         m = idx.longest_matches(gens)
         spans = [

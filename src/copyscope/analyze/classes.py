@@ -76,13 +76,14 @@ model's sets in one process: the same texts are indexed once)."""
 
 
 def _text_index(stream: np.ndarray):
-    from ..index import Index, build_index
+    from ..index import build_index
+    from ..index import open as open_index
 
     key = (stream.dtype.str, hashlib.sha256(stream.tobytes()).hexdigest())
     if key not in _INDEXES:
         tmp = tempfile.TemporaryDirectory()
         build_index(stream, Path(tmp.name) / "texts")
-        _INDEXES[key] = (tmp, Index(Path(tmp.name) / "texts"))
+        _INDEXES[key] = (tmp, open_index(Path(tmp.name) / "texts"))
     return _INDEXES[key][1]
 
 

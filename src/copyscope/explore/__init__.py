@@ -221,7 +221,7 @@ def explorer_data(
     Only texts with ``prompt_length`` (default: :func:`common_prompt_length`) are shown, at
     most ``max_texts`` prompt windows (a seeded sample, the same in every set)."""
     from ..analyze import load_samples
-    from ..index.query import open_index
+    from ..index.query import open_with_tokenizer
     from ..tokenize import load
 
     if not sets:
@@ -243,7 +243,7 @@ def explorer_data(
             raise InputError(flag, f"expected an index for {label!r} (--index {label} DIR)")
         where = str(indexes[label])
         if where not in opened:
-            index, tokenizer = open_index(where)
+            index, tokenizer = open_with_tokenizer(where)
             if tokenizer is None:
                 raise InputError(Path(where) / "index.json", "expected a recorded tokenizer")
             opened[where] = (index, tokenizer, f"t{len(opened)}")

@@ -1,5 +1,6 @@
 """Suffix-array + LCP index over integer token streams (stage ``index``).
 
+:func:`open` is the one way to open an index, given its folder or its ``index.json``.
 Opening and querying an index (:class:`Index`) imports neither the suffix sorter nor numba;
 the building functions are imported from :mod:`copyscope.index.build` on first use.
 """
@@ -9,7 +10,20 @@ from .core import Index, Matches, maximal_spans
 _BUILD = ("build_index", "build_shard", "default_sep", "join_documents", "shard_plan",
           "token_dtype_for")  # fmt: skip
 
-__all__ = ["Index", "Matches", "maximal_spans", *_BUILD]
+__all__ = ["Index", "Matches", "maximal_spans", "open", *_BUILD]
+
+
+def open(path, matches=None):  # shadows the builtin in this module only
+    """The index at ``path``: a folder holding ``index.json`` (or one shard's ``meta.json``), or
+    that ``index.json``; its arrays memory-mapped and checked (:class:`Index`; a damaged index
+    is an :class:`~copyscope.errors.InputError` naming the file). With ``matches`` (the merged
+    file of the per-shard query fan-out) a :class:`~copyscope.index.fanout.MatchedIndex` that
+    answers ``longest_matches`` from it and opens the index itself for anything else."""
+    if matches is None:
+        return Index(path)
+    from .fanout import MatchedIndex
+
+    return MatchedIndex(path, matches)
 
 
 def __getattr__(name: str):

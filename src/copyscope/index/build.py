@@ -46,7 +46,14 @@ from .kernels import (
     lcp_capped,
     top_two,
 )
-from .verify import FORMAT, file_records, meta_sha256
+from .verify import (
+    FORMAT,
+    check_manifest,
+    file_records,
+    index_folder,
+    meta_sha256,
+    read_metadata,
+)
 
 
 def token_code(seq: np.ndarray) -> tuple[int, int, int]:
@@ -266,19 +273,11 @@ def write_manifest(out_json, shard_dirs: list, extra: dict | None = None) -> dic
 def source_shard_dirs(index_dir) -> list[Path]:
     """The shard directories of the index at ``index_dir``: the ones its ``index.json`` lists
     (in order), or ``index_dir`` itself when it is a single shard (``meta.json``)."""
-    index_dir = Path(index_dir)
+    index_dir = index_folder(index_dir)
     manifest = index_dir / "index.json"
     if manifest.exists():
-        try:
-            shards = json.loads(manifest.read_text())["shards"]
-        except (json.JSONDecodeError, KeyError) as exc:
-            raise InputError(
-                manifest, f"expected an index manifest listing shards ({exc})"
-            ) from exc
-        return [index_dir / s for s in shards]
-    if (index_dir / "meta.json").exists():
-        return [index_dir]
-    raise InputError(index_dir, "expected an index directory (index.json or meta.json)")
+        return [index_dir / s for s in read_metadata(manifest, check_manifest)["shards"]]
+    return [index_dir]
 
 
 def link_index(source, out_json, tokenizer: dict) -> dict:
@@ -293,7 +292,7 @@ def link_index(source, out_json, tokenizer: dict) -> dict:
     """
     from .verify import verify_index, verify_problems
 
-    source = Path(source)
+    source = index_folder(source)
     problem = verify_problems(verify_index(source))
     if problem:
         raise InputError(source, problem)
@@ -339,28 +338,48 @@ def build_index(
     extra: dict | None = None,
 ) -> dict:
     """Build a complete (possibly sharded) index in one process: shards + ``index.json``
-    (with the keys ``extra``, e.g. :func:`tokenizer_entry`)."""
+    (with the keys ``extra``, e.g. :func:`tokenizer_entry`).
+
+    The index is built in a temporary folder next to ``out_dir`` and renamed onto it when
+    complete (:func:`copyscope.io.atomic_path`), so an interrupted build leaves no folder and
+    an index already at ``out_dir`` is replaced whole. A folder there that is not an index
+    (files, but no ``index.json``) is refused rather than replaced."""
     out_dir = Path(out_dir)
-    if out_dir.exists() and not out_dir.is_dir():
-        raise InputError(out_dir, "expected an index directory to write, found a file there")
+    check_out_dir(out_dir)
     sep = default_sep(tokens.dtype) if sep is None else int(sep)
     validate_stream(tokens, sep)
     ends = np.flatnonzero(tokens == sep) + 1
     starts = np.concatenate([[0], ends[:-1]])
     plan = shard_plan(ends - starts, shard_tokens or tokens.shape[0])
-    names = []
-    for i, (a, b) in enumerate(plan):
-        name = f"shard-{i:03d}"
-        ids = doc_ids[a:b] if doc_ids is not None else [str(j) for j in range(a, b)]
-        build_shard(
-            tokens[starts[a] : ends[b - 1]],
-            out_dir / name,
-            sep=sep,
-            doc_ids=ids,
-            extra_meta={"first_doc": int(a)},
+    with atomic_path(out_dir) as tmp:
+        tmp.mkdir()
+        names = []
+        for i, (a, b) in enumerate(plan):
+            name = f"shard-{i:03d}"
+            ids = doc_ids[a:b] if doc_ids is not None else [str(j) for j in range(a, b)]
+            build_shard(
+                tokens[starts[a] : ends[b - 1]],
+                tmp / name,
+                sep=sep,
+                doc_ids=ids,
+                extra_meta={"first_doc": int(a)},
+            )
+            names.append(name)
+        manifest = write_manifest(tmp / "index.json", [tmp / n for n in names], extra)
+    return manifest
+
+
+def check_out_dir(out_dir: Path) -> None:
+    """An index may be written to ``out_dir``: it does not exist, or is an empty folder, or
+    an index (``index.json``), which the new one replaces."""
+    if out_dir.exists() and not out_dir.is_dir():
+        raise InputError(out_dir, "expected an index directory to write, found a file there")
+    if out_dir.is_dir() and any(out_dir.iterdir()) and not (out_dir / "index.json").is_file():
+        raise InputError(
+            out_dir,
+            "expected a new or empty folder (or an index to replace) to write the index to, "
+            "found a folder with other files: name a new folder",
         )
-        names.append(name)
-    return write_manifest(out_dir / "index.json", [out_dir / n for n in names], extra)
 
 
 def stream_from_signed(array: np.ndarray, source="tokens") -> np.ndarray:
@@ -433,8 +452,7 @@ def build_index_from_files(
     (:func:`join_documents`); ``extra``: more ``index.json`` keys."""
     from ..io import read_json
 
-    if Path(out_dir).exists() and not Path(out_dir).is_dir():  # before reading the stream
-        raise InputError(out_dir, "expected an index directory to write, found a file there")
+    check_out_dir(Path(out_dir))  # before reading the stream
     tokens = load_token_stream(tokens_npy)
     validate_stream(tokens, default_sep(tokens.dtype), tokens_npy)
     if join:

@@ -37,7 +37,8 @@ def cmd_verify(a):
 
     rows = verify_index(a.index)
     for path, status in rows:
-        print(f"{status:<12} {path}")
+        label, _, why = status.partition(": ")  # DAMAGED: what is wrong with the file
+        print(f"{label:<12} {path}" + (f" ({why})" if why else ""))
     problem = verify_problems(rows)
     if problem:
         raise InputError(a.index, problem)
@@ -103,18 +104,18 @@ def cmd_merge_matches(a):
 
 
 def cmd_query(a):
-    from .query import open_index, query_inputs, query_output
+    from .query import open_with_tokenizer, query_inputs, query_output
 
-    index, tok = open_index(a.index, a.tokenizer, a.tokenizer_kind)
+    index, tok = open_with_tokenizer(a.index, a.tokenizer, a.tokenizer_kind)
     items = query_inputs(a, tok, a.index)
     fmt = "json" if a.json else a.format
     print(query_output(index, tok, items, fmt, batch=a.batch is not None))
 
 
 def cmd_count(a):
-    from .query import batch_rows, format_rows, open_index, query_inputs
+    from .query import batch_rows, format_rows, open_with_tokenizer, query_inputs
 
-    index, tok = open_index(a.index, a.tokenizer, a.tokenizer_kind)
+    index, tok = open_with_tokenizer(a.index, a.tokenizer, a.tokenizer_kind)
     items = query_inputs(a, tok, a.index)
     if a.batch is not None:
         print(format_rows(batch_rows(index, "count", items), a.format))
@@ -125,7 +126,7 @@ def cmd_count(a):
 def cmd_trace(a):
     from . import query as q
 
-    index, tok = q.open_index(a.index, a.tokenizer, a.tokenizer_kind)
+    index, tok = q.open_with_tokenizer(a.index, a.tokenizer, a.tokenizer_kind)
     items = q.query_inputs(a, tok, a.index)
     if a.batch is not None and a.format == "json":  # with the texts: the explorer opens it
         print(q.format_rows(q.trace_batch_rows(index, tok, items, a.min_len, a.limit), "json"))
@@ -136,7 +137,7 @@ def cmd_trace(a):
 
 
 def _add_query_args(parser) -> None:
-    parser.add_argument("index", help="index directory (holding index.json)")
+    parser.add_argument("index", help="index directory (holding index.json) or its index.json")
     one = parser.add_mutually_exclusive_group(required=True)
     one.add_argument("--text", help="the query text (encoded with the index's tokenizer)")
     one.add_argument(

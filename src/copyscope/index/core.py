@@ -3,27 +3,38 @@
 ``Index`` opens a directory written by :func:`copyscope.index.build.build_index` (or a single
 shard directory) with every array memory-mapped, and merges shards exactly: per token the
 length is the maximum over shards and the count the sum over the shards reaching it.
+
+A damaged index is an :class:`~copyscope.errors.InputError` naming the shard's file, never a
+crash: opening checks the metadata, the array files' headers and sizes, the sha256 of every
+file of a shard of at most :data:`CHECKSUM_BYTES` (milliseconds) and a sample of the suffix
+order (:mod:`copyscope.index.verify`); deriving the kernels' tables checks every token
+against the recorded alphabet and the separator count; the kernels check every suffix-array
+entry they read (``kernels._position``), as the numpy path does
+(:func:`~copyscope.index.small.suffix_position`).
 """
 
 from __future__ import annotations
 
 import json
 import sys
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from ..errors import InputError
-from ..io import read_json
-from .small import SMALL_QUERY_TOKENS, longest_matches_numpy, match_interval
+from .small import SMALL_QUERY_TOKENS, BadSuffix, longest_matches_numpy, match_interval
 from .verify import (
     ARRAYS,
-    FORMAT,
     check_array_files,
+    check_manifest,
+    check_meta,
     check_shard_metas,
     damaged_files,
+    index_folder,
     order_problem,
+    read_metadata,
 )
 
 
@@ -52,6 +63,7 @@ PROBE = 32  # a window of 32 positions with more than 24 searches: the rest is s
 BATCH_CAP = 64  # batched searches read at most 64 pattern tokens (longer: matching statistics)
 SERIAL_NGRAMS = 16384  # batched counts of at most this many n-grams run in the calling thread
 NO_FIRST = np.zeros(0, dtype=np.int64)  # the batched kernel's out_first when ranks are not kept
+CHECKSUM_BYTES = 16 << 20  # a shard of at most 16 MiB is checked whole (sha256) on opening
 
 
 @dataclass
@@ -84,14 +96,14 @@ class Shard:
     def __init__(self, path):
         self.path = Path(path)
         meta_path = self.path / "meta.json"
-        if not meta_path.exists():
+        if not meta_path.is_file():
             raise InputError(self.path, "expected an index shard directory with meta.json")
-        self.meta = read_json(meta_path)
-        if self.meta.get("format") != FORMAT:
-            raise InputError(
-                meta_path, f"expected format {FORMAT!r}, got {self.meta.get('format')!r}"
-            )
+        self.meta = read_metadata(meta_path, check_meta)
         check_array_files(self.path, self.meta)
+        files = self.meta.get("files", {})
+        if files and sum(r["bytes"] for r in files.values()) <= CHECKSUM_BYTES:
+            if damaged_files(self.path, self.meta):
+                raise self.corrupt("its sha256 differs from the one recorded at build time")
         for name in ARRAYS:
             setattr(self, name, np.load(self.path / f"{name}.npy", mmap_mode="r"))
         self.sep = int(self.meta["sep"])
@@ -108,22 +120,59 @@ class Shard:
             problem = f"the stream does not end with the separator {self.sep}"
         else:
             problem = order_problem(self.tokens, self.sa, self.lcp, int(self.meta["lcp_cap"]))
-        if problem is None:
-            return
+        if problem is not None:
+            raise self.corrupt(problem)
+
+    def corrupt(self, problem: str, suspect: str | None = None) -> InputError:
+        """The error of a damaged shard: names the files whose sha256 differs from the one
+        recorded at build time, else ``suspect`` (the file the problem was seen in), else the
+        shard directory; says what was seen and how to check every file."""
         bad = damaged_files(self.path, self.meta)
-        where = self.path / bad[0] if bad else self.path
+        where = self.path / (bad[0] if bad else suspect or "")
         others = f" (also damaged: {', '.join(bad[1:])})" if len(bad) > 1 else ""
-        raise InputError(
+        return InputError(
             where,
             f"corrupt index: {problem}{others}; rebuild it or copy it again "
             f"(`copyscope index verify {self.path}` checks every file)",
         )
+
+    def _check_fault(self, fault: np.ndarray) -> None:
+        """Raise the error of the damage a kernel met: a suffix-array entry outside the stream
+        (``fault = (1, rank)``, see ``kernels._position``) or LCP values that widen a match
+        past its first token's suffixes (``(2, rank)``, ``kernels._within``)."""
+        rank = int(fault[1])
+        if fault[0] == 1:
+            raise self.corrupt(
+                f"suffix array entry {int(self.sa[rank])} at rank {rank} is outside the "
+                f"stream of {self.n_tokens} tokens",
+                "sa.npy",
+            )
+        if fault[0] == 2:
+            raise self.corrupt(
+                f"the LCP values around rank {rank} widen a match past the suffixes that "
+                "start with its token",
+                "lcp.npy",
+            )
+
+    def _positions(self, ranks: np.ndarray) -> np.ndarray:
+        """``sa[ranks]`` as int64, each checked to be a position of the stream."""
+        pos = np.asarray(self.sa[ranks], dtype=np.int64)
+        bad = np.flatnonzero((pos < 0) | (pos >= self.n_tokens))
+        if bad.size:
+            self._check_fault(np.array([1, ranks[bad[0]]], dtype=np.int64))
+        return pos
 
     @property
     def doc_starts(self) -> np.ndarray:
         """Start of every document in ``tokens``, plus the stream length at the end."""
         if self._doc_starts is None:
             ends = np.flatnonzero(np.asarray(self.tokens) == self.sep) + 1
+            if ends.shape[0] != int(self.meta["n_docs"]):
+                raise self.corrupt(
+                    f"the stream holds {ends.shape[0]} separators, meta.json records "
+                    f"{self.meta['n_docs']} documents",
+                    "tokens.npy",
+                )
             self._doc_starts = np.concatenate([[0], ends]).astype(np.int64)
         return self._doc_starts
 
@@ -132,33 +181,75 @@ class Shard:
         if self._doc_ids is None:
             f = self.path / "doc_ids.json"
             n_docs = int(self.meta["n_docs"])
-            self._doc_ids = (
-                json.loads(f.read_text()) if f.exists() else [str(i) for i in range(n_docs)]
-            )
+            if not f.exists():
+                self._doc_ids = [str(i) for i in range(n_docs)]
+                return self._doc_ids
+            try:
+                ids = json.loads(f.read_bytes().decode("utf-8"))
+            except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+                raise self.corrupt(f"not valid JSON ({exc})", "doc_ids.json") from exc
+            if not (
+                isinstance(ids, list)
+                and len(ids) == n_docs
+                and all(isinstance(i, str) for i in ids)
+            ):
+                raise self.corrupt(f"expected a list of {n_docs} document ids", "doc_ids.json")
+            self._doc_ids = ids
         return self._doc_ids
 
     def kernel_args(self):
         """The kernels' arguments: the arrays and, derived in memory on first use, the LCP
         block minima (blocks of 64, 64², 64³), the per-token suffix-array buckets and a sampled
-        top layer of the suffix array (0.5 bytes/token; see ``kernels.sample_keys``)."""
+        top layer of the suffix array (0.5 bytes/token; see ``kernels.sample_keys``), then the
+        shard's ``fault`` array (``kernels._position``; zero while no kernel met a damaged
+        entry). Every token is checked against the recorded alphabet and the separators
+        counted on the way."""
         if self._derived is None:
             k = _kernels()
             m1 = k.block_minima(self.lcp, 6)
             m2 = k.block_minima(m1, 6)
             m3 = k.block_minima(m2, 6)
-            bucket = k.dense_buckets(self.tokens, self.sep, int(self.meta["alphabet_size"]))
+            size = int(self.meta["alphabet_size"])
+            bucket, bad = k.dense_buckets(self.tokens, self.sep, size)
+            if bad >= 0:
+                raise self.corrupt(
+                    f"token {int(self.tokens[bad])} at position {bad} is neither below the "
+                    f"alphabet size {size} nor the separator {self.sep}",
+                    "tokens.npy",
+                )
+            if bucket[size] != self.n_tokens - int(self.meta["n_docs"]):
+                raise self.corrupt(
+                    f"the stream holds {self.n_tokens - int(bucket[size])} separators, "
+                    f"meta.json records {self.meta['n_docs']} documents",
+                    "tokens.npy",
+                )
             key_bits = 8 * self.tokens.dtype.itemsize + 1
-            keys = k.sample_keys(self.tokens, self.sa, key_bits)
-            self._derived = (m1, m2, m3, bucket, keys, key_bits)
+            fault = np.zeros(2, dtype=np.int64)
+            keys = k.sample_keys(self.tokens, self.sa, key_bits, fault)
+            self._check_fault(fault)
+            self._derived = (m1, m2, m3, bucket, keys, key_bits, fault)
         return (self.tokens, self.sa, self.lcp, *self._derived)
 
     def match(self, pattern_rev: np.ndarray) -> tuple[int, int, int]:
         """(L, first, last) for one reversed pattern (:meth:`Index.count` of one n-gram): the
         numpy path in a process without the kernels, else ``kernels.match_one``."""
         if use_numpy_path(len(pattern_rev)):
-            return match_interval(self.tokens, self.sa, pattern_rev)
+            with self._numpy_faults():
+                return match_interval(self.tokens, self.sa, pattern_rev)
         q = np.ascontiguousarray(pattern_rev[::-1], dtype=np.int64)
-        return _kernels().match_one(*self.kernel_args(), q, 0, q.shape[0] - 1)
+        args = self.kernel_args()
+        found = _kernels().match_one(*args, q, 0, q.shape[0] - 1)
+        self._check_fault(args[-1])
+        return found
+
+    @contextmanager
+    def _numpy_faults(self):
+        """The numpy path's damaged suffix-array entries (:class:`BadSuffix`) as the shard's
+        error."""
+        try:
+            yield
+        except BadSuffix as exc:
+            raise self.corrupt(str(exc), "sa.npy") from exc
 
     def longest_matches(self, flat: np.ndarray, offsets: np.ndarray, segments) -> tuple:
         """L_t and C_t (0 where L_t = 0) of the flat queries (``offsets``) against this shard
@@ -166,7 +257,8 @@ class Shard:
         when ``segments`` is None."""
         if segments is None:
             qstart = np.repeat(offsets[:-1], np.diff(offsets))
-            return longest_matches_numpy(self.tokens, self.sa, flat, qstart)
+            with self._numpy_faults():
+                return longest_matches_numpy(self.tokens, self.sa, flat, qstart)
         k = _kernels()
         args = self.kernel_args()
         ln = np.empty(flat.shape[0], dtype=np.int64)
@@ -185,6 +277,7 @@ class Shard:
                 k.longest_matches_kernel(
                     args, flat, *runs, KEEP_OCCURRENCES, 0, np.empty_like(runs[0]), ln, cn
                 )
+        self._check_fault(args[-1])
         return ln, cn
 
     def ngram_intervals(self, flat: np.ndarray, offsets: np.ndarray, numpy_path: bool):
@@ -199,9 +292,10 @@ class Shard:
             first = np.zeros(k, dtype=np.int64)
             count = np.zeros(k, dtype=np.int64)
             for i in range(k):
-                L, a, b = match_interval(
-                    self.tokens, self.sa, flat[offsets[i] : offsets[i + 1]][::-1]
-                )
+                with self._numpy_faults():
+                    L, a, b = match_interval(
+                        self.tokens, self.sa, flat[offsets[i] : offsets[i + 1]][::-1]
+                    )
                 if L == lens[i]:
                     first[i], count[i] = a, b - a + 1
             return count > 0, first, count
@@ -221,6 +315,7 @@ class Shard:
             from numba import get_num_threads
 
             kn.batched_matches_kernel(*args, get_num_threads(), ln, cn, fr)
+        self._check_fault(args[0][-1])
         found = ln[end] == lens
         return found, np.where(found, fr[end], 0), np.where(found, cn[end], 0)
 
@@ -229,21 +324,38 @@ class Index:
     """A (possibly sharded) index over a token stream."""
 
     def __init__(self, path):
-        path = Path(path)
-        if (path / "index.json").exists():
-            self.manifest = read_json(path / "index.json")
+        path = index_folder(path)
+        manifest_path = path / "index.json"
+        if manifest_path.exists():
+            self.manifest = read_metadata(manifest_path, check_manifest)
+            shards = self.manifest["shards"]
+            recorded = self.manifest.get("shard_meta_sha256")
+            if len(set(shards)) != len(shards) or (
+                recorded is not None and sorted(recorded) != sorted(shards)
+            ):
+                raise InputError(
+                    manifest_path,
+                    f"its shards {shards} are not each listed once with the recorded "
+                    f"checksums' shards {sorted(recorded or {})} (corrupt index)",
+                )
             check_shard_metas(path, self.manifest)
             self.shards = [Shard(path / s) for s in self.manifest["shards"]]
             if sum(s.n_tokens for s in self.shards) != int(self.manifest["n_tokens"]):
                 raise InputError(
-                    path / "index.json",
+                    manifest_path,
                     "its n_tokens is not the sum of its shards' (corrupt index)",
                 )
-        elif (path / "meta.json").exists():
+            for s in self.shards:
+                if (s.meta["dtype"], s.sep) != (self.manifest["dtype"], self.manifest["sep"]):
+                    raise InputError(
+                        manifest_path,
+                        f"its dtype and separator {self.manifest['dtype']} "
+                        f"{self.manifest['sep']} are not those of {s.path / 'meta.json'} "
+                        "(corrupt index)",
+                    )
+        else:
             self.shards = [Shard(path)]
             self.manifest = {"shards": ["."], **self.shards[0].meta}
-        else:
-            raise InputError(path, "expected an index directory (index.json or meta.json)")
         self.path = path
         self.sep = int(self.manifest["sep"])
         self.dtype = np.dtype(self.manifest["dtype"])
@@ -393,7 +505,7 @@ class Index:
                 which = np.repeat(np.arange(keep.shape[0]), take)
                 begin = np.concatenate([[0], np.cumsum(take)[:-1]])
                 ranks = np.repeat(first - begin, take) + np.arange(total)
-                end = shard.n_tokens - 1 - np.asarray(shard.sa[ranks], dtype=np.int64)
+                end = shard.n_tokens - 1 - shard._positions(ranks)
                 pos = end - klen[which] + 1
                 order = np.lexsort((pos, which))
                 which, pos = which[order], pos[order]

@@ -25,9 +25,9 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError
-from ..io import atomic_path, read_json
+from ..io import atomic_path
 from .core import Index, Matches
-from .verify import meta_sha256
+from .verify import check_manifest, index_folder, meta_sha256, read_metadata
 
 
 def _flat(queries: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
@@ -80,7 +80,7 @@ def load_queries(path) -> list[np.ndarray]:
 def shard_matches(shard_dir, queries: Sequence[np.ndarray]) -> Matches:
     """L_t and C_t of every query position against one shard directory alone (the count is
     the shard's size where the shard has no match; :func:`merge_matches` replaces it)."""
-    return Index(shard_dir).longest_matches(queries)
+    return Index(shard_dir).longest_matches(queries)  # copyscope.index.open of one shard
 
 
 def merge_matches(parts: Sequence[Matches], n_tokens: int) -> Matches:
@@ -137,7 +137,7 @@ def shard_matches_file(shard_dir, queries_npz, out) -> Matches:
 def merge_matches_files(index_dir, parts, out) -> Matches:
     """Merge the per-shard files ``parts`` of the index ``index_dir`` (:func:`merge_matches`):
     together they must cover every shard ``index.json`` lists, once, for the same queries."""
-    manifest = read_json(Path(index_dir) / "index.json")
+    manifest = read_metadata(index_folder(index_dir) / "index.json", check_manifest)
     loaded = [load_matches(p) for p in parts]
     shas = sorted(s for _, _, covered in loaded for s in covered)
     expected = sorted(manifest["shard_meta_sha256"].values())
@@ -160,11 +160,12 @@ class MatchedIndex:
     ``longest_matches(queries)`` returns the stored matches after checking that ``queries``
     are the ones they were computed for; ``n_tokens``, ``manifest`` and ``path`` come from
     ``index.json``; every other attribute opens the :class:`Index` (memory-mapped) on first use.
+    Made by :func:`copyscope.index.open` with ``matches``.
     """
 
     def __init__(self, index_dir, matches_npz):
-        self.path = Path(index_dir)
-        self.manifest = read_json(self.path / "index.json")
+        self.path = index_folder(index_dir)
+        self.manifest = read_metadata(self.path / "index.json", check_manifest)
         self.n_tokens = int(self.manifest["n_tokens"])
         self.matches_path = Path(matches_npz)
         self._matches, self._sha, covered = load_matches(matches_npz)
@@ -187,9 +188,3 @@ class MatchedIndex:
         if self._index is None:
             self._index = Index(self.path)
         return getattr(self._index, name)
-
-
-def open_index(index_dir, matches_npz=None):
-    """:class:`Index` of ``index_dir``, or with fan-out (``matches_npz`` given) the
-    :class:`MatchedIndex` answering from the merged file."""
-    return Index(index_dir) if matches_npz is None else MatchedIndex(index_dir, matches_npz)

@@ -27,6 +27,15 @@ memory loads of all 32 before using any of them (group prefetching, Chen et al. 
 cache misses of independent searches overlap instead of queueing.  Batched searches read at most
 ``cap`` pattern tokens; runs of positions whose match reaches the cap are answered again by
 matching statistics.
+
+A damaged index must never make a kernel read outside an array: every suffix-array entry is
+checked where it is read (:func:`_position`: a position in ``[0, n)``, else the rank is recorded
+in the shard's ``fault`` array, the last entry of its kernel arguments, and position 0 used in
+its place), and token values of the stream are used as an index only by :func:`dense_buckets`,
+which checks them.  The caller raises the error after the kernel returns
+(``copyscope.index.core.Shard``).  Nothing else read from the files indexes an array: the LCP
+values only move through blocks whose minima are derived from them, and an occurrence interval
+they widen past its token's bucket is recorded as damage too (:func:`_within`).
 """
 
 from __future__ import annotations
@@ -64,11 +73,36 @@ def prefetch(typingctx, arr, idx):
 
 
 @njit(cache=True, nogil=True)
-def _has_prefix(tokens, sa, n, q, t, r, L):
+def _position(sa, r, n, fault):
+    """``sa[r]``, the reversed-stream position of the suffix of rank ``r``, when it lies in
+    ``[0, n)``; else 0, with ``fault = (1, r)`` recorded (a damaged suffix array)."""
+    p = np.int64(sa[r])
+    if p < 0 or p >= n:
+        fault[0] = 1
+        fault[1] = r
+        return np.int64(0)
+    return p
+
+
+@njit(cache=True, nogil=True)
+def _within(first, last, lo, hi, k, fault):
+    """``(first, last)``, the interval an LCP scan widened around rank ``k``, clipped to the
+    bucket ``[lo, hi)`` of the pattern's first token; an interval leaving it means damaged LCP
+    values (a bucket starts with 0), recorded as ``fault = (2, k)``."""
+    if first < lo or last >= hi:
+        fault[0] = 2
+        fault[1] = k
+        return (first if first >= lo else lo), (last if last < hi else hi - 1)
+    return first, last
+
+
+@njit(cache=True, nogil=True)
+def _has_prefix(tokens, sa, n, q, t, r, L, fault):
     """Whether the reversed suffix of rank ``r`` starts with q[t], q[t-1], ..., q[t-L+1]."""
-    if sa[r] + L > n:
+    p = _position(sa, r, n, fault)
+    if p + L > n:
         return False
-    base = n - 1 - sa[r]
+    base = n - 1 - p
     for h in range(L):
         if tokens[base - h] != q[t - h]:
             return False
@@ -139,7 +173,7 @@ def _scan_left(lcp, j, L):
 
 
 @njit(cache=True, nogil=True)
-def _widen_right(tokens, sa, lcp, m1, m2, m3, q, t, k, L, hi):
+def _widen_right(tokens, sa, lcp, m1, m2, m3, q, t, k, L, hi, fault):
     """Last rank j >= k of the interval of suffixes sharing the first L pattern tokens."""
     n = tokens.shape[0]
     if L >= LCP_CAP:
@@ -148,7 +182,7 @@ def _widen_right(tokens, sa, lcp, m1, m2, m3, q, t, k, L, hi):
         z = hi - 1
         while a < z:
             mid = (a + z + 1) >> 1
-            if _has_prefix(tokens, sa, n, q, t, mid, L):
+            if _has_prefix(tokens, sa, n, q, t, mid, L, fault):
                 a = mid
             else:
                 z = mid - 1
@@ -158,7 +192,7 @@ def _widen_right(tokens, sa, lcp, m1, m2, m3, q, t, k, L, hi):
 
 
 @njit(cache=True, nogil=True)
-def _widen_left(tokens, sa, lcp, m1, m2, m3, q, t, k, L, lo):
+def _widen_left(tokens, sa, lcp, m1, m2, m3, q, t, k, L, lo, fault):
     """First rank i <= k of the interval of suffixes sharing the first L pattern tokens."""
     if L >= LCP_CAP:
         n = tokens.shape[0]
@@ -166,7 +200,7 @@ def _widen_left(tokens, sa, lcp, m1, m2, m3, q, t, k, L, lo):
         z = k
         while a < z:
             mid = (a + z) >> 1
-            if _has_prefix(tokens, sa, n, q, t, mid, L):
+            if _has_prefix(tokens, sa, n, q, t, mid, L, fault):
                 z = mid
             else:
                 a = mid + 1
@@ -245,13 +279,13 @@ def _sampled_range(keys, bits, q, t, m, lo, hi):
 
 
 @njit(cache=True, nogil=True)
-def _compare(tokens, sa, q, t, m, mid, h):
+def _compare(tokens, sa, q, t, m, mid, h, fault):
     """One step of the binary search for the pattern ``q[t], q[t-1], ..., q[t-m+1]``: its lcp
     with the reversed suffix of rank ``mid`` (the first ``h`` tokens known to agree), and
     whether that suffix sorts below the pattern (a suffix with the whole pattern as prefix
     does not)."""
     n = tokens.shape[0]
-    r = sa[mid]
+    r = _position(sa, mid, n, fault)
     lim = n - r
     if lim > m:
         lim = m
@@ -263,18 +297,18 @@ def _compare(tokens, sa, q, t, m, mid, h):
 
 
 @njit(cache=True, nogil=True)
-def match_one(tokens, sa, lcp, m1, m2, m3, bucket, keys, kbits, q, qs, t):
+def match_one(tokens, sa, lcp, m1, m2, m3, bucket, keys, kbits, fault, q, qs, t):
     """Longest suffix of ``q[qs..t]`` that occurs in the corpus, and its occurrence interval.
 
     Returns ``(L, first, last)``: the length of the match and the inclusive suffix-array
     interval of its occurrences (``last - first + 1`` = count).  ``L == 0`` when ``q[t]``
     never occurs.
     """
-    return match_capped(tokens, sa, lcp, m1, m2, m3, bucket, keys, kbits, q, t, t - qs + 1)
+    return match_capped(tokens, sa, lcp, m1, m2, m3, bucket, keys, kbits, fault, q, t, t - qs + 1)
 
 
 @njit(cache=True, nogil=True)
-def match_capped(tokens, sa, lcp, m1, m2, m3, bucket, keys, kbits, q, t, m):
+def match_capped(tokens, sa, lcp, m1, m2, m3, bucket, keys, kbits, fault, q, t, m):
     """:func:`match_one` for the pattern ``q[t], q[t-1], ..., q[t-m+1]`` (its first ``m`` tokens).
 
     When the longest match is known to be at most ``m`` tokens, the answer equals that of the
@@ -290,7 +324,7 @@ def match_capped(tokens, sa, lcp, m1, m2, m3, bucket, keys, kbits, q, t, m):
     a, z, llo, lhi = _sampled_range(keys, kbits, q, t, m, lo, hi)
     while a < z:
         mid = (a + z) >> 1
-        h, below = _compare(tokens, sa, q, t, m, mid, llo if llo < lhi else lhi)
+        h, below = _compare(tokens, sa, q, t, m, mid, llo if llo < lhi else lhi, fault)
         if below:
             a = mid + 1
             llo = h
@@ -307,15 +341,17 @@ def match_capped(tokens, sa, lcp, m1, m2, m3, bucket, keys, kbits, q, t, m):
         k = a
     if L == 1:  # the occurrences of one token: its whole bucket
         return 1, lo, hi - 1
-    first = _widen_left(tokens, sa, lcp, m1, m2, m3, q, t, k, L, lo)
-    last = _widen_right(tokens, sa, lcp, m1, m2, m3, q, t, k, L, hi)
+    first = _widen_left(tokens, sa, lcp, m1, m2, m3, q, t, k, L, lo, fault)
+    last = _widen_right(tokens, sa, lcp, m1, m2, m3, q, t, k, L, hi, fault)
+    first, last = _within(first, last, lo, hi, k, fault)
     return L, first, last
 
 
 @njit(cache=True, nogil=True)
 def matching_statistics(
-    tokens, sa, lcp, m1, m2, m3, bucket, keys, kbits, q, qs, s, e, occ, probe, out_len, out_cnt
-):
+    tokens, sa, lcp, m1, m2, m3, bucket, keys, kbits, fault, q, qs, s, e, occ, probe, out_len,
+    out_cnt,
+):  # fmt: skip
     """L_t and C_t for the positions ``s <= t < e`` of one query starting at ``qs``, in order.
 
     Matching statistics (Chang & Lawler 1994): ``L_{t+1} <= L_t + 1``.  While the match at
@@ -363,7 +399,9 @@ def matching_statistics(
         else:
             m = t - qs + 1
         searches += 1
-        L, first, last = match_capped(tokens, sa, lcp, m1, m2, m3, bucket, keys, kbits, q, t, m)
+        L, first, last = match_capped(
+            tokens, sa, lcp, m1, m2, m3, bucket, keys, kbits, fault, q, t, m
+        )
         if L == 0:
             out_len[t] = 0
             out_cnt[t] = 0
@@ -374,7 +412,7 @@ def matching_statistics(
         out_cnt[t] = c
         if c <= K:
             for i in range(c):
-                occ[i] = n - 1 - sa[first + i]
+                occ[i] = n - 1 - _position(sa, first + i, n, fault)
             k = c
         else:
             k = 0
@@ -388,7 +426,7 @@ def longest_matches_kernel(
     """For every query position t: ``out_len[t] = L_t`` and ``out_cnt[t] = C_t`` (0 if L_t = 0).
 
     ``shard`` is the shard's arrays as one tuple, ``(tokens, sa, lcp, m1, m2, m3, bucket, keys,
-    kbits)`` (``Shard.kernel_args``), passed on unpacked.  The positions come in segments
+    kbits, fault)`` (``Shard.kernel_args``), passed on unpacked.  The positions come in segments
     ``seg_start[i] <= t < seg_end[i]`` of the query that starts at ``seg_qs[i]`` (see
     :func:`query_segments`); segments run in parallel, each one left to right by
     :func:`matching_statistics`, keeping up to ``keep`` occurrences.  ``stop[i]`` is the first
@@ -468,8 +506,8 @@ def _lockstep_keys(keys, kp_, x_, y_, G, past_equal):
 
 @njit(cache=True, nogil=True)
 def batched_search(
-    tokens, sa, lcp, m1, m2, m3, bucket, keys, bits, q, pos, pqs, cap, g0, g1, out_len, out_cnt,
-    out_first, w,
+    tokens, sa, lcp, m1, m2, m3, bucket, keys, bits, fault, q, pos, pqs, cap, g0, g1, out_len,
+    out_cnt, out_first, w,
 ):  # fmt: skip
     """:func:`match_capped` for the positions ``pos[g0:g1]`` (at most :data:`BATCH`), in lockstep.
 
@@ -546,7 +584,7 @@ def batched_search(
         for g in range(G):
             if a_[g] < z_[g]:
                 h = llo_[g] if llo_[g] < lhi_[g] else lhi_[g]
-                b = n - 1 - sa[(a_[g] + z_[g]) >> 1] - h
+                b = n - 1 - _position(sa, (a_[g] + z_[g]) >> 1, n, fault) - h
                 if b >= 0:
                     prefetch(tokens, b)
         for g in range(G):
@@ -558,7 +596,7 @@ def batched_search(
                 m = m_[g]
                 mid = (a + z) >> 1
                 h = llo_[g] if llo_[g] < lhi_[g] else lhi_[g]
-                h, below = _compare(tokens, sa, q, t, m, mid, h)
+                h, below = _compare(tokens, sa, q, t, m, mid, h, fault)
                 if below:
                     a_[g] = mid + 1
                     llo_[g] = h
@@ -601,8 +639,8 @@ def batched_search(
         t = pos[g0 + g]
         L = out_len[t]
         if L >= LCP_CAP:
-            first = _widen_left(tokens, sa, lcp, m1, m2, m3, q, t, k, L, lo_[g])
-            last = _widen_right(tokens, sa, lcp, m1, m2, m3, q, t, k, L, hi_[g])
+            first = _widen_left(tokens, sa, lcp, m1, m2, m3, q, t, k, L, lo_[g], fault)
+            last = _widen_right(tokens, sa, lcp, m1, m2, m3, q, t, k, L, hi_[g], fault)
             out_cnt[t] = last - first + 1
             if keep_first:
                 out_first[t] = first
@@ -623,6 +661,7 @@ def batched_search(
         L = out_len[t]
         first = a_[g] if a_[g] >= 0 else _scan_left(lcp, -1 - a_[g], L)
         last = z_[g] if z_[g] >= 0 else _scan_right(lcp, -1 - z_[g], L)
+        first, last = _within(first, last, lo_[g], hi_[g], x_[g], fault)
         out_cnt[t] = last - first + 1
         if keep_first:
             out_first[t] = first
@@ -684,20 +723,21 @@ def query_segments(offsets, size):
 
 
 @njit(cache=True, parallel=True)
-def sample_keys(tokens, sa, bits):
+def sample_keys(tokens, sa, bits, fault):
     """Key of every ``2**SAMPLE_SHIFT``-th suffix-array rank, for :func:`_sampled_range`.
 
     A sampled top layer of the suffix array (small enough to stay in cache): the key packs
     tokens 2 .. 1 + 64 // bits of the reversed suffix (the first is fixed by its bucket), each
     as ``value + 1`` in ``bits`` bits, 0 past the start of the stream, so keys compare like
-    the suffixes' next tokens.
+    the suffixes' next tokens. A suffix-array entry outside the stream is recorded in
+    ``fault`` (see :func:`_position`).
     """
     n = tokens.shape[0]
     per = 64 // bits
     ns = (n + (1 << SAMPLE_SHIFT) - 1) >> SAMPLE_SHIFT
     out = np.empty(ns, dtype=np.uint64)
     for j in prange(ns):
-        base = n - 1 - sa[j << SAMPLE_SHIFT]
+        base = n - 1 - _position(sa, j << SAMPLE_SHIFT, n, fault)
         key = np.uint64(0)
         for h in range(1, per + 1):
             key = key << np.uint64(bits)
@@ -799,18 +839,23 @@ def block_minima(values, shift):
 
 @njit(cache=True)
 def dense_buckets(tokens, sep, size):
-    """start[v] .. start[v+1]: the suffix-array ranks of the reversed suffixes starting with v.
+    """``(start, bad)``: start[v] .. start[v+1] are the suffix-array ranks of the reversed
+    suffixes starting with v, and ``bad`` the first position whose token is neither the
+    separator nor below ``size`` (the alphabet size the shard records; -1 when there is none,
+    else ``start`` is incomplete).
 
     Requires ``sep`` to be the largest token value, so separator suffixes sort last.
     """
     counts = np.zeros(size + 1, dtype=np.int64)
     for i in range(tokens.shape[0]):
-        v = tokens[i]
+        v = np.int64(tokens[i])
         if v != sep:
+            if v >= size:
+                return counts, i
             counts[v + 1] += 1
     for v in range(size):
         counts[v + 1] += counts[v]
-    return counts
+    return counts, -1
 
 
 @njit(cache=True)

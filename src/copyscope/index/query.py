@@ -1,7 +1,8 @@
 """What the user commands ``query``, ``trace`` and ``count`` compute and print.
 
 An index records the tokenizer it was built with in ``index.json`` (``tokenizer_dir`` relative
-to the index, ``tokenizer_kind``); :func:`open_index` loads it through the tokenizer registry.
+to the index, ``tokenizer_kind``); :func:`index_tokenizer` loads it through the tokenizer
+registry (the index itself is opened by :func:`copyscope.index.open`).
 """
 
 from __future__ import annotations
@@ -17,12 +18,21 @@ import numpy as np
 
 from ..errors import CopyscopeError, InputError, check_all
 from ..io import json_object, read_lines, read_text_file
+from . import open as _open
 from .core import Index, maximal_spans
 
 
-def open_index(index_dir, tokenizer_dir=None, tokenizer_kind: str | None = None):
-    """(index, tokenizer or ``None``): the tokenizer given, else the one in ``index.json``;
-    its kind is ``tokenizer_kind``, else the manifest's ``tokenizer_kind``, else ``bpe``.
+def open_with_tokenizer(path, tokenizer_dir=None, tokenizer_kind: str | None = None):
+    """(index, tokenizer or ``None``): :func:`copyscope.index.open` of ``path`` (a folder or
+    its ``index.json``) and its :func:`index_tokenizer`."""
+    index = _open(path)
+    return index, index_tokenizer(index, tokenizer_dir, tokenizer_kind)
+
+
+def index_tokenizer(index, tokenizer_dir=None, tokenizer_kind: str | None = None):
+    """The tokenizer of an opened index, or ``None``: the tokenizer given, else the one in
+    ``index.json``; its kind is ``tokenizer_kind``, else the manifest's ``tokenizer_kind``,
+    else ``bpe``.
 
     An index that recorded its tokenizer's fingerprint (``tokenizer_sha256``) refuses another
     tokenizer, and a recorded tokenizer directory that is gone (an index copied elsewhere) is
@@ -30,7 +40,6 @@ def open_index(index_dir, tokenizer_dir=None, tokenizer_kind: str | None = None)
     """
     from ..tokenize import load
 
-    index = Index(index_dir)
     m = index.manifest
     directory = tokenizer_dir
     if directory is None and m.get("tokenizer_dir"):
@@ -43,7 +52,7 @@ def open_index(index_dir, tokenizer_dir=None, tokenizer_kind: str | None = None)
                 "or moved?): pass --tokenizer DIR with that tokenizer, or --ids",
             )
     if directory is None:
-        return index, None
+        return None
     if tokenizer_kind is not None:
         tokenizer = load(tokenizer_kind, directory, "--tokenizer-kind")
     else:
@@ -69,7 +78,7 @@ def open_index(index_dir, tokenizer_dir=None, tokenizer_kind: str | None = None)
             f"{tokenizer.fingerprint()[:12]}): pass --tokenizer DIR with the index's tokenizer "
             f"{m.get('tokenizer')!r} (kind {m.get('tokenizer_kind')}{_fingerprint_hint(m)})",
         )
-    return index, tokenizer
+    return tokenizer
 
 
 def _fingerprint_hint(manifest: dict) -> str:

@@ -21,10 +21,28 @@ SMALL_QUERY_TOKENS = 1024  # at most this many query tokens per call take the nu
 NARROW = 16  # ranges of at most this many suffixes are finished by direct comparison
 
 
+class BadSuffix(ValueError):
+    """A suffix-array entry outside ``[0, n)`` (a damaged index) at suffix-array rank ``rank``."""
+
+    def __init__(self, rank: int, value: int, n: int):
+        self.rank = rank
+        super().__init__(
+            f"suffix array entry {value} at rank {rank} is outside the stream of {n} tokens"
+        )
+
+
+def suffix_position(sa, rank: int, n: int) -> int:
+    """``sa[rank]``, checked to be a position of the reversed stream (else :class:`BadSuffix`)."""
+    p = int(sa[rank])
+    if not 0 <= p < n:
+        raise BadSuffix(rank, p, n)
+    return p
+
+
 def _key(tokens: np.ndarray, sa: np.ndarray, n: int, rank: int, k: int) -> int:
     """Token at offset ``k`` of the reversed suffix at ``rank`` (-1 past its end, which sorts
     a suffix before every suffix it is a prefix of)."""
-    pos = n - 1 - int(sa[rank]) - k
+    pos = n - 1 - suffix_position(sa, rank, n) - k
     return int(tokens[pos]) if pos >= 0 else -1
 
 
@@ -73,7 +91,7 @@ def match_interval(tokens, sa, pattern: np.ndarray) -> tuple[int, int, int]:
     while k < len(pattern):
         if hi - lo <= NARROW:
             # every suffix in [lo, hi) shares k tokens with the pattern: compare the rest
-            starts = [n - 1 - int(sa[i]) - k for i in range(lo, hi)]
+            starts = [n - 1 - suffix_position(sa, i, n) - k for i in range(lo, hi)]
             more = np.array([common_prefix(tokens, s, pattern[k:]) for s in starts])
             best = int(more.max())
             if k + best == 0:

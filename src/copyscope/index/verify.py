@@ -1,7 +1,10 @@
 """Checks that an index on disk is the one its metadata describes.
 
-Three levels, from cheap to complete:
+Four levels, from cheap to complete:
 
+* :func:`check_meta` and :func:`check_manifest` (every open): ``meta.json`` and ``index.json``
+  hold every key the index reads, each of the expected type and range (a damaged file is named,
+  never a ``KeyError``);
 * :func:`check_array_files` (every open): each ``.npy`` exists, its header parses, its dtype
   and shape are the ones ``meta.json`` implies, and the file holds exactly the bytes the header
   promises (a truncated or padded file is named, never memory-mapped);
@@ -28,6 +31,125 @@ from ..io import sha256_array, sha256_file
 FORMAT = "copyscope-index/1"  # the on-disk format (see copyscope.index.build)
 ARRAYS = ("tokens", "sa", "lcp")
 SAMPLE_RANKS = 512
+TOKEN_DTYPES = ("uint16", "uint32")
+DAMAGED = "DAMAGED"  # verify status of a metadata file that cannot be read (then ": reason")
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_str_map(value) -> bool:
+    return isinstance(value, dict) and all(isinstance(v, str) for v in value.values())
+
+
+def _is_file_records(value) -> bool:
+    """``{file name: {"bytes": int, "sha256": str}}`` with plain file names (no folders)."""
+    return isinstance(value, dict) and all(
+        isinstance(rec, dict)
+        and _is_int(rec.get("bytes"))
+        and isinstance(rec.get("sha256"), str)
+        and name == Path(name).name
+        and name not in ("", ".", "..")
+        for name, rec in value.items()
+    )
+
+
+def _problem(obj, required: dict, optional: dict) -> str | None:
+    """The first key of ``required`` missing from the JSON object ``obj``, or of either dict
+    present with a value its check refuses (``(check, what was expected)`` per key)."""
+    if not isinstance(obj, dict):
+        return f"expected a JSON object, found {type(obj).__name__}"
+    for key, (check, what) in {**required, **optional}.items():
+        if key not in obj:
+            if key in required:
+                return f"missing key {key!r} ({what})"
+            continue
+        if not check(obj[key]):
+            return f"expected {key!r} to be {what}, found {obj[key]!r:.60}"
+    return None
+
+
+META_KEYS = {
+    "format": (lambda v: v == FORMAT, repr(FORMAT)),
+    "dtype": (lambda v: v in TOKEN_DTYPES, f"one of {list(TOKEN_DTYPES)}"),
+    "sep": (_is_int, "an integer"),
+    "n_tokens": (lambda v: _is_int(v) and v >= 1, "an integer >= 1"),
+    "n_docs": (lambda v: _is_int(v) and v >= 1, "an integer >= 1"),
+    "alphabet_size": (lambda v: _is_int(v) and v >= 0, "an integer >= 0"),
+    "lcp_cap": (lambda v: _is_int(v) and 1 <= v <= 255, "an integer in [1, 255]"),
+}
+META_OPTIONAL = {
+    "sa_dtype": (lambda v: v in (None, "int32", "int64"), "int32 or int64"),
+    "files": (_is_file_records, 'an object {file: {"bytes": int, "sha256": str}}'),
+    "tokens_sha256": (lambda v: isinstance(v, str), "a string"),
+    "first_doc": (lambda v: _is_int(v) and v >= 0, "an integer >= 0"),
+}
+MANIFEST_KEYS = {
+    "shards": (
+        lambda v: isinstance(v, list) and v and all(isinstance(s, str) and s for s in v),
+        "a non-empty list of shard folders",
+    ),
+    "dtype": (lambda v: v in TOKEN_DTYPES, f"one of {list(TOKEN_DTYPES)}"),
+    "sep": (_is_int, "an integer"),
+    "n_tokens": (lambda v: _is_int(v) and v >= 1, "an integer >= 1"),
+}
+MANIFEST_OPTIONAL = {
+    "format": (lambda v: v == FORMAT, repr(FORMAT)),
+    "n_docs": (lambda v: _is_int(v) and v >= 0, "an integer >= 0"),
+    "shard_meta_sha256": (_is_str_map, "an object {shard: sha256}"),
+    **{
+        key: (lambda v: isinstance(v, str), "a string")
+        for key in ("tokenizer", "tokenizer_dir", "tokenizer_kind", "tokenizer_sha256")
+    },
+}
+
+
+def check_meta(path, meta) -> None:
+    """Raise an InputError naming the shard's ``meta.json`` (``path``) unless ``meta`` holds
+    every key a query reads (:data:`META_KEYS`), each of the expected type and range, the
+    separator the dtype's largest value, the alphabet below it and the documents no more than
+    the tokens."""
+    problem = _problem(meta, META_KEYS, META_OPTIONAL)
+    if problem is None:
+        sep = int(np.iinfo(np.dtype(meta["dtype"])).max)
+        if meta["sep"] != sep:
+            problem = (
+                f"expected 'sep' to be {sep} (the largest {meta['dtype']}), found {meta['sep']}"
+            )
+        elif meta["alphabet_size"] > sep:
+            problem = f"expected 'alphabet_size' to be at most {sep}, found {meta['alphabet_size']}"
+        elif meta["n_docs"] > meta["n_tokens"]:
+            problem = f"'n_docs' {meta['n_docs']} exceeds 'n_tokens' {meta['n_tokens']}"
+    if problem:
+        raise InputError(path, f"damaged index metadata: {problem}{VERIFY_HINT}")
+
+
+def check_manifest(path, manifest) -> None:
+    """Raise an InputError naming ``index.json`` (``path``) unless ``manifest`` holds the keys
+    an index is opened with (:data:`MANIFEST_KEYS`), each of the expected type."""
+    problem = _problem(manifest, MANIFEST_KEYS, MANIFEST_OPTIONAL)
+    if problem:
+        raise InputError(path, f"damaged index manifest: {problem}{VERIFY_HINT}")
+
+
+VERIFY_HINT = "; rebuild the index or copy it again (`copyscope index verify` checks every file)"
+
+
+def read_metadata(path, check) -> dict:
+    """The JSON file ``path`` (``meta.json`` or ``index.json``) checked by ``check``; a file
+    that is not valid UTF-8 JSON is an InputError naming it, as a damaged one is."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(path, "file not found (incomplete or corrupt index)")
+    try:
+        obj = json.loads(path.read_bytes().decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InputError(
+            path, f"damaged index metadata: not valid JSON ({exc}){VERIFY_HINT}"
+        ) from exc
+    check(path, obj)
+    return obj
 
 
 def expected_arrays(meta: dict) -> dict[str, tuple[np.dtype, tuple[int, ...]]]:
@@ -52,8 +174,8 @@ def npy_header(path: Path) -> tuple[np.dtype, tuple[int, ...], int]:
             read = fmt.read_array_header_1_0 if version == (1, 0) else fmt.read_array_header_2_0
             shape, fortran, dtype = read(fh)
             offset = fh.tell()
-    except (ValueError, OSError, SyntaxError) as exc:
-        raise InputError(path, f"not a readable .npy file ({exc}): corrupt index") from exc
+    except Exception as exc:  # damaged header bytes: numpy's parser raises many kinds
+        raise InputError(path, f"not a readable .npy file ({exc!r:.200}): corrupt index") from exc
     if fortran and len(shape) > 1:
         raise InputError(path, "expected a C-ordered array")
     return np.dtype(dtype), tuple(int(s) for s in shape), offset
@@ -164,17 +286,30 @@ def check_shard_metas(index_dir: Path, manifest: dict) -> None:
             raise InputError(path, "differs from the one index.json recorded (corrupt index)")
 
 
+def _damaged(exc: InputError) -> str:
+    """The :data:`DAMAGED` status of a metadata file, with what is wrong with it."""
+    why = exc.expected.removesuffix(VERIFY_HINT)
+    for prefix in ("damaged index metadata: ", "damaged index manifest: "):
+        why = why.removeprefix(prefix)
+    return f"{DAMAGED}: {why}"
+
+
 def verify_shard(directory: Path, recorded_meta_sha: str | None = None) -> list[tuple[str, str]]:
     """(file, status) of every file of one shard: ``ok``, ``MISMATCH`` (sha256 differs from the
-    recorded one), ``MISSING`` or ``not recorded`` (built before checksums were recorded)."""
+    recorded one), ``MISSING``, ``not recorded`` (built before checksums were recorded), or
+    for a ``meta.json`` that cannot be read (not JSON, keys missing or of the wrong type)
+    ``DAMAGED: <what is wrong>`` (its arrays are then not checked)."""
     meta_path = directory / "meta.json"
-    if not meta_path.exists():
+    if not meta_path.is_file():
         return [(str(meta_path), "MISSING")]
     rows = []
     if recorded_meta_sha is not None:
         ok = meta_sha256(directory) == recorded_meta_sha
         rows.append((str(meta_path), "ok" if ok else "MISMATCH"))
-    meta = json.loads(meta_path.read_text())
+    try:
+        meta = read_metadata(meta_path, check_meta)
+    except InputError as exc:
+        return [(str(meta_path), _damaged(exc))]
     files = meta.get("files", {})
     for name in [f"{a}.npy" for a in ARRAYS] + sorted(set(files) - {f"{a}.npy" for a in ARRAYS}):
         path = directory / name
@@ -202,7 +337,11 @@ def _old_tokens_status(path: Path, sha: str) -> str:
 
 def verify_problems(rows: list[tuple[str, str]]) -> str | None:
     """One line summing up :func:`verify_index` rows that are not ``ok`` (``None`` if all are)."""
-    bad = [f"{f} ({status})" for f, status in rows if status in ("MISMATCH", "MISSING")]
+    bad = [
+        f"{f} ({status})"
+        for f, status in rows
+        if status in ("MISMATCH", "MISSING") or status.startswith(DAMAGED)
+    ]
     if bad:
         more = f" and {len(bad) - 3} more" if len(bad) > 3 else ""
         return f"damaged or missing: {', '.join(bad[:3])}{more}; rebuild it or copy it again"
@@ -218,18 +357,32 @@ def verify_problems(rows: list[tuple[str, str]]) -> str | None:
 def verify_index(path) -> list[tuple[str, str]]:
     """(file, status) for every file of the index at ``path`` (a directory with ``index.json``
     or a single shard with ``meta.json``), see :func:`verify_shard`."""
-    path = Path(path)
+    path = index_folder(path)
     manifest_path = path / "index.json"
     if manifest_path.exists():
         try:
-            manifest = json.loads(manifest_path.read_text())
-        except json.JSONDecodeError as exc:
-            raise InputError(manifest_path, f"expected valid JSON ({exc})") from exc
+            manifest = read_metadata(manifest_path, check_manifest)
+        except InputError as exc:
+            return [(str(manifest_path), _damaged(exc))]
         recorded = manifest.get("shard_meta_sha256", {})
         rows = []
         for shard in manifest["shards"]:
             rows += verify_shard(path / shard, recorded.get(shard))
         return rows
-    if (path / "meta.json").exists():
-        return verify_shard(path)
-    raise InputError(path, "expected an index directory (index.json or meta.json)")
+    return verify_shard(path)
+
+
+def index_folder(path) -> Path:
+    """The folder of the index at ``path``: ``path`` itself when it is a folder holding
+    ``index.json`` (an index) or ``meta.json`` (one shard), or the folder of ``path`` when it
+    names such a file; anything else is an InputError."""
+    path = Path(path)
+    if path.name in ("index.json", "meta.json") and path.is_file():
+        return path.parent
+    if path.is_dir() and ((path / "index.json").is_file() or (path / "meta.json").is_file()):
+        return path
+    raise InputError(
+        path,
+        "expected an index directory (a folder holding index.json, or one shard's meta.json) "
+        "or its index.json" + ("" if path.exists() else "; it does not exist"),
+    )

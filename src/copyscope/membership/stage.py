@@ -321,11 +321,11 @@ def overlap_file(manifest_json, index_dir, out) -> pd.DataFrame:
     """Write the training n-gram overlap (:data:`OVERLAP_COLUMNS`, :func:`overlap_rows`) of
     every benchmark and baseline text of a corpus manifest, in the tokens of the index at
     ``index_dir`` (the tokenizer it records)."""
-    from ..index.query import open_index
+    from ..index.query import open_with_tokenizer
     from ..io import read_json, write_csv
 
     texts = benchmark_texts(read_json(manifest_json), str(manifest_json))
-    index, tokenizer = open_index(index_dir)
+    index, tokenizer = open_with_tokenizer(index_dir)
     if tokenizer is None:
         raise InputError(index_dir, "expected an index that records its tokenizer (index.json)")
     frame = pd.DataFrame(overlap_rows(index, tokenizer, texts), columns=OVERLAP_COLUMNS)

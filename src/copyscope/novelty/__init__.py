@@ -171,7 +171,7 @@ def write_validation_novelty(
     (validation), ``tokenizer`` (``tokenizer_name``) and ``unit`` (of the split's tokenizer
     kind: tokens, words, …).  With ``matches`` (the merged per-shard fan-out file of
     :func:`write_validation_queries`'s queries) L_t and C_t are read from it."""
-    from ..index.fanout import open_index
+    from ..index import open as open_index
     from ..io import atomic_path, write_csv
     from ..tokenize import kind_class, read_split
 

@@ -28,7 +28,6 @@ reads off the smallest size whose power reaches the target (0.8).
 from __future__ import annotations
 
 import logging
-import os
 import warnings
 from collections.abc import Mapping
 
@@ -374,11 +373,11 @@ def size_for_power(table: pd.DataFrame, target: float = 0.8) -> pd.DataFrame:
 
 def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
     """Measure every positive this run has data for; write the power table and its figure."""
-    from ..index import Index
+    from .. import index as index_stage
 
     data = load(inputs)
     manifests = inputs.get("index_manifest") or []
-    index = Index(os.path.dirname(manifests[0][-1])) if manifests else None
+    index = index_stage.open(manifests[0][-1]) if manifests else None
     table = power_table(data, index, params)
     write_csv(out["csv"], table)
     fig.power(table, params["findings"]["power"]["target"], out["fig"])

@@ -118,9 +118,9 @@ def training_pos_ngrams(tags_path, n: int, pos_index=None) -> tuple[dict, Mappin
         counts = training_ngram_counts(sequences, n)
     else:
         from ..index.ngrams import ngram_counts
-        from ..index.query import open_index
+        from ..index.query import open_with_tokenizer
 
-        index, tokenizer = open_index(pos_index)
+        index, tokenizer = open_with_tokenizer(pos_index)
         tags = getattr(tokenizer, "tags", None)
         if tags is None:
             raise InputError(pos_index, "expected an index built with a tokenizer of kind pos")

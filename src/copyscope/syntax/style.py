@@ -325,12 +325,12 @@ def repeats_file(model_dir, model_name, index_dir, manifest_json, params, out, d
     """Sample the repeated training n-grams of the index in ``index_dir`` (the model's
     tokenizer), decode them with the model in ``model_dir``, write :data:`REPEAT_COLUMNS` to
     ``out`` (.csv) and return the frame."""
-    from ..index import Index
+    from ..index import open as open_index
     from ..io import read_json, write_csv
     from ..lm import load_model
 
     model, tok = load_model(model_dir, device)
-    index = Index(index_dir)
+    index = open_index(index_dir)
     manifest = read_json(manifest_json)
     spans, ids = repeat_spans(
         index, params, lambda t: tok.encode(t, add_special_tokens=False), manifest
