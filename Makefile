@@ -82,7 +82,7 @@ test: setup
 	  bash tests/slurm/stop.sh || true; exit $$rc
 
 # the unit tests only: no Snakemake run (not even a dry run), no benchmark script, no cluster
-# (markers e2e, bench, slurm; tests/test_tiers.py checks that every such test carries its marker)
+# (markers e2e, bench, slurm; tests/workflow/test_tiers.py checks that every such test carries its marker)
 test-fast: setup
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python -m pytest -q -m "not e2e and not slurm and not bench"
 

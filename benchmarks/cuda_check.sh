@@ -11,7 +11,7 @@
 # overridden by CUDA_CHECK_TOKENS, default 200000 tokens) with --device cuda (bf16 autocast
 # where the GPU has it), samples its continuations under pure, top-k 40, greedy and beam 4 on
 # CUDA, and does the same on the CPU for the timing ratio; then runs the test files whose
-# device paths differ on a GPU (tests/test_lm.py, tests/test_decode.py, tests/test_gguf.py).
+# device paths differ on a GPU (tests/lm/test_lm.py, tests/lm/test_decode.py, tests/lm/test_gguf.py).
 # A step that fails is reported and the script goes on; the exit status is that of the
 # first failure.
 set -uo pipefail
@@ -89,6 +89,6 @@ key = next(k for k in ("ids", "tokens", "text") if k in a[0])
 same = sum(x[key] == y[key] for x, y in zip(a, b))
 print(f"greedy on cuda vs cpu: {same} of {len(a)} continuations identical ({key})")
 EOF
-[ "${CUDA_CHECK_TESTS:-1}" = 1 ] && step tests $PY -m pytest -q -p no:cacheprovider tests/test_lm.py tests/test_decode.py \
-    tests/test_gguf.py
+[ "${CUDA_CHECK_TESTS:-1}" = 1 ] && step tests $PY -m pytest -q -p no:cacheprovider tests/lm/test_lm.py tests/lm/test_decode.py \
+    tests/lm/test_gguf.py
 exit $status

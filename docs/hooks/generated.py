@@ -15,7 +15,7 @@ A page asks for one with a marker line ``<!-- generated: NAME -->``:
   file → rule → command → the function that computes it (read from the module's source).
 
 ``mkdocs.yml`` names this file under ``hooks:``; the functions below are plain (schema or file
-in, Markdown/HTML out) so that ``tests/test_docs.py`` can check them without MkDocs.
+in, Markdown/HTML out) so that ``tests/workflow/test_docs.py`` can check them without MkDocs.
 """
 
 from __future__ import annotations

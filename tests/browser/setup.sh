@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Install the headless browser of the explorer's browser test (tests/test_explore_browser.py):
+# Install the headless browser of the explorer's browser test (tests/explore/test_explore_browser.py):
 # Debian's chromium and chromium-driver, only if missing (run as root; `make test` calls it).
 #
 #   bash tests/browser/setup.sh     # idempotent: a second run only checks that both are there

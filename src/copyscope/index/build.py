@@ -38,14 +38,14 @@ import pydivsufsort
 from ..errors import InputError
 from ..io import atomic_path, save_npy_hashed, sha256_array
 from ..streams import SUPPORTED_DTYPES, default_sep, token_dtype_for
-from .kernels import (
-    LCP_CAP,
+from .build_kernels import (
     aligned_suffixes,
     alphabet_size,
     fixed_width_bytes,
     lcp_capped,
     top_two,
 )
+from .kernels import LCP_CAP
 from .verify import (
     FORMAT,
     check_manifest,

@@ -223,7 +223,7 @@ def _beam_batch(adapter, logits, state, n, beams, max_new_tokens, eos) -> list[D
     """Beam search without length normalisation; the best hypothesis per prompt.
 
     The semantics of transformers' ``generate(num_beams=beams, length_penalty=0,
-    early_stopping=False)`` (tests/test_decode.py compares the two): at every step the
+    early_stopping=False)`` (tests/lm/test_decode.py compares the two): at every step the
     ``2 * beams`` best one-token continuations of the live hypotheses are ranked by their total
     log-probability; those among the first ``beams`` that end in ``eos`` become finished
     hypotheses (their score includes the eos log-probability; the eos is not recorded), and the

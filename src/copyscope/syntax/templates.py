@@ -17,7 +17,7 @@ fine tags (from the syntax stage's parses, so no tagger runs here; a French corp
 * Compression ratio CR (``compression_ratio``): bytes of the space-joined texts / bytes of their
   gzip; CR-POS: the same over the space-joined tag strings of the texts.
 
-Deliberate differences from the package (each tested in ``tests/test_syntax_templates.py``):
+Deliberate differences from the package (each tested in ``tests/syntax/test_syntax_templates.py``):
 
 * Sentences are the parser's, given with the tags; the package joins all texts with spaces and
   re-splits them with NLTK's ``sent_tokenize``, so its sentences can run across two texts.

@@ -1,0 +1,278 @@
+"""The run plan (copyscope.plan): asserted on the shipped configs with hand-checked values."""
+
+from __future__ import annotations
+
+import copy
+import re
+
+import pytest
+import yaml
+
+from copyscope.config import validate
+from copyscope.plan import ANALYSIS_OUTPUTS, Plan, labelled, shell_words
+from support.configs import ROOT, R, plan_of, report_flags, report_job
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    return plan_of("tiny")
+
+
+@pytest.fixture(scope="module")
+def default():
+    return plan_of("config")
+
+
+@pytest.fixture(scope="module")
+def pretrained():
+    return plan_of("pretrained")
+
+
+def test_tiny_settings_decodings_and_model_jobs(tiny):
+    assert tiny.models == ["gpt2-a", "gpt2-b", "lstm"]
+    assert tiny.grid_models == ["gpt2-b"] and tiny.shared_models == ["gpt2-a", "lstm"]
+    shared = ["pure", "top_k_10", "greedy"]
+    grid = ["pure", "top_k_10", "top_p_90", "greedy", "beam_2"]
+    assert tiny.shared_decodings == shared
+    assert {m: tiny.decodings_of(m) for m in tiny.models} == {
+        "gpt2-a": shared, "gpt2-b": grid, "lstm": shared
+    }  # fmt: skip
+    assert tiny.human_decodings == ["reference", "contaminated"]
+    assert tiny.settings() == [
+        ("human", "reference"), ("human", "contaminated"),
+        *[("gpt2-a", d) for d in shared], *[("gpt2-b", d) for d in grid],
+        *[("lstm", d) for d in shared],
+    ]  # fmt: skip
+    assert tiny.own_settings() == tiny.settings() and tiny.unscored_names() == []
+    jobs = tiny.model_jobs()
+    assert sorted(jobs) == [
+        "analyze/gpt2-b", "analyze_human/human", "analyze_shared/gpt2-a", "analyze_shared/lstm",
+        "probe/gpt2-a", "probe/gpt2-b", "probe/lstm",
+        "sample/gpt2-b", "sample_shared/gpt2-a", "sample_shared/lstm",
+    ]  # fmt: skip
+    assert jobs["sample_shared/lstm"]["outputs"] == [
+        "/r/samples/lstm/pure.jsonl", "/r/samples/lstm/top_k_10.jsonl",
+        "/r/samples/lstm/greedy.jsonl",
+    ]  # fmt: skip
+    assert jobs["analyze_human/human"]["steps"] == [
+        "analyze setting reference", "analyze setting contaminated",
+        "analyze completion-loss gpt2-a", "analyze completion-loss gpt2-b",
+        "analyze completion-loss lstm",
+    ]  # fmt: skip
+    assert len(jobs["analyze/gpt2-b"]["outputs"]) == 5 * 5
+
+
+def test_tiny_prompt_lengths_evaluators_tokenizers(tiny):
+    # the study: beam_2 of the evaluator gpt2-b (no prompt_length_models), and the human sets
+    assert tiny.prompt_lengths_for("gpt2-b", "beam_2") == [0, 8, 16]
+    assert tiny.prompt_lengths_for("gpt2-b", "pure") == [8]
+    assert tiny.prompt_lengths_for("gpt2-a", "beam_2") == [8]
+    assert tiny.prompt_lengths_for("human", "reference") == [0, 8, 16]
+    assert tiny.prompt_lengths_for("human", "contaminated") == [0, 8, 16]
+    assert {m: tiny.evaluator(m) for m in [*tiny.models, "human"]} == {
+        "gpt2-a": "gpt2-b", "gpt2-b": "gpt2-a", "lstm": "gpt2-b", "human": "gpt2-b"
+    }  # fmt: skip
+    assert {tiny.model_tokenizer(m) for m in [*tiny.models, "human"]} == {"bpe"}
+    assert tiny.tokenizer_dir("lstm") == "/r/tokenizers/bpe"
+    assert tiny.model_dir("lstm") == "/r/models/lstm"
+    assert tiny.completion_models == tiny.models
+    assert tiny.word_index == "words-joined"  # raven_boundaries: stream
+    assert tiny.natural_index("words-joined") == "words-natural-joined"
+    assert tiny.natural_index("bpe") == "bpe-natural"
+
+
+def test_tiny_parts_and_probe_files(tiny):
+    assert tiny.parts() == {
+        "ladder": True, "benchmark": True, "cloze": True, "excerpts": True, "books": False,
+        "own_benchmarks": False, "pos_index": True, "fanout": False, "generations": False,
+        "prompts_file": False, "plants": True,
+    }  # fmt: skip
+    assert tiny.pos_index == ["/r/index/pos/index.json"]
+    assert tiny.probe_inputs("lstm") == {
+        "model": "/r/models/lstm", "index": "/r/index/bpe/index.json",
+        "manifest": "/r/corpus/manifest.json", "names": "/r/corpus/names.json",
+        "train": "/r/corpus/train.jsonl", "valid": "/r/corpus/valid.jsonl",
+        "excerpts": "/r/corpus/excerpts.jsonl",
+    }  # fmt: skip
+    assert tiny.probe_outputs("lstm") == {
+        "repeats": "/r/style/repeats/lstm.csv", "ladder": "/r/memorization/lstm.csv",
+        "texts": "/r/membership/lstm/texts.csv", "cloze": "/r/membership/lstm/cloze.csv",
+    }  # fmt: skip
+    assert tiny.model_jobs()["probe/lstm"]["steps"] == [
+        "syntax repeats", "memorize extract", "membership score"
+    ]  # fmt: skip
+    assert tiny.ladder_files() == [f"/r/memorization/{m}.csv" for m in tiny.models]
+    assert tiny.analyze_inputs("human")["samples_contaminated"] == (
+        "/r/samples/human/contaminated.jsonl"
+    )
+
+
+def test_default_config_plan(default):
+    assert default.models == ["gpt2-small", "gpt2-medium"]
+    assert default.grid_models == ["gpt2-medium"]
+    # the shared decodings in the order of sampling.decodings, not of shared_decodings
+    assert default.decodings_of("gpt2-small") == [
+        "pure", "top_k_40", "top_p_90", "temp_070", "greedy", "beam_4"
+    ]  # fmt: skip
+    assert len(default.decodings_of("gpt2-medium")) == 12
+    assert len(default.settings()) == 2 + 6 + 12
+    assert default.settings()[:3] == [
+        ("human", "reference"), ("human", "contaminated"), ("gpt2-small", "pure")
+    ]  # fmt: skip
+    assert default.prompt_lengths_for("gpt2-medium", "pure") == [0, 8, 32, 96]
+    assert default.prompt_lengths_for("gpt2-medium", "top_k_10") == [32]
+    assert default.prompt_lengths_for("gpt2-small", "pure") == [32]  # not a study model
+    assert default.evaluator("gpt2-medium") == "gpt2-small"
+    assert default.evaluator("gpt2-small") == default.evaluator("human") == "gpt2-medium"
+    assert default.word_index == "words"  # raven_boundaries: documents
+    assert default.ladder and default.benchmark and default.excerpts and not default.books
+
+
+def test_pretrained_plan_without_ladder_benchmark_or_plants(pretrained):
+    p = pretrained
+    gguf = "resources/smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
+    assert p.models == p.grid_models == ["smollm2"] and p.shared_models == []
+    assert p.model_dir("smollm2") == gguf and p.model_tokenizer("smollm2") == "smollm2"
+    assert p.tokenizer_dir("smollm2") == "/r/tokenizers/smollm2"  # the model tokenizer's
+    assert p.evaluator("smollm2") == "smollm2"
+    assert p.settings() == [
+        ("human", "reference"), ("smollm2", "top_p_90"), ("smollm2", "greedy")
+    ]  # fmt: skip
+    assert p.prompt_lengths_for("smollm2", "greedy") == [32]
+    parts = p.parts()
+    assert not parts["ladder"] and not parts["benchmark"] and not parts["plants"]
+    assert parts["cloze"]  # analysis.membership.cloze alone
+    assert p.natural_index("smollm2") == "smollm2"  # nothing planted: the training index
+    assert p.ladder_files() == [] and p.ladder_models == [] and p.benchmark_models == []
+    assert sorted(p.probe_outputs("smollm2")) == ["cloze", "repeats", "texts"]
+    assert list(p.fetched) == ["smollm2"] and p.model_file("smollm2") == gguf
+    # the cloze without a benchmark: the membership report reads the manifest, no overlap
+    membership = report_job(p, "membership").inputs
+    assert list(membership) == ["texts", "cloze", "manifest"]
+    assert report_flags(p, "membership")[-3:] == ["--manifest", "corpus", "/r/corpus/manifest.json"]
+
+
+
+
+
+
+def test_a_config_without_ladder_or_benchmark_has_no_such_files():
+    def drop(cfg):
+        for part in ("ladder", "benchmark"):
+            cfg["corpus"]["inject"].pop(part)
+
+    p = plan_of("tiny", drop)
+    assert not p.ladder and not p.benchmark and not p.cloze
+    assert p.probe_outputs("gpt2-a") == {"repeats": "/r/style/repeats/gpt2-a.csv"}
+    assert p.model_jobs()["probe/gpt2-a"]["steps"] == ["syntax repeats"]
+    files = [f for job in p.model_jobs().values() for f in [*job["outputs"], *job["inputs"].values()]]
+    assert not [f for f in files if re.search(r"/(memorization|membership)/|names\.json", f)]
+    assert p.ladder_files() == [] and p.cloze_models == []
+    assert not [k for k in p.explorer_inputs() if k.startswith("ladder_")]
+    outputs = p.probe_outputs("gpt2-a")
+    inputs = p.probe_inputs("gpt2-a")
+    assert p.probe_files(inputs, outputs) == [] and list(p.probe_params()) == ["style"]
+    assert report_flags(p, "membership") == [] and "overlap" not in report_job(p, "membership").inputs
+
+
+def test_model_job_settings_and_files(tiny):
+    outs = tiny.sample_outputs(tiny.decodings_of("gpt2-b"), "gpt2-b")
+    settings = tiny.sample_params("gpt2-b")
+    assert list(settings["decodings"]) == tiny.decodings_of("gpt2-b") and len(outs) == 5
+    beam = settings["decodings"]["beam_2"]
+    assert beam == {"method": {"kind": "beam", "num_beams": 2}, "prompt_lengths": [0, 8, 16]}
+    assert settings["decodings"]["greedy"]["prompt_lengths"] == [8]
+    files = tiny.sample_files("gpt2-b", outs)
+    assert files[-3:] == ["--out", "beam_2", "/r/samples/gpt2-b/beam_2.jsonl"]
+    assert files[::3] == ["--out"] * 5 and files[1::3] == tiny.decodings_of("gpt2-b")
+    with pytest.raises(ValueError, match="5 decodings, 3 files"):
+        tiny.sample_files("gpt2-b", outs[:3])
+    # analyze: the evaluator gpt2-a (same tokenizer) of gpt2-b's sets, one --set per set
+    inputs = tiny.analyze_inputs("gpt2-b")
+    argv = tiny.analyze_files("gpt2-b", inputs, tiny.analysis_outputs(tiny.decodings, "gpt2-b"))
+    assert argv.count("--set") == 5 and len(argv) == 5 * 7
+    assert argv[:7] == ["--set", "/r/samples/gpt2-b/pure.jsonl",
+                        *(f"/r/analysis/gpt2-b/pure/{f}" for f in ANALYSIS_OUTPUTS)]  # fmt: skip
+    assert "--matches" not in argv and "--completion" not in argv  # no fan-out, not human
+    assert tiny.same_tokenizer_flag("gpt2-b") == ["--same-tokenizer"]
+    assert tiny.evaluator("gpt2-b") == "gpt2-a"
+    # the human job: its sets, then the completion loss of every completion model
+    human = {**tiny.analyze_inputs("human"), **tiny.completion_inputs()}
+    outputs = tiny.analysis_outputs(tiny.human_decodings, "human") + tiny.completion_outputs()
+    argv = tiny.analyze_files("human", human, outputs)
+    assert argv.count("--set") == len(tiny.human_decodings)
+    assert argv.count("--completion") == len(tiny.completion_models) > 0
+    assert argv[-2:] == ["--prompt-length", "8"]
+    at = argv.index("--completion")
+    assert argv[at + 1 : at + 3] == [human[f"model_{tiny.completion_models[0]}"],
+                                     tiny.completion_outputs()[0]]  # fmt: skip
+    # probe: every step of the tiny config, its settings and files
+    params = tiny.probe_params()
+    assert list(params) == ["style", "memorization", "membership"]
+    assert set(params["memorization"]) == {"prompt_tokens", "suffix_tokens", "batch_size"}
+    files = tiny.probe_files(tiny.probe_inputs("gpt2-b"), tiny.probe_outputs("gpt2-b"))
+    assert files[:2] == ["--out-ladder", "/r/memorization/gpt2-b.csv"]
+    assert files[files.index("--out-cloze") + 1] == "/r/membership/gpt2-b/cloze.csv"
+
+
+def test_fanout_and_external_sets(tmp_path):
+    gens = tmp_path / "g.jsonl"
+    gens.write_text('{"prompt": "a", "text": "b", "reference": "c"}\n')
+
+    def edit(cfg):
+        cfg["index"]["query_fanout"] = True
+        cfg["generations"] = {"api/x": str(gens)}
+
+    p = plan_of("tiny", edit)
+    assert p.external_settings == [("human", "api+x"), ("api", "x")]
+    assert p.settings()[2] == ("human", "api+x") and p.settings()[-1] == ("api", "x")
+    assert p.unscored_names() == ["human/api+x", "api/x"]
+    assert ("api", "x") not in p.own_settings()
+    assert p.model_tokenizer("api") == "bpe" and "api" in p.index_models()
+    inputs = p.analyze_inputs("lstm")
+    assert inputs["token_matches_greedy"] == "/r/fanout/analysis/lstm/greedy/tokens/matches.npz"
+    argv = p.analyze_files("lstm", inputs, p.analysis_outputs(p.decodings_of("lstm"), "lstm"))
+    assert argv.count("--matches") == argv.count("--set") == 3
+    at = argv.index("--matches")
+    assert argv[at + 1 : at + 3] == [inputs["token_matches_pure"], inputs["word_matches_pure"]]
+    assert p.fanout_index("analysis/lstm/greedy/words") == "words-joined"
+    assert p.fanout_index("novelty/bpe") == "bpe"
+
+
+def test_labelled_and_shell_words():
+    assert labelled("--t", [("human", "reference"), "m"], ["a", "b"]) == [
+        "--t", "human", "reference", "a", "--t", "m", "b"
+    ]  # fmt: skip
+    with pytest.raises(ValueError, match="2 labels for 1 paths"):
+        labelled("--t", ["a", "b"], ["x"])
+    assert shell_words(["--params-json", '{"a": 1}', "x/y+z"]) == "--params-json '{\"a\": 1}' x/y+z"
+    assert shell_words([]) == ""
+
+
+def test_plan_does_not_change_the_config():
+    cfg = validate({**yaml.safe_load((ROOT / "config/tiny.yaml").read_text()), "results": R})
+    before = copy.deepcopy(cfg)
+    Plan.from_config(cfg).model_jobs()
+    assert cfg == before
+
+
+def test_rule_files_assemble_no_command_lines():
+    """The rule files ask the plan for flags: no f-string flag, no ``::`` joined by hand."""
+    for smk in sorted((ROOT / "rules").glob("*.smk")):
+        text = smk.read_text()
+        assert not re.search(r'f"[^"\n]*--', text), smk.name
+        assert '" :: "' not in text and '":: "' not in text, smk.name
+    assert not (ROOT / "rules" / "memorize.smk").exists()  # held no rule
+
+
+def test_the_final_target_keeps_every_model_jobs_files(tiny):
+    """Plan.kept_files: what a resumed run rebuilds when missing (the workflow's rule all
+    lists them): every model job's outputs, the trained models, the parse files and the
+    models' index manifests, each once."""
+    kept = tiny.kept_files()
+    assert len(kept) == len(set(kept))
+    for job in tiny.model_jobs().values():
+        assert set(job["outputs"]) <= set(kept)
+    assert "/r/samples/gpt2-b/greedy.jsonl" in kept and "/r/models/lstm" in kept
+    assert "/r/syntax/human/reference.parquet" in kept and "/r/index/bpe/index.json" in kept
+

@@ -1,0 +1,83 @@
+"""``copyscope report seeds``: verdict agreement across runs that differ only in the training
+seed (hand-worked scorecards), and the ``make seeds`` commands."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pandas as pd
+import pytest
+
+from copyscope.cli import main
+from copyscope.errors import InputError
+from copyscope.report.seeds import markdown, seed_agreement
+from support.workflow import ROOT
+
+H, F, U = "holds", "does not hold", "inconclusive"
+
+
+def card(*verdicts) -> pd.DataFrame:
+    ids = ["a", "b", "c", "d"][: len(verdicts)]
+    return pd.DataFrame(
+        {
+            "id": ids,
+            "claim": [f"claim {i}" for i in ids],
+            "paper": "P",
+            "verdict": verdicts,
+            "measured": "…",
+        }
+    )
+
+
+def test_agreement_hand_worked():
+    cards = [("0", card(H, H, H, F)), ("1", card(H, U, F, F)), ("2", card(H, U, U, H))]
+    t = seed_agreement(cards)
+    assert list(t["id"]) == ["a", "b", "c", "d"]
+    assert list(t["seed 1"]) == [H, U, F, F]
+    assert list(t["majority"]) == [H, U, U, F]  # c: a three-way tie is inconclusive
+    assert list(t["agree"]) == [3, 2, 1, 2]
+    assert list(t["unanimous"]) == [True, False, False, False]
+    md = markdown(t)
+    assert "1 of 4 claims reach the same verdict with all 3 seeds" in md
+    assert "| 1 | claim a | P | holds | holds | holds | **holds** | 3/3 |" in md
+
+
+def test_ties_without_inconclusive_go_to_holds_first():
+    t = seed_agreement([("0", card(F)), ("1", card(H))])
+    assert t["majority"].tolist() == [H] and t["agree"].tolist() == [1]
+
+
+def test_scorecards_of_other_configs_are_refused():
+    with pytest.raises(InputError, match="same claims as seed 0"):
+        seed_agreement([("0", card(H, H)), ("1", card(H))])
+    with pytest.raises(InputError, match="distinct seed labels"):
+        seed_agreement([("0", card(H)), ("0", card(H))])
+
+
+def test_command_reads_the_runs_and_names_a_missing_file(tmp_path):
+    paths = []
+    for seed, c in (("0", card(H, F)), ("1", card(H, H))):
+        paths += ["--findings", seed, str(tmp_path / f"f{seed}.csv")]
+        c.to_csv(tmp_path / f"f{seed}.csv", index=False)
+    out = ["--out-csv", str(tmp_path / "a.csv"), "--out-md", str(tmp_path / "a.md")]
+    assert main(["report", "seeds", *paths, *out]) == 0
+    t = pd.read_csv(tmp_path / "a.csv")
+    assert t["agree"].tolist() == [2, 1] and t["seed 0"].tolist() == [H, F]
+    assert (tmp_path / "a.md").read_text().startswith("# Verdicts across training seeds")
+    bad = ["--findings", "2", str(tmp_path / "missing.csv")]
+    assert main(["report", "seeds", *paths, *bad, *out]) != 0
+
+
+def test_make_seeds_runs_each_seed_into_its_own_folder():
+    done = subprocess.run(
+        ["make", "-n", "-W", ".venv/.installed", "seeds", "SEEDS=3 5", "CONFIG=config/tiny.yaml"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    text = done.stdout
+    for s in ("3", "5"):
+        assert f"results-tiny-seed{s}/findings.csv" in text
+    assert "models={seed: $s}" in text and "results=results-tiny-seed$s" in text
+    assert "--out-md results-tiny-seeds/agreement.md" in text

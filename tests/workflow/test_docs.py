@@ -1,0 +1,254 @@
+"""The documentation stays true to the code: the site's generated parts (``docs/hooks/generated.py``)
+say what the files they read say, every page is in the navigation, every config key the pages
+and the README name exists in the schema, and the README stays a short front page whose
+commands exist. ``make lint`` builds the site itself (``mkdocs build --strict``)."""
+
+from __future__ import annotations
+
+import html
+import importlib.util
+import re
+
+import pytest
+import yaml
+
+from copyscope.config import SCHEMA_PATH, load_schema
+from support.workflow import ROOT
+
+DOCS = ROOT / "docs"
+PAGES = sorted(p for p in DOCS.rglob("*.md") if "hooks" not in p.parts)
+FILE_SUFFIXES = (".json", ".jsonl", ".csv", ".png", ".md", ".yaml", ".npy", ".parquet", ".html",
+                 ".tsv", ".npz", ".txt")  # fmt: skip
+BLOCKS = "|".join(load_schema()["properties"])
+KEY = re.compile(rf"`((?:{BLOCKS})\.[A-Za-z0-9_.<>-]*[A-Za-z0-9_>])")
+
+
+def hook():
+    """``docs/hooks/generated.py`` as a module."""
+    spec = importlib.util.spec_from_file_location("generated", DOCS / "hooks" / "generated.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def schema_keys(node: dict, key: str = "") -> set[str]:
+    """Every key path of the schema read independently of the hook: ``a.b``, ``<name>`` for an
+    entry of a mapping of named entries; ``$ref`` and ``oneOf`` alternatives followed."""
+    root = load_schema()
+    if "$ref" in node:
+        target = root
+        for part in node["$ref"].removeprefix("#/").split("/"):
+            target = target[part]
+        node = {**target, **node}
+    found = {key} if key else set()
+    prefix = f"{key}." if key else ""
+    for name, sub in node.get("properties", {}).items():
+        found |= schema_keys(sub, prefix + name)
+    if isinstance(node.get("additionalProperties"), dict):
+        found |= schema_keys(node["additionalProperties"], prefix + "<name>")
+    for alt in node.get("oneOf", []):
+        found |= schema_keys(alt.get("items", alt), key) - {key}
+    return found
+
+
+def descriptions(node, out: list[str]) -> list[str]:
+    """Every description under a ``properties`` mapping of the raw schema."""
+    if isinstance(node, dict):
+        for sub in node.get("properties", {}).values():
+            if isinstance(sub, dict) and "description" in sub:
+                out.append(sub["description"])
+        for value in node.values():
+            descriptions(value, out)
+    elif isinstance(node, list):
+        for value in node:
+            descriptions(value, out)
+    return out
+
+
+# --------------------------------------------------------------------------- config reference
+def test_the_config_reference_lists_every_key_with_its_description():
+    text = hook().config_reference(yaml.safe_load(SCHEMA_PATH.read_text()))
+    rows = set(re.findall(r'<tr id="config-([^"]+)"><td><code>([^<]+)</code>', text))
+    listed = {html.unescape(key) for _, key in rows}
+    top = set(load_schema()["properties"])
+    assert listed == schema_keys(load_schema()) - top
+    for block in top:
+        assert f"## `{block}`" in text
+    plain = html.unescape(re.sub(r"<[^>]+>", "", text))
+    missing = [d for d in descriptions(load_schema(), []) if d.replace("`", "") not in plain]
+    assert missing == []
+
+
+def test_the_config_reference_states_types_bounds_and_defaults():
+    schema = {
+        "type": "object",
+        "required": ["a"],
+        "properties": {
+            "a": {"type": "object", "description": "block `a`", "required": ["n"],
+                  "properties": {
+                      "n": {"type": "integer", "minimum": 1, "maximum": 9, "default": 3,
+                            "description": "a count <small>"},
+                      "mode": {"enum": ["x", "y"], "default": "x", "description": "m"},
+                      "named": {"type": "object", "description": "entries",
+                                "additionalProperties": {
+                                    "type": "object", "description": "one",
+                                    "properties": {"k": {"$ref": "#/$defs/k"}}}},
+                  },
+                  "allOf": [{"if": {"properties": {"mode": {"const": "y"}}},
+                             "then": {"required": ["named"],
+                                      "properties": {"n": {"default": 5}}}}]},
+        },
+        "$defs": {"k": {"type": "number", "exclusiveMinimum": 0, "description": "k > 0"}},
+    }  # fmt: skip
+    text = hook().config_reference(schema)
+    row = re.search(r'<tr id="config-a.n">(.*?)</tr>', text).group(1)
+    assert "<em>(required)</em>" in row and "integer (≥ 1, ≤ 9)" in row
+    assert "<code>3</code>" in row and "a count &lt;small&gt;" in row
+    assert "one of <code>x</code>, <code>y</code>" in text
+    row = re.search(r'<tr id="config-a.named._name_.k">(.*?)</tr>', text).group(1)
+    assert "number (&gt; 0)" in row and "k &gt; 0" in row  # through the $ref
+    assert "<p>block <code>a</code> <em>(required; mapping)</em></p>" in text
+    # an if/then case: a note on each key it requires or gives another default
+    row = re.search(r'<tr id="config-a.named">(.*?)</tr>', text).group(1)
+    assert "<br><em>with <code>mode: y</code></em>: required" in row
+    row = re.search(r'<tr id="config-a.n">(.*?)</tr>', text).group(1)
+    assert "<em>with <code>mode: y</code></em>: default <code>5</code>" in row
+
+
+def test_every_config_key_the_documentation_names_exists():
+    keys = schema_keys(load_schema())
+
+    def known(name: str) -> bool:
+        paths = {""}
+        for part in name.split("."):
+            paths = {f"{p}.{o}".lstrip(".") for p in paths for o in (part, "<name>")}
+            paths = {p for p in paths if any(k == p or k.startswith(p + ".") for k in keys)}
+        return bool(paths & keys)
+
+    unknown = []
+    for path in [*PAGES, ROOT / "README.md"]:
+        for match in KEY.finditer(path.read_text()):
+            name = match.group(1)
+            if not name.endswith(FILE_SUFFIXES) and not known(name):
+                unknown.append(f"{path.relative_to(ROOT)}: {name}")
+    assert unknown == []
+
+
+# --------------------------------------------------------------------------- generated tables
+def test_the_runtime_table_is_the_file(tmp_path):
+    path = tmp_path / "runtime.csv"
+    path.write_text("rule,jobs,seconds,max_seconds,max_rss_mb\ntrain_model,2,100.5,60,900\n"
+                    "sample,3,20,10,500.5\n")  # fmt: skip
+    text = hook().runtime_table(path)
+    assert "| `train_model` | 2 | 100.5 | 60 | 900 |" in text
+    assert "2 rules, 5 jobs, 120 job-seconds" in text
+
+
+def test_the_output_map_leads_from_every_output_to_its_code():
+    """Every output an analysis declares has one row: rule, command and a function that
+    exists; hand-checked rows for a figure, a table computed by a helper, a figure drawn in a
+    loop and a table written from a dict of tables."""
+    import importlib
+
+    from copyscope.report import analyses
+
+    rows = hook().output_map_rows()
+    paths = [r[0].strip("`") for r in rows]
+    declared = [
+        o.path for m in analyses() if not getattr(m, "NO_REPORT_JOB", None) for o in m.OUTPUTS.values()
+    ]
+    assert paths == declared and len(set(paths)) == len(paths)
+    for _, rule, command, producer in rows:
+        module, _, name = producer.strip("`").rpartition(".")
+        assert callable(getattr(importlib.import_module(module), name)), producer
+        assert rule.startswith("`report_") and command.startswith("`copyscope report ")
+    by_path = {r[0].strip("`"): r[3].strip("`") for r in rows}
+    assert by_path["figures/planted.png"] == "copyscope.report.figures.planted"
+    assert by_path["tables/memorization.csv"] == "copyscope.report.memorization.memorization_table"
+    assert by_path["figures/membership_roc_training.png"] == "copyscope.report.figures.membership_roc"
+    assert by_path["tables/membership_detectors.csv"] == "copyscope.report.membership.detector_table"
+    assert by_path["figures/syntax_paths.png"] == "copyscope.report.syntax_figures.path_novelty"
+    assert "<!-- generated: output-map -->" in (DOCS / "architecture.md").read_text()
+
+
+def test_every_marker_has_a_generator():
+    module = hook()
+    for page in PAGES:
+        for name in module.MARKER.findall(page.read_text()):
+            assert module.generate(name, page.read_text()).strip(), (page, name)
+    with pytest.raises(ValueError, match="unknown generated part"):
+        module.generate("no-such-part")
+
+
+# --------------------------------------------------------------------------- site and README
+def nav_pages(nav) -> list[str]:
+    """The page files of a MkDocs ``nav`` (nested lists of ``{title: page or list}``)."""
+    found = []
+    for item in nav:
+        value = next(iter(item.values())) if isinstance(item, dict) else item
+        found += nav_pages(value) if isinstance(value, list) else [value]
+    return found
+
+
+def test_every_page_is_in_the_navigation():
+    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text())
+    pages = nav_pages(config["nav"])
+    assert len(pages) == len(set(pages))
+    assert sorted(pages) == sorted(str(p.relative_to(DOCS)) for p in PAGES)
+    hooks = [ROOT / h for h in config["hooks"]]
+    assert hooks == [DOCS / "hooks" / "generated.py"]
+    assert "--8<-- \"CHANGELOG.md\"" in (DOCS / "changelog.md").read_text()
+
+
+def test_the_readme_is_a_short_front_page():
+    text = (ROOT / "README.md").read_text()
+    assert len(text.splitlines()) <= 150
+    make = (ROOT / "Makefile").read_text()
+    targets = set(re.findall(r"^([a-z-]+):", make, re.M))
+    named = set(re.findall(r"`make ([a-z-]+)", text))
+    assert {"run", "test"} <= named and named <= targets, named - targets
+    for link in re.findall(r"\]\(((?:docs/|CHANGELOG)[^)#]*)", text):
+        assert (ROOT / link).is_file(), link
+    # the Makefile's lint target builds the site strictly (CI runs `make lint`)
+    (lint,) = re.findall(r"^lint:.*\n((?:\t.*\n)+)", make, re.M)
+    assert "mkdocs build --strict" in lint
+    assert "site/" in (ROOT / ".gitignore").read_text().split()
+
+
+# --------------------------------------------------------------------------- present tense
+COPIED = {"summary.md", "findings.md", "seeds.md", "changelog.md"}  # a run's files, the Changelog
+COMMIT = re.compile(r"\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{7,40}\b")
+DATE = re.compile(r"\b20\d\d-[01]\d-[0-3]\d\b")
+CHANGELOG_LINK = re.compile(r"\[Changelog\]\((?:\.\./)?(?:changelog\.md|CHANGELOG\.md)[^)]*\)")
+
+
+def dated_passages(text: str) -> list[str]:
+    """The commit hashes of ``text``, and its dates that are not a pointer into the Changelog
+    (a date within 40 characters of a ``[Changelog](…)`` link)."""
+    found = [m.group(0) for m in COMMIT.finditer(text)]
+    links = [m.span() for m in CHANGELOG_LINK.finditer(text)]
+    for m in DATE.finditer(text):
+        if not any(m.start() < end + 40 and m.end() > start - 40 for start, end in links):
+            found.append(text[max(0, m.start() - 40):m.end() + 40].replace("\n", " "))
+    return found
+
+
+def test_dated_passages_are_commits_and_dates_outside_changelog_pointers():
+    assert dated_passages("a run at 56d578e took 29 min") == ["56d578e"]
+    assert dated_passages("(2026-12-04, [Changelog](CHANGELOG.md))") == []
+    assert dated_passages("in the [Changelog](../changelog.md) (2026-12-01).") == []
+    assert dated_passages("On 2026-12-03 the run took 70 minutes.") == [
+        "On 2026-12-03 the run took 70 minutes."]
+    assert dated_passages("1000000 tokens, 1e6, a sha256 of 64 hex digits: " + "ab12" * 16) == []
+
+
+def test_the_pages_say_what_holds_now():
+    """Dated runs and commits belong in the Changelog: a page names neither, but may point into
+    the Changelog at a date (the run's own files, copied into docs/, are exempt)."""
+    found = {}
+    for path in [*PAGES, ROOT / "README.md"]:
+        if path.name in COPIED:
+            continue
+        if hits := dated_passages(path.read_text()):
+            found[str(path.relative_to(ROOT))] = hits
+    assert found == {}
