@@ -14,6 +14,7 @@ from test_findings import PARAMS as FINDINGS_PARAMS
 from copyscope.cli import main
 from copyscope.report import calibration as C
 from copyscope.report import findings as F
+from copyscope.report import nulls as N
 
 PARAMS = {
     **FINDINGS_PARAMS,
@@ -59,15 +60,15 @@ def data(**kw) -> C.Data:
 
 def test_split_windows_partitions_them():
     rng = np.random.default_rng(0)
-    parts = C.split_windows(np.repeat(np.arange(11), 3), 3, rng)
+    parts = N.split_windows(np.repeat(np.arange(11), 3), 3, rng)
     assert sorted(np.concatenate(parts).tolist()) == list(range(11))
     assert sorted(len(p) for p in parts) == [3, 4, 4]
-    again = C.split_windows(np.repeat(np.arange(11), 3), 3, np.random.default_rng(0))
+    again = N.split_windows(np.repeat(np.arange(11), 3), 3, np.random.default_rng(0))
     assert all((a == b).all() for a, b in zip(parts, again, strict=True))
 
 
 def test_human_halves_build_the_rules_tables():
-    tables = C.human_halves_novelty("pure-more-novel-than-validation")(
+    tables = N.human_halves_novelty("pure-more-novel-than-validation")(
         np.random.default_rng(0), data(), PARAMS
     )
     t = tables["novelty_samples"]
@@ -92,7 +93,7 @@ def bad_rule(tables, params):
 
 
 def test_a_bad_rule_shows_a_high_false_verdict_rate(monkeypatch):
-    builder = C.human_halves_novelty("pure-more-novel-than-validation")
+    builder = N.human_halves_novelty("pure-more-novel-than-validation")
     monkeypatch.setitem(F.CLAIMS, "bad", bad_rule)
     bad = C.false_verdicts("bad", builder, data(), PARAMS, draws=30, seed=0)
     assert bad["false_rate"] == 1.0 and bad["holds"] + bad["does_not_hold"] == 30
@@ -103,7 +104,7 @@ def test_a_bad_rule_shows_a_high_false_verdict_rate(monkeypatch):
 
 
 def test_the_same_seed_gives_the_same_counts():
-    builder = C.human_halves_novelty("larger-less-novel")
+    builder = N.human_halves_novelty("larger-less-novel")
     a = C.false_verdicts("larger-less-novel", builder, data(), PARAMS, 10, 3)
     assert a == C.false_verdicts("larger-less-novel", builder, data(), PARAMS, 10, 3)
 
@@ -124,14 +125,14 @@ def ladder_results(copies=(0, 1, 16, 256), per=20, seed=0) -> pd.DataFrame:
 def test_permuted_copies_break_the_ladder():
     frame = ladder_results()
     real = F.CLAIMS["extraction-duplication"](
-        {"memorization": C.memorization_table(frame, 200, 0)}, PARAMS
+        {"memorization": N.memorization_table(frame, 200, 0)}, PARAMS
     )
     assert real.verdict == F.HOLDS  # the planted effect is found ...
     r = C.false_verdicts(
-        "extraction-duplication", C.permuted_copies, data(extraction=frame), PARAMS, 30, 0
+        "extraction-duplication", N.permuted_copies, data(extraction=frame), PARAMS, 30, 0
     )
     assert r["holds"] <= 3  # ... and rarely once the copy counts are permuted
-    table = C.permuted_copies(np.random.default_rng(0), data(extraction=frame), PARAMS)
+    table = N.permuted_copies(np.random.default_rng(0), data(extraction=frame), PARAMS)
     assert sorted(table["memorization"]["n"]) == [20, 20, 20, 20]
 
 
@@ -144,12 +145,12 @@ def test_permuted_membership_rows_are_the_min_k_rule_input():
         {"model": "m", "set": "benchmark", "id": range(n), "planted": planted, "loss": loss,
          "min_k_20": loss + rng.normal(0, 0.1, n)}
     )  # fmt: skip
-    tables = C.permuted_membership(np.random.default_rng(1), data(membership=texts), PARAMS)
+    tables = N.permuted_membership(np.random.default_rng(1), data(membership=texts), PARAMS)
     d = tables["membership_detectors"].set_index("detector")
     assert list(d.index) == ["loss", "min_k_20"] and d.at["loss", "delta_auc_vs_loss"] == 0.0
     assert 0.2 < d.at["min_k_20", "auc"] < 0.8  # the labels no longer mean membership
     r = C.false_verdicts(
-        "min-k-beats-loss", C.permuted_membership, data(membership=texts), PARAMS, 20, 0
+        "min-k-beats-loss", N.permuted_membership, data(membership=texts), PARAMS, 20, 0
     )
     assert r["draws"] == 20
 
@@ -170,20 +171,20 @@ def benchmark_texts(n=40, effect=0.5, seed=0) -> pd.DataFrame:
 def test_permuted_placement_breaks_li_placement():
     texts = benchmark_texts()
     real = F.CLAIMS["benchmark-placement"](
-        {"membership_nll_delta": C.membership_report.nll_delta_rows(texts, 200, 0)}, PARAMS
+        {"membership_nll_delta": N.membership_report.nll_delta_rows(texts, 200, 0)}, PARAMS
     )
     assert real.verdict == F.HOLDS  # the planted effect is found ...
-    tables = C.permuted_placement(np.random.default_rng(1), data(membership=texts), PARAMS)
+    tables = N.permuted_placement(np.random.default_rng(1), data(membership=texts), PARAMS)
     d = tables["membership_nll_delta"].set_index("contrast")
     assert d.at["unplanted - planted", "n_a"] == d.at["unplanted - planted", "n_b"] == 20
     r = C.false_verdicts(
-        "benchmark-placement", C.permuted_placement, data(membership=texts), PARAMS, 40, 0
+        "benchmark-placement", N.permuted_placement, data(membership=texts), PARAMS, 40, 0
     )
     assert r["holds"] + r["does_not_hold"] <= 6  # ... and rarely once the labels are permuted
 
 
 def test_a_null_without_its_data_is_left_out():
-    r = C.false_verdicts("extraction-duplication", C.permuted_copies, data(), PARAMS, 5, 0)
+    r = C.false_verdicts("extraction-duplication", N.permuted_copies, data(), PARAMS, 5, 0)
     assert r is None
     table = C.calibration_table(data(tokens=None), PARAMS)
     assert table.empty and list(table.columns) == C.COLUMNS
@@ -232,9 +233,9 @@ def test_the_shortened_curves_equal_the_full_ones():
     the full curve's first points (the bootstrap resamples whole texts)."""
     tok = human_tokens(windows=30)
     sets = [("human", "reference", tok)]
-    short = C.novelty_nulls(sets, data(), PARAMS)["novelty_samples"]
+    short = N.novelty_nulls(sets, data(), PARAMS)["novelty_samples"]
     short = short[short["source"] == "all"].reset_index(drop=True)
-    full, _ = C.novelty_report.build(sets, {"human": 10**6}, PARAMS["novelty"], {})
+    full, _ = N.novelty_report.build(sets, {"human": 10**6}, PARAMS["novelty"], {})
     assert len(short) == PARAMS["findings"]["n_max"] < len(full)
     cols = ["n", "novelty", "ci_low", "ci_high"]
     pd.testing.assert_frame_equal(short[cols], full[cols].iloc[: len(short)])
@@ -281,12 +282,12 @@ def completion_tokens(texts=80, length=40, effect=1.0, slope=0.0, seed=0) -> pd.
 
 def test_permuted_in_training_labels_break_the_completion_loss_gap():
     tok = completion_tokens()
-    real = C.completion_report.build([("m", tok)])
+    real = N.completion_report.build([("m", tok)])
     assert F.CLAIMS["completion-loss-in-training"]({"completion_loss": real}, PARAMS).verdict == (
         F.HOLDS
     )  # the planted gap is found ...
     d = data(completion=tok)
-    null = C.permuted_in_training(np.random.default_rng(0), d, PARAMS)["completion_loss"]
+    null = N.permuted_in_training(np.random.default_rng(0), d, PARAMS)["completion_loss"]
     two = real[real["curve"].isin(["in training", "not in training"])]
     key = ["curve", "x"]
     # the labels move only among the tokens of one x: every point keeps its token count
@@ -295,7 +296,7 @@ def test_permuted_in_training_labels_break_the_completion_loss_gap():
         null.groupby("x")["tokens"].sum().reset_index(),
     )
     assert len(null.merge(two, on=key)) == len(two)
-    r = C.false_verdicts("completion-loss-in-training", C.permuted_in_training, d, PARAMS, 30, 0)
+    r = C.false_verdicts("completion-loss-in-training", N.permuted_in_training, d, PARAMS, 30, 0)
     assert r["false_rate"] <= 0.1  # ... and rarely once the labels are permuted
 
 
@@ -306,30 +307,30 @@ def test_a_bad_completion_rule_is_caught(monkeypatch):
 
     monkeypatch.setitem(F.CLAIMS, "bad", verdict_rule("completion_loss", gap))
     d = data(completion=completion_tokens(texts=30))
-    r = C.false_verdicts("bad", C.permuted_in_training, d, PARAMS, 20, 0)
+    r = C.false_verdicts("bad", N.permuted_in_training, d, PARAMS, 20, 0)
     assert r["false_rate"] == 1.0
 
 
 def test_shuffled_counts_break_the_frequency_slope(monkeypatch):
     tok = completion_tokens(effect=0.0, slope=0.5)
     novelty = PARAMS["novelty"]
-    real = C.completion_report.build_slope([("m", tok)], novelty)
+    real = N.completion_report.build_slope([("m", tok)], novelty)
     table = {"completion_loss_slope": real}
     assert F.CLAIMS["completion-loss-frequency"](table, PARAMS).verdict == F.HOLDS
     d = data(completion=tok)
-    null = C.shuffled_counts(np.random.default_rng(0), d, PARAMS)["completion_loss_slope"]
+    null = N.shuffled_counts(np.random.default_rng(0), d, PARAMS)["completion_loss_slope"]
     pd.testing.assert_series_equal(null["tokens"], real["tokens"])  # the same tokens ...
     assert abs(null.loc[null["n"] == 4, "slope"].iloc[0]) < 0.2  # ... no slope left
-    r = C.false_verdicts("completion-loss-frequency", C.shuffled_counts, d, PARAMS, 30, 0)
+    r = C.false_verdicts("completion-loss-frequency", N.shuffled_counts, d, PARAMS, 30, 0)
     assert r["false_rate"] <= 0.1
     monkeypatch.setitem(F.CLAIMS, "bad", verdict_rule("completion_loss_slope",
                                                       lambda t: -t["slope"].iloc[0]))  # fmt: skip
-    assert C.false_verdicts("bad", C.shuffled_counts, d, PARAMS, 20, 0)["false_rate"] == 1.0
+    assert C.false_verdicts("bad", N.shuffled_counts, d, PARAMS, 20, 0)["false_rate"] == 1.0
 
 
 def test_shuffled_counts_move_counts_only_among_tokens_of_one_length():
     tok = completion_tokens(texts=10)
-    out = C.shuffled_counts(np.random.default_rng(3), data(completion=tok), PARAMS)
+    out = N.shuffled_counts(np.random.default_rng(3), data(completion=tok), PARAMS)
     assert out is not None
     L, C0 = tok["L"].to_numpy(), tok["C"].to_numpy()
     # rebuild the permuted counts the builder used, with the same generator
@@ -337,7 +338,7 @@ def test_shuffled_counts_move_counts_only_among_tokens_of_one_length():
     used = np.flatnonzero(tok["text"].duplicated().to_numpy() & np.isin(L, (4, 8, 16, 32)))
     by = used[np.argsort(L[used], kind="stable")]
     moved = C0.copy()
-    moved[by] = C0[by[C.within(L[by], rng)]]
+    moved[by] = C0[by[N.within(L[by], rng)]]
     first = ~tok["text"].duplicated().to_numpy()
     assert (moved[first] == C0[first]).all()  # token 0 of a text is never used nor moved
     for n in (4, 8):
@@ -346,7 +347,7 @@ def test_shuffled_counts_move_counts_only_among_tokens_of_one_length():
 
 def test_within_permutes_inside_groups_only():
     groups = np.array([1, 1, 1, 2, 2, 5])
-    order = C.within(groups, np.random.default_rng(0))
+    order = N.within(groups, np.random.default_rng(0))
     assert sorted(order) == list(range(6)) and (groups[order] == groups).all()
 
 
@@ -372,23 +373,23 @@ def delta_of(kind):
 def test_prompt_length_nulls_have_the_effect_they_state(monkeypatch):
     d = data(words=human_words())
     margin = PARAMS["findings"]["prompt_length_margin"]
-    flat = C.human_halves_prompt_length(False)(np.random.default_rng(4), d, PARAMS)
-    shifted = C.human_halves_prompt_length(True)(np.random.default_rng(4), d, PARAMS)
+    flat = N.human_halves_prompt_length(False)(np.random.default_rng(4), d, PARAMS)
+    shifted = N.human_halves_prompt_length(True)(np.random.default_rng(4), d, PARAMS)
     a = flat["raven_contrasts"].set_index("kind").loc["prompt_length"]
     b = shifted["raven_contrasts"].set_index("kind").loc["prompt_length"]
     assert a["model"] == "null" and a["distinct_a"] == a["distinct_b"] == 60
     assert b["delta"] == pytest.approx(a["delta"] - margin)  # the same halves, shifted
     claim = "prompt-length-no-effect"
-    shift = C.false_verdicts(claim, C.human_halves_prompt_length(True), d, PARAMS, 30, 0,
+    shift = C.false_verdicts(claim, N.human_halves_prompt_length(True), d, PARAMS, 30, 0,
                              (F.HOLDS,))  # fmt: skip
     assert shift["holds"] <= 3 and shift["does_not_hold"] >= 1
-    zero = C.false_verdicts(claim, C.human_halves_prompt_length(False), d, PARAMS, 30, 0,
+    zero = C.false_verdicts(claim, N.human_halves_prompt_length(False), d, PARAMS, 30, 0,
                             (F.FAILS,))  # fmt: skip
     assert zero["does_not_hold"] <= 3 and zero["holds"] >= 20  # the absence is found
     # a rule that reads the point estimate only says "no effect" half the time at the margin
     monkeypatch.setitem(F.CLAIMS, "bad", verdict_rule("raven_contrasts",
                                                       delta_of("prompt_length"), -margin))  # fmt: skip
-    bad = C.false_verdicts("bad", C.human_halves_prompt_length(True), d, PARAMS, 30, 0,
+    bad = C.false_verdicts("bad", N.human_halves_prompt_length(True), d, PARAMS, 30, 0,
                            (F.HOLDS,))  # fmt: skip
     assert bad["false_rate"] > 0.25
 
@@ -397,17 +398,17 @@ def test_planted_context_has_the_margin_as_its_effect(monkeypatch):
     d = data(words=human_words())
     margin = PARAMS["findings"]["source_margin"]
     deltas = [
-        C.planted_context(np.random.default_rng(i), d, PARAMS)["raven_contrasts"]
+        N.planted_context(np.random.default_rng(i), d, PARAMS)["raven_contrasts"]
         .query("kind == 'source'")["delta"]
         .to_numpy()
         for i in range(20)
     ]
     assert np.mean(deltas) == pytest.approx(margin, abs=0.01)
-    r = C.false_verdicts("train-vs-union", C.planted_context, d, PARAMS, 30, 0, (F.HOLDS,))
+    r = C.false_verdicts("train-vs-union", N.planted_context, d, PARAMS, 30, 0, (F.HOLDS,))
     assert r["holds"] <= 2
     monkeypatch.setitem(F.CLAIMS, "bad", verdict_rule("raven_contrasts",
                                                       lambda t: margin - delta_of("source")(t)))  # fmt: skip
-    bad = C.false_verdicts("bad", C.planted_context, d, PARAMS, 30, 0, (F.HOLDS,))
+    bad = C.false_verdicts("bad", N.planted_context, d, PARAMS, 30, 0, (F.HOLDS,))
     assert bad["false_rate"] > 0.25
 
 
@@ -427,15 +428,15 @@ def tagged_texts(texts=80, seed=5, tags="ABCDE") -> list:
 
 def test_human_halves_templates_build_the_template_table(monkeypatch):
     d = data(human_texts=tagged_texts())
-    t = C.human_halves_templates(np.random.default_rng(0), d, SYNTAX_PARAMS)["templates"]
+    t = N.human_halves_templates(np.random.default_rng(0), d, SYNTAX_PARAMS)["templates"]
     assert list(t["model"]) == ["null", "human"] and list(t["decoding"]) == ["pure", "reference"]
     assert (t["texts"] == 40).all() and (t["n"] == 3).all()
-    r = C.false_verdicts("more-templates", C.human_halves_templates, d, SYNTAX_PARAMS, 30, 0)
+    r = C.false_verdicts("more-templates", N.human_halves_templates, d, SYNTAX_PARAMS, 30, 0)
     assert r["false_rate"] <= 0.1
     monkeypatch.setitem(F.CLAIMS, "bad", verdict_rule(
         "templates", lambda t: t["templates_per_token"].iloc[0] - t["templates_per_token"].iloc[1]
     ))  # fmt: skip
-    bad = C.false_verdicts("bad", C.human_halves_templates, d, SYNTAX_PARAMS, 20, 0)
+    bad = C.false_verdicts("bad", N.human_halves_templates, d, SYNTAX_PARAMS, 20, 0)
     assert bad["false_rate"] == 1.0
 
 
@@ -447,15 +448,15 @@ def test_human_halves_coverage_build_the_coverage_delta(tmp_path, monkeypatch):
     ranks, counts, cut = C.training_ngrams(tags, 3)
     assert ranks and cut >= 1 and set(counts) == set(ranks)
     d = data(human_texts=tagged_texts(), training_ngrams=(ranks, counts, 10))
-    t = C.human_halves_coverage(np.random.default_rng(0), d, SYNTAX_PARAMS)
+    t = N.human_halves_coverage(np.random.default_rng(0), d, SYNTAX_PARAMS)
     delta = t["template_coverage_delta"]
     assert list(delta["model"]) == ["null"] and delta["cut"].iloc[0] == 10
-    r = C.false_verdicts("templates-in-training", C.human_halves_coverage, d, SYNTAX_PARAMS, 20,
+    r = C.false_verdicts("templates-in-training", N.human_halves_coverage, d, SYNTAX_PARAMS, 20,
                          0, (F.HOLDS,))  # fmt: skip
     assert r["false_rate"] <= 0.1
     monkeypatch.setitem(F.CLAIMS, "bad", verdict_rule("template_coverage_delta",
                                                       lambda t: t["delta"].iloc[0], -1.0))  # fmt: skip
-    bad = C.false_verdicts("bad", C.human_halves_coverage, d, SYNTAX_PARAMS, 20, 0, (F.HOLDS,))
+    bad = C.false_verdicts("bad", N.human_halves_coverage, d, SYNTAX_PARAMS, 20, 0, (F.HOLDS,))
     assert bad["false_rate"] == 1.0
 
 
@@ -482,7 +483,7 @@ def cloze_items(seed=0, per=8) -> pd.DataFrame:
 
 def test_permuted_plays_move_whole_plays():
     cloze = cloze_items()
-    out = C.permuted_plays(cloze, ("train", "valid"), np.random.default_rng(0))
+    out = N.permuted_plays(cloze, ("train", "valid"), np.random.default_rng(0))
     per_play = out.groupby(["model", "play"])["split"].nunique()
     assert (per_play == 1).all()  # a play's items stay together
     counts = [t.groupby("play")["split"].first().value_counts().sort_index() for t in (out, cloze)]
@@ -497,20 +498,20 @@ def test_permuted_plays_move_whole_plays():
 @pytest.mark.parametrize(
     ("claim", "builder", "table"),
     [
-        ("cloze-training-plays", C.permuted_training_plays, None),
-        ("cloze-excerpts", C.permuted_excerpt_plays("membership_cloze_excerpts"), None),
-        ("cloze-excerpt-copies", C.permuted_excerpt_plays("membership_cloze_trend"), None),
-        ("cloze-overlap-correlation", C.permuted_overlap, None),
+        ("cloze-training-plays", N.permuted_training_plays, None),
+        ("cloze-excerpts", N.permuted_excerpt_plays("membership_cloze_excerpts"), None),
+        ("cloze-excerpt-copies", N.permuted_excerpt_plays("membership_cloze_trend"), None),
+        ("cloze-overlap-correlation", N.permuted_overlap, None),
     ],
 )
 def test_cloze_nulls_break_the_planted_effects(claim, builder, table):
     cloze = cloze_items()
     m = PARAMS["analysis"]["membership"]
-    plays, summary = C.membership_report.cloze_tables(cloze, m["bootstrap"], m["seed"])
+    plays, summary = N.membership_report.cloze_tables(cloze, m["bootstrap"], m["seed"])
     real = {
         "membership_cloze_summary": summary,
-        "membership_cloze_excerpts": C.membership_report.cloze_excerpt_rows(cloze, 200, 0),
-        "membership_cloze_trend": C.membership_report.cloze_trend_rows(cloze, 200, 0),
+        "membership_cloze_excerpts": N.membership_report.cloze_excerpt_rows(cloze, 200, 0),
+        "membership_cloze_trend": N.membership_report.cloze_trend_rows(cloze, 200, 0),
     }
     assert F.CLAIMS[claim](real, PARAMS).verdict == F.HOLDS  # the planted effect is found ...
     false = C.null_spec(next(e for e in C.NULLS[claim]))[2]
@@ -520,9 +521,9 @@ def test_cloze_nulls_break_the_planted_effects(claim, builder, table):
 
 def test_the_cloze_overlap_null_keeps_the_accuracy():
     cloze = cloze_items()
-    out = C.permuted_overlap(np.random.default_rng(0), data(cloze=cloze), PARAMS)
+    out = N.permuted_overlap(np.random.default_rng(0), data(cloze=cloze), PARAMS)
     s = out["membership_cloze_summary"]
-    _, real = C.membership_report.cloze_tables(cloze, 200, 0)
+    _, real = N.membership_report.cloze_tables(cloze, 200, 0)
     pd.testing.assert_series_equal(s["acc_insensitive"], real["acc_insensitive"])
     assert abs(s["r_overlap"].iloc[0]) < abs(real["r_overlap"].iloc[0])
 
@@ -576,13 +577,13 @@ def test_human_halves_syntax_build_the_syntax_table(monkeypatch):
     d = data(syntax=(names, *count_matrices(parsed, hits, names)))
     # rows of a subset of the counted passages are the table of that subset of passages
     whole = novelty_table(parsed, hits, 3, 200, 0)
-    pd.testing.assert_frame_equal(C.novelty_rows("human/reference", names, *d.syntax[1:], 200, 0),
+    pd.testing.assert_frame_equal(N.novelty_rows("human/reference", names, *d.syntax[1:], 200, 0),
                                   whole)  # fmt: skip
-    t = C.human_halves_syntax(np.random.default_rng(0), d, params)["syntax_novelty"]
+    t = N.human_halves_syntax(np.random.default_rng(0), d, params)["syntax_novelty"]
     assert set(zip(t["model"], t["decoding"], strict=True)) == {("null", "k40"),
                                                                  ("human", "reference")}  # fmt: skip
     assert (t["passages"] == 30).all() and (t.loc[t["unit"] == "labeled_arc", "total"] > 0).all()
-    r = C.false_verdicts("syntax-local-less-novel", C.human_halves_syntax, d, params, 20, 0)
+    r = C.false_verdicts("syntax-local-less-novel", N.human_halves_syntax, d, params, 20, 0)
     assert r["false_rate"] <= 0.1
 
     def local_gap(t):
@@ -590,7 +591,7 @@ def test_human_halves_syntax_build_the_syntax_table(monkeypatch):
         return u["human"] - u["null"]
 
     monkeypatch.setitem(F.CLAIMS, "bad", verdict_rule("syntax_novelty", local_gap))
-    assert C.false_verdicts("bad", C.human_halves_syntax, d, params, 20, 0)["false_rate"] == 1.0
+    assert C.false_verdicts("bad", N.human_halves_syntax, d, params, 20, 0)["false_rate"] == 1.0
 
 
 def style_measures(n=60, seed=9) -> pd.DataFrame:
@@ -614,19 +615,19 @@ def test_permuted_targets_leave_chance_style_only(monkeypatch):
     st = style_measures()
     params = {**PARAMS, "analysis": {**PARAMS["analysis"],
                                      "style": {"bootstrap": 200, "seed": 0}}}  # fmt: skip
-    real = C.style_report.style_table(st, 200, 0)
+    real = N.style_report.style_table(st, 200, 0)
     assert F.CLAIMS["pos-exceeds-exact"]({"style_memorization": real}, params).verdict == F.HOLDS
     d = data(style=st)
-    t = C.permuted_targets(np.random.default_rng(0), d, params)["style_memorization"]
+    t = N.permuted_targets(np.random.default_rng(0), d, params)["style_memorization"]
     pooled = t[t["source"] == "all"].iloc[0]
     assert pooled["n"] == 60 and pooled["pos_minus_exact"] < 0.1  # only chance matches left
-    r = C.false_verdicts("pos-exceeds-exact", C.permuted_targets, d, params, 20, 0, (F.HOLDS,))
+    r = C.false_verdicts("pos-exceeds-exact", N.permuted_targets, d, params, 20, 0, (F.HOLDS,))
     assert r["holds"] <= 2
     # a rule that takes any POS match above the exact rate as style memorization
     monkeypatch.setitem(F.CLAIMS, "bad", verdict_rule(
         "style_memorization", lambda t: t["pos_match"].iloc[-1] - t["exact_rate"].iloc[-1]
     ))  # fmt: skip
-    assert C.false_verdicts("bad", C.permuted_targets, d, params, 20, 0, (F.HOLDS,))[
+    assert C.false_verdicts("bad", N.permuted_targets, d, params, 20, 0, (F.HOLDS,))[
         "false_rate"
     ] == 1.0
 
@@ -634,7 +635,7 @@ def test_permuted_targets_leave_chance_style_only(monkeypatch):
 def test_derangement_moves_every_position_of_a_group():
     groups = np.array([1, 1, 2, 2, 2, 3, 4, 4, 4, 4])
     for seed in range(20):
-        order = C.derangement(groups, np.random.default_rng(seed))
+        order = N.derangement(groups, np.random.default_rng(seed))
         assert sorted(order) == list(range(10)) and (groups[order] == groups).all()
         moved = order != np.arange(10)
         assert moved[groups != 3].all() and not moved[groups == 3].any()

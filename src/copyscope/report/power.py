@@ -38,11 +38,12 @@ from ..io import write_csv
 from ..lazy import lazy_module
 from . import findings as F
 from .calibration import INPUTS as CALIBRATION_INPUTS
-from .calibration import Data, load, novelty_nulls
+from .calibration import load
 from .jobs import Output, Params
 from .membership import nll_delta_rows
 from .memorization import memorization_table
 from .name_cloze import cloze_excerpt_rows
+from .nulls import Data, novelty_nulls
 
 fig = lazy_module("copyscope.report.figures")
 
