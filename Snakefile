@@ -38,11 +38,13 @@ except InputError as exc:
 
 # jobs run `python -m copyscope …`: when the Python running Snakemake has copyscope's
 # libraries (`.venv/bin/snakemake` run without activating the venv), its folder comes first
-# on the jobs' PATH (a --sdm conda environment is still activated on top of it)
-if all(importlib.util.find_spec(m) for m in ("pandas", "torch")):
-    os.environ["PATH"] = os.pathsep.join(
-        [os.path.dirname(sys.executable), os.environ.get("PATH", "")]
-    )
+# on the jobs' PATH (rules/common.smk's shell prefix; a --sdm conda environment is still
+# activated on top of it)
+JOB_PYTHON_DIR = (
+    os.path.dirname(sys.executable)
+    if all(importlib.util.find_spec(m) for m in ("pandas", "torch"))
+    else None
+)
 
 # the embedded default, unless config files are given on the command line (they replace it)
 if not workflow.overwrite_configfiles:

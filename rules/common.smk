@@ -1,6 +1,7 @@
 import json
 import os
 import re
+import shlex
 
 from copyscope.plan import Plan, as_json, labelled as labelled_args, shell_words
 from copyscope.report import analyses
@@ -19,9 +20,12 @@ SIGNATURE = {"config_sha256": config_digest(config), "seed": config["models"]["s
 # and jobs that need an index (the analyses) waited behind them with a core idle (the word
 # index of the default run waited from 23 s to 22 min into a 2-core run, a core idle ~70 s)
 INDEX_PRIORITY = 10
-# every job runs the package from this repository (venv, conda env or cluster node alike)
+# every job runs the package from this repository (venv, conda env or cluster node alike),
+# with the Python that runs Snakemake first on its PATH when it has copyscope's libraries
+# (JOB_PYTHON_DIR, Snakefile)
 shell.prefix(
-    "export PYTHONPATH="
+    ("export PATH=" + shlex.quote(JOB_PYTHON_DIR) + ":$PATH; " if JOB_PYTHON_DIR else "")
+    + "export PYTHONPATH="
     + os.path.join(workflow.basedir, "src")
     + ":${{PYTHONPATH:-}}; "
 )
