@@ -21,6 +21,7 @@ from copyscope.syntax.style import (
     repeat_spans,
     sample_repeats,
     strata_labels,
+    stratified_sample,
     stratum_of,
     style_measures,
     style_rows,
@@ -179,7 +180,8 @@ def test_window_counts_brute_force(tmp_path, n, shard_tokens):
 
 def old_sample_repeats(tokens, n, sep, bounds, per_stratum, seed, excluded=None):
     """The sampler before the batched index counts: n-grams named and counted by a rolling
-    polynomial hash of the stream (the reference the new one must reproduce)."""
+    polynomial hash of the stream (the reference the new counting must reproduce; the draw
+    from the strata is the production one, :func:`stratified_sample`)."""
     t = np.asarray(tokens, dtype=np.uint64)
     m = len(t) - n + 1
     h, bad = np.zeros(m, np.uint64), np.zeros(m, bool)
@@ -196,15 +198,7 @@ def old_sample_repeats(tokens, n, sep, bounds, per_stratum, seed, excluded=None)
         valid &= (cut[n : n + m] - cut[:m]) == 0
     pos = np.flatnonzero(valid)
     _, first = np.unique(h[pos], return_index=True)
-    pos = np.sort(pos[first])
-    stratum = np.searchsorted(np.asarray(bounds), counts[pos], side="right") - 1
-    rng = np.random.default_rng(seed)
-    parts = []
-    for k in range(len(bounds)):
-        cand = pos[stratum == k]
-        take = np.sort(rng.choice(cand, size=min(per_stratum, len(cand)), replace=False))
-        parts.append(pd.DataFrame({"position": take, "count": counts[take], "stratum": k}))
-    return pd.concat(parts, ignore_index=True)
+    return stratified_sample(np.sort(pos[first]), counts, bounds, per_stratum, seed)
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])

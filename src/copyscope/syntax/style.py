@@ -208,7 +208,16 @@ def sample_repeats(
         valid &= (bad[n : n + len(keys)] - bad[: len(keys)]) == 0  # no excluded token in it
     pos = np.flatnonzero(valid)
     _, first = np.unique(keys[pos], return_index=True)
-    pos = np.sort(pos[first])
+    return stratified_sample(np.sort(pos[first]), counts, bounds, per_stratum, seed)
+
+
+def stratified_sample(
+    pos: np.ndarray, counts: np.ndarray, bounds: Sequence[int], per_stratum: int, seed: int
+) -> pd.DataFrame:
+    """Up to ``per_stratum`` of the positions ``pos`` (sorted) from each stratum
+    [bounds[k], bounds[k+1]) of their ``counts``, drawn without replacement with
+    ``numpy.random.default_rng(seed)``, stratum by stratum: columns ``position``, ``count``,
+    ``stratum``, in stratum then position order."""
     stratum = np.searchsorted(np.asarray(bounds), counts[pos], side="right") - 1
     rng = np.random.default_rng(seed)
     parts = []
