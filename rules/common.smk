@@ -24,7 +24,11 @@ INDEX_PRIORITY = 10
 # with the Python that runs Snakemake first on its PATH when it has copyscope's libraries
 # (JOB_PYTHON_DIR, Snakefile)
 shell.prefix(
-    ("export PATH=" + shlex.quote(JOB_PYTHON_DIR) + ":$PATH; " if JOB_PYTHON_DIR else "")
+    (
+        "export PATH=" + shlex.quote(JOB_PYTHON_DIR) + ":$PATH; "
+        if JOB_PYTHON_DIR
+        else ""
+    )
     + "export PYTHONPATH="
     + os.path.join(workflow.basedir, "src")
     + ":${{PYTHONPATH:-}}; "
@@ -213,7 +217,8 @@ def report_outputs():
 
 def all_outputs():
     """The workflow's final targets: the figures, tables, report files, explorer and summary,
-    and the intermediate files the plan keeps (Plan.kept_files: rebuilt when missing)."""
+    and the intermediate files the plan keeps (Plan.kept_files: rebuilt when missing).
+    """
     return [
         f"{R}/figures/novelty_valid.png",
         f"{R}/figures/nnsl_hist_valid.png",
