@@ -246,3 +246,30 @@ def test_run_and_summary_say_when_there_is_no_ground_truth(tmp_path):
     rep.run({"scores": [], "items": []}, out, params)
     assert rep.summary_section({f"own_benchmark_{k}": pd.read_csv(p) for k, p in out.items()},
                                params) == []  # fmt: skip
+
+
+def test_a_benchmark_labelled_with_one_class_says_why_it_has_no_detector(tmp_path):
+    """Every item labelled 1 (issue 41): no detector row can be scored, and the summary says so
+    with the label counts instead of leaving the benchmark without a word."""
+    items = {"mine": [{"id": str(i), "text": f"item {i}"} for i in range(20)]}
+    params = {"bootstrap": 50, "seed": 0, "reference": None}
+    s = scores_frame(labelled=True, gap=1.0)
+    s.loc[s["set"] == "benchmark", "label"] = 1
+    assert not len(rep.detector_rows(s, items, params))
+    tables = {
+        "own_benchmark_placement": rep.placement_rows(s, 50, 0),
+        "own_benchmark_nll_delta": rep.nll_delta_rows(s, 50, 0),
+        "own_benchmark_detectors": rep.detector_rows(s, items, params),
+    }
+    lines = [x for x in rep.summary_section(tables, params) if "mine (text), big" in x]
+    assert len(lines) == 1
+    assert "labels are all of one class (20 label 1, 0 label 0)" in lines[0]
+    # with both classes the line has its AUCs and no such reason
+    both = scores_frame(labelled=True, gap=1.0)
+    tables = {
+        "own_benchmark_placement": rep.placement_rows(both, 50, 0),
+        "own_benchmark_nll_delta": rep.nll_delta_rows(both, 50, 0),
+        "own_benchmark_detectors": rep.detector_rows(both, items, params),
+    }
+    text = "\n".join(rep.summary_section(tables, params))
+    assert "AUC loss" in text and "one class" not in text

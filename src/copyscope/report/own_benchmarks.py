@@ -198,6 +198,20 @@ def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
     write_csv(out["detectors"], detector_rows(scores, items, params))
 
 
+def no_detector_reason(sets: pd.DataFrame) -> str:
+    """Why a labelled benchmark has no detector row, from its placement rows by set (column
+    ``n``): its labels are all of one class (members = label 1, non-members = label 0), so no
+    detector can be scored; else that no score separated the two classes."""
+    n = {k: int(sets.loc[f"benchmark_label_{k}", "n"]) if f"benchmark_label_{k}" in sets.index
+         else 0 for k in (0, 1)}  # fmt: skip
+    if min(n.values()) == 0:
+        return (
+            f"no detector: its labels are all of one class ({n[1]} label 1, {n[0]} label 0), "
+            "a detector needs members and non-members"
+        )
+    return "no detector row (no score was defined for both classes)"
+
+
 def summary_section(tables: Mapping[str, pd.DataFrame], params: Mapping) -> list[str]:
     """Per own benchmark and model: the items' mean NLL between the baselines, the position
     and the two NLL differences; with labels the AUC of loss and Min-K% (20%); without, the
@@ -240,6 +254,8 @@ def summary_section(tables: Mapping[str, pd.DataFrame], params: Mapping) -> list
                 r = e[e["detector"] == name]
                 if len(r):
                     parts.append(f"AUC {name} {fmt(r['auc'].iloc[0], 2)}")
+            if not len(e):
+                parts.append(no_detector_reason(s))
         else:
             parts.append("no membership labels: no ground truth, scores and placement only")
         fmt_name = g["format"].iloc[0]
