@@ -65,7 +65,7 @@ from . import findings as F
 from . import template_coverage as coverage_report
 from . import templates as templates_report
 from .jobs import Input, Output, Params, fixed, per_model
-from .nulls import _STATE, BOTH, NULLS, Data, NullBuilder, null_spec
+from .nulls import BOTH, NULLS, STATE, Data, NullBuilder, null_spec
 
 log = logging.getLogger(__name__)
 
@@ -236,7 +236,7 @@ def _draw_null(task: tuple[str, int]) -> tuple[str, str, dict | None, tuple[floa
     """One (claim, null) of the module state set by :func:`calibration_table` (a worker), with
     its cost: (wall, CPU) seconds."""
     claim, k = task
-    data, params = _STATE["data"], _STATE["params"]
+    data, params = STATE["data"], STATE["params"]
     c = params["findings"]["calibration"]
     name, builder, false = null_spec(NULLS[claim][k])
     start, cpu = time.perf_counter(), time.process_time()
@@ -292,11 +292,11 @@ def calibration_table(data: Data, params: Mapping, processes: int = 1) -> pd.Dat
     (``findings.calibration``: ``draws`` and ``seed``), drawn by ``processes`` processes
     (forked; every draw is seeded by itself, so the table does not depend on them)."""
     tasks = [(claim, k) for claim in F.CLAIMS for k in range(len(NULLS.get(claim, [])))]
-    _STATE.update(data=main_prompt_length(data, params), params=params)
+    STATE.update(data=main_prompt_length(data, params), params=params)
     try:
         results = _draw_all(tasks, processes)
     finally:
-        _STATE.clear()
+        STATE.clear()
     rows = []
     for claim, name, r, seconds in results:
         if r is None:

@@ -70,32 +70,31 @@ INDEX_COLUMNS = ["model", "decoding", "source", "index", "ci_low", "ci_high", "t
 def text_uniqueness(words: pd.DataFrame, column: str) -> np.ndarray:
     """One row per text (in text order) of its L-uniqueness for L in :data:`LENGTHS`, from the
     per-word longest matches ``column`` of a setting's words at one prompt length."""
-    texts = per_text(words, column) if len(words) else []
+    texts = per_text(words, column)
     return np.array([l_uniqueness(t) for t in texts]).reshape(len(texts), len(LENGTHS))
 
 
 def creativity_tables(settings, prompt_length: int, n_boot: int, seed: int):
     """(curve table, index table) of settings ``(model, decoding, words frame)`` at
     ``prompt_length``: per source, the mean over texts with its percentile bootstrap interval
-    (:func:`copyscope.stats.bootstrap_mean_ci`, the same resamples for every L)."""
+    (:func:`copyscope.stats.bootstrap_mean_ci`: one set of resamples of the texts for every L
+    and for the index)."""
     curve, index = [], []
     for model, decoding, words in settings:
         w = words[words["prompt_length"] == prompt_length]
         for source, column in SOURCES.items():
             if column not in w:
                 continue
-            u = text_uniqueness(w, column)
-            u = u[~np.isnan(u).any(axis=1)]
+            u = text_uniqueness(w, column)  # every text has words: no NaN row
             if not len(u):
                 continue
             label = {"model": model, "decoding": decoding, "source": source, "texts": len(u)}
-            mean, lo, hi = bootstrap_mean_ci(u, n_boot=n_boot, seed=seed)
+            per_text_values = np.column_stack([u, creativity_index(u)])
+            mean, lo, hi = bootstrap_mean_ci(per_text_values, n_boot=n_boot, seed=seed)
             for i, L in enumerate(LENGTHS):
                 row = {"L": L, "uniqueness": mean[i], "ci_low": lo[i], "ci_high": hi[i]}
                 curve.append({**label, **row})
-            ci = creativity_index(u)
-            m, a, b = bootstrap_mean_ci(ci, n_boot=n_boot, seed=seed)
-            index.append({**label, "index": m, "ci_low": a, "ci_high": b})
+            index.append({**label, "index": mean[-1], "ci_low": lo[-1], "ci_high": hi[-1]})
     return pd.DataFrame(curve, columns=COLUMNS), pd.DataFrame(index, columns=INDEX_COLUMNS)
 
 

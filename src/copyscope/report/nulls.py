@@ -43,7 +43,7 @@ from .memorization import memorization_table
 from .syntax_tables import template_table
 
 HUMAN = templates_report.HUMAN
-_STATE: dict = {}
+STATE: dict = {}
 """The process's state while the calibration draws: its data and parameters, and what the
 nulls computed once per process (the completion points, the syntax items)."""
 
@@ -358,11 +358,11 @@ def shuffled_counts(rng, data, params):
 
 
 def _completion_points(data: Data) -> pd.DataFrame:
-    cached = _STATE.get("completion_points")
+    cached = STATE.get("completion_points")
     if cached is not None and cached[0] is data.completion:
         return cached[1]
     pts = completion_points_frame(data.completion)
-    _STATE["completion_points"] = (data.completion, pts)
+    STATE["completion_points"] = (data.completion, pts)
     return pts
 
 
@@ -519,9 +519,9 @@ def _syntax(data: Data, params: Mapping) -> tuple | None:
     (not before every worker starts)."""
     if data.syntax is not None or data.syntax_files is None:
         return data.syntax
-    cached = _STATE.get("syntax")
+    cached = STATE.get("syntax")
     if cached is None or cached[0] != data.syntax_files:
-        cached = _STATE["syntax"] = (data.syntax_files, syntax_items(*data.syntax_files, params))
+        cached = STATE["syntax"] = (data.syntax_files, syntax_items(*data.syntax_files, params))
     return cached[1]
 
 
