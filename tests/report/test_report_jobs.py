@@ -145,3 +145,16 @@ def test_an_input_whose_query_gives_labels_and_paths_of_different_lengths_fails(
     bad.INPUTS = {"x": Input(("MODEL",), "x")}
     with pytest.raises(ValueError, match="input x has no plan query"):
         job_of(tiny, bad)
+
+
+def test_two_analyses_writing_one_table_name_fail():
+    """Tables are read by name (summary.md, the scorecard): a name declared twice is refused."""
+    from types import SimpleNamespace
+
+    from copyscope.report.jobs import table_files
+
+    a = SimpleNamespace(OUTPUTS={"t": Output("tables/same.csv", "t")})
+    b = SimpleNamespace(OUTPUTS={"u": Output("other/same.csv", "u")})
+    assert table_files([a]) == {"same": "tables/same.csv"}
+    with pytest.raises(ValueError, match="two analyses write the table same"):
+        table_files([a, b])

@@ -138,30 +138,36 @@ def tables(names: Sequence[str] | Callable[[], Sequence[str]]) -> Query:
     return query
 
 
-def declared_tables(modules=None) -> list[str]:
-    """Every table an analysis writes (each ``.csv`` output's file name without .csv), in the
-    order of the analyses and of their OUTPUTS."""
+def table_files(modules=None) -> dict[str, str]:
+    """Every table an analysis writes: its name (the ``.csv`` output's file name without .csv)
+    → its path under the results root, in the order of the analyses and of their OUTPUTS; a
+    name written twice is an error (summary.md and the scorecard read tables by name)."""
     from . import analyses
 
     modules = analyses() if modules is None else modules
-    return [
-        os.path.basename(o.path)[: -len(".csv")]
-        for m in modules
-        for o in m.OUTPUTS.values()
-        if o.path and o.path.endswith(".csv")
-    ]
+    files: dict[str, str] = {}
+    for m in modules:
+        for o in m.OUTPUTS.values():
+            if o.path and o.path.endswith(".csv"):
+                name = os.path.basename(o.path)[: -len(".csv")]
+                if name in files:
+                    raise ValueError(f"two analyses write the table {name}: {files[name]}, {o.path}")
+                files[name] = o.path
+    return files
+
+
+def declared_tables(modules=None) -> list[str]:
+    """The names of :func:`table_files`, in their order."""
+    return list(table_files(modules))
 
 
 def table_path(plan, table: str) -> str:
     """The path of a report table under the plan's results root by its name (its file name
     without .csv)."""
-    from . import analyses
-
-    for module in analyses():
-        for out in module.OUTPUTS.values():
-            if out.path and os.path.basename(out.path) == f"{table}.csv":
-                return f"{plan.results}/{out.path}"
-    raise KeyError(f"no analysis writes the table {table}")
+    path = table_files().get(table)
+    if path is None:
+        raise KeyError(f"no analysis writes the table {table}")
+    return f"{plan.results}/{path}"
 
 
 def report_job(plan, module) -> ReportJob:
