@@ -13,7 +13,8 @@ rule membership_books:
         unpack(model_input),
         **PLAN.book_files(),
     output:
-        f"{R}/membership/{{model}}/books.csv",
+        books=f"{R}/membership/{{model}}/books.csv",
+        status=f"{R}/membership/{{model}}/books_status.csv",
     log:
         f"{R}/logs/membership_books/{{model}}.log",
     benchmark:
@@ -37,7 +38,7 @@ rule membership_books:
         "OMP_NUM_THREADS={threads} python -m copyscope membership books "
         "--model {input.model} --model-name {wildcards.model} {params.books} "
         "--params-json {params.config:q} --device {params.device} "
-        "--out {output} > {log} 2>&1"
+        "--out {output.books} --status-out {output.status} > {log} 2>&1"
 
 
 rule membership_overlap:

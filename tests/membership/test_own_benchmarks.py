@@ -255,7 +255,16 @@ def test_a_benchmark_labelled_with_one_class_says_why_it_has_no_detector(tmp_pat
     params = {"bootstrap": 50, "seed": 0, "reference": None}
     s = scores_frame(labelled=True, gap=1.0)
     s.loc[s["set"] == "benchmark", "label"] = 1
-    assert not len(rep.detector_rows(s, items, params))
+    why = "no detector: its labels are all of one class (20 label 1, 0 label 0)"
+    rows = rep.detector_rows(s, items, params).to_dict("records")  # the table says it too
+    assert [r["model"] for r in rows] == ["big", "small"]  # one row per model
+    row = rows[0]
+    assert row["benchmark"] == "mine" and row["detector"] == "none"
+    assert (row["n_members"], row["n_nonmembers"]) == (20, 0) and pd.isna(row["auc"])
+    assert row["reason"].startswith(why) and row["label_set"] == rep.LABEL_SET
+    assert rep.no_detector_reason(3, 0).startswith("no detector: its labels are all of one class")
+    assert rep.no_detector_reason(0, 4).endswith("a detector needs members and non-members")
+    assert rep.no_detector_reason(1, 1) == ""
     tables = {
         "own_benchmark_placement": rep.placement_rows(s, 50, 0),
         "own_benchmark_nll_delta": rep.nll_delta_rows(s, 50, 0),
@@ -273,3 +282,5 @@ def test_a_benchmark_labelled_with_one_class_says_why_it_has_no_detector(tmp_pat
     }
     text = "\n".join(rep.summary_section(tables, params))
     assert "AUC loss" in text and "one class" not in text
+    assert (tables["own_benchmark_detectors"]["reason"] == "").all()
+    assert "none" not in set(tables["own_benchmark_detectors"]["detector"])

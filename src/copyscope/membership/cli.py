@@ -49,7 +49,9 @@ def cmd_books(a) -> None:
         books.setdefault(name, {})["characters"] = path
     for name, tokens, entities in a.booknlp:
         books[name] = {"booknlp": {"tokens": tokens, "entities": entities}}
-    frame = score_books_file(a.model, a.model_name, books, a.params_json, a.out, a.device)
+    frame = score_books_file(
+        a.model, a.model_name, books, a.params_json, a.out, a.status_out, a.device
+    )
     log.info("%s: %d name cloze items of %d books", a.model_name, len(frame), len(books))
 
 
@@ -115,3 +117,8 @@ def register(sub) -> None:
     add_params(f, "the config block analysis.membership (with in_training per book)")
     add_device(f)
     f.add_argument("--out", required=True, help="per-item name cloze and overlap (.csv)")
+    f.add_argument(
+        "--status-out",
+        required=True,
+        help="one row per book: names, passages, items, scored, why none (.csv)",
+    )

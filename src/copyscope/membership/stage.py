@@ -203,13 +203,16 @@ def cloze_rows(
     return rows
 
 
-def score_items(model, tokenizer, items: list[dict], cands: list[list[str]], params, **kw):
+def score_items(
+    model, tokenizer, items: list[dict], cands: list[list[str]], params, skipped=None, **kw
+):
     """The name cloze predictions (:func:`copyscope.membership.cloze.rank_candidates`) and
     the continuation overlap of the unmasked passages of ``items`` (``cands[i]`` the
     candidates of ``items[i]``). Items whose longest filling exceeds the model's context, and
-    passages too short to continue, are skipped and counted in the log. Returns ``(item,
-    row)`` pairs, ``row`` holding ``item``, ``answer``, ``predicted``, ``n_candidates``,
-    ``correct_insensitive``, ``correct_sensitive`` and the overlap columns."""
+    passages too short to continue, are skipped and counted in the log (and, with a list
+    ``skipped``, appended to it as ``(play, why)``). Returns ``(item, row)`` pairs, ``row``
+    holding ``item``, ``answer``, ``predicted``, ``n_candidates``, ``correct_insensitive``,
+    ``correct_sensitive`` and the overlap columns."""
     from ..lm.models import context_length
 
     limit = context_length(model)
@@ -218,6 +221,8 @@ def score_items(model, tokenizer, items: list[dict], cands: list[list[str]], par
         fills = cloze.fill_ids(tokenizer, it, cs)
         if limit is not None and max(x.size for x in fills) + 1 > limit:
             too_long += 1
+            if skipped is not None:
+                skipped.append((it["play"], f"longer than the model's context ({limit} tokens)"))
             continue
         kept.append(it)
         kept_cands.append(cs)
@@ -238,6 +243,8 @@ def score_items(model, tokenizer, items: list[dict], cands: list[list[str]], par
     out = []
     for it, r, c in zip(kept, ranked, cont, strict=True):
         if c is None:
+            if skipped is not None:
+                skipped.append((it["play"], "too short to continue"))
             continue
         row = {
             "item": it["item"],
