@@ -525,6 +525,37 @@ class Index:
         """
         return self.locate_many([self._as_query(ngram, "ngram")], limit)[0]
 
+    def locate_documents(self, ngrams, limit: int = 10) -> list[list[tuple[str, int, int]]]:
+        """Per n-gram of a batch (as for :meth:`count_many`), one occurrence in each of up to
+        ``limit`` documents: the occurrences are read in the order :meth:`locate_many` takes
+        them (suffix-array rank, shard by shard), an occurrence in a document already listed
+        skipped (:func:`copyscope.index.spans.distinct_documents`); listed by position. Reads
+        ranks in growing blocks, so an n-gram repeated within few documents costs more ranks
+        than :meth:`locate_many`, never more than its count."""
+        from .spans import distinct_documents
+
+        lens, keep, shards = self._intervals(ngrams)
+        out: list[list[tuple[str, int, int]]] = [[] for _ in range(lens.shape[0])]
+        for j, slot in enumerate(keep.tolist()):
+            out[slot] = distinct_documents(self._occurrences(int(lens[slot]), j, shards), limit)
+        return out
+
+    def _occurrences(self, length: int, j: int, shards):
+        """(doc id, doc number, offset) of every occurrence of the ``j``-th n-gram of
+        :meth:`_intervals` (``length`` tokens), lazily, in suffix-array rank, shard by shard."""
+        doc_base = 0
+        for shard, (_, first, count) in zip(self.shards, shards, strict=True):
+            done, block, total = 0, 16, int(count[j])
+            while done < total:
+                ranks = int(first[j]) + np.arange(done, min(done + block, total), dtype=np.int64)
+                pos = shard.n_tokens - 1 - shard._positions(ranks) - length + 1
+                docs = np.searchsorted(shard.doc_starts, pos, side="right") - 1
+                offs = pos - shard.doc_starts[docs]
+                for d, o in zip(docs.tolist(), offs.tolist(), strict=True):
+                    yield shard.doc_ids[d], doc_base + d, o
+                done, block = done + ranks.shape[0], block * 4
+            doc_base += int(shard.meta["n_docs"])
+
     def document(self, doc: int) -> np.ndarray:
         """Tokens of global document number ``doc`` (without its separator)."""
         for shard in self.shards:
