@@ -314,7 +314,8 @@ def test_span_options_off_leave_the_page_as_it_was(corpus):
     off = {"max_span_count": None, "max_span_density": None, "rank_spans_by": "length",
            "docs_per_span": None}  # fmt: skip
     data = _data(corpus)
-    assert "span_options" not in data
+    assert "span_options" not in data and data["sampled"] == {"windows": 3, "available": 3,
+                                                              "seed": 0}  # fmt: skip
     assert page_html(_data(corpus, **off)) == page_html(data)
     # ranking alone drops nothing: the page is the same
     assert _data(corpus, rank_spans_by="unigram_logprob_sum")["settings"] == data["settings"]

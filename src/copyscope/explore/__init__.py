@@ -327,11 +327,11 @@ def explorer_data(
         )
         used[where].update(i for r in rows for i in (*r["target"], *r["generated"]))
         ladder[model] = {"tok": opened[where][2], "passages": rows}
-    chosen = {k: v for k, v in vars(options).items() if v != getattr(OFF, k)}
+    options_set = {k: v for k, v in vars(options).items() if v != getattr(OFF, k)}
     return {
         "version": VERSION,
         "min_span": min_span,
-        **({"span_options": chosen} if chosen else {}),
+        **({"span_options": options_set} if options_set else {}),
         "prompt_length": prompt_length,
         "sampled": {"windows": len(chosen), "available": available, "seed": seed},
         "vocab": {
