@@ -203,9 +203,15 @@ def batch_rows(
     ``mean_L`` and ``max_L`` (mean and largest L_t); for ``count``, ``count`` (occurrences of
     the whole text); for ``trace``, ``spans`` (the spans shown: :func:`traced_spans`) and
     ``covered`` (share of tokens inside one). An empty query gets empty values."""
+    return _batch(index, tool, items, min_len, options)[0]
+
+
+def _batch(index: Index, tool: str, items, min_len: int, options: SpanOptions):
+    """:func:`batch_rows`, the matches (not for ``count``) and, for ``trace``, each text's
+    :func:`traced_spans` (so that :func:`trace_batch_rows` computes them once)."""
     matches = index.longest_matches([ids for _, ids in items]) if tool != "count" else None
     counts = index.count_many([ids for _, ids in items]) if tool == "count" else None
-    rows = []
+    rows, traced = [], []
     for k, (name, ids) in enumerate(items):
         row: dict = {"id": name, "tokens": int(len(ids))}
         empty = len(ids) == 0
@@ -216,11 +222,12 @@ def batch_rows(
             row["mean_L"] = None if empty else float(L.mean())
             row["max_L"] = None if empty else int(L.max())
         else:
-            spans, _ = traced_spans(index, ids, *matches[k], min_len, options)
+            traced.append(traced_spans(index, ids, *matches[k], min_len, options))
+            spans = traced[-1][0]
             row["spans"] = len(spans)
             row["covered"] = None if empty else sum(e - s for s, e in spans) / len(ids)
         rows.append(row)
-    return rows
+    return rows, matches, traced
 
 
 def format_rows(rows: list[dict], fmt: str) -> str:
@@ -355,12 +362,11 @@ def trace_batch_rows(
     number of spans), each with the text itself, for the explorer page to show: ``pieces``,
     ``joiner``, ``L`` (L_t per token) and ``copied`` (:func:`span_details` of every span
     shown)."""
-    rows = batch_rows(index, "trace", items, min_len, options)
-    matches = index.longest_matches([ids for _, ids in items])
+    rows, matches, traced = _batch(index, "trace", items, min_len, options)
     joiner = tokenizer.joiner if tokenizer is not None else " "
     for k, (row, (_, ids)) in enumerate(zip(rows, items, strict=True)):
-        L, C = matches[k]
-        spans, sums = traced_spans(index, ids, L, C, min_len, options)
+        L = matches[k][0]
+        spans, sums = traced[k]
         parts = pieces(tokenizer, ids)
         row["pieces"] = parts
         row["joiner"] = joiner
