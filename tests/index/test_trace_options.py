@@ -321,3 +321,24 @@ def test_trace_batch_json_with_options_is_the_trace_of_each_text(index):
     for row, (_, ids) in zip(rows, items, strict=True):
         assert row["copied"] == trace(index, None, ids, 2, 3, opts)["spans"]
     assert json.loads(json.dumps(rows)) == rows
+
+
+@pytest.mark.parametrize("shard_tokens", [None, 30])
+def test_documents_beyond_the_first_ranks_are_read(tmp_path, shard_tokens):
+    """Token 7 occurs 40 times in document 0, all first in rank order (read backwards, what
+    precedes them is 7s and the stream's start); then 3@1 (after "7", a separator), 2@0 (after
+    a separator, "2") and 3@0 (after a separator, "7"): a second document needs 41 ranks,
+    past the first batch of 16; in two shards document 0 is the first shard alone."""
+    docs = [[7] * 40, [1, 2], [7], [7, 7, 3]]
+    index = make_index(tmp_path, docs, shard_tokens=shard_tokens)
+    shard_docs = [int(s.meta["n_docs"]) for s in index.shards]
+    assert shard_docs == ([4] if shard_tokens is None else [1, 3])
+    for limit in (1, 2, 3, 5):
+        found = index.locate_documents([[7], [7, 7]], limit)
+        for ngram, where in zip([[7], [7, 7]], found, strict=True):
+            assert [f"{d}@{o}" for d, _, o in where] == brute_documents(
+                docs, shard_docs, ngram, limit
+            )
+    assert [f"{d}@{o}" for d, _, o in index.locate_documents([[7]], 2)[0]] == ["0@0", "3@1"]
+    assert [f"{d}@{o}" for d, _, o in index.locate_documents([[7]], 3)[0]] == [
+        "0@0", "2@0", "3@1"]  # fmt: skip
