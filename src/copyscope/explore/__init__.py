@@ -7,7 +7,10 @@ scores, and per model the memorization ladder. Nothing is measured here: L_t, C_
 source class come from the analysis stage (``tokens.parquet``), the RAVEN scores from
 ``words.parquet``, supercopy lengths from ``supercopies.csv``, the ladder from
 ``memorization/<model>.csv``; the sources of a span are the index's own answers
-(:meth:`copyscope.index.Index.locate`), with a few tokens of context around each.
+(:meth:`copyscope.index.Index.locate`), with a few tokens of context around each. The span
+options of ``copyscope trace`` (:mod:`copyscope.index.spans`: rare spans only, a density cap
+ranked by length or unigram log-probability, one source per document; all off by default)
+narrow the spans and sources listed, exactly as there (:func:`shown_spans`).
 
 The page data is one compact JSON object (:func:`explorer_data`) embedded in the page
 (:func:`write_page`); the page also opens a ``copyscope trace --batch FILE --format json``
