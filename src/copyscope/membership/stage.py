@@ -129,8 +129,9 @@ def membership_scores(
     model, tokenizer, texts: list[dict], *, li_words: int, seed: int, index=None, **kw
 ):
     """One row per text (:data:`TEXT_COLUMNS` without ``model`` and ``n_params``). ``index``
-    is the training index in the model's tokens (DC-PDD's frequencies); without it, or when a
-    text holds a token the index cannot count, ``dc_pdd`` is NaN and ``absent`` says why."""
+    is the training index in the model's tokens (DC-PDD's frequencies); without it, with an
+    index of another tokenizer (:func:`other_tokenizer`) or one that cannot count a text's
+    token, ``dc_pdd`` is left out and ``absent`` says why (also in the log)."""
     from ..lm.models import context_length
     from ..lm.score import token_moments, vocab_size_of
 
