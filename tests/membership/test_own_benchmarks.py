@@ -158,6 +158,21 @@ def test_score_benchmark_file_equals_the_planted_scorer(tmp_path):
     want = membership_scores(model, tok, texts, li_words=5, seed=0, batch_size=4, device="cpu")
     np.testing.assert_allclose(frame["li_nll"], [r["li_nll"] for r in want], rtol=1e-6)
     np.testing.assert_allclose(frame["min_k_20"], [r["min_k_20"] for r in want], rtol=1e-6)
+    np.testing.assert_allclose(frame["min_k_pp_20"], [r["min_k_pp_20"] for r in want], rtol=1e-6)
+    # no training index given: DC-PDD's column is empty and `absent` says why
+    assert frame["dc_pdd"].isna().all()
+    assert frame["absent"].str.startswith("dc_pdd: no training index").all()
+    # with the training index in the model's tokens (w<i> is id i): DC-PDD is there
+    from copyscope.index import build_index
+    from support.index import stream_of
+
+    build_index(stream_of([list(range(1, 40))]), tmp_path / "index")
+    with_index = ob.score_benchmark_file(
+        tmp_path / "m", "tiny", "mine", {"path": path, "format": "text"},
+        paths | {"index": tmp_path / "index"}, params, tmp_path / "i.csv", "cpu",
+    )  # fmt: skip
+    assert with_index["dc_pdd"].notna().all() and (with_index["absent"] == "").all()
+    np.testing.assert_array_equal(with_index["min_k_20"], frame["min_k_20"])
     # an unlabelled file: the items' label is empty, the baselines keep theirs
     path = write_lines(tmp_path / "u.jsonl", [{"text": it["text"]} for it in items])
     frame = ob.score_benchmark_file(
