@@ -17,7 +17,9 @@ verdict where the answer is known, at increasing sample sizes.
 * **excerpt plays** — k excerpt plays of the highest copy count and the run's fully held-out
   plays of the name cloze resampled as whole plays (each with its items): a share of the
   excerpt plays' speeches was planted, so Zhang et al.'s "excerpts raise name cloze accuracy"
-  must ``hold``.
+  must ``hold``;
+* **training plays** — the same with k training plays: they were trained on, so Chang et
+  al.'s "name cloze reveals books seen in training" must ``hold``.
 
 Each (claim, positive, size) is decided on ``draws`` seeded resamples (with replacement, the
 bootstrap of the experiment) by the scorecard's own rule and table builders; the power is the
@@ -253,12 +255,24 @@ def _excerpt_groups(cloze: pd.DataFrame) -> dict[tuple[str, str], pd.DataFrame]:
     return groups
 
 
-def excerpt_plays(cloze: pd.DataFrame | None) -> int:
-    """The fewest excerpt plays of the highest copy count of any model (the side the excerpt
-    positive resizes); 0: no excerpt positive (no such plays or no held-out plays)."""
+def _training_groups(cloze: pd.DataFrame) -> dict[tuple[str, str], pd.DataFrame]:
+    """Per (model, side) the name cloze items the training-plays rule compares: ``top``, the
+    training plays, and ``held-out``, the clean held-out plays."""
+    groups = {}
+    for model, g in cloze.groupby("model", sort=False):
+        if (g["split"] == "train").any():
+            groups[(model, "top")] = g[g["split"] == "train"]
+        groups[(model, "held-out")] = g[g["split"] == "valid"]
+    return groups
+
+
+def excerpt_plays(cloze: pd.DataFrame | None, groups_of=_excerpt_groups) -> int:
+    """The fewest plays of the ``top`` side of any model (the side the positive resizes; by
+    default the excerpt plays of the highest copy count, :func:`_excerpt_groups`); 0: no such
+    positive (no such plays or no held-out plays)."""
     if cloze is None or not len(cloze):
         return 0
-    groups = _excerpt_groups(cloze)
+    groups = groups_of(cloze)
     if len(groups) != 2 * cloze["model"].nunique():
         return 0
     if min(int(g["play"].nunique()) for g in groups.values()) == 0:
@@ -266,16 +280,16 @@ def excerpt_plays(cloze: pd.DataFrame | None) -> int:
     return min(int(g["play"].nunique()) for (_, side), g in groups.items() if side == "top")
 
 
-def excerpt_resample(rng, data, params, size):
-    """Builder: ``size`` excerpt plays of the highest copy count of each model's name cloze,
-    and as many clean held-out plays as the run has, drawn with replacement as whole plays (a
-    play drawn twice counts as two plays, each keeping all its items): the excerpt plays'
-    planted speeches were trained on, so the excerpt rule must find them answered more
-    often."""
-    if not excerpt_plays(data.cloze):
+def excerpt_resample(rng, data, params, size, groups_of=_excerpt_groups):
+    """Builder: ``size`` excerpt plays of the highest copy count of each model's name cloze
+    (the ``top`` side of ``groups_of``), and as many clean held-out plays as the run has,
+    drawn with replacement as whole plays (a play drawn twice counts as two plays, each
+    keeping all its items): the excerpt plays' planted speeches were trained on, so the
+    excerpt rule must find them answered more often."""
+    if not excerpt_plays(data.cloze, groups_of):
         return None
     parts = []
-    for (_, side), h in _excerpt_groups(data.cloze).items():
+    for (_, side), h in groups_of(data.cloze).items():
         plays = h["play"].unique()
         n = size if side == "top" else len(plays)
         for j, k in enumerate(rng.integers(len(plays), size=n)):
@@ -283,6 +297,14 @@ def excerpt_resample(rng, data, params, size):
     m = params["analysis"]["membership"]
     frame = pd.concat(parts, ignore_index=True)
     return {"membership_cloze_excerpts": cloze_excerpt_rows(frame, m["bootstrap"], m["seed"])}
+
+
+def training_resample(rng, data, params, size):
+    """Builder: ``size`` training plays of each model's name cloze and as many clean
+    held-out plays as the run has, drawn with replacement as whole plays
+    (:func:`excerpt_resample` with :func:`_training_groups`): the training plays were
+    trained on, so the training-plays rule must find them answered more often."""
+    return excerpt_resample(rng, data, params, size, _training_groups)
 
 
 # --------------------------------------------------------------------------- power
@@ -346,6 +368,11 @@ def power_table(data: Data, index, params: Mapping) -> pd.DataFrame:
     if per := excerpt_plays(data.cloze):
         positives.append(
             ("cloze-excerpts", "planted excerpt plays (highest copies)", excerpt_resample, F.HOLDS,
+             _projected(p["sizes"], per), per)
+        )  # fmt: skip
+    if per := excerpt_plays(data.cloze, _training_groups):
+        positives.append(
+            ("cloze-training-plays", "training plays", training_resample, F.HOLDS,
              _projected(p["sizes"], per), per)
         )  # fmt: skip
     for claim, name, builder, right, sizes, observed in positives:
