@@ -153,5 +153,27 @@ def test_the_excerpt_plays_resampled_as_whole_plays():
     # no excerpt positive without excerpt plays
     assert P.excerpt_plays(cloze[cloze["split"] != "excerpt"]) == 0
     table = P.power_table(data(cloze=cloze), None, PARAMS)
+    table = table[table["positive"] != "training plays"]
     assert set(table["positive"]) == {"planted excerpt plays (highest copies)"}
     assert table["size"].tolist() == [2, 5, 10] and (table["observed"] == 2).all()
+
+
+def test_the_training_plays_resampled_as_whole_plays():
+    """Chang et al.'s positive: k training plays (trained on, answered more often) against
+    the run's held-out plays, by the training-plays rule's whole-play permutation test."""
+    cloze = cloze_items()
+    assert P.excerpt_plays(cloze, P._training_groups) == 12
+    tables = P.training_resample(np.random.default_rng(0), data(cloze=cloze), PARAMS, 5)
+    t = tables["membership_cloze_excerpts"].set_index(["model", "group"])
+    assert (t.xs("train", level="group")["plays"] == 5).all()
+    assert (t.xs("held-out", level="group")["plays"] == 12).all()
+    strong = P.power_at("cloze-training-plays", P.training_resample, F.HOLDS, data(cloze=cloze),
+                        PARAMS, 10, 10, 0)  # fmt: skip
+    flat = cloze.assign(correct_insensitive=np.where(cloze["split"] == "train", 0,
+                                                     cloze["correct_insensitive"]))  # fmt: skip
+    none = P.power_at("cloze-training-plays", P.training_resample, F.HOLDS, data(cloze=flat),
+                      PARAMS, 10, 10, 0)  # fmt: skip
+    assert strong["power"] >= 0.8 and none["power"] == 0.0
+    table = P.power_table(data(cloze=cloze), None, PARAMS)
+    rows = table[table["positive"] == "training plays"]
+    assert set(rows["claim"]) == {"cloze-training-plays"} and (rows["observed"] == 12).all()
