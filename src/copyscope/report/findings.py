@@ -2017,11 +2017,15 @@ def verdict_counts(card: pd.DataFrame) -> str:
 
 def verdict_cell(row) -> str:
     """The verdict of a scorecard row in bold, with each model's verdict beside it where the
-    models' verdicts differ (a model that refutes is never hidden under ``inconclusive``)."""
+    models' verdicts differ (a model that refutes is never hidden under ``inconclusive``) and,
+    in a scorecard over seeds (column ``per_seed``), each seed's verdict."""
     text = f"**{row.verdict}**"
-    per = str(getattr(row, "per_model", "") or "")
-    if per and per != "nan" and len({p.rsplit(": ", 1)[-1] for p in per.split("; ")}) > 1:
-        text += f" ({per})"
+    for column, label in (("per_model", ""), ("per_seed", "seeds ")):
+        per = str(getattr(row, column, "") or "")
+        if column == "per_seed" and per and per != "nan":
+            text += f" ({label}{per})"
+        elif per and per != "nan" and len({p.rsplit(": ", 1)[-1] for p in per.split("; ")}) > 1:
+            text += f" ({per})"
     return text
 
 
