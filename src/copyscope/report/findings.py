@@ -7,7 +7,11 @@ the conditions it holds under (models, decoding, baseline, data), and a ``settin
 copyscope's configuration differs from the paper's in a way that predicts another outcome. The
 function reads the named tables (``tables[name]`` is ``results/tables/<name>.csv``), computes
 its numbers and applies an explicit rule whose text is the ``rule`` column. Verdicts are
-``holds``, ``does not hold`` or ``inconclusive``; nothing is written by hand.
+``holds``, ``does not hold``, ``mixed`` (some models hold, others do not), ``inconclusive`` or
+``not tested here`` (the run does not reproduce a condition the claim depends on — decoding,
+baseline, what counts as training data, the models compared —, :class:`NotTested`, counted
+apart from ``inconclusive``); each model's verdict is the ``per_model`` column; claims from
+outside the five papers are marked ``related`` and listed apart. Nothing is written by hand.
 
 The rules follow three principles:
 
@@ -24,7 +28,7 @@ A claim whose table is not an output of the run, or whose table holds no rows it
 stays a row, ``inconclusive`` with ``not measured: …`` in ``measured``, so the scorecard always
 has the same rows. Claims evaluated per model (or per decoding, per n …) combine their parts
 with :func:`combine`: ``holds`` only when every part holds, ``does not hold`` only when every
-part does not hold.
+part does not hold, ``mixed`` when some parts hold and others do not.
 
 Papers: Merrill, Smith & Elazar 2024, "Evaluating n-Gram Novelty of Language Models Using
 Rusty-DAWG" (EMNLP); McCoy et al. 2023, "How Much Do Language Models Copy From Their Training
