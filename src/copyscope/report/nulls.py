@@ -444,22 +444,31 @@ def _half_texts(data: Data, rng) -> tuple[list, list] | None:
 def human_halves_templates(rng, data, params):
     """Two halves of the human sets' parsed continuations (:func:`_half_texts`), one as the
     greedy samples of a model (the decoding the rule decides on): Shaib et al.'s template
-    measures at the headline n of each half, by the templates report's builders
-    (:func:`copyscope.syntax.templates.template_summary`,
-    :func:`copyscope.report.syntax_tables.template_table`); None without a greedy decoding
-    in ``sampling.decodings``."""
+    measures at the headline n of each half (:func:`template_tables`); None without a greedy
+    decoding in ``sampling.decodings``."""
     halves = _half_texts(data, rng)
     greedy = F.greedy_decodings(params)
     if halves is None or not greedy:
         return None
+    return template_tables(*halves, greedy[0], params, rng)
+
+
+def template_tables(model_texts: list, human_texts: list, decoding: str, params: Mapping, rng):
+    """The templates table of ``model_texts`` as the ``decoding`` samples of a model ``null``
+    and ``human_texts`` as human/reference at the headline n, by the templates report's
+    builders (:func:`copyscope.syntax.templates.template_summary`,
+    :func:`copyscope.report.syntax_tables.template_table`,
+    :func:`copyscope.report.templates.with_rate_tests`, its regroupings seeded from ``rng``)."""
     s, decodings = params["analysis"]["syntax"], params["sampling"]["decodings"]
     n = s["template_headline_n"]
     tables, texts_of = [], {}
-    for (model, decoding), texts in zip([("null", greedy[0]), HUMAN], halves, strict=True):
+    for (model, dec), texts in zip(
+        [("null", decoding), HUMAN], (model_texts, human_texts), strict=True
+    ):
         summary = template_summary(texts, n, s["top_k"])
-        table = template_table([(f"{model}/{decoding}", summary)])
-        tables.append(templates_report.labelled(table, model, decoding, decodings))
-        texts_of[(model, decoding)] = texts
+        table = template_table([(f"{model}/{dec}", summary)])
+        tables.append(templates_report.labelled(table, model, dec, decodings))
+        texts_of[(model, dec)] = texts
     table = pd.concat(tables, ignore_index=True)
     # the regroupings drawn afresh per draw, as a real comparison's are unrelated to its
     # data: with one fixed set of regroupings for every draw of one pool, the draws would
