@@ -7,7 +7,14 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 from test_calibration import PARAMS as CAL_PARAMS
-from test_calibration import SYNTAX, benchmark_texts, cloze_items, data, ladder_results, tagged_texts
+from test_calibration import (
+    SYNTAX,
+    benchmark_texts,
+    cloze_items,
+    data,
+    ladder_results,
+    tagged_texts,
+)
 
 from copyscope.index import Index, build_index
 from copyscope.report import findings as F
