@@ -514,21 +514,20 @@ def claim(
         def finding(tabs: Tables, params: Mapping) -> Finding:
             r = rule.format(**params["findings"])
             missing = [t for t in tables if t not in tabs]
-            models = ""
+            per = ""
             try:
                 if missing:
                     raise NotMeasured(f"no {', '.join(missing)} table in this run")
                 measured, verdict, *rest = decide(tabs, params)
-                models = rest[0] if rest else ""
+                per = rest[0] if rest else ""
             except NotMeasured as exc:
                 measured, verdict = f"not measured: {exc}", UNCLEAR
             except NotTested as exc:
                 measured, verdict = f"{NOT_TESTED}: {exc}", NOT_TESTED
-            where_set = setting.format(**params["findings"])
+            shown = setting.format(**params["findings"])
             return Finding(
-                id, text, paper, where, conditions, where_set, measured, r, verdict, models,
-                related,
-            )  # fmt: skip
+                id, text, paper, where, conditions, shown, measured, r, verdict, per, related
+            )
 
         finding.__doc__ = decide.__doc__
         finding.__name__ = decide.__name__
@@ -612,7 +611,9 @@ def _novelty_vs_human(
             rows = _set(table, model, decoding).set_index("n")
             texts = _set(counts, model, decoding)
             both = [
-                n for n in ns if n in rows.index and n in h.index and f"novel_{n}" in counts.columns
+                n
+                for n in ns
+                if n in rows.index and n in h.index and f"novel_{n}" in counts.columns
             ]
             if both and len(texts):
                 sets.append((model, decoding, rows, texts, both))
@@ -2008,7 +2009,8 @@ def scorecard(tables: Tables, params: Mapping) -> pd.DataFrame:
     return pd.concat([card, cal, power_column(list(card["id"]), tables.get(POWER))], axis=1)
 
 
-def _cell(text: str) -> str:
+def cell(text: str) -> str:
+    """``text`` as one markdown table cell: ``|`` escaped, newlines as spaces."""
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
@@ -2046,9 +2048,9 @@ def _table(card: pd.DataFrame, numbers: Sequence[str]) -> list[str]:
     ]
     for i, r in zip(numbers, card.itertuples(), strict=True):
         lines.append(
-            f"| {i} | {_cell(r.claim)} ({_cell(r.where)}) | {_cell(r.paper)} | "
-            f"{_cell(verdict_cell(r))} | {_cell(r.measured)} | {_cell(r.calibration)} | "
-            f"{_cell(r.power)} |"
+            f"| {i} | {cell(r.claim)} ({cell(r.where)}) | {cell(r.paper)} | "
+            f"{cell(verdict_cell(r))} | {cell(r.measured)} | {cell(r.calibration)} | "
+            f"{cell(r.power)} |"
         )
     return lines
 

@@ -61,7 +61,7 @@ def seed_agreement(cards: Sequence[tuple[str, pd.DataFrame]]) -> pd.DataFrame:
     if len(set(labels)) != len(labels):
         raise InputError("--findings", f"distinct seed labels, got {labels}")
     first = cards[0][1]
-    out = first[list(KEY)].copy()
+    out = first[[*KEY, *(["related"] if "related" in first.columns else [])]].copy()
     for seed, card in cards:
         missing = set(out["id"]) - set(card["id"])
         if missing or len(card) != len(out):
@@ -109,7 +109,8 @@ def markdown(table: pd.DataFrame) -> str:
         "| # | claim | paper | " + " | ".join(seeds) + " | majority | agree |",
         "|---|---|---|" + "---|" * len(seeds) + "---|---|",
     ]
-    for i, r in enumerate(table.to_dict("records"), 1):
+    numbers = F.row_numbers(table)
+    for i, r in zip(numbers, table.to_dict("records"), strict=True):
         cells = " | ".join(str(r[s]) for s in seeds)
         lines.append(
             f"| {i} | {r['claim']} | {r['paper']} | {cells} | **{r['majority']}** | "
@@ -117,11 +118,11 @@ def markdown(table: pd.DataFrame) -> str:
         )
     if any(f"measured {s}" in table.columns for s in seeds):
         lines += ["", "## Numbers per seed", ""]
-        for i, r in enumerate(table.to_dict("records"), 1):
+        for i, r in zip(numbers, table.to_dict("records"), strict=True):
             lines.append(f"{i}. `{r['id']}` — majority **{r['majority']}**:")
             for s in seeds:
                 if f"measured {s}" in r:
-                    lines.append(f"   - {s} ({r[s]}): {F._cell(r[f'measured {s}'])}")
+                    lines.append(f"   - {s} ({r[s]}): {F.cell(r[f'measured {s}'])}")
     return "\n".join(lines) + "\n"
 
 
