@@ -456,6 +456,8 @@ def test_human_halves_coverage_build_the_coverage_delta(tmp_path, monkeypatch):
                             for _ in range(300)))  # fmt: skip
     ranks, counts, cut = C.training_ngrams(tags, 3)
     assert ranks and cut >= 1 and set(counts) == set(ranks)
+    # analysis.syntax.coverage_cut sets the list's length (the paper's 50K scaled: 100 here)
+    assert (cut, C.training_ngrams(tags, 3, cut=7)[2]) == (100, 7)
     d = data(human_texts=tagged_texts(), training_ngrams=(ranks, counts, 10))
     t = N.human_halves_coverage(np.random.default_rng(0), d, SYNTAX_PARAMS)
     delta = t["template_coverage_delta"]

@@ -145,6 +145,7 @@ def test_defaults_are_filled():
             "template_n": [4, 5, 6, 7, 8],
             "template_headline_n": 6,
             "top_k": 100,
+            "coverage_cut": None,
         },
         "style": {
             "prompt_tokens": 16,

@@ -326,11 +326,11 @@ def _one(items, flag: str, what: str):
     return items[0][-1]
 
 
-def training_ngrams(path, n: int, pos_index=None) -> tuple[dict, Mapping, int]:
+def training_ngrams(path, n: int, pos_index=None, cut: int | None = None) -> tuple[dict, Mapping, int]:
     """(ranks, counts, cut) of the training split's POS n-grams, as the template-coverage
-    report has them (:func:`copyscope.report.template_coverage.training_pos_ngrams`), counted
-    once for every draw."""
-    return coverage_report.training_pos_ngrams(path, n, pos_index)
+    report has them (:func:`copyscope.report.template_coverage.training_pos_ngrams`, ``cut``
+    its ``analysis.syntax.coverage_cut``), counted once for every draw."""
+    return coverage_report.training_pos_ngrams(path, n, pos_index, cut)
 
 
 def load(inputs: Mapping, params: Mapping | None = None) -> Data:
@@ -353,7 +353,8 @@ def load(inputs: Mapping, params: Mapping | None = None) -> Data:
     tags = _one(inputs.get("training_tags"), "--training-tags", "training tag documents")
     pos_index = _one(inputs.get("pos_index"), "--pos-index", "training POS-tag index")
     train_parses = _one(inputs.get("training_parses"), "--training-parses", "training parses")
-    n = (params or {}).get("analysis", {}).get("syntax", {}).get("template_headline_n")
+    syntax = (params or {}).get("analysis", {}).get("syntax", {})
+    n, cut = syntax.get("template_headline_n"), syntax.get("coverage_cut")
     with_syntax = parses and train_parses and params and "syntax" in params
     return Data(
         tokens=pd.read_parquet(tokens) if tokens else None,
@@ -365,7 +366,7 @@ def load(inputs: Mapping, params: Mapping | None = None) -> Data:
         completion=pd.concat(comp, ignore_index=True) if comp else None,
         cloze=pd.concat(cloze, ignore_index=True) if cloze else None,
         human_texts=[generated_text(p) for _, path in human for p in read_parses(path)] or None,
-        training_ngrams=training_ngrams(tags, n, pos_index) if tags and n else None,
+        training_ngrams=training_ngrams(tags, n, pos_index, cut) if tags and n else None,
         syntax_files=(parses, train_parses) if with_syntax else None,
         style=pd.concat(style, ignore_index=True) if style else None,
     )
