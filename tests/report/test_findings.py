@@ -475,7 +475,9 @@ def test_raven_top40_small_n(model, verdict):
     # pure sampling, the "train" source and all training text ∪ context (union) do not count
     table = pd.concat([table, raven({("m", "pure"): dict.fromkeys(RH, 0.9)})])
     train = raven({("m", "k40"): dict.fromkeys(RH, 0.9)}).assign(source="train")
-    union = raven({("m", "k40"): dict.fromkeys(RH, 0.9), ("human", "reference"): RH}, source="union")
+    union = raven(
+        {("m", "k40"): dict.fromkeys(RH, 0.9), ("human", "reference"): RH}, source="union"
+    )
     f = decide_raven("raven-top40-small-n", pd.concat([table, train, union]))
     assert f.verdict == verdict, f.measured
     assert f.measured.startswith("m k40: novelty(1) ") and "natural training text" in f.rule
@@ -803,8 +805,8 @@ def test_more_templates_without_greedy_samples_is_not_tested_here():
     f = decide("more-templates", templates=t[t["decoding"] != "greedy"])
     assert f.verdict == F.NOT_TESTED, f.measured
     assert f.measured.startswith("not tested here: no greedy samples")
-    no_greedy = {**PARAMS, "sampling": {**PARAMS["sampling"], "decodings": {
-        k: v for k, v in PARAMS["sampling"]["decodings"].items() if v["kind"] != "greedy"}}}  # fmt: skip
+    decodings = {k: v for k, v in PARAMS["sampling"]["decodings"].items() if v["kind"] != "greedy"}
+    no_greedy = {**PARAMS, "sampling": {**PARAMS["sampling"], "decodings": decodings}}
     assert decide("more-templates", no_greedy, templates=t).verdict == F.NOT_TESTED
 
 
@@ -1029,8 +1031,8 @@ def test_cloze_training_plays(train, p, verdict):
     """Chang et al.'s claim, decided by permuting whole plays between training and held-out
     (the test of the excerpt row), not by comparing two intervals over items."""
     t = excerpts((0.4, 0.3, 0.5), (0.1, 0.0, 0.2), (1.0, 0.001))
-    t.loc[t["group"] == "train", ["acc_insensitive", "acc_insensitive_lo",
-                                  "acc_insensitive_hi", "p_up", "p_down"]] = [*train, *p]  # fmt: skip
+    columns = ["acc_insensitive", "acc_insensitive_lo", "acc_insensitive_hi", "p_up", "p_down"]
+    t.loc[t["group"] == "train", columns] = [*train, *p]
     f = decide("cloze-training-plays", membership_cloze_excerpts=t)
     assert f.verdict == verdict, f.measured
     assert "(100 items, 10 plays) vs held-out" in f.measured and "play-permutation" in f.measured

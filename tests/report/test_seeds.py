@@ -52,7 +52,8 @@ def test_the_scorecard_over_seeds_shows_the_majority_and_each_seed():
     t = seed_agreement(cards)
     assert list(t["majority"]) == [H, H]
     c = majority_card(cards, t)
-    assert list(c["verdict"]) == [H, H] and c["per_seed"].iloc[0] == "0: inconclusive; 1: holds; 2: holds"
+    assert list(c["verdict"]) == [H, H]
+    assert c["per_seed"].iloc[0] == "0: inconclusive; 1: holds; 2: holds"
     assert c["measured"].iloc[0] == "[seed 0] x = 0 ‖ [seed 1] x = 0 ‖ [seed 2] x = 0"
     md = majority_markdown(c)
     assert "majority over the 3 training seeds" in md

@@ -202,8 +202,8 @@ def false_verdicts(
     the ``false`` verdicts, by default ``holds`` and ``does not hold``, or ``mixed``: some
     model holds and another does not, one of them falsely whichever the truth) with its 95%
     Wilson interval; ``not tested here`` (the null lacks a condition of the claim) and
-    ``inconclusive`` are no false verdicts; None when the run has no data for this null. Each draw's rule runs its
-    permutation tests with regroupings of its own (``findings.permutation_seed`` drawn from
+    ``inconclusive`` are no false verdicts; None when the run has no data for this null. Each
+    draw's rule runs its permutation tests with regroupings of its own (``findings.permutation_seed`` drawn from
     (seed, i, 1)), as a real comparison's are unrelated to its data: with one fixed set of
     regroupings for every draw, the draws would share that set's sampling error and measure
     it, not the test (the novelty–quality rule: 6.1% [4.8, 7.8] in 1,000 draws)."""
@@ -326,7 +326,9 @@ def _one(items, flag: str, what: str):
     return items[0][-1]
 
 
-def training_ngrams(path, n: int, pos_index=None, cut: int | None = None) -> tuple[dict, Mapping, int]:
+def training_ngrams(
+    path, n: int, pos_index=None, cut: int | None = None
+) -> tuple[dict, Mapping, int]:
     """(ranks, counts, cut) of the training split's POS n-grams, as the template-coverage
     report has them (:func:`copyscope.report.template_coverage.training_pos_ngrams`, ``cut``
     its ``analysis.syntax.coverage_cut``), counted once for every draw."""
