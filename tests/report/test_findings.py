@@ -810,6 +810,18 @@ def test_more_templates_without_greedy_samples_is_not_tested_here():
     assert decide("more-templates", no_greedy, templates=t).verdict == F.NOT_TESTED
 
 
+def test_greedy_sets_too_short_for_a_template_are_left_out():
+    """A small model's greedy samples can be blank lines: 8 texts of 4 words in all cannot
+    hold a 6-word template, so the set decides nothing (the tiny run's greedy sets)."""
+    t = templates(0.0, 1.0, (1.0, 0.001), texts=8).assign(words=100)
+    t.loc[t["decoding"] == "greedy", "words"] = 4
+    f = decide("more-templates", templates=t)
+    assert f.verdict == UNCLEAR
+    assert f.measured == (
+        "not measured: m greedy: left out (4 words in 8 texts, fewer than 6 a text)"
+    )
+
+
 def test_more_templates_needs_the_regrouping_test():
     f = decide("more-templates", templates=templates(0.9, 0.4).drop(columns=["p_up", "p_down"]))
     assert f.verdict == UNCLEAR and "no p_up, p_down" in f.measured

@@ -1431,8 +1431,10 @@ def greedy_decodings(params: Mapping) -> list[str]:
     "ignores); holds if higher with one-sided p < {alpha}/2, does not hold if lower with "
     "p < {alpha}/2, else inconclusive; Newcombe's 95% interval, templates per token and CR-POS "
     "are reported, and pure sampling ({pure_decoding}) beside it as a described extra (it does "
-    "not decide); not tested here without greedy samples; the claim holds if every model "
-    "holds, does not hold if every model does not",
+    "not decide); a greedy set whose texts average fewer words than n is left out (it cannot "
+    "hold a template: greedy decoding of a small model can loop on blank lines); not tested "
+    "here without greedy samples; the claim holds if every model holds, does not hold if "
+    "every model does not",
     setting="free continuation of held-out text (in the default: play text, by small models "
     "trained here), not task outputs of large instruction-tuned models",
 )
@@ -1474,12 +1476,18 @@ def more_templates(tables: Tables, params: Mapping):
             down,
         )
 
-    parts, verdicts, models = [], [], []
+    parts, verdicts, models, left_out = [], [], [], []
     for model in _models(t):
         rows = t[(t["model"] == model) & t["decoding"].isin(greedy)]
         if not len(rows):
             continue
         m = rows.iloc[0]
+        if "words" in m.index and float(m["words"]) < n * float(m["texts"]):
+            left_out.append(
+                f"{model} {m['decoding']}: left out ({int(m['words'])} words in "
+                f"{int(m['texts'])} texts, fewer than {n} a text)"
+            )
+            continue
         text, up, down = describe(m)
         verdict = HOLDS if up < half else FAILS if down < half else UNCLEAR
         pure = _set(t, model, f["pure_decoding"])
@@ -1489,7 +1497,8 @@ def more_templates(tables: Tables, params: Mapping):
         verdicts.append(verdict)
         models.append(model)
         parts.append(f"{model} {m['decoding']} n={n}: {text} → {verdict}{extra}")
-    return decided(parts, verdicts, "no greedy template rows at the headline n", models)
+    reason = "; ".join(left_out) or "no greedy template rows at the headline n"
+    return decided(parts + left_out, verdicts, reason, models)
 
 
 TEMPLATE_COVERAGE = "template_coverage"
