@@ -44,7 +44,8 @@ run: setup
 
 # the whole workflow once per training seed (models.seed replaced; everything else as the
 # config says), each run in <results>-seed<s>, then the verdicts' agreement across the runs:
-# <results>-seeds/agreement.{csv,md} (copyscope report seeds)
+# <results>-seeds/agreement.{csv,md} and findings.md, the scorecard of the seeds' majority
+# verdicts (copyscope report seeds)
 SEEDS ?= 0 1 2
 SEEDS_OUT = $(or $(RESULTS),results)-seeds
 seeds: setup
@@ -56,7 +57,8 @@ seeds: setup
 	mkdir -p $(SEEDS_OUT)
 	$(BIN)/python -m copyscope report seeds \
 	  $(foreach s,$(SEEDS),--findings $(s) $(or $(RESULTS),results)-seed$(s)/findings.csv) \
-	  --out-csv $(SEEDS_OUT)/agreement.csv --out-md $(SEEDS_OUT)/agreement.md
+	  --out-csv $(SEEDS_OUT)/agreement.csv --out-md $(SEEDS_OUT)/agreement.md \
+	  --out-findings $(SEEDS_OUT)/findings.md
 
 # the null calibration of a finished run drawn again with DRAWS draws per null (the default
 # run draws 200: a rate near 5% is then known to about ±3 points, at 1000 to about ±1.4), and

@@ -38,8 +38,8 @@ FINDINGS = {
     "local_units": ["labeled_arc", "dependency_role", "labeled_path_3"],
     "structure_units": ["pos_sequence", "dependency_structure"],
     "coverage_effect": 0.41,
+    "coverage_human_min": 0.175,
     "style_effect": 0.011,
-    "overlap_r_effect": 0.77,
 }
 PARAMS = {
     "findings": FINDINGS,
@@ -100,10 +100,12 @@ def test_compare_intervals():
 def test_combine_and_signs():
     assert F.combine([HOLDS, HOLDS]) == HOLDS
     assert F.combine([HOLDS, UNCLEAR]) == UNCLEAR
-    assert F.combine([HOLDS, FAILS]) == UNCLEAR
+    assert F.combine([HOLDS, FAILS]) == F.MIXED  # the models disagree: shown, not hidden
+    assert F.combine([HOLDS, F.MIXED, UNCLEAR]) == F.MIXED
     assert F.combine([FAILS, UNCLEAR]) == UNCLEAR  # every part must not hold
     assert F.combine([FAILS, FAILS]) == FAILS
     assert F.combine([]) == UNCLEAR
+    assert F.per_model(["a", "a", "b"], [HOLDS, FAILS, HOLDS]) == "a: mixed; b: holds"
     assert F.signs_verdict([0, -1, -1], -1) == HOLDS
     assert F.signs_verdict([1, 0], -1) == FAILS
     assert F.signs_verdict([1, -1], -1) == UNCLEAR
@@ -219,6 +221,7 @@ HUMAN = {1: 0.3, 2: 0.4, 3: 0.5, 4: 0.8, 5: 0.9, 6: 0.95}
         ({1: 0.4, 2: 0.5, 3: 0.5, 5: 0.95}, HOLDS),  # above at some n, below at none
         ({1: 0.4, 2: 0.5, 5: 0.7}, FAILS),  # below at n = 5: not "at every n"
         ({1: 0.31, 2: 0.41, 5: 0.91}, UNCLEAR),  # no clear difference anywhere
+        ({1: 0.1, 2: 0.41, 5: 0.91}, UNCLEAR),  # below at n = 1 only: BPE unigrams left out
     ],
 )
 def test_pure_more_novel_than_validation(model, verdict):
@@ -229,12 +232,12 @@ def test_pure_more_novel_than_validation(model, verdict):
     greedy = curves({("m", "greedy"): dict.fromkeys(HUMAN, 0.0)})
     f = decide_novelty("pure-more-novel-than-validation", pd.concat([table, noise, other, greedy]))
     assert f.verdict == verdict, f.measured
-    assert f.measured.startswith("m pure: novelty(1) ") and "1..6" in f.rule
+    assert f.measured.startswith("m pure: novelty(2) ") and "2..6" in f.rule
     assert "Fig. 1" in f.where and "clean" in f.setting
 
 
 def test_novelty_rows_without_a_source_column_are_all_text():
-    table = curves({("human", "reference"): HUMAN, ("m", "pure"): {1: 0.4}}).drop(columns="source")
+    table = curves({("human", "reference"): HUMAN, ("m", "pure"): {2: 0.5}}).drop(columns="source")
     f = decide_novelty("pure-more-novel-than-validation", table)
     assert f.measured.startswith("not measured: no 'natural' rows")
     f = decide_novelty("pure-more-novel-than-validation", table, with_findings(novelty_source="all"))
@@ -278,6 +281,24 @@ def test_constrained_small_n_below_validation(model, verdict):
     f = decide_novelty("constrained-small-n-below-validation", pd.concat([table, pure, one]))
     assert f.verdict == verdict, f.measured
     assert "m greedy:" in f.measured and "m beam_2:" in f.measured and "o greedy" not in f.measured
+
+
+def test_a_model_that_refutes_is_shown_not_hidden():
+    """One model below human (holds), another above (does not hold): the claim is "mixed",
+    each model's verdict in ``per_model``; one model unclear beside one that refutes stays
+    "inconclusive" with the refuting model named in the row's verdict cell."""
+    table = curves(
+        {("human", "reference"): HUMAN, ("a", "greedy"): {2: 0.2}, ("b", "greedy"): {2: 0.6}}
+    )
+    f = decide_novelty("constrained-small-n-below-validation", table)
+    assert (f.verdict, f.per_model) == (F.MIXED, "a: holds; b: does not hold"), f.measured
+    table = curves(
+        {("human", "reference"): HUMAN, ("a", "greedy"): {2: 0.41}, ("b", "greedy"): {2: 0.6}}
+    )
+    f = decide_novelty("constrained-small-n-below-validation", table)
+    assert (f.verdict, f.per_model) == (UNCLEAR, "a: inconclusive; b: does not hold")
+    card = pd.DataFrame([f.__dict__]).assign(calibration="", power="")
+    assert "**inconclusive** (a: inconclusive; b: does not hold)" in F.markdown(card)
 
 
 def nnsl(rows: list[tuple], source="natural", distinct=100) -> pd.DataFrame:
@@ -399,12 +420,16 @@ def test_completion_loss_frequency_corrects_for_its_many_slopes():
 
 
 # --------------------------------------------------------------------------- RAVEN: n-grams
-def raven(sets: dict[tuple[str, str], dict[int, float]], half=0.02, **extra) -> pd.DataFrame:
-    """raven_summary rows (union, main prompt length): (model, decoding) → {n: novelty}."""
+def raven(
+    sets: dict[tuple[str, str], dict[int, float]], half=0.02, source="natural", **extra
+) -> pd.DataFrame:
+    """raven_summary rows (``source``: by default natural text ∪ context, the source the
+    n-gram rows read with findings.novelty_source natural; main prompt length): (model,
+    decoding) → {n: novelty}."""
     rows = []
     for (model, dec), values in sets.items():
         row = {"model": model, "decoding": dec, "family": FAMILY[dec], "prompt_length": 8}
-        row |= {"source": "union", "truncated_score": 2.0, "perplexity": 50.0} | extra
+        row |= {"source": source, "truncated_score": 2.0, "perplexity": 50.0} | extra
         for n, v in values.items():
             row |= {
                 f"novelty_{n}": v,
@@ -419,16 +444,17 @@ RH = {1: 0.06, 2: 0.4, 3: 0.8, 4: 0.9}
 
 
 def text_novelty(summary: pd.DataFrame, texts=40, ngrams=100, spread=3) -> pd.DataFrame:
-    """raven_text_novelty rows of each (model, decoding) of a raven_summary table (union
-    rows): ``texts`` texts of ``ngrams`` n-grams at every n, their novel counts round(v ·
-    ngrams) ± ``spread`` in turn (clipped to 0..ngrams), so each set's pooled novelty(n) is v
-    where v is at least spread / ngrams from 0 and 1."""
+    """raven_text_novelty rows of each (source, model, decoding) of a raven_summary table
+    (union and natural rows): ``texts`` texts of ``ngrams`` n-grams at every n, their novel
+    counts round(v · ngrams) ± ``spread`` in turn (clipped to 0..ngrams), so each set's pooled
+    novelty(n) is v where v is at least spread / ngrams from 0 and 1."""
     rows = []
-    for _, r in summary[summary["source"] == "union"].iterrows():
+    for _, r in summary[summary["source"].isin(["union", "natural"])].iterrows():
         ns = [int(c.split("_")[1]) for c in r.index if c.count("_") == 1 and
               c.startswith("novelty_") and pd.notna(r[c])]  # fmt: skip
         for t in range(texts):
-            row = {"model": r["model"], "decoding": r["decoding"], "text": t}
+            row = {"source": r["source"], "model": r["model"], "decoding": r["decoding"]}
+            row["text"] = t
             for n in ns:
                 k = round(r[f"novelty_{n}"] * ngrams) + (spread if t % 2 else -spread)
                 row |= {f"novel_{n}": min(max(k, 0), ngrams), f"ngrams_{n}": ngrams}
@@ -446,12 +472,25 @@ def decide_raven(claim: str, table: pd.DataFrame, **kw) -> F.Finding:
 )
 def test_raven_top40_small_n(model, verdict):
     table = raven({("human", "reference"): RH, ("m", "k40"): model | {3: 0.1, 4: 0.1}})
-    # pure sampling and the "train" source do not count
+    # pure sampling, the "train" source and all training text ∪ context (union) do not count
     table = pd.concat([table, raven({("m", "pure"): dict.fromkeys(RH, 0.9)})])
     train = raven({("m", "k40"): dict.fromkeys(RH, 0.9)}).assign(source="train")
-    f = decide_raven("raven-top40-small-n", pd.concat([table, train]))
+    union = raven(
+        {("m", "k40"): dict.fromkeys(RH, 0.9), ("human", "reference"): RH}, source="union"
+    )
+    f = decide_raven("raven-top40-small-n", pd.concat([table, train, union]))
     assert f.verdict == verdict, f.measured
-    assert f.measured.startswith("m k40: novelty(1) ")
+    assert f.measured.startswith("m k40: novelty(1) ") and "natural training text" in f.rule
+    # matched against all training text (novelty_source all), the union rows decide
+    g = decide("raven-top40-small-n", with_findings(novelty_source="all"),
+               raven_summary=union, raven_text_novelty=text_novelty(union))  # fmt: skip
+    assert g.verdict == FAILS and "all training text ∪ context" in g.rule
+
+
+def test_raven_rows_without_natural_rows_are_not_measured():
+    union = raven({("m", "k40"): RH, ("human", "reference"): RH}, source="union")
+    f = decide_raven("raven-top40-small-n", union)
+    assert f.measured == "not measured: no 'natural' rows in the RAVEN tables (re-run report raven)"
 
 
 def test_novelty_rows_correct_over_every_set_of_a_claim():
@@ -500,6 +539,17 @@ def test_lstm_less_novel_small_n(lstm, verdict):
     assert f.measured.startswith("lstm vs big: ")
     f = decide("lstm-less-novel-small-n", raven_summary=raven({("big", "k40"): RH}))
     assert f.measured.startswith("not measured: no lstm")
+
+
+def test_lstm_row_without_an_lstm_is_not_tested_here():
+    """The default zoo has no LSTM: the claim compares one with a Transformer, so the row is
+    not tested here (apart from inconclusive), whatever the tables hold."""
+    zoo = {k: v for k, v in PARAMS["models"]["zoo"].items() if v["kind"] != "lstm"}
+    params = {**PARAMS, "models": {**PARAMS["models"], "zoo": zoo}}
+    table = raven({("big", "k40"): {1: 0.05, 2: 0.3}, ("lstm", "k40"): {1: 0.01, 2: 0.2}})
+    f = decide("lstm-less-novel-small-n", params, raven_summary=table)
+    assert f.verdict == F.NOT_TESTED
+    assert f.measured.startswith("not tested here: models.zoo has no lstm model")
 
 
 def quality_tables(model, evaluator, means, per=12, item_slope=0.0, seed=0):
@@ -715,11 +765,15 @@ def test_syntax_units_without_occurrences_are_not_compared():
 
 # --------------------------------------------------------------------------- Shaib et al.
 def templates(model_rate: float, human_rate: float, p=(0.5, 0.5), texts=100) -> pd.DataFrame:
+    """The templates table: human/reference, m/greedy (the deciding set: ``model_rate``,
+    ``p``) and m/pure (the described extra: the opposite rate and p-values, which must not
+    decide)."""
     rows = []
-    for name, dec, rate in (("human", "reference", human_rate), ("m", "pure", model_rate)):
+    sets = (("human", "reference", human_rate, (math.nan, math.nan)),
+            ("m", "greedy", model_rate, p), ("m", "pure", 1 - model_rate, p[::-1]))  # fmt: skip
+    for name, dec, rate, (up, down) in sets:
         base = {"model": name, "decoding": dec, "decoding_family": FAMILY[dec], "texts": texts}
         base |= {"templates_per_token": 0.1, "cr_pos": 3.0}
-        up, down = p if name == "m" else (math.nan, math.nan)
         rows.append(base | {"n": 6, "template_rate": rate, "p_up": up, "p_down": down})
         # another n: ignored
         rows.append(base | {"n": 4, "template_rate": 1.0 - rate, "p_up": 0.0, "p_down": 0.0})
@@ -739,8 +793,33 @@ def templates(model_rate: float, human_rate: float, p=(0.5, 0.5), texts=100) -> 
 def test_more_templates(model, human, p, verdict):
     f = decide("more-templates", templates=templates(model, human, p))
     assert f.verdict == verdict, f.measured
-    assert f.measured.startswith("m n=6: template rate ")
-    assert "regrouping p↑ = " in f.measured
+    assert f.measured.startswith(f"m greedy n=6: template rate {model:g} ")
+    assert "regrouping p↑ = " in f.measured and "[pure, not deciding: template rate" in f.measured
+    assert "greedy decoding" in f.conditions and "Table 3" in f.where
+
+
+def test_more_templates_without_greedy_samples_is_not_tested_here():
+    """Shaib et al. compare greedy outputs with human text; sampling lowers the template rate,
+    so pure samples alone (even clearly below human) decide nothing."""
+    t = templates(0.9, 0.4, (1.0, 0.001))
+    f = decide("more-templates", templates=t[t["decoding"] != "greedy"])
+    assert f.verdict == F.NOT_TESTED, f.measured
+    assert f.measured.startswith("not tested here: no greedy samples")
+    decodings = {k: v for k, v in PARAMS["sampling"]["decodings"].items() if v["kind"] != "greedy"}
+    no_greedy = {**PARAMS, "sampling": {**PARAMS["sampling"], "decodings": decodings}}
+    assert decide("more-templates", no_greedy, templates=t).verdict == F.NOT_TESTED
+
+
+def test_greedy_sets_too_short_for_a_template_are_left_out():
+    """A small model's greedy samples can be blank lines: 8 texts of 4 words in all cannot
+    hold a 6-word template, so the set decides nothing (the tiny run's greedy sets)."""
+    t = templates(0.0, 1.0, (1.0, 0.001), texts=8).assign(words=100)
+    t.loc[t["decoding"] == "greedy", "words"] = 4
+    f = decide("more-templates", templates=t)
+    assert f.verdict == UNCLEAR
+    assert f.measured == (
+        "not measured: m greedy: left out (4 words in 8 texts, fewer than 6 a text)"
+    )
 
 
 def test_more_templates_needs_the_regrouping_test():
@@ -748,10 +827,13 @@ def test_more_templates_needs_the_regrouping_test():
     assert f.verdict == UNCLEAR and "no p_up, p_down" in f.measured
 
 
-def coverage_delta(delta) -> pd.DataFrame:
+def coverage_delta(delta, human=None) -> pd.DataFrame:
+    """template_coverage_delta: m/pure with ``delta`` (the human coverage 0.7 − delta unless
+    given), and m/greedy, which is not compared."""
     cols = ["model", "decoding", "decoding_family", "n", "cut", "coverage_model"]
     cols += ["coverage_human", "delta", "delta_lo", "delta_hi"]
-    rows = [("m", "pure", "pure", 6, 100, 0.7, 0.7 - delta[0], *delta)]
+    human = 0.7 - delta[0] if human is None else human
+    rows = [("m", "pure", "pure", 6, 100, human + delta[0], human, *delta)]
     rows.append(("m", "greedy", "greedy", 6, 100, 0.0, 0.9, -0.9, -1.0, -0.8))  # not compared
     return pd.DataFrame(rows, columns=cols)
 
@@ -769,6 +851,28 @@ def test_templates_in_training(delta, verdict):
     f = decide("templates-in-training", template_coverage_delta=coverage_delta(delta))
     assert f.verdict == verdict, f.measured
     assert f.measured.startswith("m: coverage 0.7 vs human ") and "greedy" not in f.measured
+    assert f.where.startswith("Abstract (§6.2") and "§6.2" not in f.measured
+
+
+def test_templates_in_training_reports_the_non_template_contrast():
+    cov = pd.DataFrame([{"model": "m", "decoding": "pure", "coverage_templates": 0.7,
+                         "coverage_non_templates": 0.3, "p_value": 0.01}])  # fmt: skip
+    f = decide("templates-in-training", template_coverage_delta=coverage_delta((0.4, 0.2, 0.6)),
+               template_coverage=cov)  # fmt: skip
+    assert f.verdict == HOLDS
+    assert "[§6.2: templates 0.7 vs non-templates 0.3, Mann–Whitney p = 0.01]" in f.measured
+
+
+@pytest.mark.parametrize("delta", [(0.4, 0.2, 0.6), (-0.03, -0.06, 0.0)])
+def test_templates_in_training_on_a_floor_is_not_tested_here(delta):
+    """A human arm that finds 3% of its templates in the training list (the paper's: 35%):
+    the list is too short to make the paper's contrast, whatever the difference."""
+    f = decide("templates-in-training", template_coverage_delta=coverage_delta(delta, 0.03))
+    assert f.verdict == F.NOT_TESTED, f.measured
+    assert "found among the training split's top 100 POS 6-grams 0.03 of the time" in f.measured
+    f = decide("templates-in-training", with_findings(coverage_human_min=0.02),
+               template_coverage_delta=coverage_delta(delta, 0.03))  # fmt: skip
+    assert f.verdict != F.NOT_TESTED
 
 
 def style(rows: list[tuple]) -> pd.DataFrame:
@@ -905,20 +1009,46 @@ def cloze_summary(train, valid, r):
     return {"membership_cloze_summary": frame}
 
 
-def test_cloze_claims():
-    t = cloze_summary((0.8, 0.7, 0.9), (0.2, 0.1, 0.3), (0.7, 0.4, 0.9))
-    assert decide("cloze-training-plays", **t).verdict == HOLDS
+@pytest.mark.parametrize(
+    "r, verdict",
+    [
+        ((0.7, 0.4, 0.9), HOLDS),
+        ((0.1, -0.4, 0.8), UNCLEAR),
+        # straddles 0, below the pilot's 0.77: not a refutation (0.77 came from four books,
+        # its own interval reaches below 0); only an interval below 0 refutes r > 0
+        ((0.1, -0.3, 0.5), UNCLEAR),
+        ((-0.5, -0.8, -0.2), FAILS),
+    ],
+)
+def test_cloze_overlap_correlation(r, verdict):
+    t = cloze_summary((0.8, 0.7, 0.9), (0.2, 0.1, 0.3), r)
     f = decide("cloze-overlap-correlation", **t)
-    assert f.verdict == HOLDS and "10 plays" in f.measured
-    t = cloze_summary((0.2, 0.1, 0.3), (0.3, 0.1, 0.5), (0.1, -0.4, 0.8))
-    assert decide("cloze-training-plays", **t).verdict == UNCLEAR
-    assert decide("cloze-overlap-correlation", **t).verdict == UNCLEAR
-    # r's interval straddles 0 and lies below the pilot's 0.77: the paper's effect is excluded
-    t = cloze_summary((0.1, 0.0, 0.2), (0.8, 0.7, 0.9), (0.1, -0.3, 0.5))
-    assert decide("cloze-training-plays", **t).verdict == FAILS
-    assert decide("cloze-overlap-correlation", **t).verdict == FAILS
+    assert f.verdict == verdict and "10 plays" in f.measured
+    assert "below the paper's" not in f.rule  # 0.77 is no effect size to exclude
     t = cloze_summary((0.1, 0.0, 0.2), (0.8, 0.7, 0.9), (float("nan"),) * 3)
     assert decide("cloze-overlap-correlation", **t).measured.startswith("not measured")
+
+
+@pytest.mark.parametrize(
+    "train, p, verdict",
+    [
+        ((0.4, 0.3, 0.5), (0.001, 1.0), HOLDS),
+        ((0.05, 0.0, 0.1), (1.0, 0.001), FAILS),
+        ((0.15, 0.05, 0.25), (0.3, 0.7), UNCLEAR),
+        # intervals over plays apart, but whole plays permuted do not make it rare
+        ((0.4, 0.3, 0.5), (0.04, 0.97), UNCLEAR),
+    ],
+)
+def test_cloze_training_plays(train, p, verdict):
+    """Chang et al.'s claim, decided by permuting whole plays between training and held-out
+    (the test of the excerpt row), not by comparing two intervals over items."""
+    t = excerpts((0.4, 0.3, 0.5), (0.1, 0.0, 0.2), (1.0, 0.001))
+    columns = ["acc_insensitive", "acc_insensitive_lo", "acc_insensitive_hi", "p_up", "p_down"]
+    t.loc[t["group"] == "train", columns] = [*train, *p]
+    f = decide("cloze-training-plays", membership_cloze_excerpts=t)
+    assert f.verdict == verdict, f.measured
+    assert "(100 items, 10 plays) vs held-out" in f.measured and "play-permutation" in f.measured
+    assert f.related
 
 
 def excerpts(excerpt, held_out, p=(0.5, 0.5)) -> pd.DataFrame:
@@ -990,7 +1120,7 @@ def test_markdown_of_a_scorecard():
         [card, F.calibration_columns(["a", "b"], cal), F.power_column(["a", "b"], power)], axis=1
     )
     md = F.markdown(card)
-    assert "holds: 1, does not hold: 0, inconclusive: 1." in md
+    assert "holds: 1, does not hold: 0, mixed: 0, inconclusive: 1, not tested here: 0." in md
     assert (
         "| 1 | x is y (Fig. 1) | P 2024 | **holds** | 1 [0, 2] \\| 3 | "
         "2.0% [0.8%, 5.0%] on halves (200 draws) | copier: 0.96 at 50 |\n" in md
@@ -1012,6 +1142,43 @@ CALIBRATION_COLUMNS = [
     "claim", "null", "draws", "holds", "does_not_hold", "inconclusive", "false_rate", "false_lo",
     "false_hi",
 ]  # fmt: skip
+
+
+def test_markdown_counts_not_tested_apart_and_lists_related_claims():
+    """"not tested here" is counted apart from "inconclusive"; a related claim (outside the
+    five papers) is listed in its own section, numbered R1, and not counted with them."""
+    rows = [
+        F.Finding("a", "x", "P", "§1", "c", "", "m", "r", HOLDS),
+        F.Finding("b", "y", "P", "§2", "c", "", "not tested here: no LSTM", "r", F.NOT_TESTED),
+        F.Finding("c", "z", "Q", "§3", "c", "", "m", "r", FAILS, related=True),
+    ]
+    card = pd.DataFrame([f.__dict__ for f in rows]).assign(calibration="", power="")
+    md = F.markdown(card)
+    main, related = md.split("## Related claims")
+    assert "holds: 1, does not hold: 0, mixed: 0, inconclusive: 0, not tested here: 1." in main
+    assert "**not tested here** | not tested here: no LSTM" in main and "| z (§3)" not in main
+    assert "holds: 0, does not hold: 1, mixed: 0, inconclusive: 0, not tested here: 0." in related
+    assert "| R1 | z (§3) | Q | **does not hold** |" in related
+    assert "R1. `c` — the paper's conditions: c." in related
+    assert F.row_numbers(card) == ["1", "2", "R1"]
+
+
+def test_claims_outside_the_five_papers_are_related():
+    card = F.scorecard({}, PARAMS)
+    related = set(card.loc[card["related"], "id"])
+    assert related == {"completion-loss-frequency", "extraction-duplication", "min-k-beats-loss",
+                       "cloze-training-plays"}  # fmt: skip
+    papers = {F.MERRILL, F.RAVEN, F.SHAIB, F.LI, F.ZHANG}
+    assert card.loc[~card["related"], "paper"].isin(papers).all()
+
+
+def test_a_null_on_which_the_rule_is_never_tested_says_so():
+    cal = pd.DataFrame([("a", "halves", 200, 0, 0, 0, 0, 200, 0.0, 0.0, 0.02)],
+                       columns=[*CALIBRATION_COLUMNS[:6], "mixed", "not_tested",
+                                *CALIBRATION_COLUMNS[6:]])  # fmt: skip
+    assert F.calibration_columns(["a"], cal)["calibration"].iloc[0] == (
+        "not tested on halves (200 draws)"
+    )
 
 
 def test_the_worst_null_of_a_rule_is_shown():
@@ -1036,10 +1203,14 @@ def test_every_claim_names_where_and_under_which_conditions():
         .all()
     )
     assert set(card["verdict"]) == {UNCLEAR}
+    # the rules' texts give the smallest n of the token novelty rows as the code does
+    rules = card.set_index("id")["rule"]
+    assert f"at each n in {F.TOKEN_N_MIN}..6" in rules["pure-more-novel-than-validation"]
+    assert f"n in {F.TOKEN_N_MIN}..2 " in rules["constrained-small-n-below-validation"]
 
 
 def test_the_command_writes_one_row_per_claim(tmp_path):
-    samples = curves({("human", "reference"): HUMAN, ("m", "pure"): {1: 0.4, 2: 0.5}})
+    samples = curves({("human", "reference"): HUMAN, ("m", "pure"): {2: 0.5}})
     tables = {
         "novelty_samples": samples,
         "novelty_texts": novelty_texts(samples),
@@ -1056,7 +1227,7 @@ def test_the_command_writes_one_row_per_claim(tmp_path):
     assert list(card.index) == list(F.CLAIMS)
     assert list(card.columns) == [
         "claim", "paper", "where", "conditions", "setting", "measured", "rule", "verdict",
-        "null_false_rate", "calibration", "power",
+        "per_model", "related", "null_false_rate", "calibration", "power",
     ]  # fmt: skip
     expected = {"pure-more-novel-than-validation": HOLDS, "completion-loss-in-training": HOLDS}
     assert card["verdict"].to_dict() == {c: expected.get(c, UNCLEAR) for c in F.CLAIMS}
@@ -1078,7 +1249,7 @@ COLUMNS = {
     "raven_contrasts": ["kind", "model", "decoding", "a", "b", "delta", "distinct_a", "distinct_b"],
     "raven_texts": ["model", "decoding", "text", "score_sum", "score_tokens", "nll_sum",
                     "nll_tokens", "evaluator"],  # fmt: skip
-    "raven_text_novelty": ["model", "decoding", "text", "novel_1", "ngrams_1"],
+    "raven_text_novelty": ["source", "model", "decoding", "text", "novel_1", "ngrams_1"],
     "novelty_texts": ["source", "model", "decoding", "text", "novel_1", "ngrams_1"],
     "completion_loss": ["model", "curve", "x", "loss", "tokens"],
     "completion_loss_slope": ["model", "n", "tokens", "texts", "slope", "slope_lo", "slope_hi"],
@@ -1087,6 +1258,7 @@ COLUMNS = {
     "templates": ["model", "decoding", "decoding_family", "n", "template_rate", "cr_pos",
                   "p_up", "p_down"],  # fmt: skip
     "template_coverage_delta": ["model", "decoding", "n", "delta", "delta_lo", "delta_hi"],
+    "template_coverage": ["model", "decoding", "coverage_templates", "coverage_non_templates"],
     "membership_nll_delta": ["model", "contrast", "delta", "lo", "hi"],
     "membership_detectors": ["model", "label_set", "detector", "auc", "delta_auc_vs_loss"],
     "membership_cloze_summary": ["model", "split", "acc_insensitive", "r_overlap"],

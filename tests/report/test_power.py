@@ -7,7 +7,14 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 from test_calibration import PARAMS as CAL_PARAMS
-from test_calibration import benchmark_texts, cloze_items, data, ladder_results
+from test_calibration import (
+    SYNTAX,
+    benchmark_texts,
+    cloze_items,
+    data,
+    ladder_results,
+    tagged_texts,
+)
 
 from copyscope.index import Index, build_index
 from copyscope.report import findings as F
@@ -153,5 +160,56 @@ def test_the_excerpt_plays_resampled_as_whole_plays():
     # no excerpt positive without excerpt plays
     assert P.excerpt_plays(cloze[cloze["split"] != "excerpt"]) == 0
     table = P.power_table(data(cloze=cloze), None, PARAMS)
+    table = table[table["positive"] != "training plays"]
     assert set(table["positive"]) == {"planted excerpt plays (highest copies)"}
     assert table["size"].tolist() == [2, 5, 10] and (table["observed"] == 2).all()
+
+
+def test_the_training_plays_resampled_as_whole_plays():
+    """Chang et al.'s positive: k training plays (trained on, answered more often) against
+    the run's held-out plays, by the training-plays rule's whole-play permutation test."""
+    cloze = cloze_items()
+    assert P.excerpt_plays(cloze, P._training_groups) == 12
+    tables = P.training_resample(np.random.default_rng(0), data(cloze=cloze), PARAMS, 5)
+    t = tables["membership_cloze_excerpts"].set_index(["model", "group"])
+    assert (t.xs("train", level="group")["plays"] == 5).all()
+    assert (t.xs("held-out", level="group")["plays"] == 12).all()
+    strong = P.power_at("cloze-training-plays", P.training_resample, F.HOLDS, data(cloze=cloze),
+                        PARAMS, 10, 10, 0)  # fmt: skip
+    flat = cloze.assign(correct_insensitive=np.where(cloze["split"] == "train", 0,
+                                                     cloze["correct_insensitive"]))  # fmt: skip
+    none = P.power_at("cloze-training-plays", P.training_resample, F.HOLDS, data(cloze=flat),
+                      PARAMS, 10, 10, 0)  # fmt: skip
+    assert strong["power"] >= 0.8 and none["power"] == 0.0
+    table = P.power_table(data(cloze=cloze), None, PARAMS)
+    rows = table[table["positive"] == "training plays"]
+    assert set(rows["claim"]) == {"cloze-training-plays"} and (rows["observed"] == 12).all()
+
+
+def test_the_templater_repeats_one_span_in_a_share_of_the_texts():
+    texts = tagged_texts(10)
+    span = [("a", "X"), ("b", "Y"), ("c", "Z")]
+    out = P.templated(texts, 0.3, span, np.random.default_rng(0))
+    assert sum(t[-1] == span for t in out) == 3 and texts == tagged_texts(10)  # copies
+    assert sum(len(t) for t in out) == sum(len(t) for t in texts) + 3
+
+
+def test_the_templater_is_found_more_templated():
+    """Shaib et al.'s positive: greedy samples whose texts repeat one span of human text in
+    half of them have a higher template rate than the other half of the human text; with a
+    share of 0 (nothing repeated) the rule finds no difference."""
+    params = {**PARAMS, "analysis": {**PARAMS["analysis"], "syntax": {**SYNTAX, "bootstrap": 100}}}
+    d = data(human_texts=tagged_texts(120, tags="ABCDEFGHIJKLMNOP"))
+    templater = P.Templater(d, params, 0)
+    assert templater.max_size == 60
+    tables = P.templater_vs_human(templater, 0.5)(np.random.default_rng(0), d, params, 40)
+    t = tables["templates"]
+    assert list(t["decoding"].unique()) == ["greedy", "reference"] and (t["texts"] == 40).all()
+    strong = P.power_at("more-templates", P.templater_vs_human(templater, 0.5), F.HOLDS, d,
+                        params, 40, 10, 0)  # fmt: skip
+    none = P.power_at("more-templates", P.templater_vs_human(templater, 0.0), F.HOLDS, d,
+                      params, 40, 10, 0)  # fmt: skip
+    assert strong["power"] >= 0.8 and none["power"] == 0.0
+    table = P.power_table(d, None, {**params, "findings": {**params["findings"], "power": {
+        **params["findings"]["power"], "draws": 2}}})  # fmt: skip
+    assert set(table["positive"]) == {"templater 50%"} and (table["observed"] == 60).all()

@@ -794,15 +794,45 @@ def test_raven_text_novelty_by_hand_and_pooled_as_the_summary():
          "s_union": [1, 2, 1, 1, 3, 1]}
     )  # fmt: skip
     t = text_novelty_table([("m", "pure", w, None)], {"prompt_length": 8}, n_max=3)
-    assert list(t.columns) == ["model", "decoding", "text", "novel_1", "novel_2", "novel_3",
-                               "ngrams_1", "ngrams_2", "ngrams_3"]  # fmt: skip
-    assert t.iloc[:, 2:].values.tolist() == [[0, 2, 2, 1, 3, 2, 1], [1, 1, 0, 0, 2, 1, 0]]
+    assert list(t.columns) == ["source", "model", "decoding", "text", "novel_1", "novel_2",
+                               "novel_3", "ngrams_1", "ngrams_2", "ngrams_3"]  # fmt: skip
+    # without L_nat nothing is planted: the natural rows are the union rows
+    assert t[t["source"] == "union"].iloc[:, 3:].values.tolist() == [
+        [0, 2, 2, 1, 3, 2, 1], [1, 1, 0, 0, 2, 1, 0]
+    ]  # fmt: skip
+    assert (t[t["source"] == "natural"].iloc[:, 3:].values == t[t["source"] == "union"].iloc[
+        :, 3:].values).all()  # fmt: skip
+    t = t[t["source"] == "union"]
     novelty, _ = dup_curve([np.array([1, 2, 1]), np.array([1, 3])], 3)
     pooled = [t[f"novel_{n}"].sum() / t[f"ngrams_{n}"].sum() for n in (1, 2, 3)]
     assert pooled == pytest.approx(novelty.tolist())
     empty = text_novelty_table([("m", "pure", w[w["prompt_length"] == 0], None)],
                                {"prompt_length": 8})  # fmt: skip
     assert empty.empty and "ngrams_10" in empty.columns
+
+
+def test_raven_natural_scores_by_hand():
+    """RAVEN's score against the natural text ∪ context: max(1 + L_nat, s_context). A word
+    whose training match lies in planted text (L_train 3, L_nat 0) scores only its context
+    match; the summary and text tables carry the source ``natural``."""
+    from copyscope.report.raven import build, text_novelty_table, with_natural
+
+    w = pd.DataFrame(
+        {"text": [0, 0, 0], "prompt_length": [8, 8, 8], "L_train": [0, 1, 3],
+         "L_nat": [0, 1, 0], "s_train": [1, 2, 4], "s_context": [1, 1, 2],
+         "s_union": [1, 2, 4]}
+    )  # fmt: skip
+    assert with_natural(w)["s_natural"].tolist() == [1, 2, 2]
+    assert with_natural(w.drop(columns="L_nat"))["s_natural"].tolist() == [1, 2, 4]
+    t = text_novelty_table([("m", "pure", w, None)], {"prompt_length": 8}, n_max=2)
+    nat, union = (t[t["source"] == s].iloc[0] for s in ("natural", "union"))
+    assert (nat["novel_2"], union["novel_2"]) == (2, 1)  # the planted bigram is novel here
+    sampling = {"prompt_length": 8, "decodings": {"pure": {"kind": "sample"}}}
+    summary, _, _ = build([("m", "pure", w, None)], {"bootstrap": 0, "seed": 0, "n_max": 3},
+                          sampling)  # fmt: skip
+    assert list(summary["source"]) == ["train", "context", "union", "natural"]
+    row = summary.set_index("source").loc["natural"]
+    assert row["truncated_score"] == pytest.approx(5 / 3)
 
 
 def test_novelty_texts_by_hand_and_pooled_as_the_curve():

@@ -10,7 +10,7 @@ import pytest
 
 from copyscope.cli import main
 from copyscope.errors import InputError
-from copyscope.report.seeds import markdown, seed_agreement
+from copyscope.report.seeds import majority_card, majority_markdown, markdown, seed_agreement
 from support.workflow import ROOT
 
 H, F, U = "holds", "does not hold", "inconclusive"
@@ -24,7 +24,11 @@ def card(*verdicts) -> pd.DataFrame:
             "claim": [f"claim {i}" for i in ids],
             "paper": "P",
             "verdict": verdicts,
-            "measured": "…",
+            "measured": [f"x = {i}" for i in range(len(verdicts))],
+            "where": "x",
+            "conditions": "c",
+            "setting": "",
+            "rule": "r",
         }
     )
 
@@ -40,6 +44,26 @@ def test_agreement_hand_worked():
     md = markdown(t)
     assert "1 of 4 claims reach the same verdict with all 3 seeds" in md
     assert "| 1 | claim a | P | holds | holds | holds | **holds** | 3/3 |" in md
+    assert "## Numbers per seed" in md and "   - seed 1 (inconclusive): x = 1\n" in md
+
+
+def test_the_scorecard_over_seeds_shows_the_majority_and_each_seed():
+    cards = [("0", card(U, H)), ("1", card(H, H)), ("2", card(H, "not tested here"))]
+    t = seed_agreement(cards)
+    assert list(t["majority"]) == [H, H]
+    c = majority_card(cards, t)
+    assert list(c["verdict"]) == [H, H]
+    assert c["per_seed"].iloc[0] == "0: inconclusive; 1: holds; 2: holds"
+    assert c["measured"].iloc[0] == "[seed 0] x = 0 ‖ [seed 1] x = 0 ‖ [seed 2] x = 0"
+    md = majority_markdown(c)
+    assert "majority over the 3 training seeds" in md
+    assert "| 1 | claim a (x) | P | **holds** (seeds 0: inconclusive; 1: holds; 2: holds) |" in md
+    assert "holds: 2, does not hold: 0" in md
+
+
+def test_a_tie_with_not_tested_is_inconclusive():
+    t = seed_agreement([("0", card("not tested here")), ("1", card(H))])
+    assert t["majority"].tolist() == [U]
 
 
 def test_ties_without_inconclusive_go_to_holds_first():
@@ -59,11 +83,13 @@ def test_command_reads_the_runs_and_names_a_missing_file(tmp_path):
     for seed, c in (("0", card(H, F)), ("1", card(H, H))):
         paths += ["--findings", seed, str(tmp_path / f"f{seed}.csv")]
         c.to_csv(tmp_path / f"f{seed}.csv", index=False)
-    out = ["--out-csv", str(tmp_path / "a.csv"), "--out-md", str(tmp_path / "a.md")]
+    out = ["--out-csv", str(tmp_path / "a.csv"), "--out-md", str(tmp_path / "a.md"),
+           "--out-findings", str(tmp_path / "f.md")]  # fmt: skip
     assert main(["report", "seeds", *paths, *out]) == 0
     t = pd.read_csv(tmp_path / "a.csv")
     assert t["agree"].tolist() == [2, 1] and t["seed 0"].tolist() == [H, F]
     assert (tmp_path / "a.md").read_text().startswith("# Verdicts across training seeds")
+    assert (tmp_path / "f.md").read_text().startswith("# Findings scorecard")
     bad = ["--findings", "2", str(tmp_path / "missing.csv")]
     assert main(["report", "seeds", *paths, *bad, *out]) != 0
 
@@ -81,3 +107,4 @@ def test_make_seeds_runs_each_seed_into_its_own_folder():
         assert f"results-tiny-seed{s}/findings.csv" in text
     assert "models={seed: $s}" in text and "results=results-tiny-seed$s" in text
     assert "--out-md results-tiny-seeds/agreement.md" in text
+    assert "--out-findings results-tiny-seeds/findings.md" in text

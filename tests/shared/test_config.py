@@ -145,6 +145,7 @@ def test_defaults_are_filled():
             "template_n": [4, 5, 6, 7, 8],
             "template_headline_n": 6,
             "top_k": 100,
+            "coverage_cut": None,
         },
         "style": {
             "prompt_tokens": 16,
@@ -585,7 +586,8 @@ def test_findings_defaults_and_unknown_key():
         "novelty_source": "natural",
     }
     assert f["local_units"][:3] == ["labeled_arc", "unlabeled_arc", "dependency_role"]
-    assert (f["coverage_effect"], f["style_effect"], f["overlap_r_effect"]) == (0.41, 0.011, 0.77)
+    assert (f["coverage_effect"], f["style_effect"]) == (0.41, 0.011)
+    assert f["coverage_human_min"] == 0.175
     lines = problems(lambda c: c["findings"].update(fooo=1))
     assert len(lines) == 1 and lines[0].startswith("config key 'findings.fooo': expected ")
 

@@ -179,6 +179,8 @@ COLUMNS = [
     "holds",
     "does_not_hold",
     "inconclusive",
+    "mixed",
+    "not_tested",
     "false_rate",
     "false_lo",
     "false_hi",
@@ -197,13 +199,15 @@ def false_verdicts(
 ) -> dict | None:
     """Decide ``claim`` on ``draws`` null tables from ``builder`` (draw i seeded with
     (seed, i)); the verdict counts and the false-verdict rate (the share of draws with one of
-    the ``false`` verdicts: by default every verdict other than ``inconclusive``) with its 95%
-    Wilson interval; None when the run has no data for this null. Each draw's rule runs its
-    permutation tests with regroupings of its own (``findings.permutation_seed`` drawn from
+    the ``false`` verdicts, by default ``holds`` and ``does not hold``, or ``mixed``: some
+    model holds and another does not, one of them falsely whichever the truth) with its 95%
+    Wilson interval; ``not tested here`` (the null lacks a condition of the claim) and
+    ``inconclusive`` are no false verdicts; None when the run has no data for this null. Each
+    draw's rule runs its permutation tests with regroupings of its own (``findings.permutation_seed`` drawn from
     (seed, i, 1)), as a real comparison's are unrelated to its data: with one fixed set of
     regroupings for every draw, the draws would share that set's sampling error and measure
     it, not the test (the novelty–quality rule: 6.1% [4.8, 7.8] in 1,000 draws)."""
-    counts = {F.HOLDS: 0, F.FAILS: 0, F.UNCLEAR: 0}
+    counts = dict.fromkeys(F.VERDICTS, 0)
     decide = F.CLAIMS[claim]
     done = 0
     for i in range(draws):
@@ -214,7 +218,7 @@ def false_verdicts(
         drawn = {**params, "findings": {**params["findings"], "permutation_seed": regroup}}
         counts[decide(tables, drawn).verdict] += 1
         done += 1
-    wrong = sum(counts[v] for v in false)
+    wrong = sum(counts[v] for v in {*false, F.MIXED})
     rate, lo, hi = F.wilson(wrong, done)
     return {
         "false_verdicts": ", ".join(false),
@@ -222,6 +226,8 @@ def false_verdicts(
         "holds": counts[F.HOLDS],
         "does_not_hold": counts[F.FAILS],
         "inconclusive": counts[F.UNCLEAR],
+        "mixed": counts[F.MIXED],
+        "not_tested": counts[F.NOT_TESTED],
         "false_rate": rate,
         "false_lo": lo,
         "false_hi": hi,
@@ -320,11 +326,13 @@ def _one(items, flag: str, what: str):
     return items[0][-1]
 
 
-def training_ngrams(path, n: int, pos_index=None) -> tuple[dict, Mapping, int]:
+def training_ngrams(
+    path, n: int, pos_index=None, cut: int | None = None
+) -> tuple[dict, Mapping, int]:
     """(ranks, counts, cut) of the training split's POS n-grams, as the template-coverage
-    report has them (:func:`copyscope.report.template_coverage.training_pos_ngrams`), counted
-    once for every draw."""
-    return coverage_report.training_pos_ngrams(path, n, pos_index)
+    report has them (:func:`copyscope.report.template_coverage.training_pos_ngrams`, ``cut``
+    its ``analysis.syntax.coverage_cut``), counted once for every draw."""
+    return coverage_report.training_pos_ngrams(path, n, pos_index, cut)
 
 
 def load(inputs: Mapping, params: Mapping | None = None) -> Data:
@@ -347,7 +355,8 @@ def load(inputs: Mapping, params: Mapping | None = None) -> Data:
     tags = _one(inputs.get("training_tags"), "--training-tags", "training tag documents")
     pos_index = _one(inputs.get("pos_index"), "--pos-index", "training POS-tag index")
     train_parses = _one(inputs.get("training_parses"), "--training-parses", "training parses")
-    n = (params or {}).get("analysis", {}).get("syntax", {}).get("template_headline_n")
+    syntax = (params or {}).get("analysis", {}).get("syntax", {})
+    n, cut = syntax.get("template_headline_n"), syntax.get("coverage_cut")
     with_syntax = parses and train_parses and params and "syntax" in params
     return Data(
         tokens=pd.read_parquet(tokens) if tokens else None,
@@ -359,7 +368,7 @@ def load(inputs: Mapping, params: Mapping | None = None) -> Data:
         completion=pd.concat(comp, ignore_index=True) if comp else None,
         cloze=pd.concat(cloze, ignore_index=True) if cloze else None,
         human_texts=[generated_text(p) for _, path in human for p in read_parses(path)] or None,
-        training_ngrams=training_ngrams(tags, n, pos_index) if tags and n else None,
+        training_ngrams=training_ngrams(tags, n, pos_index, cut) if tags and n else None,
         syntax_files=(parses, train_parses) if with_syntax else None,
         style=pd.concat(style, ignore_index=True) if style else None,
     )

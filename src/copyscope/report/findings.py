@@ -7,7 +7,11 @@ the conditions it holds under (models, decoding, baseline, data), and a ``settin
 copyscope's configuration differs from the paper's in a way that predicts another outcome. The
 function reads the named tables (``tables[name]`` is ``results/tables/<name>.csv``), computes
 its numbers and applies an explicit rule whose text is the ``rule`` column. Verdicts are
-``holds``, ``does not hold`` or ``inconclusive``; nothing is written by hand.
+``holds``, ``does not hold``, ``mixed`` (some models hold, others do not), ``inconclusive`` or
+``not tested here`` (the run does not reproduce a condition the claim depends on — decoding,
+baseline, what counts as training data, the models compared —, :class:`NotTested`, counted
+apart from ``inconclusive``); each model's verdict is the ``per_model`` column; claims from
+outside the five papers are marked ``related`` and listed apart. Nothing is written by hand.
 
 The rules follow three principles:
 
@@ -24,7 +28,7 @@ A claim whose table is not an output of the run, or whose table holds no rows it
 stays a row, ``inconclusive`` with ``not measured: …`` in ``measured``, so the scorecard always
 has the same rows. Claims evaluated per model (or per decoding, per n …) combine their parts
 with :func:`combine`: ``holds`` only when every part holds, ``does not hold`` only when every
-part does not hold.
+part does not hold, ``mixed`` when some parts hold and others do not.
 
 Papers: Merrill, Smith & Elazar 2024, "Evaluating n-Gram Novelty of Language Models Using
 Rusty-DAWG" (EMNLP); McCoy et al. 2023, "How Much Do Language Models Copy From Their Training
@@ -97,6 +101,14 @@ PARAMS = Params(
 )
 
 HOLDS, FAILS, UNCLEAR = "holds", "does not hold", "inconclusive"
+MIXED = "mixed"
+"""The verdict of a claim some of whose parts (models) hold and others do not hold."""
+NOT_TESTED = "not tested here"
+"""The verdict of a claim whose paper's conditions (decoding, baseline, what counts as
+training data, the models compared) this run does not reproduce: it is not decided, and it is
+counted apart from ``inconclusive`` (a decided-upon question without a clear answer)."""
+VERDICTS = (HOLDS, FAILS, MIXED, UNCLEAR, NOT_TESTED)
+"""Every verdict, in the order the scorecard counts them."""
 MERRILL = "Merrill et al. 2024"
 RAVEN = "McCoy et al. 2023"
 SHAIB = "Shaib et al. 2024"
@@ -126,6 +138,8 @@ class Finding:
     measured: str
     rule: str
     verdict: str
+    per_model: str = ""  # each model's (or part's) verdict: "a: holds; b: does not hold"
+    related: bool = False  # a claim from outside the five papers (listed apart, not counted)
 
 
 Tables = Mapping[str, pd.DataFrame]
@@ -136,6 +150,11 @@ CLAIMS: dict[str, ClaimFunction] = {}
 
 class NotMeasured(Exception):
     """The run's tables hold no rows a claim can be decided on (the message says why)."""
+
+
+class NotTested(Exception):
+    """The run does not reproduce a condition the claim depends on (the message says which):
+    the claim's verdict is :data:`NOT_TESTED`."""
 
 
 # --------------------------------------------------------------------------- decision helpers
@@ -153,24 +172,40 @@ ZERO = (0.0, 0.0, 0.0)
 
 def combine(verdicts: Sequence[str]) -> str:
     """Verdict of a claim from the verdicts of its parts (models, sets, pairs): ``holds`` if
-    every part holds, ``does not hold`` if every part does not hold, else ``inconclusive``
-    (also when there are no parts). Symmetric on purpose: with m parts decided separately,
-    "does not hold when *some* part does not" would add the parts' false "does not hold"
-    rates (≈ m × the nominal rate on a null; 8% measured for two models at 5%), while
-    requiring every part keeps the claim's false-verdict rate at the part's."""
+    every part holds, ``does not hold`` if every part does not hold, ``mixed`` if some part
+    holds and some part does not hold (the parts disagree: each is shown in the row), else
+    ``inconclusive`` (also when there are no parts). Symmetric on purpose: with m parts
+    decided separately, "does not hold when *some* part does not" would add the parts' false
+    "does not hold" rates (≈ m × the nominal rate on a null; 8% measured for two models at
+    5%), while requiring every part keeps the claim's false-verdict rate at the part's; a
+    ``mixed`` verdict is neither, and the null calibration counts it as a false verdict."""
     if verdicts and all(v == HOLDS for v in verdicts):
         return HOLDS
     if verdicts and all(v == FAILS for v in verdicts):
         return FAILS
+    if (HOLDS in verdicts and FAILS in verdicts) or MIXED in verdicts:
+        return MIXED
     return UNCLEAR
 
 
-def decided(parts: list[str], verdicts: list[str], reason: str) -> tuple[str, str]:
-    """A claim's ``(measured, verdict)`` from its per-model (or per-group) parts and verdicts
-    (:func:`combine`); NotMeasured with ``reason`` when no group could be decided."""
+def per_model(models: Sequence[str], verdicts: Sequence[str]) -> str:
+    """Each model's verdict (:func:`combine` of its parts' verdicts, ``models[i]`` naming the
+    model of part i), in order of first appearance: ``"a: holds; b: does not hold"``."""
+    by: dict[str, list[str]] = {}
+    for m, v in zip(models, verdicts, strict=True):
+        by.setdefault(str(m), []).append(v)
+    return "; ".join(f"{m}: {combine(vs)}" for m, vs in by.items())
+
+
+def decided(
+    parts: list[str], verdicts: list[str], reason: str, models: Sequence[str] | None = None
+) -> tuple[str, str, str]:
+    """A claim's ``(measured, verdict, per model)`` from its per-model (or per-group) parts and
+    verdicts (:func:`combine`; ``models`` names each part's model, :func:`per_model`);
+    NotMeasured with ``reason`` when no group could be decided."""
     if not verdicts:
         raise NotMeasured(reason)
-    return "; ".join(parts), combine(verdicts)
+    return "; ".join(parts), combine(verdicts), per_model(models or [], verdicts if models else [])
 
 
 def signs_verdict(signs: Sequence[int], want: int) -> str:
@@ -462,26 +497,37 @@ def claim(
     tables: Sequence[str],
     rule: str,
     setting: str = "",
+    related: bool = False,
 ):
-    """Register a decision function ``(tables, params) -> (measured, verdict)`` as the claim
-    ``id``: ``text`` states the claim of ``paper`` as the paper does, at ``where`` (section,
-    figure), under ``conditions``; ``setting`` says where copyscope's default differs in a way
-    that predicts another outcome. It reads ``tables``; ``rule`` is the text of its decision
-    rule, formatted with the config's ``findings`` block. The registered claim function
-    returns a :class:`Finding`; a missing table or :class:`NotMeasured` gives ``inconclusive``
-    with ``not measured: <reason>``."""
+    """Register a decision function ``(tables, params) -> (measured, verdict[, per model])``
+    as the claim ``id``: ``text`` states the claim of ``paper`` as the paper does, at ``where``
+    (section, figure), under ``conditions``; ``setting`` says where copyscope's default
+    differs in a way that predicts another outcome; ``related`` marks a claim from outside the
+    five papers (another paper, or the authors' code rather than their text), listed apart.
+    It reads ``tables``; ``rule`` is the text of its decision rule, formatted with the
+    config's ``findings`` block. The registered claim function returns a :class:`Finding`; a
+    missing table or :class:`NotMeasured` gives ``inconclusive`` with ``not measured:
+    <reason>``; :class:`NotTested` (a condition of the claim that the run does not reproduce)
+    gives ``not tested here`` with ``not tested here: <reason>``."""
 
     def register(decide):
         def finding(tabs: Tables, params: Mapping) -> Finding:
             r = rule.format(**params["findings"])
             missing = [t for t in tables if t not in tabs]
+            per = ""
             try:
                 if missing:
                     raise NotMeasured(f"no {', '.join(missing)} table in this run")
-                measured, verdict = decide(tabs, params)
+                measured, verdict, *rest = decide(tabs, params)
+                per = rest[0] if rest else ""
             except NotMeasured as exc:
                 measured, verdict = f"not measured: {exc}", UNCLEAR
-            return Finding(id, text, paper, where, conditions, setting, measured, r, verdict)
+            except NotTested as exc:
+                measured, verdict = f"{NOT_TESTED}: {exc}", NOT_TESTED
+            shown = setting.format(**params["findings"])
+            return Finding(
+                id, text, paper, where, conditions, shown, measured, r, verdict, per, related
+            )
 
         finding.__doc__ = decide.__doc__
         finding.__name__ = decide.__name__
@@ -537,10 +583,10 @@ def _novelty_vs_human(
     want: int,
     human: str = "reference",
     value: str = "novelty",
-) -> tuple[list[str], list[str]]:
+) -> tuple[list[str], list[str], list[str]]:
     """Each model's novelty(n) under each decoding of ``decodings`` (that it was sampled
-    under) against the human set ``human/<human>``, at each n of ``ns``: parts and verdicts
-    (:func:`every_verdict` with ``want``) per (model, decoding).
+    under) against the human set ``human/<human>``, at each n of ``ns``: parts, verdicts
+    (:func:`every_verdict` with ``want``) and models, one per (model, decoding).
 
     Each pair of sets is compared by a permutation test of the difference in pooled
     novelty(n) (:func:`copyscope.stats.pooled_ratio_permutation_test`: the two sets' texts,
@@ -591,7 +637,19 @@ def _novelty_vs_human(
             f"{n_range([n for n, s in signs.items() if s > 0])}, below at n ∈ "
             f"{n_range([n for n, s in signs.items() if s < 0])} → {verdict}"
         )
-    return parts, verdicts
+    return parts, verdicts, [m for m, *_ in sets]
+
+
+TOKEN_N_MIN = 2  # the rules' texts say "2..": a test checks they agree
+"""The smallest n of the novelty rows in model tokens (Merrill et al.'s): novelty(1) of BPE
+tokens says only whether a vocabulary entry occurs in training, which every token a model
+trained here can write does (its tokenizer was fit on that text), so n = 1 measures the
+tokenizer, not copying; RAVEN's rows count words, where n = 1 is a novel word."""
+
+
+def token_ns(n_max: int) -> range:
+    """The n of a novelty row in model tokens: :data:`TOKEN_N_MIN`..``n_max``."""
+    return range(TOKEN_N_MIN, n_max + 1)
 
 
 def _smallest(p: np.ndarray) -> float:
@@ -633,7 +691,8 @@ MERRILL_PURE = (
     ("novelty_samples", "novelty_texts"),
     "pure sampling ({pure_decoding}) of each model vs the true continuations of clean held-out "
     "windows (human/reference), main prompt length, model tokens, matched against the "
-    "{novelty_source} training text: at each n in 1..{n_max} the difference in pooled "
+    "{novelty_source} training text: at each n in 2..{n_max} (n = 1 of BPE tokens is left out: "
+    "every token occurs in the training text its tokenizer was fit on) the difference in pooled "
     "novelty(n) is tested by regrouping the two sets' texts (" + str(NOVELTY_PERMUTATIONS) + " "
     "random regroupings, sizes kept; two-sided, all n of all models at once, Bonferroni over "
     "every model's n's, α = {alpha}); a model holds if it is above at some n and below at none, "
@@ -649,10 +708,10 @@ def pure_more_novel_than_validation(tables: Tables, params: Mapping):
     f = params["findings"]
     t = _main(_source(tables["novelty_samples"], f["novelty_source"]), params)
     counts = _source(tables["novelty_texts"], f["novelty_source"])
-    parts, verdicts = _novelty_vs_human(
-        t, counts, params, [f["pure_decoding"]], range(1, f["n_max"] + 1), 1
+    parts, verdicts, models = _novelty_vs_human(
+        t, counts, params, [f["pure_decoding"]], token_ns(f["n_max"]), 1
     )
-    return decided(parts, verdicts, "no pure-sampling rows at the main prompt length")
+    return decided(parts, verdicts, "no pure-sampling rows at the main prompt length", models)
 
 
 @claim(
@@ -667,7 +726,7 @@ def pure_more_novel_than_validation(tables: Tables, params: Mapping):
     "as the row above, against the true continuations of windows from held-out plays whose "
     "excerpts are planted in training (human/contaminated, corpus.inject.excerpts), matched "
     "against all training text (planted included); holds if every model is above at some n in "
-    "1..{n_max} and below at none, does not hold if every model is below at some n; the clean "
+    "2..{n_max} and below at none, does not hold if every model is below at some n; the clean "
     "baseline's comparison is reported beside it",
     setting="the contamination is planted (a share of the speeches of a few held-out plays, "
     "copied 1–16 times), not the Pile's natural train–validation overlap",
@@ -678,14 +737,16 @@ def pure_vs_contaminated_baseline(tables: Tables, params: Mapping):
     f = params["findings"]
     t = _main(_source(tables["novelty_samples"], "all"), params)
     counts = _source(tables["novelty_texts"], "all")
-    ns, pure = range(1, f["n_max"] + 1), [f["pure_decoding"]]
-    parts, verdicts = _novelty_vs_human(t, counts, params, pure, ns, 1, human="contaminated")
+    ns, pure = token_ns(f["n_max"]), [f["pure_decoding"]]
+    parts, verdicts, models = _novelty_vs_human(
+        t, counts, params, pure, ns, 1, human="contaminated"
+    )
     try:
-        clean, _ = _novelty_vs_human(t, counts, params, pure, ns, 1)
+        clean, _, _ = _novelty_vs_human(t, counts, params, pure, ns, 1)
         parts += [f"[clean baseline, all text: {p}]" for p in clean]
     except NotMeasured:
         pass
-    return decided(parts, verdicts, "no human/contaminated or no pure-sampling rows")
+    return decided(parts, verdicts, "no human/contaminated or no pure-sampling rows", models)
 
 
 @claim(
@@ -718,15 +779,16 @@ def larger_less_novel(tables: Tables, params: Mapping):
     if not pairs:
         raise NotMeasured("fewer than two gpt2 models of different sizes with pure sampling")
     row = {m: t[t["model"] == m].iloc[0] for _, m in sized}
-    parts, verdicts = [], []
+    parts, verdicts, labels = [], [], []
     for (_, small), (_, large) in pairs:
         s = compare(_ci(row[large]), _ci(row[small]))
         verdicts.append(HOLDS if s > 0 else FAILS if s < 0 else UNCLEAR)
+        labels.append(f"{large} vs {small}")
         parts.append(
             f"mean L_t {large} {ci(_ci(row[large]))} vs {small} {ci(_ci(row[small]))} "
             f"→ {verdicts[-1]}"
         )
-    return "; ".join(parts), combine(verdicts)
+    return decided(parts, verdicts, "no pair of sizes", labels)
 
 
 CONSTRAINT = {"temperature": "temperature", "top-k": "top_k", "top-p": "top_p"}
@@ -788,15 +850,16 @@ def constrained_less_novel(tables: Tables, params: Mapping):
     f = params["findings"]
     nnsl = _enough(_main(_source(tables["nnsl_samples"], f["novelty_source"]), params), params)
     nnsl = nnsl.rename(columns={"mean_nnsl": "value"})
-    texts, verdicts = [], []
+    texts, verdicts, models = [], [], []
     for model in _models(nnsl):
         parts = _constraint_parts(nnsl[nnsl["model"] == model], params)
         if len(parts) > 1:
             texts.append(f"{model}: " + ", ".join(t for t, _ in parts))
             verdicts += [v for _, v in parts if v is not None]
+            models += [model for _, v in parts if v is not None]
     if not verdicts:
         raise NotMeasured("no model has pure sampling and a more constrained decoding")
-    return "; ".join(texts), combine(verdicts)
+    return "; ".join(texts), combine(verdicts), per_model(models, verdicts)
 
 
 @claim(
@@ -809,7 +872,7 @@ def constrained_less_novel(tables: Tables, params: Mapping):
     ("novelty_samples", "novelty_texts"),
     "greedy and beam decodings of each model vs the true continuations of clean held-out "
     "windows (human/reference), main prompt length, {novelty_source} training text: at each "
-    "n in 1..{n_small} the difference in pooled novelty(n) is tested by regrouping the two "
+    "n in 2..{n_small} the difference in pooled novelty(n) is tested by regrouping the two "
     "sets' texts (" + str(NOVELTY_PERMUTATIONS) + " random regroupings, sizes kept; two-sided, "
     "all n of all sets at once, Bonferroni over every set's n's, α = {alpha}); a set holds if "
     "it is below "
@@ -823,9 +886,9 @@ def constrained_small_n_below_validation(tables: Tables, params: Mapping):
     t = _enough(_main(_source(tables["novelty_samples"], f["novelty_source"]), params), params)
     constrained = list(pd.unique(t.loc[t["family"].isin(["greedy", "beam"]), "decoding"]))
     counts = _source(tables["novelty_texts"], f["novelty_source"])
-    ns = range(1, f["n_small"] + 1)
-    parts, verdicts = _novelty_vs_human(t, counts, params, constrained, ns, -1)
-    return decided(parts, verdicts, "no greedy or beam sets with enough distinct texts")
+    ns = token_ns(f["n_small"])
+    parts, verdicts, models = _novelty_vs_human(t, counts, params, constrained, ns, -1)
+    return decided(parts, verdicts, "no greedy or beam sets with enough distinct texts", models)
 
 
 def _curves(table: pd.DataFrame, min_tokens: int) -> dict[str, pd.DataFrame]:
@@ -856,7 +919,7 @@ def completion_loss_in_training(tables: Tables, params: Mapping):
     """Merrill et al. 2024 Fig. 1 (right): tokens that complete an n-gram seen in training have
     a lower loss than tokens that complete a novel n-gram of the same length."""
     f = params["findings"]
-    parts, verdicts = [], []
+    parts, verdicts, models = [], [], []
     for model, c in _curves(tables["completion_loss"], f["min_tokens"]).items():
         if not {"in training", "not in training"} <= set(c.columns):
             continue
@@ -869,8 +932,12 @@ def completion_loss_in_training(tables: Tables, params: Mapping):
             f"{model}: lower at {k} of {m} lengths (p = {g(p)}), mean gap {g(gap)} nats → {verdict}"
         )
         verdicts.append(verdict)
+        models.append(model)
     return decided(
-        parts, verdicts, f"no model has both curves with ≥ {f['min_tokens']} tokens per point"
+        parts,
+        verdicts,
+        f"no model has both curves with ≥ {f['min_tokens']} tokens per point",
+        models,
     )
 
 
@@ -890,6 +957,7 @@ def completion_loss_in_training(tables: Tables, params: Mapping):
     "(model, L) holds if the slope is below 0, does not hold if above 0, else inconclusive; "
     "the claim holds if every (model, L) holds, does not hold if every (model, L) does not",
     setting="the papers' text does not state this; it is what the authors' analysis code plots",
+    related=True,
 )
 def completion_loss_frequency(tables: Tables, params: Mapping):
     """Merrill et al. 2024 (analysis code): for a fixed length L, more frequent training
@@ -900,7 +968,7 @@ def completion_loss_frequency(tables: Tables, params: Mapping):
     slopes = [_ci(r, "slope", "slope_lo", "slope_hi") for _, r in t.iterrows()]
     # all (model, L) at once: four 95% intervals would err one in ten times together
     signs = z_signs(slopes, [ZERO] * len(slopes), f["alpha"])
-    parts, verdicts = [], []
+    parts, verdicts, models = [], [], []
     for (_, r), v, sign in zip(t.iterrows(), slopes, signs, strict=True):
         verdict = HOLDS if sign < 0 else FAILS if sign > 0 else UNCLEAR
         parts.append(
@@ -908,10 +976,12 @@ def completion_loss_frequency(tables: Tables, params: Mapping):
             f"({int(r['tokens'])} tokens, {int(r['texts'])} texts) → {verdict}"
         )
         verdicts.append(verdict)
+        models.append(r["model"])
     return decided(
         parts,
         verdicts,
         f"no length L with ≥ {f['min_tokens']} tokens from ≥ {f['min_texts']} texts and a slope",
+        models,
     )
 
 
@@ -921,12 +991,42 @@ RAVEN_NGRAM = (
     "words; duplication w.r.t. training ∪ context; baseline: the true continuations of the "
     "prompts"
 )
+RAVEN_NATURAL = (
+    "matched, as Merrill et al.'s rows are, against the {novelty_source} training text "
+    "(findings.novelty_source; natural: the training text before any planting) ∪ context: "
+    "the papers' training data holds no planted passages"
+)
+
+
+RAVEN_SOURCES = {"natural": "natural", "all": "union"}
+"""``findings.novelty_source`` → the RAVEN source its n-gram rows read: the natural training
+text ∪ context (as Merrill et al.'s rows match natural text only), or all training text ∪
+context."""
+
+
+def raven_source(params: Mapping) -> str:
+    """The RAVEN source of the n-gram rows (:data:`RAVEN_SOURCES` of
+    ``findings.novelty_source``)."""
+    return RAVEN_SOURCES[params["findings"]["novelty_source"]]
+
+
+def _raven_rows(table: pd.DataFrame, params: Mapping) -> pd.DataFrame:
+    """The rows of :func:`raven_source` of a RAVEN table (column ``source``; a text table
+    without it holds ``union`` rows only)."""
+    source = raven_source(params)
+    if "source" not in table.columns:
+        if source == "union":
+            return table
+        raise NotMeasured(f"no {source!r} rows (source column) in the RAVEN tables")
+    if not (table["source"] == source).any() and len(table):
+        raise NotMeasured(f"no {source!r} rows in the RAVEN tables (re-run report raven)")
+    return table[table["source"] == source]
 
 
 def _raven_curves(table: pd.DataFrame, params: Mapping) -> pd.DataFrame:
-    """raven_summary (training ∪ context, main prompt length) as long rows: model, decoding,
-    family, n, novelty, ci_low, ci_high."""
-    t = _enough(_main(table[table["source"] == "union"], params), params)
+    """raven_summary (the source of :func:`raven_source`, main prompt length) as long rows:
+    model, decoding, family, n, novelty, ci_low, ci_high."""
+    t = _enough(_main(_raven_rows(table, params), params), params)
     rows = []
     for _, r in t.iterrows():
         for n in range(1, params["findings"]["raven_n_max"] + 1):
@@ -956,9 +1056,11 @@ def _raven_vs_human(
     human halves at n ≥ 7, where a few texts hold most of the copied n-grams."""
     decoding = params["findings"][decoding_key]
     t = _raven_curves(tables["raven_summary"], params)
-    counts = tables["raven_text_novelty"]
-    parts, verdicts = _novelty_vs_human(t, counts, params, [decoding], range(lo, hi + 1), sign)
-    return decided(parts, verdicts, f"no {decoding} samples in the RAVEN summary")
+    counts = _raven_rows(tables["raven_text_novelty"], params)
+    parts, verdicts, models = _novelty_vs_human(
+        t, counts, params, [decoding], range(lo, hi + 1), sign
+    )
+    return decided(parts, verdicts, f"no {decoding} samples in the RAVEN summary", models)
 
 
 @claim(
@@ -969,12 +1071,14 @@ def _raven_vs_human(
     RAVEN_NGRAM + "; top-40 sampling (Wikitext: 6% novel bigrams vs 2–3% for the models)",
     ("raven_summary", "raven_text_novelty"),
     "the {raven_decoding} samples of each model vs human/reference, RAVEN's word novelty "
-    "(training ∪ context), main prompt length: at each n in 1..{raven_small_max}, the "
+    "({novelty_source} training text ∪ context), main prompt length: at each n in "
+    "1..{raven_small_max}, the "
     "difference in pooled novelty(n) tested by regrouping the two sets' texts "
     "(" + str(NOVELTY_PERMUTATIONS) + " random regroupings, sizes kept; two-sided, Bonferroni "
     "over every model's n's, α = {alpha}); a model holds if below at some n and above at "
     "none, does not hold if above at some n; the claim holds if every model holds, does not "
     "hold if every model does not",
+    setting=RAVEN_NATURAL,
 )
 def raven_top40_small_n(tables: Tables, params: Mapping):
     """McCoy et al. 2023 §5: top-40 samples reuse short n-grams more than human text."""
@@ -991,6 +1095,7 @@ def raven_top40_small_n(tables: Tables, params: Mapping):
     ("raven_summary", "raven_text_novelty"),
     "as the row above at each n in {raven_large_min}..{raven_n_max}: a model holds if above "
     "human at some n and below at none, does not hold if below at some n",
+    setting=RAVEN_NATURAL,
 )
 def raven_top40_large_n(tables: Tables, params: Mapping):
     """McCoy et al. 2023 §5: for larger n, top-40 samples are more novel than human text."""
@@ -1008,11 +1113,11 @@ def raven_top40_large_n(tables: Tables, params: Mapping):
     RAVEN_NGRAM + "; pure sampling",
     ("raven_summary", "raven_text_novelty"),
     "the {pure_decoding} samples of each model vs human/reference, RAVEN's word novelty "
-    "(training ∪ context), main prompt length, n in 1..{raven_n_max} (the texts regrouped, all "
-    "n at once, as above): "
-    "a model holds if above at "
-    "some n and below at none, does not hold if below at some n; the claim holds if every model "
-    "holds, does not hold if every model does not",
+    "({novelty_source} training text ∪ context), main prompt length, n in 1..{raven_n_max} "
+    "(the texts regrouped, all n at once, as above): a model holds if above at some n and "
+    "below at none, does not hold if below at some n; the claim holds if every model holds, "
+    "does not hold if every model does not",
+    setting=RAVEN_NATURAL,
 )
 def raven_pure_every_n(tables: Tables, params: Mapping):
     """McCoy et al. 2023 §5: pure samples are more novel than human text at every n."""
@@ -1028,20 +1133,29 @@ def raven_pure_every_n(tables: Tables, params: Mapping):
     RAVEN_NGRAM + "; LSTM vs Transformer of Wikitext-103, top-40 sampling",
     ("raven_summary",),
     "the {raven_decoding} samples of each lstm model vs each gpt2 model of models.zoo, RAVEN's "
-    "word novelty (training ∪ context), main prompt length, n in 1..{raven_small_max}: a pair "
+    "word novelty ({novelty_source} training text ∪ context), main prompt length, n in "
+    "1..{raven_small_max}: a pair "
     "holds if the LSTM is below at some n and above at none, does not hold if above at some n; "
-    "the claim holds if every pair holds, does not hold if every pair does not",
+    "the claim holds if every pair holds, does not hold if every pair does not; not tested "
+    "here without an lstm and a gpt2 model in models.zoo",
+    setting=RAVEN_NATURAL,
 )
 def lstm_less_novel_small_n(tables: Tables, params: Mapping):
     """McCoy et al. 2023 §5: the recurrent LSTM copies short n-grams more than the
     Transformer."""
     f, zoo = params["findings"], params["models"]["zoo"]
+    kinds = {s.get("kind") for s in zoo.values()}
+    if not {"lstm", "gpt2"} <= kinds:
+        raise NotTested(
+            f"models.zoo has no {'lstm' if 'lstm' not in kinds else 'gpt2'} model: the claim "
+            "compares a recurrent LSTM with a Transformer trained on the same text"
+        )
     t = _raven_curves(tables["raven_summary"], params)
     t = t[t["decoding"] == f["raven_decoding"]]
     present = set(t["model"])
     lstms = [m for m, s in zoo.items() if s.get("kind") == "lstm" and m in present]
     gpts = [m for m, s in zoo.items() if s.get("kind") == "gpt2" and m in present]
-    parts, verdicts = [], []
+    parts, verdicts, models = [], [], []
     ns = range(1, f["raven_small_max"] + 1)
     for lstm, gpt in itertools.product(lstms, gpts):
         a = t[t["model"] == lstm].set_index("n").rename(columns={"novelty": "value"})
@@ -1053,12 +1167,13 @@ def lstm_less_novel_small_n(tables: Tables, params: Mapping):
             continue
         verdict = every_verdict(list(signs.values()), -1)
         verdicts.append(verdict)
+        models.append(f"{lstm} vs {gpt}")
         parts.append(
             f"{lstm} vs {gpt}: below at n ∈ {n_range([n for n, s in signs.items() if s < 0])}, "
             f"above at n ∈ {n_range([n for n, s in signs.items() if s > 0])} → {verdict}"
         )
     return decided(
-        parts, verdicts, f"no lstm and gpt2 model both sampled with {f['raven_decoding']}"
+        parts, verdicts, f"no lstm and gpt2 model both sampled with {f['raven_decoding']}", models
     )
 
 
@@ -1102,7 +1217,7 @@ def novelty_quality(tables: Tables, params: Mapping):
         if t["decoding"].nunique() >= f["trend_min_points"]:
             groups.append((model, rows, t))
     level = f["alpha"] / (2 * max(1, len(groups)))  # per direction, Bonferroni over the models
-    parts, verdicts = [], []
+    parts, verdicts, models = [], [], []
     for model, rows, t in groups:
         cov, lower, upper = group_permutation_test(
             t["decoding"], t["score_sum"], t["score_tokens"], t["nll_sum"], t["nll_tokens"],
@@ -1121,10 +1236,12 @@ def novelty_quality(tables: Tables, params: Mapping):
             f"→ {verdict}"
         )
         verdicts.append(verdict)
+        models.append(model)
     return decided(
         parts,
         verdicts,
         f"no model with ≥ {f['trend_min_points']} decodings scored by another model",
+        models,
     )
 
 
@@ -1138,11 +1255,14 @@ def novelty_quality(tables: Tables, params: Mapping):
     "per (model, decoding) of the prompt-length study: the paired difference of RAVEN's "
     "truncated duplication score (training ∪ context) between each prompt length and the main "
     "one, with its 95% bootstrap CI over windows; prompt lengths whose samples have fewer than "
-    "{min_distinct} distinct texts are left out; a set holds (no clear effect) if every CI lies "
-    "within ±{prompt_length_margin}, does not hold if some CI lies wholly outside it, else "
-    "inconclusive; the claim holds if every set holds, does not hold if every set does not",
+    "{min_distinct} distinct texts are left out; a set holds (no large effect) if every CI lies "
+    "within ±{prompt_length_margin} (copyscope's margin: the paper gives no size for \"no "
+    "clear effect\"), does not hold if some CI lies wholly outside it, else inconclusive; the "
+    "claim holds if every set holds, does not hold if every set does not",
     setting="Merrill et al.'s Fig. 3 varies training-text prompts for beam search and states no "
-    "trend either; neither paper claims that novelty falls with prompt length",
+    "trend either; neither paper claims that novelty falls with prompt length; the margin "
+    "±{prompt_length_margin} on the truncated score (1..5) is copyscope's, not a number of the "
+    "paper, so \"holds\" reads \"no effect larger than copyscope's margin\"",
 )
 def prompt_length_no_effect(tables: Tables, params: Mapping):
     """McCoy et al. 2023 (supplement): prompt length has no clear effect on novelty."""
@@ -1153,11 +1273,12 @@ def prompt_length_no_effect(tables: Tables, params: Mapping):
         c["distinct_b"].fillna(0) >= f["min_distinct"]
     )
     left_out = c[~enough]
-    parts, verdicts = [], []
+    parts, verdicts, models = [], [], []
     for (model, decoding), rows in c[enough].groupby(["model", "decoding"], sort=False):
         deltas = [_ci(r, "delta", "delta_lo", "delta_hi") for _, r in rows.iterrows()]
         verdict = equivalence_verdict(deltas, f["prompt_length_margin"])
         verdicts.append(verdict)
+        models.append(model)
         diffs = ", ".join(
             f"{r['a']} − {r['b']}: {ci(_ci(r, 'delta', 'delta_lo', 'delta_hi'))}"
             for _, r in rows.iterrows()
@@ -1168,7 +1289,9 @@ def prompt_length_no_effect(tables: Tables, params: Mapping):
             f"{r['model']} {r['decoding']} {r['a']} vs {r['b']}: left out "
             f"({int(r['distinct_a'])} and {int(r['distinct_b'])} distinct texts)"
         )
-    return decided(parts, verdicts, "no set of the prompt-length study with enough distinct texts")
+    return decided(
+        parts, verdicts, "no set of the prompt-length study with enough distinct texts", models
+    )
 
 
 @claim(
@@ -1181,8 +1304,11 @@ def prompt_length_no_effect(tables: Tables, params: Mapping):
     ("raven_contrasts",),
     "per model under {pure_decoding} and {raven_decoding}, main prompt length: the paired "
     "difference of the truncated duplication score, training ∪ context minus training only, "
-    "with its 95% bootstrap CI; holds if every CI lies within ±{source_margin}, does not hold "
-    "if some CI lies wholly outside it, else inconclusive",
+    "with its 95% bootstrap CI; holds (no large effect) if every CI lies within "
+    "±{source_margin} (copyscope's margin: the paper gives no size for \"barely change\"), "
+    "does not hold if some CI lies wholly outside it, else inconclusive",
+    setting="the margin ±{source_margin} on the truncated score (1..5) is copyscope's, not a "
+    "number of the paper, so \"holds\" reads \"no effect larger than copyscope's margin\"",
 )
 def train_vs_union(tables: Tables, params: Mapping):
     """McCoy et al. 2023 (supplement): copying from the context adds little to copying from
@@ -1191,17 +1317,20 @@ def train_vs_union(tables: Tables, params: Mapping):
     c = tables["raven_contrasts"]
     c = c[(c["kind"] == "source") & (c["model"] != "human")]
     c = c[c["decoding"].isin([f["pure_decoding"], f["raven_decoding"]])]
-    parts, verdicts = [], []
+    parts, verdicts, models = [], [], []
     for model, rows in c.groupby("model", sort=False):
         deltas = [_ci(r, "delta", "delta_lo", "delta_hi") for _, r in rows.iterrows()]
         verdict = equivalence_verdict(deltas, f["source_margin"])
         verdicts.append(verdict)
+        models.append(model)
         diffs = ", ".join(
             f"{r['decoding']} {ci(_ci(r, 'delta', 'delta_lo', 'delta_hi'))}"
             for _, r in rows.iterrows()
         )
         parts.append(f"{model}: union − train {diffs} → {verdict}")
-    return decided(parts, verdicts, "no union-vs-training contrast for the compared decodings")
+    return decided(
+        parts, verdicts, "no union-vs-training contrast for the compared decodings", models
+    )
 
 
 def _unit_signs(model: pd.DataFrame, human: pd.DataFrame, units: Sequence[str]) -> dict:
@@ -1233,10 +1362,13 @@ def _unit_names(signs: dict, want: int) -> str:
     "novelty (bootstrap over passages): local units {local_units} hold if the model is below "
     "human at some unit and above at none (does not hold: above at some and below at none); "
     "whole-sentence units {structure_units} hold if every unit's difference (bounded by the two "
-    "CIs) lies within ±{syntax_margin} (does not hold: some unit's bounds lie wholly outside); "
+    "CIs) lies within ±{syntax_margin} (no large difference; copyscope's margin: the paper "
+    "gives no size for \"little difference\") (does not hold: some unit's bounds lie wholly "
+    "outside); "
     "a model holds if both parts hold and does not hold if either does not; the claim holds if "
     "every model holds",
-    setting="parses come from spaCy (ClearNLP labels for English, UD for French; no "
+    setting="the margin ±{syntax_margin} on whole-sentence novelty is copyscope's, not a "
+    "number of the paper; parses come from spaCy (ClearNLP labels for English, UD for French; no "
     "constituency: the dependency-tree structure stands in for it); arcs and roles contain "
     "words, and small BPE models write "
     "non-words, which inflates their novelty (RAVEN §7: 96% of GPT-2's novel words are "
@@ -1250,7 +1382,7 @@ def syntax_local_less_novel(tables: Tables, params: Mapping):
     human = _set(t, "human", "reference")
     if not len(human):
         raise NotMeasured("no human/reference rows in the syntactic novelty table")
-    parts, verdicts = [], []
+    parts, verdicts, models = [], [], []
     for model in _models(t):
         rows = _set(t, model, f["raven_decoding"])
         local = _unit_signs(rows, human, f["local_units"])
@@ -1263,6 +1395,7 @@ def syntax_local_less_novel(tables: Tables, params: Mapping):
         )
         verdict = FAILS if FAILS in (local_v, whole_v) else combine([local_v, whole_v])
         verdicts.append(verdict)
+        models.append(model)
         spread = ", ".join(f"{u} {g(a[0])} vs {g(b[0])}" for u, (_, a, b) in whole.items())
         parts.append(
             f"{model} {f['raven_decoding']}: local below human at {_unit_names(local, -1)}, "
@@ -1270,37 +1403,57 @@ def syntax_local_less_novel(tables: Tables, params: Mapping):
             f"→ {verdict}"
         )
     return decided(
-        parts, verdicts, f"no {f['raven_decoding']} set with local and whole-sentence units"
+        parts, verdicts, f"no {f['raven_decoding']} set with local and whole-sentence units", models
     )
 
 
 # --------------------------------------------------------------------------- Shaib et al.
+def greedy_decodings(params: Mapping) -> list[str]:
+    """The decodings of ``sampling.decodings`` of kind ``greedy``, in config order."""
+    decodings = params["sampling"]["decodings"]
+    return [d for d, spec in decodings.items() if spec.get("kind") == "greedy"]
+
+
 @claim(
     "more-templates",
     "Models produce templated text at a higher rate than human references",
     SHAIB,
-    "§4–5 (e.g. Rotten Tomatoes: 95% of model outputs contain an n = 6 template vs 38% of "
-    "human texts)",
+    "§4–5, Table 3 (e.g. Rotten Tomatoes: 95% of model outputs contain an n = 6 template vs 38% "
+    "of human texts)",
     "downstream tasks (summarisation of news, reviews, …) with instruction-tuned and open "
-    "models; templates = the top-100 POS n-grams of a set",
+    "models, greedy decoding (Table 3; Table 1: sampling lowers the template rate, OLMo-7B "
+    "greedy 100% vs sampled 73–77%); templates = the top-100 POS n-grams of a set",
     ("templates",),
-    "pure sampling ({pure_decoding}) of each model vs human/reference at the headline n "
+    "greedy decoding of each model vs human/reference at the headline n "
     "(analysis.syntax.template_headline_n): the difference in template rate (share of texts "
     "with a template), tested by regrouping the pooled texts (each regrouped set's templates "
     "recomputed: a set's templates are chosen from its own texts, which a binomial interval "
     "ignores); holds if higher with one-sided p < {alpha}/2, does not hold if lower with "
     "p < {alpha}/2, else inconclusive; Newcombe's 95% interval, templates per token and CR-POS "
-    "are reported; "
-    "the claim holds if every model holds, does not hold if every model does not",
+    "are reported, and pure sampling ({pure_decoding}) beside it as a described extra (it does "
+    "not decide); a greedy set whose texts average fewer words than n is left out (it cannot "
+    "hold a template: greedy decoding of a small model can loop on blank lines); not tested "
+    "here without greedy samples; the claim holds if every model holds, does not hold if "
+    "every model does not",
     setting="free continuation of held-out text (in the default: play text, by small models "
     "trained here), not task outputs of large instruction-tuned models",
 )
 def more_templates(tables: Tables, params: Mapping):
-    """Shaib et al. 2024: model outputs contain templates more often than human text."""
+    """Shaib et al. 2024 (Table 3, greedy decoding): model outputs contain templates more often
+    than human text."""
     f = params["findings"]
     n = params["analysis"]["syntax"]["template_headline_n"]
     t = tables["templates"]
     t = t[t["n"] == n]
+    if not len(t):
+        raise NotMeasured("no template rows at the headline n")
+    greedy = greedy_decodings(params)
+    if not t["decoding"].isin(greedy).any():
+        raise NotTested(
+            "no greedy samples in the templates table: Shaib et al. compare model outputs with "
+            "human references under greedy decoding (Table 3), and sampling lowers the "
+            "template rate (Table 1)"
+        )
     human = _set(t, "human", "reference")
     if not len(human):
         raise NotMeasured("no human/reference templates at the headline n")
@@ -1308,26 +1461,54 @@ def more_templates(tables: Tables, params: Mapping):
         raise NotMeasured("no p_up, p_down columns in templates")
     h = human.iloc[0]
     half = f["alpha"] / 2
-    parts, verdicts = [], []
-    for model in _models(t):
-        rows = _set(t, model, f["pure_decoding"])
-        if not len(rows):
-            continue
-        m = rows.iloc[0]
+
+    def describe(m) -> tuple[str, float, float]:
         km, nm = round(float(m["template_rate"]) * int(m["texts"])), int(m["texts"])
         kh, nh = round(float(h["template_rate"]) * int(h["texts"])), int(h["texts"])
         d = newcombe(km, nm, kh, nh)
         up, down = float(m["p_up"]), float(m["p_down"])
-        verdict = HOLDS if up < half else FAILS if down < half else UNCLEAR
-        verdicts.append(verdict)
-        parts.append(
-            f"{model} n={n}: template rate {g(m['template_rate'])} vs human "
-            f"{g(h['template_rate'])}, difference {ci(d)}, regrouping p↑ = {g(up)}, "
-            f"p↓ = {g(down)}; per token "
+        return (
+            f"template rate {g(m['template_rate'])} vs human {g(h['template_rate'])}, "
+            f"difference {ci(d)}, regrouping p↑ = {g(up)}, p↓ = {g(down)}; per token "
             f"{g(m['templates_per_token'])} vs {g(h['templates_per_token'])}, CR-POS "
-            f"{g(m['cr_pos'])} vs {g(h['cr_pos'])} → {verdict}"
+            f"{g(m['cr_pos'])} vs {g(h['cr_pos'])}",
+            up,
+            down,
         )
-    return decided(parts, verdicts, "no pure-sampling template rows at the headline n")
+
+    parts, verdicts, models, left_out = [], [], [], []
+    for model in _models(t):
+        rows = t[(t["model"] == model) & t["decoding"].isin(greedy)]
+        if not len(rows):
+            continue
+        m = rows.iloc[0]
+        if "words" in m.index and float(m["words"]) < n * float(m["texts"]):
+            left_out.append(
+                f"{model} {m['decoding']}: left out ({int(m['words'])} words in "
+                f"{int(m['texts'])} texts, fewer than {n} a text)"
+            )
+            continue
+        text, up, down = describe(m)
+        verdict = HOLDS if up < half else FAILS if down < half else UNCLEAR
+        pure = _set(t, model, f["pure_decoding"])
+        extra = ""
+        if len(pure):
+            extra = f" [{f['pure_decoding']}, not deciding: {describe(pure.iloc[0])[0]}]"
+        verdicts.append(verdict)
+        models.append(model)
+        parts.append(f"{model} {m['decoding']} n={n}: {text} → {verdict}{extra}")
+    reason = "; ".join(left_out) or "no greedy template rows at the headline n"
+    return decided(parts + left_out, verdicts, reason, models)
+
+
+TEMPLATE_COVERAGE = "template_coverage"
+"""The per-set template coverage table (templates vs random non-template POS n-grams, Shaib
+et al. §6.2): read where present, to describe §6.2's contrast beside the templates-in-training
+row (it does not decide it)."""
+TABLES.add(TEMPLATE_COVERAGE)
+PAPER_HUMAN_COVERAGE = 0.35
+"""Shaib et al. (abstract): 35% of the templates of human text are found in the pre-training
+data's most common POS n-grams."""
 
 
 @claim(
@@ -1335,37 +1516,66 @@ def more_templates(tables: Tables, params: Mapping):
     "Templates in model text are found in the pre-training data far more often than "
     "templates in human text (76% vs 35%)",
     SHAIB,
-    "§6",
+    "Abstract (§6.2, Fig. 4 contrasts OLMo's templates, 75%, with random non-template POS "
+    "6-grams, 34%)",
     "OLMo and other open models with known pre-training data; the 50K most common POS "
-    "6-grams of a 10B-token tagged sample",
+    "6-grams of a 10B-token tagged Dolma sample, a list against which human text's templates "
+    "are found about a third of the time (35%)",
     ("template_coverage_delta",),
     "pure sampling ({pure_decoding}) of each model: coverage of its templates within the "
     "training split's most frequent POS n-grams minus the coverage of human/reference's "
-    "templates, with its 95% bootstrap CI; holds if the CI lies wholly above 0, does not hold "
-    "if it lies wholly below 0 or below the paper's difference of {coverage_effect}, else "
-    "inconclusive; the claim holds if every model holds, does not hold if every model does not",
-    setting="the training split is small (~1M tokens), so its list of frequent POS n-grams is "
-    "short",
+    "templates, with its 95% bootstrap CI; decided only where the human arm's coverage is "
+    "comparable to the paper's 35% (at least {coverage_human_min}): below it the list of "
+    "training n-grams is so short that human text finds almost nothing there and the "
+    "paper's contrast cannot be made (not tested here); holds if the CI lies wholly above 0, "
+    "does not hold if it lies wholly below 0 or below the paper's difference of "
+    "{coverage_effect}, else inconclusive; §6.2's contrast (the model's templates against as "
+    "many random non-template POS n-grams of its texts, Mann–Whitney U on their training "
+    "ranks) is reported beside it; the claim holds if every model holds, does not hold if "
+    "every model does not",
+    setting="the training split is small (~1M tokens), so its list of frequent POS n-grams (the "
+    "paper's 50K scaled to the training words, at least 100) is short",
 )
 def templates_in_training(tables: Tables, params: Mapping):
-    """Shaib et al. 2024 §6: model templates are memorised from the training data more than
-    human text's templates are found there."""
+    """Shaib et al. 2024 (abstract; §6.2): model templates are found in the training data more
+    often than human text's templates are; decided only where the human arm's coverage is
+    comparable to the paper's (``findings.coverage_human_min``)."""
     f = params["findings"]
     t = tables["template_coverage_delta"]
     t = t[t["decoding"] == f["pure_decoding"]]
-    parts, verdicts = [], []
+    t = t[np.isfinite(t["delta"].astype(float))]
+    if not len(t):
+        raise NotMeasured("no pure-sampling coverage compared with human")
+    human = float(t["coverage_human"].iloc[0])
+    if not human >= f["coverage_human_min"]:
+        raise NotTested(
+            f"the human arm's templates are found among the training split's top "
+            f"{int(t['cut'].iloc[0])} POS {int(t['n'].iloc[0])}-grams {g(human)} of the time, "
+            f"against the paper's {PAPER_HUMAN_COVERAGE} (decided from "
+            f"{f['coverage_human_min']}): the list is too short to make the paper's contrast"
+        )
+    cov = tables.get(TEMPLATE_COVERAGE)
+    parts, verdicts, models = [], [], []
     for _, r in t.iterrows():
         d = _ci(r, "delta", "delta_lo", "delta_hi")
-        if not np.isfinite(d[0]):
-            continue
         verdict = effect_verdict(d, f["coverage_effect"])
         verdicts.append(verdict)
+        models.append(r["model"])
+        extra = ""
+        if cov is not None and {"coverage_non_templates", "p_value"} <= set(cov.columns):
+            c = _set(cov, r["model"], r["decoding"])
+            if len(c):
+                c = c.iloc[0]
+                extra = (
+                    f" [§6.2: templates {g(c['coverage_templates'])} vs non-templates "
+                    f"{g(c['coverage_non_templates'])}, Mann–Whitney p = {g(c['p_value'])}]"
+                )
         parts.append(
             f"{r['model']}: coverage {g(r['coverage_model'])} vs human "
             f"{g(r['coverage_human'])} (n = {int(r['n'])}, top {int(r['cut'])}), difference "
-            f"{ci(d)} → {verdict}"
+            f"{ci(d)} → {verdict}{extra}"
         )
-    return decided(parts, verdicts, "no pure-sampling coverage compared with human")
+    return decided(parts, verdicts, "no pure-sampling coverage compared with human", models)
 
 
 @claim(
@@ -1392,7 +1602,7 @@ def pos_exceeds_exact(tables: Tables, params: Mapping):
     f = params["findings"]
     t = tables["style_memorization"]
     t = t[(t["source"] == "all") & (t["stratum"] == "repeated")]
-    parts, verdicts = [], []
+    parts, verdicts, models = [], [], []
     for _, r in t.iterrows():
         n = int(r["n"])
         if n == 0:
@@ -1401,11 +1611,12 @@ def pos_exceeds_exact(tables: Tables, params: Mapping):
         d = clopper_pearson(k, n)
         verdict = effect_verdict(d, f["style_effect"])
         verdicts.append(verdict)
+        models.append(r["model"])
         parts.append(
             f"{r['model']} ({n} passages): exact {g(r['exact_rate'])}, POS {g(r['pos_rate'])}, "
             f"style-only {k} of {n} = {ci(d)} → {verdict}"
         )
-    return decided(parts, verdicts, "no passage with a training copy")
+    return decided(parts, verdicts, "no passage with a training copy", models)
 
 
 # --------------------------------------------------------------------------- memorization
@@ -1425,13 +1636,14 @@ def pos_exceeds_exact(tables: Tables, params: Mapping):
     setting="planted passages (the ladder) instead of naturally duplicated ones; prompt and "
     "suffix of analysis.memorization tokens; each rung's rate is shown with its exact "
     "(Clopper–Pearson) 95% interval",
+    related=True,
 )
 def extraction_duplication(tables: Tables, params: Mapping):
     """Carlini et al. 2023: the more often a passage occurs in training, the more often
     greedy decoding from its prefix reproduces it exactly."""
     alpha = params["findings"]["alpha"]
     mem = tables["memorization"]
-    parts, verdicts = [], []
+    parts, verdicts, models = [], [], []
     for model, rows in mem.groupby("model", sort=False):
         rows = rows.sort_values("copies")
         if not (rows["copies"] == 0).any() or not (rows["copies"] > 0).any():
@@ -1446,7 +1658,8 @@ def extraction_duplication(tables: Tables, params: Mapping):
         )
         parts.append(f"{model}: {steps}; trend p↑ = {g(up)}, p↓ = {g(down)} → {verdict}")
         verdicts.append(verdict)
-    return decided(parts, verdicts, "no model with both control and planted passages")
+        models.append(model)
+    return decided(parts, verdicts, "no model with both control and planted passages", models)
 
 
 @claim(
@@ -1471,18 +1684,19 @@ def benchmark_placement(tables: Tables, params: Mapping):
     """Li (2023): contaminated items have lower perplexity, near the memorised baseline."""
     t = tables["membership_nll_delta"]
     t = t[t["contrast"] == "unplanted - planted"]
-    parts, verdicts = [], []
+    parts, verdicts, models = [], [], []
     for _, r in t.iterrows():
         d = _ci(r, "delta", "lo", "hi")
         if not np.isfinite(d[0]):
             continue
         verdict = effect_verdict(d)
         verdicts.append(verdict)
+        models.append(r["model"])
         parts.append(
             f"{r['model']}: unplanted − planted NLL {ci(d)} nats "
             f"({int(r['n_a'])} vs {int(r['n_b'])} items) → {verdict}"
         )
-    return decided(parts, verdicts, "no model with planted and unplanted items")
+    return decided(parts, verdicts, "no model with planted and unplanted items", models)
 
 
 @claim(
@@ -1499,12 +1713,13 @@ def benchmark_placement(tables: Tables, params: Mapping):
     "ratio is reported; the claim holds if every model holds, "
     "does not hold if every model does not",
     setting="planted passages of a few dozen words, a few items per class",
+    related=True,
 )
 def min_k_beats_loss(tables: Tables, params: Mapping):
     """Shi et al. (2024): Min-K% Prob beats the loss as a membership detector."""
     d = tables["membership_detectors"]
     d = d[d["label_set"] == "planted"]
-    parts, verdicts = [], []
+    parts, verdicts, models = [], [], []
     for model, rows in d.groupby("model", sort=False):
         r = rows.set_index("detector")
         if "loss" not in r.index or "min_k_20" not in r.index:
@@ -1517,7 +1732,8 @@ def min_k_beats_loss(tables: Tables, params: Mapping):
             text += f"; reference {g(r.at['reference', 'auc'])}, ΔAUC {ci(ref)}"
         parts.append(f"{model}: AUC {text} → {verdict}")
         verdicts.append(verdict)
-    return decided(parts, verdicts, "no model with Min-K% and loss AUCs on planted items")
+        models.append(model)
+    return decided(parts, verdicts, "no model with Min-K% and loss AUCs on planted items", models)
 
 
 # --------------------------------------------------------------------------- name cloze
@@ -1529,34 +1745,46 @@ def min_k_beats_loss(tables: Tables, params: Mapping):
     "§3–4",
     "GPT-4 and ChatGPT, instruction prompt, 100 passages per book of 571 English novels; "
     "accuracy tracks web popularity",
-    ("membership_cloze_summary",),
-    "per model: the 95% CI of the case-insensitive top-1 accuracy over the items of training "
-    "plays (bootstrap over plays: a play's items share its familiarity) against that of fully "
-    "held-out plays; holds if wholly above, does not hold if wholly below, else inconclusive; "
-    "the claim holds if every model holds, does not hold if every model does not",
+    ("membership_cloze_excerpts",),
+    "per model: the case-insensitive top-1 accuracy pooled over the items of the training "
+    "plays against that of the fully held-out plays, tested by permuting the training / "
+    "held-out labels over those plays (whole plays: a play's items share its familiarity; the "
+    "test of the excerpt row below): holds if higher with one-sided p < {alpha}/2, does not "
+    "hold if lower with p < {alpha}/2, else inconclusive (95% CIs over plays reported); the "
+    "claim holds if every model holds, does not hold if every model does not",
     setting="base models trained here rank the play's speaker names by likelihood (copyscope's "
     "adaptation of the instruction prompt)",
+    related=True,
 )
 def cloze_training_plays(tables: Tables, params: Mapping):
-    """Chang et al. (2023): name cloze accuracy is high on books in training."""
-    parts, verdicts = [], []
-    for model, a, b, _ in _accuracy_pairs(
-        tables["membership_cloze_summary"], "split", "train", "valid"
-    ):
-        verdict = signs_verdict([compare(a, b)], 1)
-        parts.append(f"{model}: training plays {ci(a)} vs held-out {ci(b)} → {verdict}")
+    """Chang et al. (2023): name cloze accuracy is high on books in training (the training
+    plays' ``train`` row of ``membership_cloze_excerpts`` against its ``held-out`` row, with the
+    play-permutation p-values :func:`copyscope.report.name_cloze.play_difference_p`)."""
+    t = tables["membership_cloze_excerpts"]
+    if not {"p_up", "p_down"} <= set(t.columns):
+        raise NotMeasured("no p_up, p_down columns in membership_cloze_excerpts")
+    half = params["findings"]["alpha"] / 2
+    acc = ("acc_insensitive", "acc_insensitive_lo", "acc_insensitive_hi")
+    parts, verdicts, models = [], [], []
+    for model, rows in t.groupby("model", sort=False):
+        train, held = rows[rows["group"] == "train"], rows[rows["group"] == "held-out"]
+        if not len(train) or not len(held) or not int(train["items"].iloc[0]):
+            continue
+        train, held = train.iloc[0], held.iloc[0]
+        up, down = float(train["p_up"]), float(train["p_down"])
+        if not (np.isfinite(up) and np.isfinite(down)):
+            continue
+        verdict = HOLDS if up < half else FAILS if down < half else UNCLEAR
+        parts.append(
+            f"{model}: training plays {ci(_ci(train, *acc))} ({int(train['items'])} items, "
+            f"{_plays(train)}) vs held-out {ci(_ci(held, *acc))} ({int(held['items'])} items, "
+            f"{_plays(held)}), play-permutation p↑ = {g(up)}, p↓ = {g(down)} → {verdict}"
+        )
         verdicts.append(verdict)
-    return decided(parts, verdicts, "no model with cloze items on training and held-out plays")
-
-
-def _accuracy_pairs(table: pd.DataFrame, key: str, a: str, b: str):
-    """Per model with rows ``a`` and ``b`` of column ``key``: (model, the case-insensitive
-    cloze accuracy interval of a, of b, the rows indexed by ``key``)."""
-    for model, rows in table.groupby("model", sort=False):
-        r = rows.set_index(key)
-        if {a, b} <= set(r.index):
-            acc = ("acc_insensitive", "acc_insensitive_lo", "acc_insensitive_hi")
-            yield model, _ci(r.loc[a], *acc), _ci(r.loc[b], *acc), r
+        models.append(model)
+    return decided(
+        parts, verdicts, "no model with cloze items on training and held-out plays", models
+    )
 
 
 ZHANG_OLMO = (
@@ -1587,7 +1815,7 @@ ZHANG_OLMO = (
 def cloze_excerpts(tables: Tables, params: Mapping):
     """Zhang et al. 2024: excerpts alone raise name cloze accuracy (at the highest exposure)."""
     t = tables["membership_cloze_excerpts"]
-    parts, verdicts = [], []
+    parts, verdicts, models = [], [], []
     if not {"p_up", "p_down"} <= set(t.columns):
         raise NotMeasured("no p_up, p_down columns in membership_cloze_excerpts")
     half = params["findings"]["alpha"] / 2
@@ -1609,7 +1837,8 @@ def cloze_excerpts(tables: Tables, params: Mapping):
             f"p↓ = {g(down)} → {verdict}{beside}"
         )
         verdicts.append(verdict)
-    return decided(parts, verdicts, "no model with excerpt and held-out cloze items")
+        models.append(model)
+    return decided(parts, verdicts, "no model with excerpt and held-out cloze items", models)
 
 
 def _plays(row) -> str:
@@ -1637,7 +1866,7 @@ def cloze_excerpt_copies(tables: Tables, params: Mapping):
     t = tables["membership_cloze_trend"]
     if "p_value" not in t.columns:
         raise NotMeasured("no p_value column in membership_cloze_trend (re-run report membership)")
-    parts, verdicts = [], []
+    parts, verdicts, models = [], [], []
     for _, r in t.iterrows():
         v = _ci(r, "rho", "rho_lo", "rho_hi")
         if not np.isfinite(v[0]):
@@ -1648,39 +1877,45 @@ def cloze_excerpt_copies(tables: Tables, params: Mapping):
             f"p = {g(r['p_value'])} → {verdict}"
         )
         verdicts.append(verdict)
-    return decided(parts, verdicts, "no model with a copy-count trend")
+        models.append(r["model"])
+    return decided(parts, verdicts, "no model with a copy-count trend", models)
 
 
 @claim(
     "cloze-overlap-correlation",
-    "A continuation (n-gram overlap) test agrees with name cloze accuracy across books (r = 0.77)",
+    "A continuation (n-gram overlap) test agrees with name cloze accuracy across books "
+    "(a positive correlation; the pilot found r = 0.77 over four books)",
     ZHANG,
     "pilot study",
-    "a pilot over books with known cloze accuracy; an unpublished novel as the never-seen baseline",
+    "ChatGPT, four books with known cloze accuracy (\"should be interpreted with caution\"); an "
+    "unpublished novel as the never-seen baseline; with four points the 95% interval of r is "
+    "roughly [−0.74, 0.99], so the pilot gives a direction, not an effect size",
     ("membership_cloze_summary",),
     "per model: Pearson r across training plays only (so membership alone cannot make it "
     "positive) between name cloze accuracy (case-insensitive) and the continuation overlap's "
-    "match fraction, with its 95% bootstrap CI; holds if the CI lies wholly above 0, does not "
-    "hold if its upper bound lies below the paper's r of {overlap_r_effect}, else "
-    "inconclusive; the claim holds if every model holds, does not hold if every model does not",
+    "match fraction, with its 95% bootstrap CI; holds if the CI lies wholly above 0 (r > 0), "
+    "does not hold if it lies wholly below 0, else inconclusive (0.77 is not an effect to "
+    "exclude: its own interval over four books reaches below 0); the claim holds if every "
+    "model holds, does not hold if every model does not",
     setting="few training plays (corpus.split), so r has a wide interval",
 )
 def cloze_overlap_correlation(tables: Tables, params: Mapping):
     """Zhang et al. (2024)'s pilot: continuation overlap and name cloze accuracy agree
     across books."""
-    f, s = params["findings"], tables["membership_cloze_summary"]
+    s = tables["membership_cloze_summary"]
     s = s[s["split"] == "train"] if "split" in s.columns else s
-    parts, verdicts = [], []
+    parts, verdicts, models = [], [], []
     for model, rows in s.groupby("model", sort=False):
         r = rows.iloc[0]
         v = _ci(r, "r_overlap", "r_lo", "r_hi")
         if not np.isfinite(v[0]):
             continue
-        verdict = effect_verdict(v, f["overlap_r_effect"])
+        verdict = effect_verdict(v)
         plays = f", {int(r['r_plays'])} plays" if "r_plays" in r.index else ""
         parts.append(f"{model}: r = {ci(v)}{plays} → {verdict}")
         verdicts.append(verdict)
-    return decided(parts, verdicts, "no model with r across at least 3 training plays")
+        models.append(model)
+    return decided(parts, verdicts, "no model with r across at least 3 training plays", models)
 
 
 # --------------------------------------------------------------------------- outputs
@@ -1703,6 +1938,9 @@ def calibration_columns(ids: Sequence[str], cal: pd.DataFrame | None) -> pd.Data
             continue
         w = rows.loc[rows["false_rate"].idxmax()]
         rate.append(float(w["false_rate"]))
+        if "not_tested" in w.index and int(w["not_tested"]) == int(w["draws"]):
+            text.append(f"not tested on {w['null']} ({int(w['draws'])} draws)")
+            continue
         text.append(
             f"{w['false_rate']:.1%} [{w['false_lo']:.1%}, {w['false_hi']:.1%}] on "
             f"{w['null']} ({int(w['draws'])} draws)"
@@ -1780,15 +2018,77 @@ def scorecard(tables: Tables, params: Mapping) -> pd.DataFrame:
     return pd.concat([card, cal, power_column(list(card["id"]), tables.get(POWER))], axis=1)
 
 
-def _cell(text: str) -> str:
+def cell(text: str) -> str:
+    """``text`` as one markdown table cell: ``|`` escaped, newlines as spaces."""
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
-def markdown(card: pd.DataFrame, note: str = "") -> str:
-    """The scorecard as markdown: a count of the verdicts, a table (claim with where the paper
-    makes it, paper, verdict, measured) and, per claim, its conditions, copyscope's setting
-    and the rule; ``note``, when given, is a paragraph after the title."""
+def verdict_counts(card: pd.DataFrame) -> str:
+    """The count of each verdict of ``card``'s rows (every verdict of :data:`VERDICTS`, ``not
+    tested here`` apart from ``inconclusive``): ``holds: 3, does not hold: 0, …``."""
     counts = card["verdict"].value_counts()
+    return ", ".join(f"{v}: {int(counts.get(v, 0))}" for v in VERDICTS) + "."
+
+
+def verdict_cell(row) -> str:
+    """The verdict of a scorecard row in bold, with each model's verdict beside it where the
+    models' verdicts differ (a model that refutes is never hidden under ``inconclusive``) and,
+    in a scorecard over seeds (column ``per_seed``), each seed's verdict."""
+    text = f"**{row.verdict}**"
+    for column, label in (("per_model", ""), ("per_seed", "seeds ")):
+        per = str(getattr(row, column, "") or "")
+        if column == "per_seed" and per and per != "nan":
+            text += f" ({label}{per})"
+        elif per and per != "nan" and len({p.rsplit(": ", 1)[-1] for p in per.split("; ")}) > 1:
+            text += f" ({per})"
+    return text
+
+
+def _is_related(card: pd.DataFrame) -> pd.Series:
+    if "related" not in card.columns:
+        return pd.Series(False, index=card.index)
+    return card["related"].astype(str).str.lower().isin(["true", "1"])
+
+
+def _table(card: pd.DataFrame, numbers: Sequence[str]) -> list[str]:
+    lines = [
+        "| # | claim | paper | verdict | measured | false verdicts on nulls | power |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for i, r in zip(numbers, card.itertuples(), strict=True):
+        lines.append(
+            f"| {i} | {cell(r.claim)} ({cell(r.where)}) | {cell(r.paper)} | "
+            f"{cell(verdict_cell(r))} | {cell(r.measured)} | {cell(r.calibration)} | "
+            f"{cell(r.power)} |"
+        )
+    return lines
+
+
+def row_numbers(card: pd.DataFrame) -> list[str]:
+    """The number of each row of ``card`` in the markdown: 1, 2, … for the five papers' claims
+    and R1, R2, … for the related claims, each in registry order."""
+    related = _is_related(card).tolist()
+    own, other, out = 0, 0, []
+    for r in related:
+        if r:
+            other += 1
+            out.append(f"R{other}")
+        else:
+            own += 1
+            out.append(str(own))
+    return out
+
+
+def markdown(card: pd.DataFrame, note: str = "") -> str:
+    """The scorecard as markdown: a count of the verdicts of the five papers' claims, their
+    table (claim with where the paper makes it, paper, verdict with each model's where they
+    differ, measured), the related claims (from outside the five papers) in a section and
+    count of their own, and, per claim, its conditions, copyscope's setting and the rule;
+    ``note``, when given, is a paragraph after the title."""
+    related = _is_related(card)
+    numbers = row_numbers(card)
+    own = [n for n, r in zip(numbers, related, strict=True) if not r]
+    other = [n for n, r in zip(numbers, related, strict=True) if r]
     lines = [
         "# Findings scorecard",
         "",
@@ -1796,9 +2096,13 @@ def markdown(card: pd.DataFrame, note: str = "") -> str:
         "Each row is a claim of the papers as the paper states it, decided from this run's "
         "tables by the rule listed under the table (95% intervals over texts, passages or "
         'items). "does not hold" needs an interval that excludes the paper\'s effect; a claimed '
-        "absence of an effect holds only within a stated margin.",
+        "absence of an effect holds only within a stated margin. A claim is decided only where "
+        "the run reproduces the conditions it depends on (decoding, baseline, what counts as "
+        'training data, the models compared); otherwise it is "not tested here", with the '
+        'reason, counted apart from "inconclusive". Where models disagree, the verdict is '
+        '"mixed" or shows each model\'s verdict beside it.',
         "",
-        ", ".join(f"{v}: {int(counts.get(v, 0))}" for v in (HOLDS, FAILS, UNCLEAR)) + ".",
+        verdict_counts(card[~related]),
         "",
         "The last two columns are the rule's measured false-verdict rate — how often it "
         "reaches a verdict on tables where the claim is false by construction (tables/"
@@ -1807,16 +2111,23 @@ def markdown(card: pd.DataFrame, note: str = "") -> str:
         "0.8 where it does not, or a note that no projected size does (then the effect is "
         "missing in this run, not the sample; tables/findings_power.csv).",
         "",
-        "| # | claim | paper | verdict | measured | false verdicts on nulls | power |",
-        "|---|---|---|---|---|---|---|",
+        *_table(card[~related], own),
     ]
-    for i, r in enumerate(card.itertuples(), 1):
-        lines.append(
-            f"| {i} | {_cell(r.claim)} ({_cell(r.where)}) | {_cell(r.paper)} | "
-            f"**{r.verdict}** | {_cell(r.measured)} | {_cell(r.calibration)} | {_cell(r.power)} |"
-        )
+    if related.any():
+        lines += [
+            "",
+            "## Related claims",
+            "",
+            "Claims from outside the five papers (another paper, or the authors' analysis code "
+            "rather than their text), decided by the same rules and not counted with the "
+            "papers' claims above.",
+            "",
+            verdict_counts(card[related]),
+            "",
+            *_table(card[related], other),
+        ]
     lines += ["", "## Conditions, setting and rules", ""]
-    for i, r in enumerate(card.itertuples(), 1):
+    for i, r in zip(numbers, card.itertuples(), strict=True):
         lines.append(f"{i}. `{r.id}` — the paper's conditions: {r.conditions}.")
         if r.setting:
             lines.append(f"   - copyscope's setting: {r.setting}.")

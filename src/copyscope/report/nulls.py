@@ -111,14 +111,18 @@ def novelty_nulls(
 
 
 def raven_nulls(sets: list[tuple[str, str, pd.DataFrame, pd.DataFrame]], params: Mapping) -> Tables:
-    """raven_summary (training ∪ context: the only source the calibrated rules read),
-    raven_texts and raven_text_novelty of the given (model, decoding, words, quality) sets,
-    built by the RAVEN report's builders; every set is scored by an evaluator other than
+    """raven_summary (training ∪ context, and the n-gram rows' source
+    :func:`copyscope.report.findings.raven_source`: the only sources the calibrated rules
+    read), raven_texts and raven_text_novelty of the given (model, decoding, words, quality)
+    sets, built by the RAVEN report's builders; every set is scored by an evaluator other than
     itself."""
-    summary, _, _ = raven_report.build(sets, params["novelty"], params["sampling"], ("union",))
+    sources = tuple(dict.fromkeys(("union", F.raven_source(params))))
+    summary, _, _ = raven_report.build(sets, params["novelty"], params["sampling"], sources)
     summary["evaluator"] = "null-evaluator"
     texts = raven_report.text_table(sets, params["sampling"]).assign(evaluator="null-evaluator")
-    novelty = raven_report.text_novelty_table(sets, params["sampling"])
+    novelty = raven_report.text_novelty_table(
+        sets, params["sampling"], sources=(F.raven_source(params),)
+    )
     return {"raven_summary": summary, "raven_texts": texts, "raven_text_novelty": novelty}
 
 
@@ -439,22 +443,32 @@ def _half_texts(data: Data, rng) -> tuple[list, list] | None:
 
 def human_halves_templates(rng, data, params):
     """Two halves of the human sets' parsed continuations (:func:`_half_texts`), one as the
-    pure samples of a model: Shaib et al.'s template measures at the headline n of each half, by the templates
-    report's builders (:func:`copyscope.syntax.templates.template_summary`,
-    :func:`copyscope.report.syntax_tables.template_table`)."""
+    greedy samples of a model (the decoding the rule decides on): Shaib et al.'s template
+    measures at the headline n of each half (:func:`template_tables`); None without a greedy
+    decoding in ``sampling.decodings``."""
     halves = _half_texts(data, rng)
-    if halves is None:
+    greedy = F.greedy_decodings(params)
+    if halves is None or not greedy:
         return None
+    return template_tables(*halves, greedy[0], params, rng)
+
+
+def template_tables(model_texts: list, human_texts: list, decoding: str, params: Mapping, rng):
+    """The templates table of ``model_texts`` as the ``decoding`` samples of a model ``null``
+    and ``human_texts`` as human/reference at the headline n, by the templates report's
+    builders (:func:`copyscope.syntax.templates.template_summary`,
+    :func:`copyscope.report.syntax_tables.template_table`,
+    :func:`copyscope.report.templates.with_rate_tests`, its regroupings seeded from ``rng``)."""
     s, decodings = params["analysis"]["syntax"], params["sampling"]["decodings"]
     n = s["template_headline_n"]
     tables, texts_of = [], {}
-    for (model, decoding), texts in zip(
-        [("null", params["findings"]["pure_decoding"]), HUMAN], halves, strict=True
+    for (model, dec), texts in zip(
+        [("null", decoding), HUMAN], (model_texts, human_texts), strict=True
     ):
         summary = template_summary(texts, n, s["top_k"])
-        table = template_table([(f"{model}/{decoding}", summary)])
-        tables.append(templates_report.labelled(table, model, decoding, decodings))
-        texts_of[(model, decoding)] = texts
+        table = template_table([(f"{model}/{dec}", summary)])
+        tables.append(templates_report.labelled(table, model, dec, decodings))
+        texts_of[(model, dec)] = texts
     table = pd.concat(tables, ignore_index=True)
     # the regroupings drawn afresh per draw, as a real comparison's are unrelated to its
     # data: with one fixed set of regroupings for every draw of one pool, the draws would
@@ -610,15 +624,15 @@ def _cloze(data: Data) -> pd.DataFrame | None:
 
 def permuted_training_plays(rng, data, params):
     """Name cloze items with the training / held-out labels permuted over those plays:
-    accuracy cannot be higher on the plays labelled training (the summary by the membership
-    report's :func:`~copyscope.report.name_cloze.cloze_tables`)."""
+    accuracy cannot be higher on the plays labelled training (the play groups and their
+    play-permutation tests by the membership report's
+    :func:`~copyscope.report.name_cloze.cloze_excerpt_rows`)."""
     cloze = _cloze(data)
     if cloze is None or not {"train", "valid"} <= set(cloze["split"]):
         return None
-    _, summary = name_cloze.cloze_tables(
-        permuted_plays(cloze, ("train", "valid"), rng), *_cloze_n_boot(params)
-    )
-    return {"membership_cloze_summary": summary}
+    permuted = permuted_plays(cloze, ("train", "valid"), rng)
+    rows = name_cloze.cloze_excerpt_rows(permuted, *_cloze_n_boot(params))
+    return {"membership_cloze_excerpts": rows}
 
 
 def permuted_excerpt_plays(table: str) -> NullBuilder:
@@ -694,7 +708,7 @@ NULLS: dict[str, list[tuple[str, NullBuilder]]] = {
         ("permuted plays", permuted_excerpt_plays("membership_cloze_excerpts"))
     ],
     "cloze-excerpt-copies": [("permuted plays", permuted_excerpt_plays("membership_cloze_trend"))],
-    "cloze-overlap-correlation": [("permuted overlap", permuted_overlap, (F.HOLDS,))],
+    "cloze-overlap-correlation": [("permuted overlap", permuted_overlap)],
 }
 """claim id → its nulls (name, builder[, false verdicts]); a builder returns the claim's input
 tables for one draw, or None when the run has no data for it. The false verdicts are the ones

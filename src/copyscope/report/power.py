@@ -17,7 +17,15 @@ verdict where the answer is known, at increasing sample sizes.
 * **excerpt plays** — k excerpt plays of the highest copy count and the run's fully held-out
   plays of the name cloze resampled as whole plays (each with its items): a share of the
   excerpt plays' speeches was planted, so Zhang et al.'s "excerpts raise name cloze accuracy"
-  must ``hold``.
+  must ``hold``;
+* **training plays** — the same with k training plays: they were trained on, so Chang et
+  al.'s "name cloze reveals books seen in training" must ``hold``;
+* **templater** — k texts of one half of the parsed human continuations, a share of them
+  (the largest of ``copier_shares``) given one more sentence, the same ``n``-word span of
+  human text (words and tags) in each, as a model's greedy samples, against k texts of the
+  other half: a syntactic pattern repeated across a share of the texts is a template of that
+  set by construction, so Shaib et al.'s "models produce templated text at a higher rate than
+  human references" must ``hold``.
 
 Each (claim, positive, size) is decided on ``draws`` seeded resamples (with replacement, the
 bootstrap of the experiment) by the scorecard's own rule and table builders; the power is the
@@ -43,7 +51,7 @@ from .jobs import Output, Params
 from .membership import nll_delta_rows
 from .memorization import memorization_table
 from .name_cloze import cloze_excerpt_rows
-from .nulls import Data, novelty_nulls
+from .nulls import Data, novelty_nulls, split_windows, template_tables
 
 fig = lazy_module("copyscope.report.figures")
 
@@ -57,8 +65,9 @@ HELP = (
 # the run's files the positives are built from: the null calibration's, the same declarations
 INPUTS = {
     k: CALIBRATION_INPUTS[k]
-    for k in ("tokens", "index_manifest", "extraction", "membership", "cloze")
-}
+    for k in ("tokens", "index_manifest", "extraction", "membership", "cloze", "parses",
+              "contaminated")
+}  # fmt: skip
 OUTPUTS = {
     "csv": Output(
         "tables/findings_power.csv",
@@ -80,7 +89,7 @@ PARAMS = Params(
         "novelty": p.config["novelty"],
         "sampling": p.config["sampling"],
         "models": {"zoo": p.config["models"]["zoo"]},
-        "analysis": {k: p.config["analysis"][k] for k in ("memorization", "membership")},
+        "analysis": {k: p.config["analysis"][k] for k in ("memorization", "membership", "syntax")},
     },
 )
 COLUMNS = [
@@ -253,12 +262,24 @@ def _excerpt_groups(cloze: pd.DataFrame) -> dict[tuple[str, str], pd.DataFrame]:
     return groups
 
 
-def excerpt_plays(cloze: pd.DataFrame | None) -> int:
-    """The fewest excerpt plays of the highest copy count of any model (the side the excerpt
-    positive resizes); 0: no excerpt positive (no such plays or no held-out plays)."""
+def _training_groups(cloze: pd.DataFrame) -> dict[tuple[str, str], pd.DataFrame]:
+    """Per (model, side) the name cloze items the training-plays rule compares: ``top``, the
+    training plays, and ``held-out``, the clean held-out plays."""
+    groups = {}
+    for model, g in cloze.groupby("model", sort=False):
+        if (g["split"] == "train").any():
+            groups[(model, "top")] = g[g["split"] == "train"]
+        groups[(model, "held-out")] = g[g["split"] == "valid"]
+    return groups
+
+
+def excerpt_plays(cloze: pd.DataFrame | None, groups_of=_excerpt_groups) -> int:
+    """The fewest plays of the ``top`` side of any model (the side the positive resizes; by
+    default the excerpt plays of the highest copy count, :func:`_excerpt_groups`); 0: no such
+    positive (no such plays or no held-out plays)."""
     if cloze is None or not len(cloze):
         return 0
-    groups = _excerpt_groups(cloze)
+    groups = groups_of(cloze)
     if len(groups) != 2 * cloze["model"].nunique():
         return 0
     if min(int(g["play"].nunique()) for g in groups.values()) == 0:
@@ -266,16 +287,16 @@ def excerpt_plays(cloze: pd.DataFrame | None) -> int:
     return min(int(g["play"].nunique()) for (_, side), g in groups.items() if side == "top")
 
 
-def excerpt_resample(rng, data, params, size):
-    """Builder: ``size`` excerpt plays of the highest copy count of each model's name cloze,
-    and as many clean held-out plays as the run has, drawn with replacement as whole plays (a
-    play drawn twice counts as two plays, each keeping all its items): the excerpt plays'
-    planted speeches were trained on, so the excerpt rule must find them answered more
-    often."""
-    if not excerpt_plays(data.cloze):
+def excerpt_resample(rng, data, params, size, groups_of=_excerpt_groups):
+    """Builder: ``size`` excerpt plays of the highest copy count of each model's name cloze
+    (the ``top`` side of ``groups_of``), and as many clean held-out plays as the run has,
+    drawn with replacement as whole plays (a play drawn twice counts as two plays, each
+    keeping all its items): the excerpt plays' planted speeches were trained on, so the
+    excerpt rule must find them answered more often."""
+    if not excerpt_plays(data.cloze, groups_of):
         return None
     parts = []
-    for (_, side), h in _excerpt_groups(data.cloze).items():
+    for (_, side), h in groups_of(data.cloze).items():
         plays = h["play"].unique()
         n = size if side == "top" else len(plays)
         for j, k in enumerate(rng.integers(len(plays), size=n)):
@@ -283,6 +304,56 @@ def excerpt_resample(rng, data, params, size):
     m = params["analysis"]["membership"]
     frame = pd.concat(parts, ignore_index=True)
     return {"membership_cloze_excerpts": cloze_excerpt_rows(frame, m["bootstrap"], m["seed"])}
+
+
+def training_resample(rng, data, params, size):
+    """Builder: ``size`` training plays of each model's name cloze and as many clean
+    held-out plays as the run has, drawn with replacement as whole plays
+    (:func:`excerpt_resample` with :func:`_training_groups`): the training plays were
+    trained on, so the training-plays rule must find them answered more often."""
+    return excerpt_resample(rng, data, params, size, _training_groups)
+
+
+def templated(texts: list, share: float, span: list, rng: np.random.Generator) -> list:
+    """Copies of tagged ``texts`` (per text its sentences, each a list of (word, tag)) in which
+    round(share · len(texts)) texts, drawn at random, end with one more sentence: ``span``,
+    the same words and tags in each. A POS n-gram that a share of the texts holds is among
+    the set's most frequent, so those texts hold a template of the set by construction."""
+    chosen = set(rng.choice(len(texts), size=round(share * len(texts)), replace=False).tolist())
+    return [[*t, list(span)] if i in chosen else t for i, t in enumerate(texts)]
+
+
+class Templater:
+    """The halves of the parsed human continuations the templater positive draws from: a span
+    of ``n`` words of a sentence of the model half (the one its texts repeat) is drawn per
+    resample."""
+
+    def __init__(self, data: Data, params: Mapping, seed: int):
+        self.n = params["analysis"]["syntax"]["template_headline_n"]
+        texts = data.human_texts
+        a, b = split_windows(np.arange(len(texts)), 2, np.random.default_rng([seed, 2]))
+        self.model, self.human = [texts[i] for i in a], [texts[i] for i in b]
+        self.sentences = [s for t in self.model for s in t if len(s) >= self.n]
+        self.max_size = min(len(self.model), len(self.human))
+
+
+def templater_vs_human(templater: Templater, share: float):
+    """Builder: ``size`` texts of the model half drawn with replacement, a ``share`` of them
+    ending with the same ``n``-word span (:func:`templated`), as a model's greedy samples,
+    against ``size`` texts of the human half."""
+
+    def build(rng, data, params, size):
+        greedy = F.greedy_decodings(params)
+        if not greedy or not templater.sentences:
+            return None
+        sentence = templater.sentences[rng.integers(len(templater.sentences))]
+        start = rng.integers(len(sentence) - templater.n + 1)
+        span = sentence[start : start + templater.n]
+        model = [templater.model[i] for i in rng.integers(len(templater.model), size=size)]
+        human = [templater.human[i] for i in rng.integers(len(templater.human), size=size)]
+        return template_tables(templated(model, share, span, rng), human, greedy[0], params, rng)
+
+    return build
 
 
 # --------------------------------------------------------------------------- power
@@ -346,6 +417,19 @@ def power_table(data: Data, index, params: Mapping) -> pd.DataFrame:
     if per := excerpt_plays(data.cloze):
         positives.append(
             ("cloze-excerpts", "planted excerpt plays (highest copies)", excerpt_resample, F.HOLDS,
+             _projected(p["sizes"], per), per)
+        )  # fmt: skip
+    syntax = params["analysis"].get("syntax")
+    if data.human_texts and syntax and F.greedy_decodings(params):
+        templater = Templater(data, params, seed)
+        share = max(p["copier_shares"])
+        positives.append(
+            ("more-templates", f"templater {share:.0%}", templater_vs_human(templater, share),
+             F.HOLDS, _sizes(p["sizes"], templater.max_size), templater.max_size)
+        )  # fmt: skip
+    if per := excerpt_plays(data.cloze, _training_groups):
+        positives.append(
+            ("cloze-training-plays", "training plays", training_resample, F.HOLDS,
              _projected(p["sizes"], per), per)
         )  # fmt: skip
     for claim, name, builder, right, sizes, observed in positives:

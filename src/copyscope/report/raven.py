@@ -1,6 +1,7 @@
 """RAVEN (McCoy et al. 2023) across settings, in Moses words, at the main prompt length.
 
-Per setting and source (training, context, their union): the truncated pointwise duplication
+Per setting and source (training, context, their union, and ``natural``: the natural training
+text, before any planting, ∪ context, :func:`with_natural`): the truncated pointwise duplication
 score with its bootstrap interval, supercopy rates and novelty(1..10) (``raven_summary.csv``,
 joined to the evaluator's perplexity of the samples), and the curves novelty(n) = 1 − dup(n)
 (``raven_novelty.csv``); see :mod:`copyscope.raven` for the definitions. Figures: the
@@ -12,9 +13,9 @@ Contrasts with paired bootstrap intervals (``raven_contrasts.csv``, :func:`contr
 truncated score (training ∪ context) at each prompt length of the prompt-length study minus at
 the main one, paired over prompt windows, and union minus training at the main prompt length,
 paired over texts, each with the number of distinct generated texts behind it. Per text at the
-main prompt length: its truncated score and evaluator NLL (``raven_texts.csv``) and its novel
-and all n-grams for n = 1..10 (``raven_text_novelty.csv``), the items of the scorecard's tests
-that regroup texts.
+main prompt length: its truncated score and evaluator NLL (``raven_texts.csv``) and, per
+source (``union`` and ``natural``), its novel and all n-grams for n = 1..10
+(``raven_text_novelty.csv``), the items of the scorecard's tests that regroup texts.
 """
 
 from __future__ import annotations
@@ -96,13 +97,32 @@ PARAMS = Params(
     },
 )
 SUMMARY_TABLES = ("raven_summary",)  # read by summary_section
+SOURCES = ("train", "context", "union", "natural")
+"""The sources of the summary and curves: RAVEN's three and ``natural`` (:func:`with_natural`)."""
+
+
+def with_natural(words: pd.DataFrame) -> pd.DataFrame:
+    """``words`` with ``s_natural``: RAVEN's pointwise score against the natural training text
+    (before any planting) ∪ the context, max(1 + L_nat, s_context) — ``1 + L_nat`` is the
+    training score against the natural text's index (L_nat is computed on the generation
+    alone, so it is already clipped as :func:`copyscope.raven.pointwise_scores`'s training
+    score is), ``s_context`` the clipped context score. The natural text is what Merrill et
+    al.'s rows match against (``findings.novelty_source``): planted passages are no part of
+    the text the papers' models were trained on. A frame without ``L_nat`` (nothing planted:
+    natural = all) gets ``s_union``. Example: L_nat 0, 2 and s_context 3, 1 → 3, 3."""
+    if "s_natural" in words:
+        return words
+    if "L_nat" not in words:
+        return words.assign(s_natural=words["s_union"])
+    train = 1 + words["L_nat"].to_numpy(np.int64)
+    return words.assign(s_natural=np.maximum(train, words["s_context"].to_numpy(np.int64)))
 
 
 def build(
     settings: Iterable[tuple[str, str, pd.DataFrame, pd.DataFrame]],
     novelty: Mapping,
     sampling: Mapping,
-    sources: tuple[str, ...] = ("train", "context", "union"),
+    sources: tuple[str, ...] = SOURCES,
 ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """RAVEN per setting at ``sampling.prompt_length``: summary rows, novelty curves and the
     evaluator perplexity (exp of the token-weighted mean NLL), of each source of ``sources``
@@ -110,14 +130,15 @@ def build(
     itself).
 
     ``settings``: (model, decoding, per-word frame with ``text``, ``prompt_length``,
-    ``s_train``/``s_context``/``s_union``, per-text frame with ``prompt_length``, ``tokens``,
+    ``s_train``/``s_context``/``s_union`` (and ``L_nat``, :func:`with_natural`), per-text frame
+    with ``prompt_length``, ``tokens``,
     ``nll_sum``, ``evaluator``); ``novelty``: the config's ``novelty`` block (bootstrap, seed,
     n_max). The summary's last column ``evaluator`` names the scoring model(s) of the setting.
     """
     plen = sampling["prompt_length"]
     rows, curves, quality = [], [], []
     for model, decoding, w, q in settings:
-        w = w[w["prompt_length"] == plen]
+        w = with_natural(w[w["prompt_length"] == plen])
         label = {
             "model": model,
             "decoding": decoding,
@@ -207,19 +228,25 @@ def text_novelty_table(
     settings: Iterable[tuple[str, str, pd.DataFrame, pd.DataFrame | None]],
     sampling: Mapping,
     n_max: int = TEXT_NOVELTY_N,
+    sources: tuple[str, ...] = ("union", "natural"),
 ) -> pd.DataFrame:
-    """Per setting and text at ``sampling.prompt_length`` (every text with words, scored by a
-    model or not): its novel n-grams ``novel_n`` and all n-grams ``ngrams_n`` for n =
-    1..``n_max`` (training ∪ context, :func:`copyscope.raven.text_counts`): the items whose
-    pooled ratios are the summary's ``novelty_n``, for the scorecard's permutation tests that
-    regroup texts between two sets."""
+    """Per source of ``sources`` (``union``: training ∪ context; ``natural``: the natural
+    training text ∪ context, :func:`with_natural`), setting and text at
+    ``sampling.prompt_length`` (every text with words, scored by a model or not): its novel
+    n-grams ``novel_n`` and all n-grams ``ngrams_n`` for n = 1..``n_max``
+    (:func:`copyscope.raven.text_counts`): the items whose pooled ratios are the summary's
+    ``novelty_n``, for the scorecard's permutation tests that regroup texts between two
+    sets. Columns: source, model, decoding, text, novel_1.., ngrams_1.."""
     plen, parts = sampling["prompt_length"], []
-    for model, decoding, w, _ in settings:
-        w = w[w["prompt_length"] == plen]
-        if len(w):
-            novel, total = text_counts(per_text(w, "s_union"), n_max)
-            parts.append(({"model": model, "decoding": decoding}, w, novel, total))
-    return text_counts_table(parts, ("model", "decoding"), n_max)
+    settings = list(settings)
+    for source in sources:
+        for model, decoding, w, _ in settings:
+            w = with_natural(w[w["prompt_length"] == plen])
+            if len(w):
+                novel, total = text_counts(per_text(w, f"s_{source}"), n_max)
+                label = {"source": source, "model": model, "decoding": decoding}
+                parts.append((label, w, novel, total))
+    return text_counts_table(parts, ("source", "model", "decoding"), n_max)
 
 
 CONTRAST_COLUMNS = [

@@ -9,7 +9,8 @@ POS-tag index's batched count (:func:`copyscope.index.ngrams.ngram_counts`) wher
 builds that index (a tokenizer of kind ``pos``), else by a counter over the documents (the same
 counts in the same order; :func:`training_pos_ngrams`). The paper's
 cut — the 50K most frequent POS 6-grams of a 10B-token sample — is scaled linearly to the
-training words (:func:`copyscope.syntax.templates.scaled_cut`, at least 100).
+training words (:func:`copyscope.syntax.templates.scaled_cut`, at least 100), or set by
+``analysis.syntax.coverage_cut``.
 
 Outputs: per set the coverage of templates and of non-templates within the cut and anywhere
 in training, their median ranks and a Mann–Whitney U test on the ranks, and a bootstrap interval
@@ -103,17 +104,20 @@ def training_tag_sequences(path) -> list[list[str]]:
     return [row["text"].split() for row in read_jsonl(path)]
 
 
-def training_pos_ngrams(tags_path, n: int, pos_index=None) -> tuple[dict, Mapping, int]:
+def training_pos_ngrams(
+    tags_path, n: int, pos_index=None, cut: int | None = None
+) -> tuple[dict, Mapping, int]:
     """(ranks, counts, cut) of the training split's POS n-grams at ``n``: every n-gram within
     a sentence of the tag documents at ``tags_path`` with its count, in order of first
     occurrence (:func:`copyscope.syntax.templates.ngram_ranks` breaks ties by it), and the
-    scaled cut (:func:`copyscope.syntax.templates.scaled_cut`) of the training tags. With
+    cut: ``cut`` (``analysis.syntax.coverage_cut``) or, None, the scaled cut
+    (:func:`copyscope.syntax.templates.scaled_cut`) of the training tags. With
     ``pos_index`` (the index directory built on those documents) the counts come from the
     index's batched path (:func:`copyscope.index.ngrams.ngram_counts`), its ids read back as
     tags; without, from a counter over the documents
     (:func:`copyscope.syntax.templates.training_ngram_counts`): the same mapping."""
     sequences = training_tag_sequences(tags_path)
-    cut = scaled_cut(sum(len(x) for x in sequences))
+    cut = scaled_cut(sum(len(x) for x in sequences)) if cut is None else int(cut)
     if pos_index is None:
         counts = training_ngram_counts(sequences, n)
     else:
@@ -213,8 +217,9 @@ def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
     n = s["template_headline_n"]
     pos_index = inputs.get("pos_index") or []
     ranks, counts, cut = training_pos_ngrams(
-        inputs["training_tags"][0][1], n, pos_index[0][1] if pos_index else None
-    )
+        inputs["training_tags"][0][1], n, pos_index[0][1] if pos_index else None,
+        s.get("coverage_cut"),
+    )  # fmt: skip
     rows, per_template, in_cut = [], [], {}
     for model, decoding, path in inputs["parses"]:
         texts = [generated_text(p) for p in read_parses(path)]
