@@ -92,7 +92,7 @@ OUTPUTS = {
     ),
     "rates": Output(
         "tables/contamination_rates.csv",
-        "dirty rate per benchmark, group and rule with 95% Wilson intervals (.csv)",
+        "dirty rate per benchmark, group and rule with Wilson 95 percent intervals (.csv)",
         "contamination",
         "contamination",
     ),
