@@ -74,8 +74,8 @@ def _run(corpus, out, params=PARAMS, manifest=True):
             "--params-json", json.dumps(params)]  # fmt: skip
     if manifest:
         args += ["--manifest", "corpus", corpus / "manifest.json"]
-    for name in ("items", "rates", "known"):
-        args += [f"--out-{name}", out / f"contamination_{name}.csv"]
+    for name, flag in (("items", "table"), ("rates", "rates"), ("known", "known")):
+        args += [f"--out-{flag}", out / f"contamination_{name}.csv"]
     args += ["--out-fig", out / "contamination.png"]
     assert main([str(a) for a in args]) == 0
     return {n: pd.read_csv(out / f"contamination_{n}.csv") for n in ("items", "rates", "known")}
@@ -146,3 +146,43 @@ def test_without_a_planted_set_only_the_own_benchmarks(corpus, tmp_path):
     assert rc.summary_section(
         {"contamination_rates": t["rates"].iloc[:0], "contamination_known": t["known"]}, PARAMS
     ) == []
+
+
+def _known(flags: dict[str, list[bool]]) -> pd.DataFrame:
+    """The known-answer table of a planted set whose items are flagged as ``flags`` says
+    (group → one flag per item, the same under both rules)."""
+    rows = [{"benchmark": rc.PLANTED, "group": g, "dirty_ngram": f, "dirty_chars": f}
+            for g, fs in flags.items() for f in fs]  # fmt: skip
+    return rc.known_rows(pd.DataFrame(rows))
+
+
+@pytest.mark.parametrize(
+    "planted, unplanted, verdict",
+    [
+        ([True] * 8, [False] * 8, "holds"),  # 1 − 0 = 1 [0.49, 1]
+        ([False] * 8, [True] * 8, "does not hold"),  # the rules flag the wrong items
+        ([True, False] * 4, [True, False] * 4, "inconclusive"),  # flagged alike
+        ([True] * 2, [False] * 2, "holds"),  # 1 − 0 with 2 items each: [0.069, 1]
+        ([True], [False], "inconclusive"),  # 1 − 0 with 1 item each: [-0.12, 1]
+    ],
+)
+def test_scorecard_claim_on_known_answers(planted, unplanted, verdict):
+    from copyscope.report import findings as F
+
+    known = _known({"planted": planted, "unplanted": unplanted})
+    f = F.CLAIMS["contamination-lookup"]({"contamination_known": known}, {"findings": {}})
+    assert f.verdict == verdict
+    n = len(planted)
+    assert f"ngram: FNR {planted.count(False)}/{n}" in f.measured
+    assert f"FPR {unplanted.count(True)}/{len(unplanted)}" in f.measured
+
+
+def test_scorecard_claim_not_measured_without_a_planted_set(tables):
+    from copyscope.report import findings as F
+
+    own = tables["known"][tables["known"]["benchmark"] != rc.PLANTED]
+    f = F.CLAIMS["contamination-lookup"]({"contamination_known": own}, {"findings": {}})
+    assert f.verdict == "inconclusive" and f.measured.startswith("not measured")
+    assert F.CLAIMS["contamination-lookup"]({}, {"findings": {}}).measured.startswith(
+        "not measured: no contamination_known"
+    )

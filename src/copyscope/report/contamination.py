@@ -83,8 +83,8 @@ INPUTS = {
         flag="items",
     ),
 }
-OUTPUTS = {
-    "items": Output(
+OUTPUTS = {  # "items" names a method of Snakemake's output list: the per-item table is "table"
+    "table": Output(
         "tables/contamination_items.csv",
         "per item: n-gram and character windows found, longest matches, dirty flags (.csv)",
         "contamination",
@@ -373,12 +373,12 @@ def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
         word_index = open_index(inputs["word_index"][0][1])
         # the word index may be the joined stream, which records no tokenizer
         words = load("moses", inputs["word_tokenizer"][0][1])
-        with tempfile.TemporaryDirectory(dir=Path(out["items"]).parent) as tmp:
+        with tempfile.TemporaryDirectory(dir=Path(out["table"]).parent) as tmp:
             byte_index, _, _ = byte_index_of(inputs["train"][0][1], tmp)
             frame = lookup_table(items, (index, tokenizer), (word_index, words), byte_index, params)
             del byte_index
     rates = rates_table(frame)
-    write_csv(out["items"], frame)
+    write_csv(out["table"], frame)
     write_csv(out["rates"], rates)
     write_csv(out["known"], known_rows(frame))
     figure(frame, rates, params, out["fig"])
