@@ -132,8 +132,9 @@ def test_figure_and_summary(tables, corpus, tmp_path):
     t = _run(corpus, out, {**PARAMS, "rule": "ngram"})
     assert (out / "contamination.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert (t["items"]["dirty"] == t["items"]["dirty_ngram"]).all()
+    summary_params = {"analysis": {"contamination": PARAMS}}  # the summary job's config blocks
     lines = rc.summary_section({"contamination_rates": t["rates"],
-                                "contamination_known": t["known"]}, PARAMS)  # fmt: skip
+                                "contamination_known": t["known"]}, summary_params)  # fmt: skip
     text = "\n".join(lines)
     assert "planted set, planted: ngram 4/4" in text
     assert "planted set, planted vs unplanted, chars: FNR 0/4" in text
@@ -144,7 +145,7 @@ def test_without_a_planted_set_only_the_own_benchmarks(corpus, tmp_path):
     t = _run(corpus, tmp_path, manifest=False)
     assert set(t["items"]["benchmark"]) == {"mine", "quiz"}
     assert rc.summary_section(
-        {"contamination_rates": t["rates"].iloc[:0], "contamination_known": t["known"]}, PARAMS
+        {"contamination_rates": t["rates"].iloc[:0], "contamination_known": t["known"]}, {}
     ) == []
 
 

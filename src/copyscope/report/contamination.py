@@ -387,10 +387,11 @@ def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
 def summary_section(tables: Mapping[str, pd.DataFrame], params: Mapping) -> list[str]:
     """The dirty rate of every benchmark group under both rules, and the known answers: the
     false-negative and false-positive rates on the planted set and the labelled own
-    benchmarks."""
+    benchmarks (``params``: the summary's, with the config block ``analysis``)."""
     rates, known = tables["contamination_rates"], tables["contamination_known"]
     if not len(rates):
         return []
+    params = params["analysis"]["contamination"]  # the summary job's params: the config blocks
     lines = [
         "",
         "## Benchmark contamination looked up in the training data",
