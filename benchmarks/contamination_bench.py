@@ -23,7 +23,8 @@ stdout and JSON in ``--out``.
 Usage::
 
     python benchmarks/contamination_bench.py --sizes 1e6 1e7
-    python benchmarks/contamination_bench.py --sizes 1e8 --repeats 1   # word index only
+    python benchmarks/contamination_bench.py --sizes 1e8 --bytes-max 2e8  # 4.9 GB byte index
+    python benchmarks/contamination_bench.py --sizes 1e8                  # its word index only
 """
 
 from __future__ import annotations
