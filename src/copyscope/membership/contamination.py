@@ -109,12 +109,14 @@ def utf8_ids(text: str) -> np.ndarray:
 
 def byte_stream(texts: Sequence[str]) -> np.ndarray:
     """The byte index's token stream: each text's UTF-8 bytes followed by :data:`BYTE_SEP`
-    (uint16)."""
-    parts = []
-    for t in texts:
-        parts.append(np.frombuffer(t.encode("utf-8"), dtype=np.uint8).astype(np.uint16))
-        parts.append(np.array([BYTE_SEP], dtype=np.uint16))
-    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.uint16)
+    (uint16), written into one preallocated array (2 bytes per byte of text)."""
+    encoded = [t.encode("utf-8") for t in texts]
+    out = np.full(sum(map(len, encoded)) + len(encoded), BYTE_SEP, dtype=np.uint16)
+    at = 0
+    for e in encoded:
+        out[at : at + len(e)] = np.frombuffer(e, dtype=np.uint8)
+        at += len(e) + 1
+    return out
 
 
 def build_byte_index(texts: Sequence[str], out_dir, doc_ids: Sequence[str] | None = None) -> dict:
