@@ -17,6 +17,7 @@ from copyscope.config import (
     ConfigError,
     ConfigErrors,
     check_paths,
+    language_warnings,
     load_files,
     located_in_files,
     typed_overrides,
@@ -61,6 +62,9 @@ try:
     # and every own-data file read completely (generations, prompts, benchmarks, books), once
     # by the main process (not again in each cluster job)
     check_paths(config, read_own=not workflow.remote_exec)
+    # own material in another language than corpus.language: a warning naming the file
+    for line in [] if workflow.remote_exec else language_warnings(config):
+        print(f"copyscope: warning: {line}", file=sys.stderr)
 except ConfigErrors as exc:
     # each problem at the line of its key, as `copyscope config check` prints it
     overridden = set(workflow.config_settings.config)  # --config keys are in no file

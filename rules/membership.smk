@@ -13,7 +13,8 @@ rule membership_books:
         unpack(model_input),
         **PLAN.book_files(),
     output:
-        f"{R}/membership/{{model}}/books.csv",
+        books=f"{R}/membership/{{model}}/books.csv",
+        status=f"{R}/membership/{{model}}/books_status.csv",
     log:
         f"{R}/logs/membership_books/{{model}}.log",
     benchmark:
@@ -37,7 +38,7 @@ rule membership_books:
         "OMP_NUM_THREADS={threads} python -m copyscope membership books "
         "--model {input.model} --model-name {wildcards.model} {params.books} "
         "--params-json {params.config:q} --device {params.device} "
-        "--out {output} > {log} 2>&1"
+        "--out {output.books} --status-out {output.status} > {log} 2>&1"
 
 
 rule membership_overlap:
@@ -63,7 +64,8 @@ rule membership_overlap:
 
 # a researcher's own benchmarks (analysis.membership.benchmarks: name -> {path, format}),
 # audited as Li (2023) does: every model scores every item and the corpus's memorised and
-# clean baselines (copyscope.membership.own_benchmarks)
+# clean baselines (copyscope.membership.own_benchmarks); the index in the model's tokens gives
+# DC-PDD its token frequencies
 rule membership_benchmark:
     input:
         unpack(model_input),
@@ -71,6 +73,7 @@ rule membership_benchmark:
         manifest=f"{R}/corpus/manifest.json",
         natural=f"{R}/corpus/natural.jsonl",
         valid=f"{R}/corpus/valid.jsonl",
+        index=lambda w: PLAN.index_file(PLAN.model_tokenizer(w.model)),
     output:
         f"{R}/membership/{{model}}/own/{{bench}}.csv",
     log:
@@ -90,10 +93,11 @@ rule membership_benchmark:
     params:
         format=lambda w: PLAN.own_benchmarks[w.bench]["format"],
         config=as_json(PLAN.own_benchmark_params()),
+        index_dir=lambda w, input: os.path.dirname(input.index),
         device=PLAN.device,
     shell:
         "OMP_NUM_THREADS={threads} python -m copyscope membership benchmark "
         "--model {input.model} --model-name {wildcards.model} --benchmark {wildcards.bench} "
         "--path {input.file} --format {params.format} --manifest {input.manifest} "
-        "--natural {input.natural} --valid {input.valid} --params-json {params.config:q} "
-        "--device {params.device} --out {output} > {log} 2>&1"
+        "--natural {input.natural} --valid {input.valid} --index {params.index_dir} "
+        "--params-json {params.config:q} --device {params.device} --out {output} > {log} 2>&1"

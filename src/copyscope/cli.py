@@ -79,9 +79,11 @@ def build_parser(stages=STAGES) -> argparse.ArgumentParser:
 
 
 def cmd_config_check(a):
-    from .config import check_file
+    from .config import check_file, language_warnings
 
-    check_file(a.file)
+    cfg = check_file(a.file)
+    for line in language_warnings(cfg):
+        print(f"warning: {line}", file=sys.stderr)
     print(f"{a.file}: a valid config")
 
 

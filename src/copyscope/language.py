@@ -70,3 +70,54 @@ def _has_key(raw: dict, path) -> bool:
         if not isinstance(node, dict):
             return False
     return path[-1] in node
+
+
+DETECT_CHARS = 100_000
+"""At most this many characters of a file's text are read by :func:`detect`."""
+
+WARN_MIN_CHARS = 200
+"""A text shorter than this is not judged by :func:`mismatch_warning` (too short to tell)."""
+
+WARN_MIN_PROBABILITY = 0.9
+"""The detected language's probability above which :func:`mismatch_warning` warns."""
+
+
+def _identifier():
+    """py3langid's identifier (langid.py's model, Lui & Baldwin 2012: 97 languages) with
+    normalised probabilities, loaded once."""
+    global _IDENTIFIER
+    if _IDENTIFIER is None:
+        from py3langid.langid import _load_identifier
+
+        _IDENTIFIER = _load_identifier(norm_probs=True)
+    return _IDENTIFIER
+
+
+_IDENTIFIER = None
+
+
+def detect(text: str) -> tuple[str, float]:
+    """``(language, probability)`` of ``text`` (its first :data:`DETECT_CHARS` characters):
+    the ISO 639-1 code py3langid finds most probable, with its normalised probability."""
+    code, prob = _identifier().classify(text[:DETECT_CHARS])
+    return str(code), float(prob)
+
+
+def mismatch_warning(where: str, text: str, expected: str) -> str | None:
+    """One line when ``text`` (of the file ``where``) reads as another language than
+    ``expected`` (the config's ``corpus.language``): the detected language, its probability,
+    and that the tools of ``expected`` analyse it all the same; ``None`` when it reads as
+    ``expected``, is shorter than :data:`WARN_MIN_CHARS` or the detection is less sure than
+    :data:`WARN_MIN_PROBABILITY`."""
+    if len(text.strip()) < WARN_MIN_CHARS:
+        return None
+    code, prob = detect(text)
+    if code == expected or prob < WARN_MIN_PROBABILITY:
+        return None
+    name = f"{NAMES[code]} ({code}" if code in NAMES else f"language '{code}' (ISO 639-1"
+    return (
+        f"{where}: the text reads as {name}, p = {prob:.2f}), not the config's "
+        f"corpus.language {expected} ({NAMES.get(expected, expected)}): it is analysed with the "
+        f"{NAMES.get(expected, expected)} tools all the same"
+    )
+

@@ -657,8 +657,13 @@ class Plan:
 
     def explorer_args(self, inputs: Mapping[str, str]) -> list[str]:
         """The --set, --index and --ladder flags of ``copyscope explore`` (explorer_inputs'
-        keys)."""
+        keys), and a flag for each span option set (explorer.max_span_count …: none by
+        default, so the default command line is the one of before)."""
         args: list[str] = []
+        for key in ("max_span_count", "max_span_density", "rank_spans_by", "docs_per_span"):
+            value = self.explorer.get(key)
+            if value is not None and value != "length":
+                args += ["--" + key.replace("_", "-"), str(value)]
         for m, d in self.explorer_settings:
             args += ["--set", m, d, *(inputs[f"{n}_{m}_{d}"] for n in EXPLORER_FILES)]
         for m in self.explorer_models():

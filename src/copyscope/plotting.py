@@ -35,6 +35,8 @@ DETECTORS = {
     "zlib": "#7570b3",
     "reference": "#e7298a",
     "lowercase": "#66a61e",
+    "min_k_pp": "#a6761d",
+    "dc_pdd": "#e6ab02",
     "blind_length": "0.55",
     "blind_bow": "0.3",
 }

@@ -257,6 +257,10 @@ def test_explore_command_writes_the_page_and_names_a_missing_file(corpus, tmp_pa
     assert main(argv) == 0
     data = json.loads(re.search(r'<script id="data"[^>]*>(.*?)</script>', out.read_text(), re.S)[1])
     assert data == json.loads(json.dumps(_data(corpus, sources=3, context=16)))
+    assert main([*argv, "--max-span-density", "0.04", "--docs-per-span", "1"]) == 0
+    data = json.loads(re.search(r'<script id="data"[^>]*>(.*?)</script>', out.read_text(), re.S)[1])
+    want = _data(corpus, sources=3, context=16, max_span_density=0.04, docs_per_span=1)
+    assert data == json.loads(json.dumps(want)) and "span_options" in data
     bad = list(argv)
     bad[bad.index(str(tmp / "tokens.parquet"))] = str(tmp_path / "gone.parquet")
     capsys.readouterr()
@@ -267,3 +271,51 @@ def test_explore_command_writes_the_page_and_names_a_missing_file(corpus, tmp_pa
     )
     assert main(["explore", "--out", str(out)]) == 2
     assert "expected --results DIR or --set" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"max_span_count": 1},
+        {"max_span_density": 0.1},
+        {"max_span_density": 0.1, "rank_spans_by": "unigram_logprob_sum"},
+        {"docs_per_span": 1},
+        {"max_span_count": 2, "max_span_density": 0.05, "docs_per_span": 2},
+    ],
+)
+def test_span_options_are_those_of_trace(corpus, options):
+    """The explorer keeps the spans and sources `copyscope trace` shows with the same options
+    (copyscope.index.spans), and records the options it was given; spans of one token and
+    more, so that some occur often and in several documents."""
+    from copyscope.index.spans import SpanOptions
+
+    tmp, index, tok, _ = corpus
+    data = _data(corpus, min_span=1, **options)
+    assert data["span_options"] == {
+        {"max_span_count": "max_count", "max_span_density": "max_density",
+         "rank_spans_by": "rank_by", "docs_per_span": "docs_per_span"}[k]: v
+        for k, v in options.items()
+    }  # fmt: skip
+    opts = SpanOptions(options.get("max_span_count"), options.get("max_span_density"),
+                       options.get("rank_spans_by", "length"), options.get("docs_per_span"))  # fmt: skip
+    every = _data(corpus, min_span=1)["settings"][0]["texts"]
+    dropped = shortened = 0
+    for t, full, gen in zip(data["settings"][0]["texts"], every, GENERATIONS, strict=True):
+        ref = trace(index, tok, tok.encode(gen), 1, 5, opts)["spans"]
+        assert [sp[:3] for sp in t["s"]] == [[s["start"], s["end"], s["count"]] for s in ref]
+        assert [[f"{d}@{o}" for d, o, _, _ in sp[4]] for sp in t["s"]] == [s["where"] for s in ref]
+        dropped += len(full["s"]) - len(t["s"])
+        listed = {(sp[0], sp[1]): len(sp[4]) for sp in full["s"]}
+        shortened += sum(len(sp[4]) < listed[sp[0], sp[1]] for sp in t["s"])
+    assert (shortened if list(options) == ["docs_per_span"] else dropped) > 0  # the page changes
+
+
+def test_span_options_off_leave_the_page_as_it_was(corpus):
+    off = {"max_span_count": None, "max_span_density": None, "rank_spans_by": "length",
+           "docs_per_span": None}  # fmt: skip
+    data = _data(corpus)
+    assert "span_options" not in data and data["sampled"] == {"windows": 3, "available": 3,
+                                                              "seed": 0}  # fmt: skip
+    assert page_html(_data(corpus, **off)) == page_html(data)
+    # ranking alone drops nothing: the page is the same
+    assert _data(corpus, rank_spans_by="unigram_logprob_sum")["settings"] == data["settings"]

@@ -216,6 +216,37 @@ def test_a_gguf_model_samples_and_scores_through_the_pipelines_functions(tiny_gg
         assert np.allclose(lp, r["logprobs"], atol=1e-4)
 
 
+def test_a_gguf_model_gives_every_membership_detector(tiny_gguf, tmp_path):
+    """The membership scorer on a GGUF model (the pretrained path): its full next-token
+    distribution gives Min-K%++, and an index built in its tokens (the fingerprint the index
+    records is the GGUF tokenizer's) gives DC-PDD, so no detector is absent."""
+    from copyscope.index import build_index
+    from copyscope.index import open as open_index
+    from copyscope.lm import load_model
+    from copyscope.membership import scores
+    from copyscope.membership.stage import membership_scores
+    from copyscope.tokenize import load_hf_tokenizer
+    from copyscope.tokenize.hf import backend_fingerprint
+
+    path, tok, _ = tiny_gguf
+    sha = backend_fingerprint(load_hf_tokenizer(path).backend_tokenizer)
+    docs = [np.asarray(tok.encode(line).ids, np.uint16) for line in LINES]
+    stream = np.concatenate([np.append(d, np.uint16(65535)) for d in docs])
+    build_index(stream, tmp_path / "index", extra={"tokenizer_sha256": sha})
+    model, tokenizer = load_model(path, "cpu")
+    texts = [
+        {"set": "benchmark", "id": f"b{i}", "planted": i % 2, "copies": i % 2, "text": t}
+        for i, t in enumerate([*LINES[:2], TEXT])
+    ]
+    rows = membership_scores(
+        model, tokenizer, texts, li_words=8, seed=0, index=open_index(tmp_path / "index"),
+        device="cpu",
+    )  # fmt: skip
+    for r in rows:
+        assert r["absent"] == ""
+        assert all(np.isfinite(r[k]) for k in scores.MEMBER_SIGN if k != "reference")
+
+
 def test_the_shipped_smollm2_file_loads_and_continues_where_present():
     """The real SmolLM2-135M-Instruct (resources/smollm2, fetched by the pretrained config's
     rule): its pinned sha256, 134,515,008 parameters dequantized to float32, SmolLM2's

@@ -270,8 +270,9 @@ def test_report_table_accuracy_and_ci(tmp_path):
     for model, g in cloze_table.groupby("model", sort=False):
         paths.append((model, tmp_path / f"{model}.csv"))
         g.to_csv(paths[-1][1], index=False)
+    status = _status_files(tmp_path, {"m1": [], "m2": []})
     out = tmp_path / "table.csv"
-    report_books.run({"books": paths}, {"table": out}, {"bootstrap": 200, "seed": 0})
+    report_books.run({"books": paths, "status": status}, {"table": out}, {"bootstrap": 200, "seed": 0})
     table = pd.read_csv(out)
     assert table[["model", "book"]].values.tolist() == [
         ["m1", "novel"],
@@ -288,11 +289,130 @@ def test_report_table_accuracy_and_ci(tmp_path):
     assert table.iloc[1]["chance"] == pytest.approx(0.2)
     # the interval is the seeded bootstrap of the item means
     again = tmp_path / "again.csv"
-    report_books.run({"books": paths}, {"table": again}, {"bootstrap": 200, "seed": 0})
+    report_books.run({"books": paths, "status": status}, {"table": again}, {"bootstrap": 200, "seed": 0})
     assert again.read_text() == out.read_text()
+    assert table["reason"].isna().all()  # every book has items
     # without books: an empty table with its header
-    report_books.run({"books": []}, {"table": out}, {"bootstrap": 200, "seed": 0})
+    report_books.run({"books": [], "status": []}, {"table": out}, {"bootstrap": 200, "seed": 0})
     assert out.read_text().strip() == ",".join(report_books.COLUMNS)
+
+
+def _status_files(tmp_path, empty: dict[str, list[tuple[str, str]]]):
+    """Each model's books_status.csv: novel and emma (the cloze table's order) with items,
+    then the books of
+    ``empty[model]`` (book, reason) without."""
+    paths = []
+    for model, none in empty.items():
+        rows = [
+            {"book": "novel", "names": 3, "passages": 12, "items": 4, "scored": 4,
+             "in_training": 1, "reason": ""},
+            {"book": "emma", "names": 2, "passages": 9, "items": 4, "scored": 4,
+             "in_training": None, "reason": ""},
+        ] + [
+            {"book": b, "names": 0, "passages": 0, "items": 0, "scored": 0,
+             "in_training": 0, "reason": why}
+            for b, why in none
+        ]  # fmt: skip
+        paths.append((model, tmp_path / f"{model}_status.csv"))
+        frame = pd.DataFrame(rows, columns=books.STATUS_COLUMNS)
+        frame["in_training"] = frame["in_training"].astype("Int64")
+        frame.to_csv(paths[-1][1], index=False)
+    return paths
+
+
+def test_a_book_without_items_has_its_row_and_reason(tmp_path):
+    cloze_table = synthetic_cloze()
+    paths = []
+    for model, g in cloze_table.groupby("model", sort=False):
+        paths.append((model, tmp_path / f"{model}.csv"))
+        g.to_csv(paths[-1][1], index=False)
+    why = "no person names: none found in the text, and no character list names one"
+    status = _status_files(tmp_path, {"m1": [("blank", why)], "m2": [("blank", why)]})
+    out = tmp_path / "table.csv"
+    report_books.run({"books": paths, "status": status}, {"table": out}, {"bootstrap": 50, "seed": 0})
+    table = pd.read_csv(out, keep_default_na=False)
+    # in the status file's order, per model; the book without items keeps its row
+    assert table[["model", "book"]].values.tolist() == [
+        ["m1", "novel"], ["m1", "emma"], ["m1", "blank"],
+        ["m2", "novel"], ["m2", "emma"], ["m2", "blank"],
+    ]  # fmt: skip
+    blank = table[table["book"] == "blank"].iloc[0]
+    assert blank["items"] == 0 and blank["acc_insensitive"] == "" and blank["reason"] == why
+    assert blank["in_training"] == "0"  # read as text (keep_default_na=False)
+    assert (table[table["book"] != "blank"]["reason"] == "").all()
+    lines = report_books.summary_section({"membership_books": pd.read_csv(out)}, {})
+    assert f"- m1 on blank: no items: {why}" in lines
+    # a model whose every book lacks items: no cloze rows at all, the rows still there
+    status = _status_files(tmp_path, {"m1": [("blank", why)]})
+    status_only = pd.read_csv(status[0][1]).iloc[2:]
+    status_only.to_csv(status[0][1], index=False)
+    empty = tmp_path / "empty.csv"
+    pd.DataFrame(columns=books.BOOK_COLUMNS).to_csv(empty, index=False)
+    report_books.run({"books": [("m1", empty)], "status": status}, {"table": out},
+                     {"bootstrap": 50, "seed": 0})  # fmt: skip
+    table = pd.read_csv(out, keep_default_na=False)
+    assert table[["book", "items", "reason"]].values.tolist() == [["blank", 0, why]]
+
+
+def test_no_item_reason_in_order():
+    rejected = {"length": 3, "no_name": 5, "several_names": 0, "name_recurs": 1,
+                "other_proper_name": 0, "accepted": 0}  # fmt: skip
+    assert books.no_item_reason(0, dict.fromkeys(rejected, 0), 0, []).startswith(
+        "no person names"
+    )
+    assert books.no_item_reason(2, dict.fromkeys(rejected, 0), 0, []) == (
+        "the text has no passage of whole sentences to build an item from"
+    )
+    assert books.no_item_reason(2, rejected, 0, []) == (
+        "no passage holds exactly one of its 2 names (9 passages: not 40 to 60 tokens long 3, "
+        "no name 5, the name recurs 1)"
+    )
+    why = ["longer than the model's context (8 tokens)"] * 2 + ["too short to continue"]
+    assert books.no_item_reason(2, rejected | {"accepted": 3}, 3, why) == (
+        "all 3 items skipped in scoring: 2 longer than the model's context (8 tokens), "
+        "1 too short to continue"
+    )
+    assert books.no_item_reason(2, rejected | {"accepted": 3}, 3, why[:2]) == ""
+
+
+def test_book_status_of_a_character_list_naming_nobody(tmp_path):
+    text = books.read_text(write_book(tmp_path))
+    by_book = {
+        "novel": books.text_book_items("novel", text, books.character_names(_chars(tmp_path)), PARAMS),
+        "other": books.text_book_items("other", text, ["Zebedee"], PARAMS),
+        "blank": books.text_book_items("blank", "no names here at all.", None, PARAMS),
+    }
+    status = books.book_status(by_book, [], {"novel": True}).set_index("book")
+    assert status.loc["novel", "reason"] == "" and status.loc["novel", "scored"] == 1
+    assert status.loc["novel", "in_training"] == 1 and pd.isna(status.loc["other", "in_training"])
+    other = status.loc["other"]
+    assert other["names"] == 1 and other["items"] == 0 and other["passages"] == 6
+    assert other["reason"].startswith("no passage holds exactly one of its 1 names (6 passages: ")
+    assert "no name" in other["reason"]
+    assert status.loc["blank", "reason"].startswith("no person names")
+
+
+def test_items_longer_than_the_context_are_the_reason(tok):
+    from copyscope.lm import build_model
+    from support.models import EOS, SPECS, VOCAB
+
+    model = build_model(dict(SPECS["gpt2"], n_ctx=8, dropout=0.0), VOCAB, EOS).eval()
+    text = "w1 w2 [MASK] w5 w6 w7 w8 w9 w10 w11"
+    item = {"play": "a", "item": "a-0", "text": text, "passage": text.replace("[MASK]", "w3"),
+            "answer": "w3"}  # fmt: skip
+    by_book = {"a": ([item], ["w3", "w4"], {"accepted": 1}), "b": ([], ["w12"], {"no_name": 2})}
+    params = {"cloze_distractors": 1, "seed": 0, "prompt_tokens": 2, "new_tokens": 2}
+    skipped = []
+    assert books.book_rows(model, tok, by_book, params, None, skipped) == []
+    assert skipped == [("a", "longer than the model's context (8 tokens)")]
+    status = books.book_status(by_book, skipped).set_index("book")
+    assert status.loc["a", "reason"] == (
+        "all 1 items skipped in scoring: 1 longer than the model's context (8 tokens)"
+    )
+    assert status.loc["a", ["items", "scored"]].tolist() == [1, 0]
+    assert status.loc["b", "reason"] == (
+        "no passage holds exactly one of its 1 names (2 passages: no name 2)"
+    )
 
 
 def test_summary_section_lists_each_book_and_nothing_without_books():
@@ -373,11 +493,14 @@ def test_books_run_end_to_end(tmp_path):
     novel.write_text("\n\n".join(textwrap.fill(p, 70) for p in E2E_PROSE) + "\n")
     characters = tmp_path / "characters.txt"
     characters.write_text("Olivia\nSebastian Marlowe\n")
+    nobody = tmp_path / "nobody.txt"
+    nobody.write_text("Zebedee\n")
     tokens, entities = write_booknlp(tmp_path)
     cfg["analysis"]["membership"] = {
         "books": {
             "novel": {"text": str(novel), "characters": str(characters), "in_training": False},
             "emma": {"booknlp": {"tokens": str(tokens), "entities": str(entities)}},
+            "other": {"text": str(novel), "characters": str(nobody)},
         },
         "cloze_distractors": 1,
         "ner_model": None,
@@ -395,11 +518,18 @@ def test_books_run_end_to_end(tmp_path):
     novel_rows = rows[rows["play"] == "novel"]
     assert len(novel_rows) >= 1 and (novel_rows["in_training"] == 0).all()
     assert set(novel_rows["answer"]) <= {"Olivia", "Sebastian"}
-    # candidates: the book's own names plus one of the other book's (emma: Olivia + 1;
-    # novel: Marlowe, Olivia, Sebastian, none of emma's left to draw)
-    assert (emma["n_candidates"] == 2).all() and (novel_rows["n_candidates"] == 3).all()
+    # candidates: the book's own names plus one of the other books' (emma: Olivia + 1;
+    # novel: Marlowe, Olivia, Sebastian + Zebedee, the one name of the others not its own)
+    assert (emma["n_candidates"] == 2).all() and (novel_rows["n_candidates"] == 4).all()
     table = pd.read_csv(out / "tables/membership_books.csv").set_index("book")
-    assert sorted(table.index) == ["emma", "novel"] and set(table["model"]) == {"gpt2-a"}
+    assert sorted(table.index) == ["emma", "novel", "other"] and set(table["model"]) == {"gpt2-a"}
+    # the book whose character list names nobody in the text: its row, 0 items, the reason
+    assert table.loc["other", "items"] == 0 and np.isnan(table.loc["other", "acc_insensitive"])
+    assert table.loc["other", "reason"].startswith("no passage holds exactly one of its 1 names")
+    summary = (out / "summary.md").read_text() if (out / "summary.md").exists() else None
+    status = pd.read_csv(out / "membership/gpt2-a/books_status.csv").set_index("book")
+    assert status.loc["other", "reason"] == table.loc["other", "reason"]
+    assert summary is None or "gpt2-a on other: no items: no passage" in summary
     assert table.loc["emma", "items"] == 1 and table.loc["emma", "chance"] == 0.5
     assert table.loc["novel", "items"] == len(novel_rows)
     assert table.loc["novel", "in_training"] == 0 and np.isnan(table.loc["emma", "in_training"])

@@ -158,6 +158,21 @@ def test_score_benchmark_file_equals_the_planted_scorer(tmp_path):
     want = membership_scores(model, tok, texts, li_words=5, seed=0, batch_size=4, device="cpu")
     np.testing.assert_allclose(frame["li_nll"], [r["li_nll"] for r in want], rtol=1e-6)
     np.testing.assert_allclose(frame["min_k_20"], [r["min_k_20"] for r in want], rtol=1e-6)
+    np.testing.assert_allclose(frame["min_k_pp_20"], [r["min_k_pp_20"] for r in want], rtol=1e-6)
+    # no training index given: DC-PDD's column is empty and `absent` says why
+    assert frame["dc_pdd"].isna().all()
+    assert frame["absent"].str.startswith("dc_pdd: no training index").all()
+    # with the training index in the model's tokens (w<i> is id i): DC-PDD is there
+    from copyscope.index import build_index
+    from support.index import stream_of
+
+    build_index(stream_of([list(range(1, 40))]), tmp_path / "index")
+    with_index = ob.score_benchmark_file(
+        tmp_path / "m", "tiny", "mine", {"path": path, "format": "text"},
+        paths | {"index": tmp_path / "index"}, params, tmp_path / "i.csv", "cpu",
+    )  # fmt: skip
+    assert with_index["dc_pdd"].notna().all() and (with_index["absent"] == "").all()
+    np.testing.assert_array_equal(with_index["min_k_20"], frame["min_k_20"])
     # an unlabelled file: the items' label is empty, the baselines keep theirs
     path = write_lines(tmp_path / "u.jsonl", [{"text": it["text"]} for it in items])
     frame = ob.score_benchmark_file(
@@ -255,7 +270,16 @@ def test_a_benchmark_labelled_with_one_class_says_why_it_has_no_detector(tmp_pat
     params = {"bootstrap": 50, "seed": 0, "reference": None}
     s = scores_frame(labelled=True, gap=1.0)
     s.loc[s["set"] == "benchmark", "label"] = 1
-    assert not len(rep.detector_rows(s, items, params))
+    why = "no detector: its labels are all of one class (20 label 1, 0 label 0)"
+    rows = rep.detector_rows(s, items, params).to_dict("records")  # the table says it too
+    assert [r["model"] for r in rows] == ["big", "small"]  # one row per model
+    row = rows[0]
+    assert row["benchmark"] == "mine" and row["detector"] == "none"
+    assert (row["n_members"], row["n_nonmembers"]) == (20, 0) and pd.isna(row["auc"])
+    assert row["reason"].startswith(why) and row["label_set"] == rep.LABEL_SET
+    assert rep.no_detector_reason(3, 0).startswith("no detector: its labels are all of one class")
+    assert rep.no_detector_reason(0, 4).endswith("a detector needs members and non-members")
+    assert rep.no_detector_reason(1, 1) == ""
     tables = {
         "own_benchmark_placement": rep.placement_rows(s, 50, 0),
         "own_benchmark_nll_delta": rep.nll_delta_rows(s, 50, 0),
@@ -273,3 +297,5 @@ def test_a_benchmark_labelled_with_one_class_says_why_it_has_no_detector(tmp_pat
     }
     text = "\n".join(rep.summary_section(tables, params))
     assert "AUC loss" in text and "one class" not in text
+    assert (tables["own_benchmark_detectors"]["reason"] == "").all()
+    assert "none" not in set(tables["own_benchmark_detectors"]["detector"])

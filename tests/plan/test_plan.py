@@ -276,3 +276,20 @@ def test_the_final_target_keeps_every_model_jobs_files(tiny):
     assert "/r/samples/gpt2-b/greedy.jsonl" in kept and "/r/models/lstm" in kept
     assert "/r/syntax/human/reference.parquet" in kept and "/r/index/bpe/index.json" in kept
 
+
+
+def test_the_explorer_span_options_become_flags_only_when_set(tiny):
+    """explorer.max_span_count …: off by default, so the command line is the one of before."""
+    inputs = tiny.explorer_inputs()
+    default = tiny.explorer_args(inputs)
+    assert not [a for a in default if "span" in a]
+
+    def options(cfg):
+        cfg.setdefault("explorer", {}).update(
+            max_span_count=10, max_span_density=0.05, rank_spans_by="unigram_logprob_sum"
+        )
+
+    args = plan_of("tiny", options).explorer_args(inputs)
+    assert args[:6] == ["--max-span-count", "10", "--max-span-density", "0.05",
+                        "--rank-spans-by", "unigram_logprob_sum"]  # fmt: skip
+    assert args[6:] == default

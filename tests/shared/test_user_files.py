@@ -19,12 +19,20 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from copyscope.config import ConfigErrors, check_file, load_file, located_in_files
+from copyscope.config import (
+    ConfigErrors,
+    check_file,
+    language_warnings,
+    load_file,
+    located_in_files,
+    validate,
+)
 from copyscope.corpus.sources import read_jsonl, read_txt_dir
 from copyscope.errors import ConfigError, CopyscopeError, InputError, InputErrors
 from copyscope.index.query import read_batch
 from copyscope.index.query import read_text as query_text
 from copyscope.io import read_lines, read_text_file
+from copyscope.language import WARN_MIN_PROBABILITY, detect, mismatch_warning
 from copyscope.membership import books
 from copyscope.membership.own_benchmarks import FORMATS, read_benchmark
 from copyscope.sample.external import read_generations, read_prompt_file
@@ -517,6 +525,79 @@ def test_the_workflow_names_a_duplicate_config_key(tmp_path, nested):
         f"mapping, found it again (first on line {first}"
     ) in proc.stderr, proc.stderr[-3000:]
     assert "Traceback" not in proc.stderr
+
+
+# --------------------------------------------------------------------------- another language
+FRENCH = (
+    "Il était une fois, dans un petit village au bord de la mer, une vieille femme qui vivait "
+    "seule avec son chat. Chaque matin, elle descendait au port pour acheter du poisson frais "
+    "et parler avec les pêcheurs de la pluie et du beau temps."
+)
+ENGLISH = (
+    "Once upon a time, in a small village by the sea, there lived an old woman alone with her "
+    "cat. Every morning she walked down to the harbour to buy fresh fish and to talk with the "
+    "fishermen about the rain and the fine weather."
+)
+
+
+def test_own_material_in_another_language_is_named_with_the_language(tmp_path):
+    """Generations in French under an English config (issue 41 §4): config check warns with the
+    file, its key and the detected language, and still passes; English text, a short text and
+    a character list of names give no warning."""
+    cfg = yaml.safe_load(TINY)
+    cfg["results"] = str(tmp_path / "results")
+    gens = jsonl(tmp_path / "gens.jsonl", [{"id": i, "prompt": "", "text": FRENCH} for i in range(3)])
+    prompts = jsonl(tmp_path / "prompts.jsonl", [{"prompt": ENGLISH}])
+    short = jsonl(tmp_path / "short.jsonl", [{"id": 0, "prompt": "", "text": "Bonjour, ça va ?"}])
+    cfg["generations"] = {"api/fr": str(gens), "api/short": str(short)}
+    cfg["sampling"]["prompts"] = str(prompts)
+    path = write_config(tmp_path / "c.yaml", yaml.safe_dump(cfg, sort_keys=False))
+    proc = subprocess.run([sys.executable, "-m", "copyscope", "config", "check", str(path)],
+                          cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == f"{path}: a valid config"
+    (line,) = proc.stderr.strip().splitlines()
+    assert line.startswith(
+        f"warning: {gens} (config key 'generations.api/fr'): the text reads as French (fr, p = "
+    ), line
+    assert line.endswith(
+        "not the config's corpus.language en (English): it is analysed with the English tools "
+        "all the same"
+    )
+    # the same text under a French config: no warning; the English prompts then get one
+    cfg["corpus"]["language"] = "fr"
+    lines = language_warnings(validate(cfg))
+    assert len(lines) == 1 and f"{prompts} (config key 'sampling.prompts')" in lines[0]
+    assert "reads as English (en, p = " in lines[0] and "corpus.language fr (French)" in lines[0]
+
+
+def test_mismatch_warning_by_hand():
+    assert mismatch_warning("f.txt", ENGLISH, "en") is None
+    assert mismatch_warning("f.txt", FRENCH[:150], "en") is None  # too short to tell
+    german = (
+        "Es war einmal in einem kleinen Dorf am Meer eine alte Frau, die allein mit ihrer Katze "
+        "lebte. Jeden Morgen ging sie zum Hafen hinunter, um frischen Fisch zu kaufen und mit "
+        "den Fischern über das Wetter zu reden."
+    )
+    line = mismatch_warning("f.txt", german, "en")
+    assert line.startswith("f.txt: the text reads as language 'de' (ISO 639-1, p = "), line
+    code, prob = detect(FRENCH)
+    assert code == "fr" and prob > WARN_MIN_PROBABILITY
+
+
+@pytest.mark.e2e
+def test_the_workflow_warns_of_own_material_in_another_language(tmp_path):
+    cfg = yaml.safe_load(TINY)
+    cfg["results"] = str(tmp_path / "results")
+    gens = jsonl(tmp_path / "gens.jsonl", [{"id": i, "prompt": "", "text": FRENCH} for i in range(3)])
+    cfg["generations"] = {"api/fr": str(gens)}
+    path = write_config(tmp_path / "c.yaml", yaml.safe_dump(cfg, sort_keys=False))
+    proc = snakemake("-n", "--configfile", str(path))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert (
+        f"copyscope: warning: {gens} (config key 'generations.api/fr'): the text reads as "
+        "French (fr, p = "
+    ) in proc.stderr
 
 
 # --------------------------------------------------------------------------- README

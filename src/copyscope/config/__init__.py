@@ -33,7 +33,7 @@ from .files import (
     read_config,
     typed_overrides,
 )
-from .paths import check_own_material, check_paths, pinned_files
+from .paths import check_own_material, check_paths, language_warnings, pinned_files
 from .schema import SCHEMA_PATH, ConfigErrors, Problem, load_schema, schema_problems
 
 __all__ = [
@@ -47,6 +47,7 @@ __all__ = [
     "evaluator_of",
     "load_file",
     "load_files",
+    "language_warnings",
     "load_schema",
     "located_in_files",
     "model_file",
@@ -79,7 +80,8 @@ def validate(config: dict) -> dict:
 def check_file(path) -> dict:
     """``copyscope config check FILE``: the file read strictly (:func:`read_config`),
     validated (:func:`validate`) and its input paths and own material checked
-    (:func:`check_paths`), as the workflow will at its start. Every problem found is one line
+    (:func:`check_paths`), as the workflow will at its start (then
+    :func:`language_warnings` names own material in another language; the caller prints them). Every problem found is one line
     ``FILE:LINE: …`` (``FILE:LINE: config key '…': …`` for a key); the problems of the file
     itself (bytes, duplicate keys) and those of its keys are reported together."""
     from ..errors import InputError, InputErrors

@@ -229,6 +229,47 @@ def own_files(cfg: dict) -> list[tuple[str, str, object]]:
     return files
 
 
+def _strings(value) -> list[str]:
+    """The text of what a reader of own material returned: every string in it, the values of
+    its rows (not their ``id``), a BookNLP token's word; nested lists and tuples walked."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [t for k, v in value.items() if k != "id" for t in _strings(v)]
+    if hasattr(value, "word") and isinstance(value.word, str):  # a BookNLP token
+        return [value.word]
+    if isinstance(value, list | tuple):
+        return [t for v in value for t in _strings(v)]
+    return []
+
+
+LANGUAGE_FREE = (".characters", ".booknlp.entities")
+"""The own-material keys whose files hold names, not prose: no language is detected in them."""
+
+
+def language_warnings(cfg: dict) -> list[str]:
+    """One line per own-material file (:func:`own_files`) whose text reads as another
+    language than ``corpus.language`` (:func:`copyscope.language.mismatch_warning`): the
+    file, the detected language and that the config's language tools analyse it all the
+    same. Files that do not exist or do not read are left to :func:`check_own_material`."""
+    from ..errors import InputError
+    from ..language import DEFAULT, mismatch_warning
+
+    expected = cfg["corpus"].get("language", DEFAULT)
+    out = []
+    for key, path, reader in own_files(cfg):
+        if key.endswith(LANGUAGE_FREE) or not Path(path).is_file():
+            continue
+        try:
+            text = " ".join(_strings(reader(path)))
+        except InputError:
+            continue
+        line = mismatch_warning(f"{path} (config key '{key}')", text, expected)
+        if line:
+            out.append(line)
+    return out
+
+
 def check_own_files_exist(cfg: dict) -> list[Problem]:
     """Every file of the researcher's own material (:func:`own_files`) exists."""
     return check_own_material(cfg, read=False)

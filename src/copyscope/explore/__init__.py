@@ -7,7 +7,10 @@ scores, and per model the memorization ladder. Nothing is measured here: L_t, C_
 source class come from the analysis stage (``tokens.parquet``), the RAVEN scores from
 ``words.parquet``, supercopy lengths from ``supercopies.csv``, the ladder from
 ``memorization/<model>.csv``; the sources of a span are the index's own answers
-(:meth:`copyscope.index.Index.locate`), with a few tokens of context around each.
+(:meth:`copyscope.index.Index.locate`), with a few tokens of context around each. The span
+options of ``copyscope trace`` (:mod:`copyscope.index.spans`: rare spans only, a density cap
+ranked by length or unigram log-probability, one source per document; all off by default)
+narrow the spans and sources listed, exactly as there (:func:`shown_spans`).
 
 The page data is one compact JSON object (:func:`explorer_data`) embedded in the page
 (:func:`write_page`); the page also opens a ``copyscope trace --batch FILE --format json``
@@ -15,7 +18,8 @@ output (its rows, :func:`copyscope.index.query.trace_batch_rows`) from the user'
 
 Data layout (short keys: the page is kept small)::
 
-    {"version": 1, "min_span": k, "prompt_length": P, "sampled": {...},
+    {"version": 1, "min_span": k, ["span_options": {option: value}, only those set,]
+     "prompt_length": P, "sampled": {...},
      "vocab": {TOKENIZER: {id: piece}}, "joiner": {TOKENIZER: str},
      "settings": [{"model", "decoding", "tok", "words", "texts": [TEXT, ...]}],
      "ladder": {MODEL: LADDER}}
@@ -38,6 +42,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
+from ..index.spans import OFF, SpanOptions
 
 VERSION = 1
 DEFAULT_DECODINGS = ("pure", "top_k_40", "greedy", "beam_4")
@@ -90,12 +95,34 @@ def copied_spans(L: np.ndarray, C: np.ndarray, classes: Sequence[str], min_len: 
     ]
 
 
-def span_sources(index, tokenizer, ids: np.ndarray, limit: int, context: int) -> list:
+def shown_spans(spans: list, index, ids: np.ndarray, options: SpanOptions) -> list:
+    """The spans of :func:`copied_spans` (``[start, end, count, class]``) that the span
+    options keep (:func:`copyscope.index.spans.select_spans`; the unigram log-probabilities,
+    when spans are ranked by them, from the index's own counts), in text order."""
+    from ..index.query import token_logprobs
+    from ..index.spans import logprob_sum, select_spans
+
+    if not options.filters:
+        return spans
+    sums = None
+    if options.needs_logprobs and spans:
+        logp = token_logprobs(index, ids)
+        sums = [logprob_sum(logp, sp[0], sp[1]) for sp in spans]
+    keep = select_spans([sp[:2] for sp in spans], [sp[2] for sp in spans], len(ids), options, sums)
+    return [spans[i] for i in keep]
+
+
+def span_sources(
+    index, tokenizer, ids: np.ndarray, limit: int, context: int, docs: int | None = None
+) -> list:
     """``[doc, offset, before, after]`` of up to ``limit`` occurrences of ``ids`` in the index
-    (:meth:`~copyscope.index.Index.locate`): the document id, the span's offset in it and up
-    to ``context`` tokens of the document before and after the occurrence, decoded."""
+    (:meth:`~copyscope.index.Index.locate`), or with ``docs`` of one occurrence in each of up
+    to ``docs`` documents (:meth:`~copyscope.index.Index.locate_documents`): the document id,
+    the span's offset in it and up to ``context`` tokens of the document before and after the
+    occurrence, decoded."""
     out = []
-    for doc, number, offset in index.locate(ids, limit):
+    found = index.locate(ids, limit) if docs is None else index.locate_documents([ids], docs)[0]
+    for doc, number, offset in found:
         tokens = index.document(number)
         before = tokens[max(0, offset - context) : offset]
         after = tokens[offset + len(ids) : offset + len(ids) + context]
@@ -123,9 +150,11 @@ def setting_texts(
     min_span: int,
     sources: int,
     context: int,
+    options: SpanOptions = OFF,
 ) -> list[dict]:
     """The TEXT records (module docstring) of the sample rows ``keep`` (row numbers = the
-    ``text`` column of the analysis files)."""
+    ``text`` column of the analysis files); the spans and sources those ``options`` keep
+    (:func:`shown_spans`, :func:`span_sources`)."""
     n = len(samples)
     if "source_class" not in tokens:  # an analysis from before the source classes
         tokens = tokens.assign(source_class="unknown")
@@ -138,8 +167,13 @@ def setting_texts(
         t = tok[k]
         ids, L = np.asarray(t["id"], np.int64), np.asarray(t["L"], np.int64)
         spans = copied_spans(L, t["C"], t["source_class"], min_span)
+        spans = shown_spans(spans, index, ids, options)
         for sp in spans:
-            sp.append(span_sources(index, tokenizer, ids[sp[0] : sp[1]], sources, context))
+            sp.append(
+                span_sources(
+                    index, tokenizer, ids[sp[0] : sp[1]], sources, context, options.docs_per_span
+                )
+            )
         out.append(
             {
                 "w": int(row["window"]),
@@ -212,6 +246,10 @@ def explorer_data(
     sources: int = 3,
     context: int = 16,
     seed: int = 0,
+    max_span_count: int | None = None,
+    max_span_density: float | None = None,
+    rank_spans_by: str = "length",
+    docs_per_span: int | None = None,
 ) -> dict:
     """The page data (module docstring) of the settings ``sets`` (model, decoding, samples
     .jsonl, tokens.parquet, words.parquet, supercopies.csv), the index of each model's tokens
@@ -219,13 +257,16 @@ def explorer_data(
     tokenizer directory and the ladder files ``(model, memorization csv)``.
 
     Only texts with ``prompt_length`` (default: :func:`common_prompt_length`) are shown, at
-    most ``max_texts`` prompt windows (a seeded sample, the same in every set)."""
+    most ``max_texts`` prompt windows (a seeded sample, the same in every set). The span
+    options (``max_span_count`` … ``docs_per_span``: :class:`copyscope.index.spans.SpanOptions`)
+    are off by default; those set are recorded in the data as ``span_options``."""
     from ..analyze import load_samples
     from ..index.query import open_with_tokenizer
     from ..tokenize import load
 
     if not sets:
         raise InputError("--set", "expected at least one setting (MODEL DECODING 4 PATHS)")
+    options = SpanOptions(max_span_count, max_span_density, rank_spans_by, docs_per_span)
     words_tok = load("moses", word_tokenizer)
     samples = [_read(s[2], "a sample file (.jsonl)", load_samples) for s in sets]
     if prompt_length is None:
@@ -272,6 +313,7 @@ def explorer_data(
             min_span=min_span,
             sources=sources,
             context=context,
+            options=options,
         )
         for t in texts:
             used[where].update((*t["p"], *t["g"]))
@@ -288,9 +330,11 @@ def explorer_data(
         )
         used[where].update(i for r in rows for i in (*r["target"], *r["generated"]))
         ladder[model] = {"tok": opened[where][2], "passages": rows}
+    options_set = {k: v for k, v in vars(options).items() if v != getattr(OFF, k)}
     return {
         "version": VERSION,
         "min_span": min_span,
+        **({"span_options": options_set} if options_set else {}),
         "prompt_length": prompt_length,
         "sampled": {"windows": len(chosen), "available": available, "seed": seed},
         "vocab": {

@@ -15,7 +15,8 @@ log = logging.getLogger(__name__)
 def cmd_explore(a) -> None:
     from . import explore
 
-    names = ("prompt_length", "max_texts", "min_span", "sources", "seed")
+    names = ("prompt_length", "max_texts", "min_span", "sources", "seed", "max_span_count",
+             "max_span_density", "rank_spans_by", "docs_per_span")  # fmt: skip
     params = {k: getattr(a, k) for k in names} | {"context": a.context_tokens}
     size, data = explore(a.out, results=a.results, sets=a.set, indexes=dict(a.index),
                          word_tokenizer=a.word_tokenizer, ladders=a.ladder,
@@ -26,6 +27,7 @@ def cmd_explore(a) -> None:
 
 def register(sub) -> None:
     """The command ``copyscope explore`` (the stage is one command): the explorer page."""
+    from ..index.cli import add_span_options
     from . import DEFAULT_DECODINGS
 
     help_text = "write the explorer: one HTML page showing the copied spans and their sources"
@@ -80,8 +82,9 @@ def register(sub) -> None:
         "--min-span", type=int, default=8, help="shortest copied span listed, tokens (default 8)"
     )
     f.add_argument(
-        "--sources", type=int, default=3, help="source documents shown per span (default 3)"
+        "--sources", type=int, default=3, help="source occurrences shown per span (default 3; or --docs-per-span)"
     )
+    add_span_options(f, "--sources")
     f.add_argument(
         "--context-tokens",
         type=int,

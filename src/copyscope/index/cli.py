@@ -125,15 +125,55 @@ def cmd_count(a):
 
 def cmd_trace(a):
     from . import query as q
+    from .spans import SpanOptions
 
+    opts = SpanOptions(a.max_span_count, a.max_span_density, a.rank_spans_by, a.docs_per_span)
     index, tok = q.open_with_tokenizer(a.index, a.tokenizer, a.tokenizer_kind)
     items = q.query_inputs(a, tok, a.index)
     if a.batch is not None and a.format == "json":  # with the texts: the explorer opens it
-        print(q.format_rows(q.trace_batch_rows(index, tok, items, a.min_len, a.limit), "json"))
+        rows = q.trace_batch_rows(index, tok, items, a.min_len, a.limit, opts)
+        print(q.format_rows(rows, "json"))
     elif a.batch is not None:
-        print(q.format_rows(q.batch_rows(index, "trace", items, a.min_len), a.format))
+        print(q.format_rows(q.batch_rows(index, "trace", items, a.min_len, opts), a.format))
     else:
-        q.print_trace(q.trace(index, tok, items[0][1], a.min_len, a.limit), a.min_len, a.plain)
+        result = q.trace(index, tok, items[0][1], a.min_len, a.limit, opts)
+        q.print_trace(result, a.min_len, a.plain, opts)
+
+
+def add_span_options(parser, limit_flag: str = "--limit") -> None:
+    """The span options of ``trace`` and ``explore`` (:mod:`copyscope.index.spans`, after
+    OLMoTrace): every one off by default, which lists every maximal span as before."""
+    from .spans import RANKINGS
+
+    parser.add_argument(
+        "--max-span-count",
+        type=int,
+        metavar="F",
+        help="only spans found at most F times in the index: the rare ones (OLMoTrace's "
+        "maximum frequency; default: every count)",
+    )
+    parser.add_argument(
+        "--max-span-density",
+        type=float,
+        metavar="D",
+        help="at most ceil(D x tokens) spans per text, the best by --rank-spans-by "
+        "(OLMoTrace uses 0.05; default: no cap)",
+    )
+    parser.add_argument(
+        "--rank-spans-by",
+        choices=RANKINGS,
+        default="length",
+        help="which spans the density cap keeps: the longest (length, default) or those whose "
+        "tokens are rarest in the index (unigram_logprob_sum: the lowest sum of ln(count/N) "
+        "over the span's tokens; the sum is shown with each span)",
+    )
+    parser.add_argument(
+        "--docs-per-span",
+        type=int,
+        metavar="N",
+        help=f"list one occurrence in each of up to N different documents per span, instead "
+        f"of the first {limit_flag} occurrences (default: off)",
+    )
 
 
 def _add_query_args(parser) -> None:
@@ -195,8 +235,9 @@ def register_tools(sub) -> None:
         "--min-len", type=int, default=8, help="shortest span shown, in tokens (default 8)"
     )
     trace_parser.add_argument(
-        "--limit", type=int, default=3, help="sources shown per span (default 3)"
+        "--limit", type=int, default=3, help="source occurrences shown per span (default 3; or --docs-per-span)"
     )
+    add_span_options(trace_parser)
     trace_parser.add_argument("--plain", action="store_true", help="no colours")
 
 

@@ -525,6 +525,58 @@ class Index:
         """
         return self.locate_many([self._as_query(ngram, "ngram")], limit)[0]
 
+    def locate_documents(self, ngrams, limit: int = 10) -> list[list[tuple[str, int, int]]]:
+        """Per n-gram of a batch (as for :meth:`count_many`), one occurrence in each of up to
+        ``limit`` documents: the occurrences are read in the order :meth:`locate_many` takes
+        them (suffix-array rank, shard by shard), an occurrence in a document already listed
+        skipped (:func:`copyscope.index.spans.distinct_documents`); listed by position. The
+        first ``max(2 * limit, 16)`` ranks of every n-gram in every shard are read in one
+        batch, further ones in growing blocks where needed: an n-gram repeated within few
+        documents costs more ranks than :meth:`locate_many`, never more than its count."""
+        from .spans import distinct_documents
+
+        lens, keep, shards = self._intervals(ngrams)
+        out: list[list[tuple[str, int, int]]] = [[] for _ in range(lens.shape[0])]
+        if not shards:
+            return out
+        klen = lens[keep]
+        head = max(2 * limit, 16)
+        heads = []  # per shard: (docs, offsets, start of each n-gram's run) of the first ranks
+        for shard, (_, first, count) in zip(self.shards, shards, strict=True):
+            take = np.minimum(count, head)
+            begin = np.concatenate([[0], np.cumsum(take)]).astype(np.int64)
+            ranks = np.repeat(first - begin[:-1], take) + np.arange(begin[-1], dtype=np.int64)
+            pos = shard.n_tokens - shard._positions(ranks) - np.repeat(klen, take)
+            docs = np.searchsorted(shard.doc_starts, pos, side="right") - 1
+            heads.append((docs.tolist(), (pos - shard.doc_starts[docs]).tolist(), begin.tolist()))
+        for j, slot in enumerate(keep.tolist()):
+            found = self._occurrences(int(klen[j]), j, shards, heads, head)
+            out[slot] = distinct_documents(found, limit)
+        return out
+
+    def _occurrences(self, length: int, j: int, shards, heads, head: int):
+        """(doc id, doc number, offset) of every occurrence of the ``j``-th n-gram of
+        :meth:`_intervals` (``length`` tokens), lazily, in suffix-array rank, shard by shard:
+        the first ``head`` ranks from ``heads`` (read in :meth:`locate_documents`), the rest in
+        growing blocks."""
+        doc_base = 0
+        for shard, (_, first, count), (docs, offs, begin) in zip(
+            self.shards, shards, heads, strict=True
+        ):
+            ids = shard.doc_ids
+            for k in range(begin[j], begin[j + 1]):
+                yield ids[docs[k]], doc_base + docs[k], offs[k]
+            done, block, total = head, 4 * head, int(count[j])
+            while done < total:
+                ranks = int(first[j]) + np.arange(done, min(done + block, total), dtype=np.int64)
+                pos = shard.n_tokens - shard._positions(ranks) - length
+                more = np.searchsorted(shard.doc_starts, pos, side="right") - 1
+                at = pos - shard.doc_starts[more]
+                for d, o in zip(more.tolist(), at.tolist(), strict=True):
+                    yield ids[d], doc_base + d, o
+                done, block = done + ranks.shape[0], block * 4
+            doc_base += int(shard.meta["n_docs"])
+
     def document(self, doc: int) -> np.ndarray:
         """Tokens of global document number ``doc`` (without its separator)."""
         for shard in self.shards:

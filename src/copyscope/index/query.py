@@ -20,6 +20,7 @@ from ..errors import CopyscopeError, InputError, check_all
 from ..io import json_object, read_lines, read_text_file
 from . import open as _open
 from .core import Index, maximal_spans
+from .spans import OFF, SpanOptions, logprob_sum, select_spans, unigram_logprob
 
 
 def open_with_tokenizer(path, tokenizer_dir=None, tokenizer_kind: str | None = None):
@@ -195,14 +196,22 @@ def query_rows(index: Index, tokenizer, ids: np.ndarray) -> list[dict]:
     ]
 
 
-def batch_rows(index: Index, tool: str, items, min_len: int = 8) -> list[dict]:
+def batch_rows(
+    index: Index, tool: str, items, min_len: int = 8, options: SpanOptions = OFF
+) -> list[dict]:
     """One row per query of ``items`` ((id, token ids)): ``tokens`` and, for ``query``,
     ``mean_L`` and ``max_L`` (mean and largest L_t); for ``count``, ``count`` (occurrences of
-    the whole text); for ``trace``, ``spans`` (maximal copied spans of ≥ ``min_len`` tokens)
-    and ``covered`` (share of tokens inside one). An empty query gets empty values."""
+    the whole text); for ``trace``, ``spans`` (the spans shown: :func:`traced_spans`) and
+    ``covered`` (share of tokens inside one). An empty query gets empty values."""
+    return _batch(index, tool, items, min_len, options)[0]
+
+
+def _batch(index: Index, tool: str, items, min_len: int, options: SpanOptions):
+    """:func:`batch_rows`, the matches (not for ``count``) and, for ``trace``, each text's
+    :func:`traced_spans` (so that :func:`trace_batch_rows` computes them once)."""
     matches = index.longest_matches([ids for _, ids in items]) if tool != "count" else None
     counts = index.count_many([ids for _, ids in items]) if tool == "count" else None
-    rows = []
+    rows, traced = [], []
     for k, (name, ids) in enumerate(items):
         row: dict = {"id": name, "tokens": int(len(ids))}
         empty = len(ids) == 0
@@ -213,11 +222,12 @@ def batch_rows(index: Index, tool: str, items, min_len: int = 8) -> list[dict]:
             row["mean_L"] = None if empty else float(L.mean())
             row["max_L"] = None if empty else int(L.max())
         else:
-            spans = maximal_spans(matches[k][0], min_len)
+            traced.append(traced_spans(index, ids, *matches[k], min_len, options))
+            spans = traced[-1][0]
             row["spans"] = len(spans)
             row["covered"] = None if empty else sum(e - s for s, e in spans) / len(ids)
         rows.append(row)
-    return rows
+    return rows, matches, traced
 
 
 def format_rows(rows: list[dict], fmt: str) -> str:
@@ -265,30 +275,72 @@ def format_query_table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def trace(index: Index, tokenizer, ids: np.ndarray, min_len: int, limit: int) -> dict:
-    """The maximal copied spans of ``ids`` (L_t-runs of at least ``min_len`` tokens, see
-    :func:`maximal_spans`): ``pieces``, ``covered`` (per token: inside a span), ``joiner`` (shown
-    between pieces) and per span ``start``, ``end``, ``count`` (occurrences in the index),
-    ``where`` (up to ``limit`` ``doc@offset`` sources) and ``snippet`` (its text)."""
-    L, _ = index.longest_matches([ids])[0]
+def token_logprobs(index: Index, ids) -> np.ndarray:
+    """The unigram log-probability ln(c/N) of every token of ``ids`` from the index's own
+    counts (:func:`~copyscope.index.spans.unigram_logprob`; one batched count of the distinct
+    ids)."""
+    ids = np.asarray(ids, dtype=np.int64)
+    distinct, where = np.unique(ids, return_inverse=True)
+    counts = index.count_many(distinct.reshape(-1, 1))
+    return unigram_logprob(counts, index.n_tokens)[where.reshape(-1)]
+
+
+def traced_spans(
+    index: Index, ids, L, C, min_len: int, options: SpanOptions = OFF
+) -> tuple[list[tuple[int, int]], list[float] | None]:
+    """The spans a trace shows, in text order, and their unigram log-probability sums (when
+    ranked by them, else ``None``): the maximal copied spans of at least ``min_len`` tokens
+    (:func:`maximal_spans` of L_t; the span ending at t occurs C_t times) that
+    :func:`~copyscope.index.spans.select_spans` keeps under ``options``."""
     spans = maximal_spans(L, min_len)
+    sums = None
+    if options.needs_logprobs:
+        logp = token_logprobs(index, ids) if spans else np.zeros(0)
+        sums = [logprob_sum(logp, s, e) for s, e in spans]
+    if not options.filters:
+        return spans, sums
+    keep = select_spans(spans, [int(C[e - 1]) for _, e in spans], len(ids), options, sums)
+    return [spans[i] for i in keep], None if sums is None else [sums[i] for i in keep]
+
+
+def trace(
+    index: Index,
+    tokenizer,
+    ids: np.ndarray,
+    min_len: int,
+    limit: int,
+    options: SpanOptions = OFF,
+) -> dict:
+    """The copied spans of ``ids`` shown (:func:`traced_spans`: the maximal L_t-runs of at
+    least ``min_len`` tokens, filtered by ``options``): ``pieces``, ``covered`` (per token:
+    inside a span), ``joiner`` (shown between pieces) and per span the
+    :func:`span_details`."""
+    L, C = index.longest_matches([ids])[0]
+    spans, sums = traced_spans(index, ids, L, C, min_len, options)
     parts = pieces(tokenizer, ids)
     covered = np.zeros(len(ids), bool)
     for s, e in spans:
         covered[s:e] = True
     joiner = tokenizer.joiner if tokenizer is not None else " "
-    found = span_details(index, ids, spans, parts, joiner, limit)
+    found = span_details(index, ids, spans, parts, joiner, limit, options.docs_per_span, sums)
     return {"pieces": parts, "covered": covered, "joiner": joiner, "spans": found}
 
 
-def span_details(index: Index, ids, spans, parts, joiner: str, limit: int) -> list[dict]:
+def span_details(
+    index: Index, ids, spans, parts, joiner: str, limit: int, docs: int | None = None, sums=None
+) -> list[dict]:
     """Per span [s, e) of ``ids``: ``start``, ``end``, ``count`` (occurrences in the index),
-    ``where`` (up to ``limit`` ``doc@offset`` sources) and ``snippet`` (its pieces joined);
-    counts and sources of all spans in one batched call each."""
+    ``where`` (``doc@offset`` sources: the first ``limit`` occurrences, or with ``docs`` one
+    occurrence in each of up to ``docs`` documents, :meth:`Index.locate_documents`),
+    ``snippet`` (its pieces joined) and, given ``sums``, ``unigram_logprob_sum``; counts and
+    sources of all spans in one batched call each."""
     ngrams = [ids[s:e] for s, e in spans]
     counts = index.count_many(ngrams)
-    where = index.locate_many(ngrams, limit)
-    return [
+    if docs is None:
+        where = index.locate_many(ngrams, limit)
+    else:
+        where = index.locate_documents(ngrams, docs)
+    out = [
         {
             "start": s,
             "end": e,
@@ -298,27 +350,38 @@ def span_details(index: Index, ids, spans, parts, joiner: str, limit: int) -> li
         }
         for (s, e), c, w in zip(spans, counts, where, strict=True)
     ]
+    for row, x in zip(out, sums if sums is not None else [], strict=False):
+        row["unigram_logprob_sum"] = x
+    return out
 
 
-def trace_batch_rows(index: Index, tokenizer, items, min_len: int, limit: int) -> list[dict]:
+def trace_batch_rows(
+    index: Index, tokenizer, items, min_len: int, limit: int, options: SpanOptions = OFF
+) -> list[dict]:
     """``trace --batch --format json``: the rows of :func:`batch_rows` (``spans`` is the
     number of spans), each with the text itself, for the explorer page to show: ``pieces``,
-    ``joiner``, ``L`` (L_t per token) and ``copied`` (:func:`span_details` of every span)."""
-    rows = batch_rows(index, "trace", items, min_len)
-    matches = index.longest_matches([ids for _, ids in items])
+    ``joiner``, ``L`` (L_t per token) and ``copied`` (:func:`span_details` of every span
+    shown)."""
+    rows, matches, traced = _batch(index, "trace", items, min_len, options)
     joiner = tokenizer.joiner if tokenizer is not None else " "
     for k, (row, (_, ids)) in enumerate(zip(rows, items, strict=True)):
         L = matches[k][0]
+        spans, sums = traced[k]
         parts = pieces(tokenizer, ids)
         row["pieces"] = parts
         row["joiner"] = joiner
         row["L"] = [int(x) for x in L]
-        row["copied"] = span_details(index, ids, maximal_spans(L, min_len), parts, joiner, limit)
+        row["copied"] = span_details(
+            index, ids, spans, parts, joiner, limit, options.docs_per_span, sums
+        )
     return rows
 
 
-def print_trace(result: dict, min_len: int, plain: bool = False) -> None:
-    """Print a :func:`trace`: the text with copied spans highlighted, then one line per span."""
+def print_trace(
+    result: dict, min_len: int, plain: bool = False, options: SpanOptions = OFF
+) -> None:
+    """Print a :func:`trace`: the text with copied spans highlighted, then one line per span
+    (the options that are on named in the heading)."""
     from rich.console import Console
     from rich.text import Text
 
@@ -327,12 +390,19 @@ def print_trace(result: dict, min_len: int, plain: bool = False) -> None:
     for p, c in zip(result["pieces"], result["covered"], strict=True):
         text.append(p + result["joiner"], style="bold black on yellow" if c else "")
     console.print(text)
+    chosen = options.describe()
     console.print(
-        f"\n{len(result['spans'])} maximal copied span(s) of ≥ {min_len} tokens "
-        f"({result['covered'].mean():.0%} of tokens covered):"
+        f"\n{len(result['spans'])} maximal copied span(s) of ≥ {min_len} tokens"
+        + (f", {chosen}" if chosen else "")
+        + f" ({result['covered'].mean():.0%} of tokens covered):"
     )
     for sp in result["spans"]:
+        rarity = (
+            f", unigram log-prob sum {sp['unigram_logprob_sum']:.2f}"
+            if "unigram_logprob_sum" in sp
+            else ""
+        )
         console.print(
             f"  [{sp['start']}:{sp['end']}) len {sp['end'] - sp['start']}, {sp['count']} "
-            f"occurrence(s): {sp['snippet'][:80]!r}\n      in {', '.join(sp['where'])}"
+            f"occurrence(s){rarity}: {sp['snippet'][:80]!r}\n      in {', '.join(sp['where'])}"
         )

@@ -9,7 +9,9 @@
   the same bytes (:mod:`copyscope.lm.checkpoints`: :func:`read_checkpoints`,
   :func:`load_checkpoint`).
 * :func:`token_logprobs`, :func:`perplexity` — per-token natural-log probabilities given eos
-  (and an optional unscored context), batched with padding.
+  (and an optional unscored context), batched with padding; :func:`token_moments` adds, from
+  the same forward pass, the mean and variance of the next-token distribution's
+  log-probabilities at every token (Min-K%++).
 * :func:`generate` — sampling (temperature/top-k/top-p), greedy and beam search, implemented
   here with cached state, at most ``max_new_tokens`` per prompt (a generation ends at its
   first eos, which is not recorded), with the untempered log-probability of every generated
@@ -31,7 +33,7 @@ from .models import (
     resolve_device,
     shared_models,
 )
-from .score import perplexity, token_logprobs
+from .score import perplexity, token_logprobs, token_moments
 from .train import train_model
 
 __all__ = [
@@ -48,5 +50,6 @@ __all__ = [
     "resolve_device",
     "shared_models",
     "token_logprobs",
+    "token_moments",
     "train_model",
 ]

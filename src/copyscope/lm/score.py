@@ -5,6 +5,10 @@ For a sequence ``x_1..x_n`` with an optional context ``c_1..c_m`` the model read
 ``log p(x_t | <eos>, c, x_<t)`` (natural log) for ``t = 1..n``; the context is not scored.
 Sequences are scored in batches, right-padded with an attention mask, so batched results
 equal unbatched ones up to float rounding.
+
+:func:`token_moments` gives, from the same forward pass, the mean and variance of
+``log p(z | x_<t)`` under ``z ~ p(· | x_<t)`` at every scored position (two floats per token:
+what Min-K%++ needs, :func:`copyscope.membership.scores.min_k_plus_plus`).
 """
 
 from __future__ import annotations
@@ -96,6 +100,49 @@ def token_logprobs(
     the tokens nobody reads.
     Raises InputError when ``<eos> + context + sequence`` exceeds the model's context length.
     """
+    return _score(model, sequences, eos_id, batch_size, device, context, first, False)
+
+
+def token_moments(
+    model,
+    sequences: list[np.ndarray],
+    *,
+    eos_id: int,
+    batch_size: int = 20,
+    device="cpu",
+    context: list[np.ndarray] | None = None,
+    first: list[int] | None = None,
+) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Per sequence ``(logprobs, mean, variance)``, three float64 arrays of one value per
+    scored token, all from one forward pass (arguments as :func:`token_logprobs`, whose
+    ``logprobs`` these are, the same numbers). At token t with next-token distribution
+    ``p = p(· | <eos>, c, x_<t)`` over the vocabulary:
+
+    * ``mean[t] = Σ_z p(z) log p(z)`` (minus the entropy), and
+    * ``variance[t] = Σ_z p(z) (log p(z) − mean[t])²``,
+
+    the mean and variance of ``log p(z)`` under ``z ~ p`` (Zhang et al. 2024, "Min-K%++", whose
+    code computes ``Σ p (log p)² − mean²``, the same quantity; the centred sum here does not
+    cancel). Summed in float64 from the same float32 log-softmax as the log-probabilities, one
+    sequence's positions at a time (no second vocabulary-sized copy of the batch); a token of
+    probability 0 contributes 0 (``0 · log 0 = 0``)."""
+    return _score(model, sequences, eos_id, batch_size, device, context, first, True)
+
+
+def _moments(logp: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Mean and variance of ``logp`` (one distribution per row, log-probabilities over the
+    last axis) under the distribution itself, as :func:`token_moments` defines them."""
+    p = logp.exp()
+    finite = p > 0
+    lp = torch.where(finite, logp, torch.zeros_like(logp))
+    mean = (p * lp).sum(-1)
+    var = (p * (lp - mean[..., None]).square()).sum(-1)
+    return mean, var
+
+
+def _score(model, sequences, eos_id, batch_size, device, context, first, moments: bool):
+    """:func:`token_logprobs` (``moments`` False: a list of arrays) or :func:`token_moments`
+    (True: a list of ``(logprobs, mean, variance)``)."""
     if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
         raise ConfigError("batch_size", f"expected a positive integer, got {batch_size!r}")
     if context is not None and len(context) != len(sequences):
@@ -115,7 +162,8 @@ def token_logprobs(
             raise InputError(f"first[{i}]", f"expected 0..{seq.size}, got {skip}")
         rows.append((full, 1 + ctx.size + skip))
 
-    out: list[np.ndarray] = [np.zeros(0, dtype=np.float64)] * len(rows)
+    none = np.zeros(0, dtype=np.float64)
+    out: list = [(none, none, none) if moments else none] * len(rows)
     order = sorted(
         (i for i in range(len(rows)) if rows[i][0].size > rows[i][1]), key=lambda i: rows[i][0].size
     )
@@ -140,7 +188,11 @@ def token_logprobs(
             picked = logp.gather(-1, ids_t[:, off + 1 :, None])[..., 0].double().cpu().numpy()
             for r, i in enumerate(idx):
                 full, start = rows[i]
-                out[i] = picked[r, start - 1 - off : full.size - 1 - off].copy()
+                lo, hi = start - 1 - off, full.size - 1 - off
+                out[i] = picked[r, lo:hi].copy()
+                if moments:
+                    mean, var = _moments(logp[r, lo:hi].double())
+                    out[i] = (out[i], mean.cpu().numpy(), var.cpu().numpy())
     return out
 
 

@@ -74,16 +74,20 @@ log = logging.getLogger(__name__)
 __all__ = [
     "BOOK_COLUMNS",
     "BOOKNLP_ENTITY_COLUMNS",
+    "REJECTION_WORDS",
+    "STATUS_COLUMNS",
     "BOOKNLP_TOKEN_COLUMNS",
     "MIN_MENTIONS",
     "TITLES",
     "book_items",
     "book_rows",
+    "book_status",
     "booknlp_items",
     "booknlp_names",
     "capitalised_names",
     "character_names",
     "ner_names",
+    "no_item_reason",
     "paragraphs",
     "read_entities",
     "read_text",
@@ -526,10 +530,11 @@ BOOK_COLUMNS = [*CLOZE_COLUMNS, "in_training"]
 
 
 def book_items(books: dict, params: dict, language: str = "en"):
-    """``{book: (items, names)}`` of every book of ``books`` (name → ``{"text", optional
-    "characters"}`` or ``{"booknlp": {"tokens", "entities"}}``, the config's paths), in
-    name order; the recognizer of ``params["ner_model"]`` is loaded once when a text book
-    needs it."""
+    """``{book: (items, names, rejected)}`` of every book of ``books`` (name → ``{"text",
+    optional "characters"}`` or ``{"booknlp": {"tokens", "entities"}}``, the config's paths),
+    in name order, ``rejected`` the count of candidate passages per rejection reason plus
+    ``accepted`` (:func:`~copyscope.membership.cloze.build_items`); the recognizer of
+    ``params["ner_model"]`` is loaded once when a text book needs it."""
     nlp = None
     if any("text" in b for b in books.values()):
         nlp = ner_pipeline(params.get("ner_model"), language)
@@ -555,27 +560,29 @@ def book_items(books: dict, params: dict, language: str = "en"):
                 name, read_text(spec["text"]), characters, params, nlp, language
             )
         log.info("books %s: %d items, %d names; %s", name, len(items), len(names), rejected)
-        out[name] = (items, names)
+        out[name] = (items, names, rejected)
     return out
 
 
-def book_rows(model, tokenizer, books: dict, params: dict, in_training=None, **kw):
-    """The name cloze rows of every book (``books``: name → ``(items, names)``,
+def book_rows(
+    model, tokenizer, books: dict, params: dict, in_training=None, skipped=None, **kw
+):
+    """The name cloze rows of every book (``books``: name → ``(items, names, …)``,
     :func:`book_items`): candidates its names plus ``cloze_distractors`` drawn from the other
     books' names (:func:`~copyscope.membership.cloze.candidate_names`), predictions and
-    continuation overlap (:func:`copyscope.membership.stage.score_items`). One dict per
-    item (:data:`BOOK_COLUMNS` without ``model``): ``play`` the
-    book, ``split`` ``book``, ``excerpt_copies`` 0, ``in_training`` 1, 0 or None (unknown,
-    ``in_training[book]``)."""
+    continuation overlap (:func:`copyscope.membership.stage.score_items`; the items it skips
+    appended to the list ``skipped`` as ``(book, why)``). One dict per item
+    (:data:`BOOK_COLUMNS` without ``model``): ``play`` the book, ``split`` ``book``,
+    ``excerpt_copies`` 0, ``in_training`` 1, 0 or None (unknown, ``in_training[book]``)."""
     in_training = in_training or {}
-    by_book = {b: names for b, (_, names) in books.items()}
+    by_book = {b: entry[1] for b, entry in books.items()}
     items, cands = [], []
-    for book, (its, _) in books.items():
+    for book, (its, *_) in books.items():
         cs = cloze.candidate_names(by_book, book, params["cloze_distractors"], params["seed"])
         items += its
         cands += [cs] * len(its)
     rows = []
-    for it, r in score_items(model, tokenizer, items, cands, params, **kw):
+    for it, r in score_items(model, tokenizer, items, cands, params, skipped, **kw):
         known = in_training.get(it["play"])
         rows.append(
             {
@@ -589,13 +596,80 @@ def book_rows(model, tokenizer, books: dict, params: dict, in_training=None, **k
     return rows
 
 
+STATUS_COLUMNS = ["book", "names", "passages", "items", "scored", "in_training", "reason"]
+"""The columns of a model's ``books_status.csv``, one row per book of the config: the person
+names found (or listed), the candidate passages, the items drawn, the items scored,
+``in_training`` as for :data:`BOOK_COLUMNS`, and ``reason``: why the book has no scored item
+(:func:`no_item_reason`; empty when it has one)."""
+
+REJECTION_WORDS = {
+    "length": "not 40 to 60 tokens long",
+    "no_name": "no name",
+    "several_names": "several names",
+    "name_recurs": "the name recurs",
+    "other_proper_name": "another proper name",
+}
+"""How the reasons of :data:`copyscope.membership.cloze.REJECTIONS` read in a book's reason."""
+
+
+def no_item_reason(names: int, rejected: dict, items: int, skipped: list[str]) -> str:
+    """Why a book gives the name cloze no scored item, in words; ``""`` when it gives one.
+
+    ``names``: its person names (found, or from its character list); ``rejected``: its
+    candidate passages per rejection reason and ``accepted``
+    (:func:`~copyscope.membership.cloze.build_items`); ``items``: the items drawn;
+    ``skipped``: why each skipped item was skipped in scoring
+    (:func:`copyscope.membership.stage.score_items`: longer than the model's context, too
+    short to continue). In this order: no names, no passage accepted (with the count of each
+    rejection), every item skipped (with the count of each reason)."""
+    if items > len(skipped):
+        return ""
+    if names == 0:
+        return "no person names: none found in the text, and no character list names one"
+    if items == 0:
+        passages = sum(rejected.values())
+        if passages == 0:
+            return "the text has no passage of whole sentences to build an item from"
+        counts = ", ".join(
+            f"{REJECTION_WORDS[k]} {n}" for k, n in rejected.items() if k in REJECTION_WORDS and n
+        )
+        return f"no passage holds exactly one of its {names} names ({passages} passages: {counts})"
+    whys = ", ".join(f"{n} {why}" for why, n in sorted(Counter(skipped).items()))
+    return f"all {items} items skipped in scoring: {whys}"
+
+
+def book_status(books: dict, skipped: list[tuple[str, str]], in_training=None) -> pd.DataFrame:
+    """:data:`STATUS_COLUMNS` of every book of ``books`` (:func:`book_items`), ``skipped`` the
+    ``(book, why)`` of the items scoring skipped (:func:`book_rows`)."""
+    in_training = in_training or {}
+    rows = []
+    for book, (items, names, rejected) in books.items():
+        why = [w for b, w in skipped if b == book]
+        known = in_training.get(book)
+        rows.append(
+            {
+                "book": book,
+                "names": len(names),
+                "passages": sum(rejected.values()),
+                "items": len(items),
+                "scored": len(items) - len(why),
+                "in_training": None if known is None else int(bool(known)),
+                "reason": no_item_reason(len(names), rejected, len(items), why),
+            }
+        )
+    frame = pd.DataFrame(rows, columns=STATUS_COLUMNS)
+    frame["in_training"] = frame["in_training"].astype("Int64")
+    return frame
+
+
 def score_books_file(
-    model_dir, model_name: str, books: dict, params: dict, out, device="auto"
+    model_dir, model_name: str, books: dict, params: dict, out, status_out, device="auto"
 ) -> pd.DataFrame:
     """The books job of one model: the items of every book of ``books`` (:func:`book_items`;
     ``params`` the config block ``analysis.membership`` with ``in_training``, book → true,
     false or null), scored (:func:`book_rows`) and written to ``out``
-    (:data:`BOOK_COLUMNS`, atomically); returns the table."""
+    (:data:`BOOK_COLUMNS`, atomically), and one row per book to ``status_out``
+    (:data:`STATUS_COLUMNS`: a book without a scored item says why); returns the table."""
     from ..io import write_csv
     from ..language import language_of
     from ..lm import load_model
@@ -604,8 +678,13 @@ def score_books_file(
     items = book_items(books, params, language)
     model, tok = load_model(model_dir, device)
     kw = {"batch_size": params["batch_size"], "device": str(next(model.parameters()).device)}
-    rows = book_rows(model, tok, items, params, params.get("in_training"), **kw)
+    skipped: list[tuple[str, str]] = []
+    rows = book_rows(model, tok, items, params, params.get("in_training"), skipped, **kw)
     frame = pd.DataFrame([{"model": model_name, **r} for r in rows], columns=BOOK_COLUMNS)
     frame["in_training"] = frame["in_training"].astype("Int64")
+    status = book_status(items, skipped, params.get("in_training"))
+    for r in status[status["reason"] != ""].itertuples():
+        log.warning("books %s: no name cloze item: %s", r.book, r.reason)
+    write_csv(status_out, status)
     write_csv(out, frame)
     return frame

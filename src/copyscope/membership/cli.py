@@ -14,7 +14,7 @@ def cmd_score(a) -> None:
     from .stage import score_model_files
 
     paths = {"manifest": a.manifest, "names": a.names, "train": a.train, "valid": a.valid}
-    paths["excerpts"] = a.excerpts
+    paths["excerpts"], paths["index"] = a.excerpts, a.index
     texts, cloze = score_model_files(
         a.model, a.model_name, paths, a.params_json, a.out_texts, a.out_cloze, a.device
     )
@@ -32,7 +32,7 @@ def cmd_benchmark(a) -> None:
     from .own_benchmarks import score_benchmark_file
 
     spec = {"path": a.path, "format": a.format}
-    paths = {"manifest": a.manifest, "natural": a.natural, "valid": a.valid}
+    paths = {"manifest": a.manifest, "natural": a.natural, "valid": a.valid, "index": a.index}
     frame = score_benchmark_file(
         a.model, a.model_name, a.benchmark, spec, paths, a.params_json, a.out, a.device
     )
@@ -49,7 +49,9 @@ def cmd_books(a) -> None:
         books.setdefault(name, {})["characters"] = path
     for name, tokens, entities in a.booknlp:
         books[name] = {"booknlp": {"tokens": tokens, "entities": entities}}
-    frame = score_books_file(a.model, a.model_name, books, a.params_json, a.out, a.device)
+    frame = score_books_file(
+        a.model, a.model_name, books, a.params_json, a.out, a.status_out, a.device
+    )
     log.info("%s: %d name cloze items of %d books", a.model_name, len(frame), len(books))
 
 
@@ -66,6 +68,12 @@ def register(sub) -> None:
     f.add_argument("--train", required=True, help="corpus train.jsonl")
     f.add_argument("--valid", required=True, help="corpus valid.jsonl")
     f.add_argument("--excerpts", help="corpus excerpts.jsonl (the excerpt plays, optional)")
+    f.add_argument(
+        "--index",
+        metavar="DIR",
+        help="training index in the model's tokens (DC-PDD's token frequencies; without it "
+        "dc_pdd is absent, the reason in the table's 'absent' column)",
+    )
     add_params(f, "the config block analysis.membership")
     add_device(f)
     f.add_argument("--out-texts", required=True, help="per-text scores (.csv)")
@@ -95,6 +103,11 @@ def register(sub) -> None:
     f.add_argument("--manifest", required=True, help="corpus manifest.json")
     f.add_argument("--natural", required=True, help="corpus natural.jsonl (memorised baseline)")
     f.add_argument("--valid", required=True, help="corpus valid.jsonl (clean baseline)")
+    f.add_argument(
+        "--index",
+        metavar="DIR",
+        help="training index in the model's tokens (DC-PDD's token frequencies; optional)",
+    )
     add_params(f, "the config block analysis.membership")
     add_device(f)
     f.add_argument("--out", required=True, help="per-item and per-baseline scores (.csv)")
@@ -115,3 +128,8 @@ def register(sub) -> None:
     add_params(f, "the config block analysis.membership (with in_training per book)")
     add_device(f)
     f.add_argument("--out", required=True, help="per-item name cloze and overlap (.csv)")
+    f.add_argument(
+        "--status-out",
+        required=True,
+        help="one row per book: names, passages, items, scored, why none (.csv)",
+    )

@@ -27,7 +27,8 @@ beside a memorised and a clean baseline taken from the corpus.
   whose training data is unknown both baselines are only "the corpus's training split" and
   "its held-out split".
 * **Scores** (:func:`score_benchmark_file`): the item texts and both baselines go through the
-  planted set's scorer (:func:`copyscope.membership.stage.membership_scores`: Li's window of
+  planted set's scorer (:func:`copyscope.membership.stage.membership_scores`, with the
+  training index in the model's tokens for DC-PDD: Li's window of
   ``li_words`` words, truncation to the model's context counted), one table per model and
   benchmark (:data:`COLUMNS`; ``label`` empty without labels).
 """
@@ -71,9 +72,11 @@ COLUMNS = [
     *[c for c in MEMBER_SIGN if c != "reference"],
     "li_nll",
     "n_params",
+    "absent",
 ]
 """The per-model table of one benchmark: one row per item (``set`` = ``benchmark``) and per
-baseline passage (``memorised``, ``clean``; ``label`` 1 and 0 by construction)."""
+baseline passage (``memorised``, ``clean``; ``label`` 1 and 0 by construction); ``absent``
+names a score that could not be computed and why (DC-PDD without the training index)."""
 
 
 def check_name(name: str) -> str:
@@ -229,7 +232,8 @@ def score_benchmark_file(
 ) -> pd.DataFrame:
     """One model's table of one benchmark (:data:`COLUMNS`): ``spec`` is its config entry
     ``{path, format}``; ``paths`` the corpus stage's ``manifest``, ``natural`` and ``valid``
-    files; ``params`` the config block ``analysis.membership`` (``li_words``, ``seed``,
+    files and, optionally, ``index`` (the training index in the model's tokens: DC-PDD's
+    frequencies); ``params`` the config block ``analysis.membership`` (``li_words``, ``seed``,
     ``batch_size``, ``baseline_passages``). The file is read and checked before the model is
     loaded; the table is written atomically."""
     from ..io import read_json, read_jsonl, write_csv
@@ -254,10 +258,15 @@ def score_benchmark_file(
         for it in items
     ] + [{"set": b["set"], "id": b["id"], "planted": b["label"], "copies": 0, "text": b["text"]}
          for b in base]  # fmt: skip
+    index = None
+    if paths.get("index"):
+        from ..index import open as open_index
+
+        index = open_index(paths["index"])
     model, tok = load_model(model_dir, device)
     kw = {"batch_size": params["batch_size"], "device": str(next(model.parameters()).device)}
     rows = membership_scores(
-        model, tok, texts, li_words=params["li_words"], seed=params["seed"], **kw
+        model, tok, texts, li_words=params["li_words"], seed=params["seed"], index=index, **kw
     )
     n_params = sum(p.numel() for p in model.parameters())
     frame = pd.DataFrame(rows)
@@ -266,6 +275,6 @@ def score_benchmark_file(
         frame.loc[frame["set"] == "benchmark", "label"] = pd.NA
     frame["model"], frame["benchmark"], frame["format"] = model_name, benchmark, spec["format"]
     frame["n_params"] = n_params
-    frame = frame[COLUMNS]
+    frame = frame.reindex(columns=COLUMNS)  # an absent score: its column empty
     write_csv(out, frame)
     return frame

@@ -5,9 +5,12 @@ Texts (the corpus manifest's ``benchmark`` block, :mod:`copyscope.corpus.benchma
 encoded with the model's tokenizer without special tokens and scored after one end-of-text
 token; a text longer than the model's context minus one is truncated to it (Li's rule, applied
 to every score) and counted in ``truncated`` and in the log. All texts, their lowercased forms
-and Li's windows go through one batched :func:`~copyscope.lm.score.token_logprobs` call.
-The reference-model ratio needs two models; the report computes it from the ``loss`` column
-of both models' tables.
+and Li's windows go through one batched :func:`~copyscope.lm.score.token_moments` call (the
+log-probabilities and, for Min-K%++, the mean and variance of every position's next-token
+log-probabilities, from the same forward pass). DC-PDD's token frequencies are the unigram
+counts of the training index in the model's tokens (:func:`index_frequencies`); without that
+index its column is empty and ``absent`` says why. The reference-model ratio needs two models;
+the report computes it from the ``loss`` column of both models' tables.
 """
 
 from __future__ import annotations
@@ -35,7 +38,10 @@ TEXT_COLUMNS = [
     *[c for c in scores.MEMBER_SIGN if c != "reference"],
     "li_nll",
     "n_params",
+    "absent",
 ]
+"""A model's text table; ``absent`` names the scores it could not compute and why
+(``dc_pdd: no training index ...``; empty when every score is there), their columns empty."""
 CLOZE_COLUMNS = [
     "model",
     "play",
@@ -77,10 +83,57 @@ def benchmark_texts(manifest: dict, where: str) -> list[dict]:
     return rows
 
 
-def membership_scores(model, tokenizer, texts: list[dict], *, li_words: int, seed: int, **kw):
-    """One row per text (:data:`TEXT_COLUMNS` without ``model`` and ``n_params``)."""
+def index_tokens(index) -> int:
+    """The tokens of an index's documents: its stream without the one separator that ends
+    each document."""
+    return int(index.n_tokens) - sum(int(s.meta["n_docs"]) for s in index.shards)
+
+
+def index_frequencies(index, ids: list[np.ndarray], vocab_size: int) -> list[np.ndarray]:
+    """Per token sequence of ``ids``, each token's Laplace-smoothed unigram frequency in the
+    training index (:func:`copyscope.membership.scores.laplace_frequencies`): its count in the
+    index (one batched count of the distinct ids), over :func:`index_tokens` tokens and the
+    model's ``vocab_size`` ids. DC-PDD's reference corpus, the training data itself (Zhang et
+    al. 2024 estimate it from a public corpus because the training data is not at hand; the
+    authors' counts also stop at each document's first 1024 tokens, copyscope counts every
+    token). InputError when an id is not a token of the index (another tokenizer)."""
+    lengths = [len(x) for x in ids]
+    flat = np.concatenate([np.asarray(x, np.int64) for x in ids]) if ids else np.zeros(0, np.int64)
+    uniq, inverse = np.unique(flat, return_inverse=True)
+    counts = index.count_many(uniq[:, None]) if uniq.size else np.zeros(0, np.int64)
+    f = scores.laplace_frequencies(counts, index_tokens(index), vocab_size)[inverse]
+    return np.split(f, np.cumsum(lengths)[:-1]) if ids else []
+
+
+def other_tokenizer(index, tokenizer) -> str:
+    """Why ``index`` is not in ``tokenizer``'s tokens (an empty string when it is, or when it
+    cannot be told): the index records its tokenizer's fingerprint (``tokenizer_sha256``,
+    :func:`copyscope.tokenize.hf.backend_fingerprint`) and a Hugging Face fast tokenizer has
+    one; counts of another tokenizer's ids would be silently wrong frequencies."""
+    from ..tokenize.hf import backend_fingerprint
+
+    recorded = index.manifest.get("tokenizer_sha256")
+    backend = getattr(tokenizer, "backend_tokenizer", None)
+    if not recorded or backend is None:
+        return ""
+    own = backend_fingerprint(backend)
+    if own == recorded:
+        return ""
+    return (
+        f"the training index at {index.path} was built with another tokenizer (fingerprint "
+        f"{recorded[:12]}, the model's {own[:12]})"
+    )
+
+
+def membership_scores(
+    model, tokenizer, texts: list[dict], *, li_words: int, seed: int, index=None, **kw
+):
+    """One row per text (:data:`TEXT_COLUMNS` without ``model`` and ``n_params``). ``index``
+    is the training index in the model's tokens (DC-PDD's frequencies); without it, with an
+    index of another tokenizer (:func:`other_tokenizer`) or one that cannot count a text's
+    token, ``dc_pdd`` is left out and ``absent`` says why (also in the log)."""
     from ..lm.models import context_length
-    from ..lm.score import token_logprobs
+    from ..lm.score import token_moments, vocab_size_of
 
     limit = context_length(model)
 
@@ -97,15 +150,36 @@ def membership_scores(model, tokenizer, texts: list[dict], *, li_words: int, see
     seqs = [placement.window_ids(x, limit) for x in full + lower + win]
     if any(x.size == 0 for x in seqs):
         raise InputError("benchmark", "a text encodes to no tokens")
-    lps = token_logprobs(model, seqs, eos_id=tokenizer.eos_token_id, **kw)
+    scored = token_moments(model, seqs, eos_id=tokenizer.eos_token_id, **kw)
+    lps = [s[0] for s in scored]
     n = len(texts)
+    freqs, absent = None, ""
+    if index is None:
+        absent = "dc_pdd: no training index in the model's tokens given (DC-PDD's frequencies)"
+    elif other := other_tokenizer(index, tokenizer):
+        absent = f"dc_pdd: {other}"
+    else:
+        try:
+            freqs = index_frequencies(index, seqs[:n], vocab_size_of(model))
+        except InputError as exc:
+            absent = f"dc_pdd: the training index cannot count the texts' tokens ({exc})"
+    if absent:
+        log.warning("%s", absent)
     rows = []
     for i, t in enumerate(texts):
         row = {k: t[k] for k in ("set", "id", "planted", "copies")}
         row["n_tokens"] = int(full[i].size)
         row["truncated"] = int(seqs[i].size < full[i].size)
-        row |= scores.text_scores(lps[i], t["text"], lowercase_logprobs=lps[n + i])
+        row |= scores.text_scores(
+            lps[i],
+            t["text"],
+            lowercase_logprobs=lps[n + i],
+            moments=scored[i][1:],
+            ids=seqs[i],
+            frequencies=None if freqs is None else freqs[i],
+        )
         row["li_nll"] = placement.sample_nll(lps[2 * n + i])
+        row["absent"] = absent
         rows.append(row)
     cut = sum(r["truncated"] for r in rows)
     if cut:
@@ -203,13 +277,16 @@ def cloze_rows(
     return rows
 
 
-def score_items(model, tokenizer, items: list[dict], cands: list[list[str]], params, **kw):
+def score_items(
+    model, tokenizer, items: list[dict], cands: list[list[str]], params, skipped=None, **kw
+):
     """The name cloze predictions (:func:`copyscope.membership.cloze.rank_candidates`) and
     the continuation overlap of the unmasked passages of ``items`` (``cands[i]`` the
     candidates of ``items[i]``). Items whose longest filling exceeds the model's context, and
-    passages too short to continue, are skipped and counted in the log. Returns ``(item,
-    row)`` pairs, ``row`` holding ``item``, ``answer``, ``predicted``, ``n_candidates``,
-    ``correct_insensitive``, ``correct_sensitive`` and the overlap columns."""
+    passages too short to continue, are skipped and counted in the log (and, with a list
+    ``skipped``, appended to it as ``(play, why)``). Returns ``(item, row)`` pairs, ``row``
+    holding ``item``, ``answer``, ``predicted``, ``n_candidates``, ``correct_insensitive``,
+    ``correct_sensitive`` and the overlap columns."""
     from ..lm.models import context_length
 
     limit = context_length(model)
@@ -218,6 +295,8 @@ def score_items(model, tokenizer, items: list[dict], cands: list[list[str]], par
         fills = cloze.fill_ids(tokenizer, it, cs)
         if limit is not None and max(x.size for x in fills) + 1 > limit:
             too_long += 1
+            if skipped is not None:
+                skipped.append((it["play"], f"longer than the model's context ({limit} tokens)"))
             continue
         kept.append(it)
         kept_cands.append(cs)
@@ -238,6 +317,8 @@ def score_items(model, tokenizer, items: list[dict], cands: list[list[str]], par
     out = []
     for it, r, c in zip(kept, ranked, cont, strict=True):
         if c is None:
+            if skipped is not None:
+                skipped.append((it["play"], "too short to continue"))
             continue
         row = {
             "item": it["item"],
@@ -259,8 +340,9 @@ def score_model_files(
     model_dir, model_name: str, paths: dict, params: dict, out_texts, out_cloze, device="auto"
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The membership job of one model: ``paths`` holds the corpus stage's ``manifest``,
-    ``names``, ``train`` and ``valid`` files (and ``excerpts``, the excerpt plays, when
-    given); ``params`` the config block
+    ``names``, ``train`` and ``valid`` files (and, when given, ``excerpts``, the excerpt
+    plays, and ``index``, the training index in the model's tokens for DC-PDD's frequencies,
+    :func:`membership_scores`); ``params`` the config block
     ``analysis.membership``. Writes the text table (:data:`TEXT_COLUMNS`,
     :func:`membership_scores`)
     and the cloze table (:data:`CLOZE_COLUMNS`, :func:`cloze_rows`) and returns both. A
@@ -275,9 +357,15 @@ def score_model_files(
     docs = {r["id"]: r["text"] for s in splits for r in read_jsonl(paths[s])}
     model, tok = load_model(model_dir, device)
     kw = {"batch_size": params["batch_size"], "device": str(next(model.parameters()).device)}
+    index = None
+    if texts and paths.get("index"):
+        from ..index import open as open_index
+
+        index = open_index(paths["index"])
     rows = (
         membership_scores(
-            model, tok, texts, li_words=params["li_words"], seed=params["seed"], **kw
+            model, tok, texts, li_words=params["li_words"], seed=params["seed"], index=index,
+            **kw,
         )
         if texts
         else []

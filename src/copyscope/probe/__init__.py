@@ -6,8 +6,9 @@ set of texts with one trained model, run one after another on one loaded model.
 * with a ladder, the extraction test (:func:`copyscope.memorize.extract_file`, Carlini et al.
   2023);
 * with a contamination set or the name cloze, the membership scores
-  (:func:`copyscope.membership.stage.score_model_files`: Li's placement, Min-K%, zlib,
-  reference ratios; name cloze and continuation overlap).
+  (:func:`copyscope.membership.stage.score_model_files`: Li's placement, Min-K%, Min-K%++,
+  zlib, reference ratios, DC-PDD with the frequencies of the job's index; name cloze and
+  continuation overlap).
 
 Each step writes the file it writes when run alone (its randomness is seeded per file), so the
 job is only a way to load the model once (:func:`copyscope.lm.shared_models`).
@@ -63,7 +64,7 @@ def probe_model(
                 batch_size=m["batch_size"], device=device,
             )  # fmt: skip
         if "membership" in params:
-            paths = {"manifest": manifest, **corpus}
+            paths = {"manifest": manifest, "index": index, **corpus}  # index: DC-PDD
             done["membership"] = score_model_files(
                 model_dir, model_name, paths, params["membership"], out["texts"],
                 out["cloze"], device,

@@ -3,7 +3,10 @@
 case-sensitive with 95% percentile bootstrap intervals over items
 (:func:`copyscope.report.memorization.bootstrap_means`), the chance level (mean of 1 /
 candidates) and whether the book is known to be in training. Without books
-(``analysis.membership.books`` empty) the table is empty and summary.md has no section.
+(``analysis.membership.books`` empty) the table is empty and summary.md has no section. A
+book without a scored item (no names, no passage with one name, every item longer than the
+model's context) has its row with 0 items and the reason
+(:func:`copyscope.membership.books.no_item_reason`), in the table and in summary.md.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ NAME = "books"
 HELP = "name cloze accuracy on the researcher's own books"
 INPUTS = {
     "books": Input(("MODEL",), "per-item name cloze on the books (.csv) of a model", files=per_model("membership/{model}/books.csv", "book_models")),
+    "status": Input(("MODEL",), "one row per book of a model: names, passages, items, scored, why none (.csv)", files=per_model("membership/{model}/books_status.csv", "book_models")),
 }
 OUTPUTS = {
     "table": Output(
@@ -49,18 +53,24 @@ COLUMNS = [
     "acc_sensitive_hi",
     "chance",
     "in_training",
+    "reason",
 ]
 
 
-def books_table(cloze: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFrame:
-    """One row per model and book (in table order) of a books cloze table
-    (:data:`copyscope.membership.books.BOOK_COLUMNS`): :data:`COLUMNS`."""
-    rows = []
+def books_table(
+    cloze: pd.DataFrame, n_boot: int, seed: int, status: pd.DataFrame | None = None
+) -> pd.DataFrame:
+    """One row per model and book of a books cloze table
+    (:data:`copyscope.membership.books.BOOK_COLUMNS`): :data:`COLUMNS`, in table order; with
+    ``status`` (the models' ``books_status.csv`` with a ``model`` column,
+    :data:`copyscope.membership.books.STATUS_COLUMNS`), in its order, a book without a scored
+    item a row of 0 items, no accuracy and its ``reason``."""
+    rows = {}
     for (model, book), g in cloze.groupby(["model", "play"], sort=False):
         hits = g[["correct_insensitive", "correct_sensitive"]].to_numpy(float)
         point, lo, hi = bootstrap_means(hits, n_boot, seed)
         known = g["in_training"].dropna()
-        rows.append(
+        rows[model, book] = (
             {
                 "model": model,
                 "book": book,
@@ -73,22 +83,46 @@ def books_table(cloze: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFrame:
                 "acc_sensitive_hi": hi[1],
                 "chance": float((1 / g["n_candidates"]).mean()),
                 "in_training": int(known.iloc[0]) if len(known) else None,
+                "reason": "",
             }
         )
-    frame = pd.DataFrame(rows, columns=COLUMNS)
+    if status is not None:
+        rows = {
+            (r.model, r.book): rows.get((r.model, r.book)) or _no_items(r)
+            for r in status.itertuples()
+        }
+    frame = pd.DataFrame(list(rows.values()), columns=COLUMNS)
     frame["in_training"] = frame["in_training"].astype("Int64")
     return frame
 
 
+def _no_items(status) -> dict:
+    """The row of a book without a scored item (a row of ``books_status.csv``)."""
+    row = dict.fromkeys(COLUMNS)
+    known = status.in_training
+    return row | {
+        "model": status.model,
+        "book": status.book,
+        "items": 0,
+        "in_training": None if pd.isna(known) else int(known),
+        "reason": status.reason if isinstance(status.reason, str) else "",
+    }
+
+
 def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
-    """The table from every model's books cloze table (none: an empty table)."""
-    parts = [pd.read_csv(p) for _, p in inputs["books"]]
-    parts = [p for p in parts if len(p)]
-    if not parts:
+    """The table from every model's books cloze table and book status (none: an empty
+    table)."""
+    statuses = [
+        pd.read_csv(p, keep_default_na=False, na_values={"in_training": [""]}).assign(model=m)
+        for m, p in inputs["status"]
+    ]
+    if not statuses:
         write_csv(out["table"], pd.DataFrame(columns=COLUMNS))
         return
-    cloze = pd.concat(parts, ignore_index=True)
-    write_csv(out["table"], books_table(cloze, params["bootstrap"], params["seed"]))
+    parts = [p for p in (pd.read_csv(p) for _, p in inputs["books"]) if len(p)]
+    cloze = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=["model", "play"])
+    status = pd.concat(statuses, ignore_index=True)
+    write_csv(out["table"], books_table(cloze, params["bootstrap"], params["seed"], status))
 
 
 def _known(value) -> str:
@@ -112,6 +146,9 @@ def summary_section(tables: Mapping[str, pd.DataFrame], params: Mapping) -> list
         "",
     ]
     for r in table.itertuples():
+        if not r.items:
+            lines.append(f"- {r.model} on {r.book}: no items: {r.reason}")
+            continue
         lines.append(
             f"- {r.model} on {r.book}: {r.items} items; accuracy {fmt(r.acc_insensitive, 2)} "
             f"[{fmt(r.acc_insensitive_lo, 2)}, {fmt(r.acc_insensitive_hi, 2)}], "

@@ -437,8 +437,9 @@ def membership_placement(table: pd.DataFrame, path) -> None:
 
 
 def membership_roc(texts: pd.DataFrame, label_set: str, split, path) -> None:
-    """ROC curves of the headline detectors (loss, Min-K% 20%, zlib (Carlini), reference
-    ratio) and, dashed, the blind baselines (when ``texts`` has their columns) on one label
+    """ROC curves of the headline detectors (:data:`copyscope.membership.scores.HEADLINE`:
+    loss, Min-K% and Min-K%++ at 20%, DC-PDD, zlib (Carlini), reference and lowercase ratios)
+    and, dashed, the blind baselines (when ``texts`` has their columns) on one label
     set, one panel per model, on log–log axes (Carlini et al. 2022): the low-FPR end is where a
     detector earns its keep. ``split(rows)`` gives the label sets. With n non-members no FPR
     between 0 and 1/n is measured: the shaded band; points at FPR 0 (or TPR 0) are drawn at
@@ -446,7 +447,7 @@ def membership_roc(texts: pd.DataFrame, label_set: str, split, path) -> None:
     from sklearn.metrics import roc_curve
 
     from ..membership.blind import BLIND
-    from ..membership.scores import MEMBER_SIGN
+    from ..membership.scores import HEADLINE, MEMBER_SIGN
 
     sign = {**MEMBER_SIGN, **{b: 1 for b in BLIND}}
     plotting.setup()
@@ -454,7 +455,7 @@ def membership_roc(texts: pd.DataFrame, label_set: str, split, path) -> None:
     fig, axes = plt.subplots(
         1, len(models), figsize=(3.2 * len(models), 3.4), squeeze=False, sharey=True
     )
-    detectors = ("loss", "min_k_20", "zlib_carlini", "reference", *BLIND)
+    detectors = (*HEADLINE, *BLIND)
     colors = plotting.detector_colors(detectors)
     for ax, model in zip(axes[0], models, strict=True):
         rows, y = split(texts[texts["model"] == model])[label_set]

@@ -45,7 +45,7 @@ from ..membership.evaluate import (
 )
 from ..membership.overlap import TRAINING_NS
 from ..membership.placement import placement_table
-from ..membership.scores import MEMBER_SIGN
+from ..membership.scores import HEADLINE, MEMBER_SIGN
 from ..membership.stage import benchmark_texts
 from ..stats import (
     bootstrap_difference_ci,
@@ -209,8 +209,9 @@ BLIND_DELTA = ("delta_auc_vs_blind", "delta_blind_lo", "delta_blind_hi")
 SIGN = {**MEMBER_SIGN, **{b: 1 for b in BLIND}}
 """Every detector of the table with its orientation (+1: higher = member): the scores of
 :data:`~copyscope.membership.scores.MEMBER_SIGN` and the blind baselines."""
-STRATA_DETECTORS = ("loss", "min_k_20", "zlib_carlini", "reference", "lowercase", *BLIND)
-"""The detectors of the overlap-stratified table."""
+STRATA_DETECTORS = (*HEADLINE, *BLIND)
+"""The detectors of the overlap-stratified table: the headline detectors
+(:data:`~copyscope.membership.scores.HEADLINE`) and the blind baselines."""
 OVERLAP_BINS = (("none", 0.0, 0.0), ("low", 0.0, 0.2), ("mid", 0.2, 0.8), ("high", 0.8, 1.0))
 """Bins ``(name, lo, hi)`` of a non-member's training n-gram overlap: ``none`` is exactly 0,
 the others ``lo < overlap <= hi`` (MIMIR's 0.2 and 0.8 thresholds)."""
@@ -652,8 +653,9 @@ def _blind_margin(r: pd.Series) -> str:
 
 def summary_section(tables: Mapping[str, pd.DataFrame], params: Mapping) -> list[str]:
     """Per model: copyscope's position of the planted and unplanted halves, Li's NLL
-    difference unplanted − planted, the AUC of loss, Min-K% (20%) and the reference ratio on
-    planted items, cloze accuracy by split and its trend with the excerpt copies."""
+    difference unplanted − planted, the AUC of each headline detector
+    (:data:`~copyscope.membership.scores.HEADLINE`) on planted items, cloze accuracy by split
+    and its trend with the excerpt copies."""
     place, det = tables["membership_placement"], tables["membership_detectors"]
     summ = tables["membership_cloze_summary"]
     delta = tables.get("membership_nll_delta", pd.DataFrame(columns=EMPTY["nll_delta"]))
@@ -684,7 +686,7 @@ def summary_section(tables: Mapping[str, pd.DataFrame], params: Mapping) -> list
         parts += [
             f"AUC {k} {fmt(d.at[k, 'auc'], 2)} [{fmt(d.at[k, 'auc_lo'], 2)}, "
             f"{fmt(d.at[k, 'auc_hi'], 2)}]" + _blind_margin(d.loc[k])
-            for k in ("loss", "min_k_20", "reference")
+            for k in HEADLINE
             if k in d.index
         ]
         s = summ[summ["model"] == model] if len(summ) else summ

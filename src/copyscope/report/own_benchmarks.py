@@ -65,7 +65,7 @@ OUTPUTS = {
     ),
     "detectors": Output(
         "tables/own_benchmark_detectors.csv",
-        "detector metrics on the labelled benchmarks (members = label 1) (.csv)",
+        "detector metrics on the labelled benchmarks (members = label 1; one with a single label class: a row per model saying why it has no detector) (.csv)",
         "own_benchmarks",
         "own benchmarks",
     ),
@@ -95,8 +95,12 @@ EMPTY = {
         "position", "position_lo", "position_hi",
     ],
     "nll_delta": ["benchmark", "labelled", "model", "contrast", "delta", "lo", "hi", "n_a", "n_b"],
-    "detectors": ["benchmark", "model", "label_set", "detector", "n_members", "n_nonmembers", "auc"],
+    "detectors": ["benchmark", "model", "label_set", "detector", "n_members", "n_nonmembers", "auc", "reason"],
 }  # fmt: skip
+
+NO_DETECTOR = "none"
+"""The ``detector`` of a labelled benchmark's row that says why it has no detector (its
+``reason``, :func:`no_detector_reason`)."""
 
 
 def nll_sets(g: pd.DataFrame) -> dict[str, np.ndarray]:
@@ -166,6 +170,10 @@ def detector_rows(scores: pd.DataFrame, items: Mapping, params: Mapping) -> pd.D
     for bench, g in scores.groupby("benchmark", sort=False):
         if not _labelled(g):
             continue
+        why = _one_class_rows(bench, g)
+        if len(why):
+            frames.append(why)
+            continue
         t = as_texts(g)
         if t["model"].nunique() > 1:
             t = with_reference(t, reference_model(t, params.get("reference")))
@@ -175,11 +183,28 @@ def detector_rows(scores: pd.DataFrame, items: Mapping, params: Mapping) -> pd.D
         d = detector_table(t, n_boot, seed)
         if len(d):
             d = d[d["label_set"] == "planted"].assign(label_set=LABEL_SET)
-            frames.append(d.assign(benchmark=bench))
+            frames.append(d.assign(benchmark=bench, reason=""))
     if not frames:
         return pd.DataFrame(columns=EMPTY["detectors"])
-    out = pd.concat(frames, ignore_index=True)
-    return out[["benchmark", *[c for c in out.columns if c != "benchmark"]]]
+    out = pd.concat([f for f in frames if len(f)], ignore_index=True)
+    first = ["benchmark", *[c for c in out.columns if c not in ("benchmark", "reason")]]
+    return out[[*first, "reason"]]
+
+
+def _one_class_rows(bench: str, g: pd.DataFrame) -> pd.DataFrame:
+    """One row per model of a labelled benchmark whose labels are all of one class (detector
+    :data:`NO_DETECTOR`, the class sizes and the reason); none when both classes have
+    items."""
+    rows = []
+    for model, m in g[g["set"] == "benchmark"].groupby("model", sort=False):
+        n1, n0 = int((m["label"] == 1).sum()), int((m["label"] == 0).sum())
+        if min(n1, n0) == 0:
+            rows.append(
+                {"benchmark": bench, "model": model, "label_set": LABEL_SET,
+                 "detector": NO_DETECTOR, "n_members": n1, "n_nonmembers": n0,
+                 "reason": no_detector_reason(n1, n0)}
+            )  # fmt: skip
+    return pd.DataFrame(rows, columns=EMPTY["detectors"])
 
 
 def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
@@ -198,18 +223,16 @@ def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
     write_csv(out["detectors"], detector_rows(scores, items, params))
 
 
-def no_detector_reason(sets: pd.DataFrame) -> str:
-    """Why a labelled benchmark has no detector row, from its placement rows by set (column
-    ``n``): its labels are all of one class (members = label 1, non-members = label 0), so no
-    detector can be scored; else that no score separated the two classes."""
-    n = {k: int(sets.loc[f"benchmark_label_{k}", "n"]) if f"benchmark_label_{k}" in sets.index
-         else 0 for k in (0, 1)}  # fmt: skip
-    if min(n.values()) == 0:
-        return (
-            f"no detector: its labels are all of one class ({n[1]} label 1, {n[0]} label 0), "
-            "a detector needs members and non-members"
-        )
-    return "no detector row (no score was defined for both classes)"
+def no_detector_reason(n_members: int, n_nonmembers: int) -> str:
+    """Why a labelled benchmark with ``n_members`` items of label 1 and ``n_nonmembers`` of
+    label 0 has no detector: ``""`` when both classes have items; else its labels are all of
+    one class, and a detector's AUC and TPR need members and non-members."""
+    if min(n_members, n_nonmembers) > 0:
+        return ""
+    return (
+        f"no detector: its labels are all of one class ({n_members} label 1, "
+        f"{n_nonmembers} label 0), a detector needs members and non-members"
+    )
 
 
 def summary_section(tables: Mapping[str, pd.DataFrame], params: Mapping) -> list[str]:
@@ -254,8 +277,7 @@ def summary_section(tables: Mapping[str, pd.DataFrame], params: Mapping) -> list
                 r = e[e["detector"] == name]
                 if len(r):
                     parts.append(f"AUC {name} {fmt(r['auc'].iloc[0], 2)}")
-            if not len(e):
-                parts.append(no_detector_reason(s))
+            parts += e.loc[e["detector"] == NO_DETECTOR, "reason"].tolist()
         else:
             parts.append("no membership labels: no ground truth, scores and placement only")
         fmt_name = g["format"].iloc[0]
