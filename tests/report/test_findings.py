@@ -1199,7 +1199,8 @@ def test_every_claim_names_where_and_under_which_conditions():
     assert card["where"].str.len().min() >= 2 and card["conditions"].str.len().min() > 10
     assert (
         card["paper"]
-        .isin([F.MERRILL, F.RAVEN, F.SHAIB, F.LI, F.CARLINI, F.SHI, F.CHANG, F.ZHANG])
+        .isin([F.MERRILL, F.RAVEN, F.SHAIB, F.LI, F.CARLINI, F.SHI, F.CHANG, F.ZHANG,
+               F.BROWN_XU])
         .all()
     )
     assert set(card["verdict"]) == {UNCLEAR}
@@ -1261,6 +1262,7 @@ COLUMNS = {
     "template_coverage": ["model", "decoding", "coverage_templates", "coverage_non_templates"],
     "membership_nll_delta": ["model", "contrast", "delta", "lo", "hi"],
     "membership_detectors": ["model", "label_set", "detector", "auc", "delta_auc_vs_loss"],
+    "contamination_known": ["benchmark", "positive", "rule", "tp", "fn", "fp", "tn"],
     "membership_cloze_summary": ["model", "split", "acc_insensitive", "r_overlap"],
     "membership_cloze_excerpts": ["model", "group", "copies", "items", "acc_insensitive"],
     "membership_cloze_trend": ["model", "items", "rho", "rho_lo", "rho_hi"],

@@ -10,7 +10,15 @@ import pytest
 
 from copyscope.cli import main
 from copyscope.errors import InputError
-from copyscope.report import ANALYSES, analyses, books, membership, name_cloze, own_benchmarks
+from copyscope.report import (
+    ANALYSES,
+    analyses,
+    books,
+    contamination,
+    membership,
+    name_cloze,
+    own_benchmarks,
+)
 from copyscope.report import novelty as rd
 from copyscope.report.summary import markdown, sections, write_summary
 from support.figures import pixels
@@ -191,6 +199,9 @@ def synthetic_tables() -> dict[str, pd.DataFrame]:
         **{n: pd.DataFrame(columns=c) for n, c in MEMBERSHIP_EMPTY.items()},
         # no own benchmark: that section is empty too
         **{n: pd.DataFrame(columns=c) for n, c in OWN_EMPTY.items()},
+        # nothing looked up: no contamination section
+        "contamination_rates": pd.DataFrame(columns=contamination.RATE_COLUMNS),
+        "contamination_known": pd.DataFrame(columns=contamination.KNOWN_COLUMNS),
         "membership_books": pd.DataFrame(columns=books.COLUMNS),
     }
 
@@ -300,6 +311,7 @@ def test_registry_sections_reproduce_the_summary():
         "style",
         "membership",
         "own-benchmarks",
+        "contamination",
         "books",
         "training",
     ]

@@ -173,6 +173,9 @@ def test_defaults_are_filled():
             "benchmarks": {},
             "baseline_passages": 64,
         },
+        "contamination": {
+            "ngram": 13, "ngram_unit": "words", "chars": 50, "char_share": 0.8, "rule": "chars"
+        },
     }
     assert out["corpus"]["inject"]["ladder"] == {
         "copies": [1, 4],

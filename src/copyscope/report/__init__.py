@@ -57,6 +57,7 @@ ANALYSES = (
     "style",
     "membership",
     "own_benchmarks",
+    "contamination",
     "books",
     "training",
     "calibration",

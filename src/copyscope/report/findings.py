@@ -117,6 +117,7 @@ CARLINI = "Carlini et al. 2023"
 SHI = "Shi et al. 2024"
 CHANG = "Chang et al. 2023"
 ZHANG = "Zhang et al. 2024"
+BROWN_XU = "Brown et al. 2020; Xu et al. 2025"  # GPT-3's 13-gram rule, infini-gram mini's
 EXACT_MAX = 8  # rank_test: exact permutation p-values up to this many points ...
 N_PERMUTATIONS = 20000  # ... else from this many random permutations
 QUALITY_PERMUTATIONS = 2000  # novelty-quality: random regroupings of the texts
@@ -1734,6 +1735,46 @@ def min_k_beats_loss(tables: Tables, params: Mapping):
         verdicts.append(verdict)
         models.append(model)
     return decided(parts, verdicts, "no model with Min-K% and loss AUCs on planted items", models)
+
+
+@claim(
+    "contamination-lookup",
+    "Exact overlap with the training data detects contaminated benchmark items: an item with "
+    "a 13-gram in the training data (GPT-3), or with at least 80% of its 50-character windows "
+    "in it (infini-gram mini), is dirty",
+    BROWN_XU,
+    "GPT-3 §4 and Appendix C; infini-gram mini §5 (benchmark contamination bulletin)",
+    "public benchmarks against web-scale pre-training corpora, whose items' membership is not "
+    "known",
+    ("contamination_known",),
+    "per rule (the n-gram rule and the character-window rule of analysis.contamination, "
+    "copyscope.membership.contamination), the planted contamination set's planted items "
+    "(positives) against its unplanted items (negatives): the share of positives flagged minus "
+    "the share of negatives flagged with Newcombe's 95% interval; a rule holds if it lies wholly "
+    "above 0, does not hold if wholly below 0, else inconclusive; the false-negative and "
+    "false-positive rates with 95% Wilson intervals are reported; the claim holds if both "
+    "rules hold, does not hold if both do not",
+    setting="the planted items are copied whole into training and the unplanted ones are "
+    "held-out play text: a known answer, not a real benchmark",
+)
+def contamination_lookup(tables: Tables, params: Mapping):
+    """Brown et al. (2020), Xu et al. (2025): overlap rules flag contaminated items."""
+    from .contamination import PLANTED
+
+    k = tables["contamination_known"]
+    k = k[(k["benchmark"] == PLANTED) & (k["positive"] == "planted")]
+    parts, verdicts = [], []
+    for r in k.itertuples():
+        pos, neg = int(r.tp + r.fn), int(r.fp + r.tn)
+        d = newcombe(int(r.tp), pos, int(r.fp), neg)
+        verdict = effect_verdict(d)
+        parts.append(
+            f"{r.rule}: FNR {int(r.fn)}/{pos} = {ci(wilson(int(r.fn), pos))}, FPR "
+            f"{int(r.fp)}/{neg} = {ci(wilson(int(r.fp), neg))}, flagged share planted − "
+            f"unplanted {ci(d)} → {verdict}"
+        )
+        verdicts.append(verdict)
+    return decided(parts, verdicts, "no planted contamination set in this run")
 
 
 # --------------------------------------------------------------------------- name cloze
