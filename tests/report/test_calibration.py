@@ -668,3 +668,40 @@ def test_a_dying_worker_does_not_hang_the_calibration(monkeypatch):
     tasks = [("a", 0), ("b", 0), ("c", 0), ("d", 1)]
     assert C._draw_all(tasks, 2) == tasks
     assert C._draw_all(tasks, 1) == tasks
+
+
+def looked_up_items(n: int = 30) -> pd.DataFrame:
+    """The planted set's looked-up items: ``n`` planted ones all flagged by both rules, ``n``
+    unplanted ones none, plus memorised / clean baselines the null leaves out."""
+    from copyscope.report import contamination as R
+
+    rows = [
+        {"benchmark": R.PLANTED, "group": g, "id": f"{g}-{i}",
+         "dirty_ngram": int(g in ("planted", "memorised")),
+         "dirty_chars": int(g in ("planted", "memorised"))}
+        for g in ("planted", "unplanted", "memorised", "clean") for i in range(n)
+    ]  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def test_the_contamination_null_permutes_the_planted_labels():
+    from copyscope.report import contamination as R
+
+    items = looked_up_items()
+    real = {"contamination_known": R.known_rows(items)}
+    assert F.CLAIMS["contamination-lookup"](real, PARAMS).verdict == F.HOLDS
+    out = N.permuted_contamination(np.random.default_rng(0), data(contamination=items), PARAMS)
+    known = out["contamination_known"]
+    # only the planted / unplanted pair, the same counts of flagged items in all
+    assert set(known["positive"]) == {"planted"} and set(known["rule"]) == {"ngram", "chars"}
+    assert ((known["tp"] + known["fp"]) == 30).all() and ((known["tp"] + known["fn"]) == 30).all()
+    false = C.null_spec(C.NULLS["contamination-lookup"][0])[2]
+    r = C.false_verdicts(
+        "contamination-lookup", N.permuted_contamination, data(contamination=items), PARAMS,
+        20, 0, false,
+    )
+    assert r["holds"] + r["does_not_hold"] <= 3  # rarely a verdict once the labels are permuted
+    assert N.permuted_contamination(np.random.default_rng(0), data(), PARAMS) is None
+    only_planted = items[items["group"] != "unplanted"]
+    assert N.permuted_contamination(np.random.default_rng(0), data(contamination=only_planted),
+                                    PARAMS) is None  # fmt: skip

@@ -112,6 +112,12 @@ INPUTS = {
         "a model's per-item name cloze results (membership/<m>/cloze.csv)",
         files=per_model("membership/{model}/cloze.csv", "benchmark_models"),
     ),
+    "contamination": Input(
+        ("SPLIT",),
+        "the planted contamination set's items looked up in the training data "
+        "(tables/contamination_items.csv)",
+        files=fixed("planted", "tables/contamination_items.csv", when="benchmark"),
+    ),
     "parses": Input(
         ("MODEL", "DECODING"),
         "parse file (.parquet) of a human set: human reference (every null), human contaminated "
@@ -355,6 +361,7 @@ def load(inputs: Mapping, params: Mapping | None = None) -> Data:
     tags = _one(inputs.get("training_tags"), "--training-tags", "training tag documents")
     pos_index = _one(inputs.get("pos_index"), "--pos-index", "training POS-tag index")
     train_parses = _one(inputs.get("training_parses"), "--training-parses", "training parses")
+    looked_up = _one(inputs.get("contamination"), "--contamination", "contamination_items.csv")
     syntax = (params or {}).get("analysis", {}).get("syntax", {})
     n, cut = syntax.get("template_headline_n"), syntax.get("coverage_cut")
     with_syntax = parses and train_parses and params and "syntax" in params
@@ -371,6 +378,7 @@ def load(inputs: Mapping, params: Mapping | None = None) -> Data:
         training_ngrams=training_ngrams(tags, n, pos_index, cut) if tags and n else None,
         syntax_files=(parses, train_parses) if with_syntax else None,
         style=pd.concat(style, ignore_index=True) if style else None,
+        contamination=pd.read_csv(looked_up) if looked_up else None,
     )
 
 

@@ -1756,6 +1756,7 @@ def min_k_beats_loss(tables: Tables, params: Mapping):
     "rules hold, does not hold if both do not",
     setting="the planted items are copied whole into training and the unplanted ones are "
     "held-out play text: a known answer, not a real benchmark",
+    related=True,
 )
 def contamination_lookup(tables: Tables, params: Mapping):
     """Brown et al. (2020), Xu et al. (2025): overlap rules flag contaminated items."""

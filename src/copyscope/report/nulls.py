@@ -65,6 +65,7 @@ class Data:
     syntax: tuple | None = None  # (units, novel, total): the human reference's syntax counts
     syntax_files: tuple | None = None  # (parses, training parses): where ``syntax`` comes from
     style: pd.DataFrame | None = None  # every model's per-passage style measures
+    contamination: pd.DataFrame | None = None  # the looked-up items (contamination_items.csv)
 
 
 Tables = dict[str, pd.DataFrame]
@@ -672,6 +673,25 @@ def permuted_overlap(rng, data, params):
     return {"membership_cloze_summary": summary}
 
 
+def permuted_contamination(rng, data, params):
+    """The planted contamination set's looked-up items (``contamination_items``) with the
+    planted / unplanted labels permuted among them: each rule flags the same share of both
+    groups in expectation, so neither verdict is right."""
+    from . import contamination as contamination_report
+
+    items = data.contamination
+    if items is None:
+        return None
+    planted = items[
+        (items["benchmark"] == contamination_report.PLANTED)
+        & items["group"].isin(["planted", "unplanted"])
+    ].copy()
+    if planted["group"].nunique() < 2:
+        return None
+    planted["group"] = rng.permutation(planted["group"].to_numpy())
+    return {"contamination_known": contamination_report.known_rows(planted)}
+
+
 NULLS: dict[str, list[tuple[str, NullBuilder]]] = {
     "pure-more-novel-than-validation": [
         ("human halves", human_halves_novelty("pure-more-novel-than-validation"))
@@ -709,6 +729,7 @@ NULLS: dict[str, list[tuple[str, NullBuilder]]] = {
     ],
     "cloze-excerpt-copies": [("permuted plays", permuted_excerpt_plays("membership_cloze_trend"))],
     "cloze-overlap-correlation": [("permuted overlap", permuted_overlap)],
+    "contamination-lookup": [("permuted planted labels", permuted_contamination)],
 }
 """claim id → its nulls (name, builder[, false verdicts]); a builder returns the claim's input
 tables for one draw, or None when the run has no data for it. The false verdicts are the ones
