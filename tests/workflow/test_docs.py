@@ -252,3 +252,135 @@ def test_the_pages_say_what_holds_now():
         if hits := dated_passages(path.read_text()):
             found[str(path.relative_to(ROOT))] = hits
     assert found == {}
+
+
+# --------------------------------------------------------------------------- the paper pages
+PAPERS = DOCS / "papers"
+PAPER_ITEMS = {
+    "merrill.md": ["Fig. 1 (left)", "Fig. 1 (right)", "Fig. 2", "Fig. 3",
+                   "Loss by frequency (analysis code)"],
+    "raven.md": ["Fig. 1", "Fig. 2", "Fig. 3", "Table 1", "Fig. 5", "Tables 2–4",
+                 "§5 supercopying", "Supplement: prompt length",
+                 "Supplement: sources of duplication"],
+    "shaib.md": ["Table 1", "Table 3", "Fig. 5", "Fig. 2", "Figs. 3–4", "§8 style memorization"],
+    "li.md": ["Fig. 3", "Per-format benchmarks", "Detectors beside the placement"],
+    "literature.md": ["Table 1", "Genre table", "Popularity table", "OLMo/Dolma excerpts",
+                      "Fig. 5", "Fig. 8"],
+    "related.md": ["R1", "R2", "R3", "R4", "Power of the rules"],
+}  # fmt: skip
+"""Each paper page's inventory: the paper's main figures and tables (the related page: its
+claims R1…), each of which must be the first cell of a row of the page's overview table and
+the start of a ``###`` section."""
+PAGE_OF_PAPER = {
+    "Merrill et al. 2024": "merrill.md",
+    "McCoy et al. 2023": "raven.md",
+    "Shaib et al. 2024": "shaib.md",
+    "Li 2023": "li.md",
+    "Zhang et al. 2024": "literature.md",
+}
+IMAGE = re.compile(r"\]\(([^)\s]+\.png)\)")
+TABLE = re.compile(r"\btables/([a-z0-9_]+)\.csv\b|`([a-z0-9_]+)\.csv`")
+
+
+def table_rows(text: str) -> dict[str, list[str]]:
+    """First cell → the other cells of every body row of the Markdown tables in ``text`` (the
+    header row of a table, the one above its ``|---|`` line, and that line left out)."""
+    lines = text.splitlines()
+    rows = {}
+    for i, line in enumerate(lines):
+        if not line.startswith("|") or re.fullmatch(r"\|(\s*:?-+:?\s*\|)+", line):
+            continue
+        if i + 1 < len(lines) and re.fullmatch(r"\|(\s*:?-+:?\s*\|)+", lines[i + 1]):
+            continue  # a header
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        rows[cells[0]] = cells[1:]
+    return rows
+
+
+def missing_items(text: str, items: list[str]) -> list[str]:
+    """The items of an inventory without a row (first cell, other cells not empty) or without
+    a ``### <item>`` section in ``text``."""
+    rows = table_rows(text)
+    sections = re.findall(r"^### (.+)$", text, re.M)
+    return [
+        item for item in items
+        if not all(rows.get(item, [""])) or not any(s.startswith(item) for s in sections)
+    ]  # fmt: skip
+
+
+def cited_tables(text: str) -> set[str]:
+    """The table names ``text`` cites: ``tables/<name>.csv`` and `` `<name>.csv` ``."""
+    return {a or b for a, b in TABLE.findall(text)}
+
+
+def scorecard_claims() -> list:
+    """Every claim of the scorecard's registry, as its row (a :class:`Finding`) on no tables:
+    id, paper and ``related``, in registry order."""
+    from copyscope.config import check_file
+    from copyscope.report import findings
+
+    params = {"findings": check_file(ROOT / "config" / "config.yaml")["findings"]}
+    return [decide({}, params) for decide in findings.CLAIMS.values()]
+
+
+def test_the_page_helpers_find_rows_sections_and_tables():
+    text = ("| paper | analog | how close |\n|---|---|---|\n| Fig. 1 | `a.png` | close |\n"
+            "| Fig. 2 | | none |\n\n### Fig. 1: curves\n\n### Fig. 2: more\n"
+            "`tables/raven_summary.csv`, `syntax_table1.csv` and results/tables/<name>.csv\n")  # fmt: skip
+    assert table_rows(text) == {"Fig. 1": ["`a.png`", "close"], "Fig. 2": ["", "none"]}
+    assert missing_items(text, ["Fig. 1", "Fig. 2", "Fig. 3"]) == ["Fig. 2", "Fig. 3"]
+    assert missing_items(text.replace("### Fig. 1", "### Figure 1"), ["Fig. 1"]) == ["Fig. 1"]
+    assert cited_tables(text) == {"raven_summary", "syntax_table1"}
+
+
+def test_every_paper_has_a_page_with_a_row_per_figure_and_table():
+    assert sorted(p.name for p in PAPERS.glob("*.md")) == sorted(PAPER_ITEMS)
+    missing = {
+        page: gaps for page, items in PAPER_ITEMS.items()
+        if (gaps := missing_items((PAPERS / page).read_text(), items))
+    }  # fmt: skip
+    assert missing == {}
+
+
+def test_the_paper_pages_show_only_the_run_s_figures():
+    """Every image a paper page references is a file under docs/ (the figures `make figures`
+    copies into docs/figures/; the pages draw nothing of their own)."""
+    bad = []
+    for page in PAPER_ITEMS:
+        for ref in IMAGE.findall((PAPERS / page).read_text()):
+            path = (PAPERS / ref).resolve()
+            if not path.is_file() or path.parent != (DOCS / "figures").resolve():
+                bad.append(f"{page}: {ref}")
+    assert bad == []
+
+
+def test_the_paper_pages_cite_only_tables_an_analysis_writes():
+    from copyscope.report.jobs import declared_tables
+
+    declared = set(declared_tables())
+    unknown = {
+        page: sorted(cited_tables((PAPERS / page).read_text()) - declared) for page in PAPER_ITEMS
+    }
+    assert {page: names for page, names in unknown.items() if names} == {}
+
+
+def test_each_scorecard_claim_is_linked_from_its_paper_s_page():
+    """A claim of the five papers is named (by its id) on its paper's page, a related claim on
+    the related page, in the section of its number R1, R2, … (registry order, as the
+    scorecard numbers them)."""
+    claims = scorecard_claims()
+    assert {c.paper for c in claims if not c.related} == set(PAGE_OF_PAPER)
+    text = {page: (PAPERS / page).read_text() for page in PAPER_ITEMS}
+    unlinked = [
+        c.id for c in claims
+        if f"`{c.id}`" not in text["related.md" if c.related else PAGE_OF_PAPER[c.paper]]
+    ]  # fmt: skip
+    assert unlinked == []
+    related = [c.id for c in claims if c.related]
+    sections = re.split(r"^### ", text["related.md"], flags=re.M)
+    for i, claim_id in enumerate(related, 1):
+        (section,) = [s for s in sections if s.startswith(f"R{i}:")]
+        assert f"`{claim_id}`" in section, (f"R{i}", claim_id)
+    assert sorted(r for r in PAPER_ITEMS["related.md"] if r[0] == "R" and r[1:].isdigit()) == [
+        f"R{i}" for i in range(1, len(related) + 1)
+    ]
