@@ -106,7 +106,7 @@ def cmd_merge_matches(a):
 def cmd_query(a):
     from .query import open_with_tokenizer, query_inputs, query_output
 
-    index, tok = open_with_tokenizer(a.index, a.tokenizer, a.tokenizer_kind)
+    index, tok = open_with_tokenizer(a.index, a.tokenizer, a.tokenizer_kind, a.token_dtype)
     items = query_inputs(a, tok, a.index)
     fmt = "json" if a.json else a.format
     print(query_output(index, tok, items, fmt, batch=a.batch is not None))
@@ -115,7 +115,7 @@ def cmd_query(a):
 def cmd_count(a):
     from .query import batch_rows, format_rows, open_with_tokenizer, query_inputs
 
-    index, tok = open_with_tokenizer(a.index, a.tokenizer, a.tokenizer_kind)
+    index, tok = open_with_tokenizer(a.index, a.tokenizer, a.tokenizer_kind, a.token_dtype)
     items = query_inputs(a, tok, a.index)
     if a.batch is not None:
         print(format_rows(batch_rows(index, "count", items), a.format))
@@ -126,7 +126,7 @@ def cmd_count(a):
 def cmd_trace(a):
     from . import query as q
 
-    index, tok = q.open_with_tokenizer(a.index, a.tokenizer, a.tokenizer_kind)
+    index, tok = q.open_with_tokenizer(a.index, a.tokenizer, a.tokenizer_kind, a.token_dtype)
     items = q.query_inputs(a, tok, a.index)
     if a.batch is not None and a.format == "json":  # with the texts: the explorer opens it
         print(q.format_rows(q.trace_batch_rows(index, tok, items, a.min_len, a.limit), "json"))
@@ -137,7 +137,11 @@ def cmd_trace(a):
 
 
 def _add_query_args(parser) -> None:
-    parser.add_argument("index", help="index directory (holding index.json) or its index.json")
+    parser.add_argument(
+        "index",
+        help="index directory (holding index.json) or its index.json, or an infini-gram index "
+        "folder (tokenized.*, table.*, offset.*)",
+    )
     one = parser.add_mutually_exclusive_group(required=True)
     one.add_argument("--text", help="the query text (encoded with the index's tokenizer)")
     one.add_argument(
@@ -174,6 +178,11 @@ def _add_query_args(parser) -> None:
         "--tokenizer-kind",
         metavar="KIND",
         help="kind of --tokenizer, e.g. bpe, moses (default: the one in index.json, else bpe)",
+    )
+    parser.add_argument(
+        "--token-dtype",
+        choices=("u8", "u16", "u32"),
+        help="an infini-gram index: its token width (default: the one its file sizes imply)",
     )
 
 

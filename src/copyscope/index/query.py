@@ -22,10 +22,13 @@ from . import open as _open
 from .core import Index, maximal_spans
 
 
-def open_with_tokenizer(path, tokenizer_dir=None, tokenizer_kind: str | None = None):
+def open_with_tokenizer(
+    path, tokenizer_dir=None, tokenizer_kind: str | None = None, token_dtype: str | None = None
+):
     """(index, tokenizer or ``None``): :func:`copyscope.index.open` of ``path`` (a folder or
-    its ``index.json``) and its :func:`index_tokenizer`."""
-    index = _open(path)
+    its ``index.json``, or an infini-gram index folder with its ``token_dtype`` where its
+    files leave it open) and its :func:`index_tokenizer`."""
+    index = _open(path, token_dtype=token_dtype)
     return index, index_tokenizer(index, tokenizer_dir, tokenizer_kind)
 
 
