@@ -426,3 +426,40 @@ def test_damage_cli_one_line(damaged):
     assert proc.returncode == 2, proc.stderr
     lines = proc.stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith("copyscope: error: ") and "table.0" in lines[0]
+
+
+def test_link(built, tmp_path, capsys):
+    """``copyscope index link --format infini-gram`` (the workflow's ``tokenizers.<name>.index:
+    {format: infini-gram, path}``): an ``index.json`` that opens the folder in place with the
+    workflow's tokenizer, so ``query --text`` answers as the folder does for the ids; a
+    tokenizer whose ids do not fit the token width, and a link whose folder moved, are refused
+    with one error naming the file."""
+    from copyscope.tokenize import from_spec, load
+
+    tok_dir = tmp_path / "tok"
+    from_spec({"kind": "bpe", "vocab_size": 300}).fit(["to be or not to be"] * 50, tok_dir)
+    source = tmp_path / "ig"
+    shutil.copytree(built["u16"][0], source)
+    out = tmp_path / "linked" / "index.json"
+    rc, _, err = run(capsys, "index", "link", "--index", source, "--out", out, "--tokenizer",
+                     tok_dir, "--tokenizer-kind", "bpe", "--format", "infini-gram")  # fmt: skip
+    assert rc == 0, err
+    manifest = json.loads(out.read_text())
+    assert manifest["format"] == "infini-gram" and manifest["source_index"] == str(source)
+    linked = open_index(out.parent)
+    assert isinstance(linked, InfiniGramIndex) and linked.path == out.parent
+    assert linked.manifest["tokenizer_kind"] == "bpe"
+    ids = load("bpe", tok_dir).encode("to be or not")
+    rc, text, err = run(capsys, "query", out.parent, "--text", "to be or not", "--format", "json")
+    assert rc == 0, err
+    L, C = open_index(source).longest_matches([ids])[0]
+    assert [(r["L"], r["C"]) for r in json.loads(text)] == list(
+        zip(L.tolist(), C.tolist(), strict=True)
+    )
+    rc, _, err = run(capsys, "index", "link", "--index", built["u8"][0], "--out",
+                     tmp_path / "u8" / "index.json", "--tokenizer", tok_dir, "--tokenizer-kind",
+                     "bpe", "--format", "infini-gram")  # fmt: skip
+    assert rc == 2 and "ids below 255" in err and err.count("\n") == 1
+    source.rename(tmp_path / "moved")
+    rc, _, err = run(capsys, "count", out.parent, "--ids", "1")
+    assert rc == 2 and "linked/index.json: it links the infini-gram index" in err

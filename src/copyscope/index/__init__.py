@@ -19,11 +19,15 @@ def open(path, matches=None, token_dtype=None):  # shadows the builtin in this m
     is an :class:`~copyscope.errors.InputError` naming the file). An infini-gram index folder
     (``tokenized.*``, ``table.*``, ``offset.*``, …) opens as it is
     (:class:`~copyscope.index.infinigram.InfiniGramIndex`; ``token_dtype`` u8/u16/u32 where
-    its file sizes leave the token width open). With ``matches`` (the merged file of the
+    its file sizes leave the token width open), as does the ``index.json`` that links one
+    (``copyscope index link --format infini-gram``). With ``matches`` (the merged file of the
     per-shard query fan-out) a :class:`~copyscope.index.fanout.MatchedIndex` that answers
     ``longest_matches`` from it and opens the index itself for anything else."""
-    from .infinigram import InfiniGramIndex, is_infinigram
+    from .infinigram import InfiniGramIndex, is_infinigram, open_linked
 
+    linked = open_linked(path, matches)
+    if linked is not None:
+        return linked
     if is_infinigram(path):
         if matches is not None:
             from ..errors import InputError

@@ -76,9 +76,14 @@ def cmd_manifest(a):
 
 
 def cmd_link(a):
-    from .build import link_index, tokenizer_entry
+    from .build import link_index, link_infinigram, tokenizer_entry
 
     tok = tokenizer_entry(a.tokenizer, a.tokenizer_name, a.tokenizer_kind, a.out)
+    if a.format == "infini-gram":
+        m = link_infinigram(a.index, a.out, tok, a.token_dtype)
+        log.info("%s: checked the infini-gram index %s (%d tokens) and linked it", a.out,
+                 a.index, m["n_tokens"])  # fmt: skip
+        return
     m = link_index(a.index, a.out, tok)
     log.info(
         "%s: verified %s (%d shard(s), %d tokens) and linked it",
@@ -254,6 +259,18 @@ def register(sub) -> None:
     )
     f.add_argument("--index", required=True, help="the index directory built elsewhere")
     f.add_argument("--out", required=True, help="the manifest to write (index.json)")
+    f.add_argument(
+        "--format",
+        choices=("copyscope", "infini-gram"),
+        default="copyscope",
+        help="the index's format (default copyscope; infini-gram: its folder of tokenized.*, "
+        "table.*, offset.* files)",
+    )
+    f.add_argument(
+        "--token-dtype",
+        choices=("u8", "u16", "u32"),
+        help="an infini-gram index: its token width (default: the one its file sizes imply)",
+    )
     _add_tokenizer_record(f, required=True)
     f = add_command(
         g, "shard-matches", cmd_shard_matches, "L_t/C_t of a query set against one shard (fan-out)"

@@ -536,3 +536,41 @@ class InfiniGramIndex(Index):
             left -= take
             doc_base += shard.n_docs
         return out
+
+
+def open_linked(path, matches=None) -> InfiniGramIndex | None:
+    """The infini-gram index that the ``index.json`` at ``path`` (a folder holding it, or the
+    file) links (``format: infini-gram``, written by ``copyscope index link --format
+    infini-gram``), its manifest extended by the link's (the tokenizer), its ``path`` the
+    link's folder (where the tokenizer directory is relative to); None for anything else."""
+    path = Path(path)
+    manifest_path = path if path.name == "index.json" else path / "index.json"
+    if not manifest_path.is_file():
+        return None
+    try:
+        link = json.loads(manifest_path.read_bytes().decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        return None  # the copyscope index's own checks name the damage
+    if not isinstance(link, dict) or link.get("format") != "infini-gram":
+        return None
+    if matches is not None:
+        raise InputError(matches, "per-shard matches are not read for an infini-gram index")
+    source = link.get("source_index")
+    if not isinstance(source, str) or not is_infinigram(source):
+        raise InputError(
+            manifest_path,
+            f"it links the infini-gram index {source!r}, which is not an infini-gram index "
+            "folder (moved or deleted?): link it again (`copyscope index link --format "
+            "infini-gram`)",
+        )
+    index = InfiniGramIndex(source, link.get("token_dtype"))
+    if int(link.get("n_tokens", -1)) != index.n_tokens:
+        raise InputError(
+            manifest_path,
+            f"it links {source} of {link.get('n_tokens')} tokens, which now holds "
+            f"{index.n_tokens}: link it again",
+        )
+    index.manifest.update({k: v for k, v in link.items() if k.startswith("tokenizer")})
+    index.manifest["source_index"] = source
+    index.path = manifest_path.parent
+    return index
