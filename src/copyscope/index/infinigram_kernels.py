@@ -110,7 +110,15 @@ def narrow(ds, sa, p, w, fault, qk, a, b, lo, hi, d):
             z = mid
             hz = h
     first = x
+    if x == hi:
+        return first, x
+    # the pattern occurs iff the suffix at ``first`` starts with it (one comparison spares the
+    # second search for a pattern that does not occur: every failed extension)
+    h, c = _compare(ds, w, n, _position(sa, p, w, n, x, fault), qk, a, b, hz)
+    if c != 0:
+        return first, x
     # first rank whose suffix sorts after the pattern (does not start with it)
+    x += 1
     z = hi
     hx = b - a
     hz = d
@@ -204,7 +212,7 @@ def _count_group(ds, sa, p, w, fault, qk, starts, ends, g0, g1, out_first, out_c
                 x_[g] = 0
                 hx_[g] = 0
             else:
-                x_[g] = first_[g]
+                x_[g] = hi_[g] if hi_[g] >= 0 else n  # absent: no second search
                 hx_[g] = ends[g0 + g] - starts[g0 + g]
             z_[g] = n
             hz_[g] = 0
@@ -239,9 +247,15 @@ def _count_group(ds, sa, p, w, fault, qk, starts, ends, g0, g1, out_first, out_c
         for g in range(G):
             if phase == 0:
                 first_[g] = x_[g]
+                hi_[g] = -1  # where the second search starts: past first if it matches
+                if x_[g] < n:
+                    i = g0 + g
+                    pos = _position(sa, p, w, n, x_[g], fault)
+                    _, c = _compare(ds, w, n, pos, qk, starts[i], ends[i], hz_[g])
+                    hi_[g] = x_[g] + 1 if c == 0 else -1
             else:
                 out_first[g0 + g] = first_[g]
-                out_cnt[g0 + g] = x_[g] - first_[g]
+                out_cnt[g0 + g] = x_[g] - first_[g] if hi_[g] >= 0 else 0
 
 
 @njit(cache=True, parallel=True)
