@@ -242,6 +242,7 @@ class InfiniGramShard:
         self._check()
         self.fault = np.zeros(2, dtype=np.int64)
         self._doc_starts = None
+        self._buckets = None
 
     # ------------------------------------------------------------------ checks
     def _check(self) -> None:
@@ -324,6 +325,43 @@ class InfiniGramShard:
     def keys(self, flat: np.ndarray) -> np.ndarray:
         return _kernels().token_keys(flat, self.width)
 
+    def _counts(self, qk, starts, ends, glo, ghi, d0: int) -> tuple[np.ndarray, np.ndarray]:
+        """(first rank, count) of the n-grams ``qk[starts[i]:ends[i]]`` searched within
+        ``[glo[i], ghi[i])`` (``infinigram_kernels.count_batch``; a few in this thread)."""
+        kn = _kernels()
+        first = np.zeros(starts.shape[0], dtype=np.int64)
+        count = np.zeros(starts.shape[0], dtype=np.int64)
+        args = (self.ds, self.sa, self.ptr_bytes, self.width, self.fault, qk, starts, ends,
+                glo, ghi, d0)  # fmt: skip
+        if starts.shape[0] <= SERIAL_NGRAMS:
+            kn.count_serial(*args, first, count)
+        else:
+            from numba import get_num_threads
+
+            kn.count_batch(*args, get_num_threads(), first, count)
+        self.check_fault()
+        return first, count
+
+    def token_intervals(self, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(lo, hi)`` per token of ``values``: the ranks of the suffixes starting with it
+        (searched once per distinct token; for u8 and u16 kept for the process's later
+        calls, in a table of every token value)."""
+        u, inv = np.unique(values, return_inverse=True)
+        if self.width <= 2:
+            if self._buckets is None:
+                self._buckets = np.full((2, 1 << (8 * self.width)), -1, dtype=np.int64)
+            need = u[self._buckets[0, u] < 0]
+        else:
+            need = u
+        if need.size:
+            ends = np.arange(1, need.size + 1, dtype=np.int64)
+            whole = np.zeros(need.size, dtype=np.int64)
+            f, c = self._counts(self.keys(need), ends - 1, ends, whole, whole + self.n_tokens, 0)
+            if self.width > 2:
+                return f[inv], (f + c)[inv]
+            self._buckets[0, need], self._buckets[1, need] = f, f + c
+        return self._buckets[0, u][inv], self._buckets[1, u][inv]
+
     def longest_matches(self, flat: np.ndarray, offsets: np.ndarray, segments) -> tuple:
         """L_t and C_t (0 where L_t = 0) of the flat queries against this shard: the kernel
         over ``segments``, or the Python searches when ``segments`` is None."""
@@ -331,8 +369,11 @@ class InfiniGramShard:
             return _PyShard(self).longest_matches(flat, offsets)
         ln = np.zeros(flat.shape[0], dtype=np.int64)
         cn = np.zeros(flat.shape[0], dtype=np.int64)
+        if flat.size == 0:
+            return ln, cn
+        blo, bhi = self.token_intervals(flat)
         _kernels().longest_matches(
-            self.ds, self.sa, self.ptr_bytes, self.width, self.fault, self.keys(flat),
+            self.ds, self.sa, self.ptr_bytes, self.width, self.fault, self.keys(flat), blo, bhi,
             *segments, ln, cn,
         )  # fmt: skip
         self.check_fault()
@@ -351,18 +392,9 @@ class InfiniGramShard:
                 f, e = py.narrow(qk[offsets[i] : offsets[i + 1]], 0, self.n_tokens, 0)
                 first[i], count[i] = f, e - f
             return count > 0, first, count
-        kn = _kernels()
-        first = np.zeros(k, dtype=np.int64)
-        count = np.zeros(k, dtype=np.int64)
-        args = (self.ds, self.sa, self.ptr_bytes, self.width, self.fault, self.keys(flat),
-                offsets[:-1].copy(), offsets[1:].copy())  # fmt: skip
-        if k <= SERIAL_NGRAMS:
-            kn.count_serial(*args, first, count)
-        else:
-            from numba import get_num_threads
-
-            kn.count_batch(*args, get_num_threads(), first, count)
-        self.check_fault()
+        starts = offsets[:-1].copy()
+        glo, ghi = self.token_intervals(flat[starts])
+        first, count = self._counts(self.keys(flat), starts, offsets[1:].copy(), glo, ghi, 1)
         return count > 0, first, count
 
     def positions(self, ranks: np.ndarray) -> np.ndarray:

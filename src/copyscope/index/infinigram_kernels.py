@@ -95,6 +95,8 @@ def narrow(ds, sa, p, w, fault, qk, a, b, lo, hi, d):
     tokens (``lo, hi, d = 0, n, 0`` for a search of the whole shard); ``first == end``
     where none does."""
     n = ds.shape[0]
+    if d >= b - a:
+        return lo, hi
     # first rank whose suffix is >= the pattern
     x, z = lo, hi
     hx = d
@@ -135,7 +137,7 @@ def narrow(ds, sa, p, w, fault, qk, a, b, lo, hi, d):
 
 
 @njit(cache=True, nogil=True)
-def _occurs_back(ds, sa, p, w, fault, qk, qs, t0):
+def _occurs_back(ds, sa, p, w, fault, qk, blo, bhi, qs, t0):
     """``(l, first, end)``: the longest ``l <= t0 - qs`` such that ``qk[t0-l:t0]`` occurs,
     and its interval (binary search on ``l``: a suffix of an occurring n-gram occurs)."""
     n = ds.shape[0]
@@ -143,7 +145,8 @@ def _occurs_back(ds, sa, p, w, fault, qk, qs, t0):
     f0, e0 = 0, n
     while lo_l < hi_l:
         mid = (lo_l + hi_l + 1) >> 1
-        f, e = narrow(ds, sa, p, w, fault, qk, t0 - mid, t0, 0, n, 0)
+        a = t0 - mid
+        f, e = narrow(ds, sa, p, w, fault, qk, a, t0, blo[a], bhi[a], 1)
         if f < e:
             lo_l = mid
             f0, e0 = f, e
@@ -153,17 +156,21 @@ def _occurs_back(ds, sa, p, w, fault, qk, qs, t0):
 
 
 @njit(cache=True, nogil=True)
-def _segment(ds, sa, p, w, fault, qk, qs, ta, tb, out_len, out_cnt):
-    """L_t and C_t (0 where L_t = 0) for ``ta <= t < tb`` of the query starting at ``qs``."""
+def _segment(ds, sa, p, w, fault, qk, blo, bhi, qs, ta, tb, out_len, out_cnt):
+    """L_t and C_t (0 where L_t = 0) for ``ta <= t < tb`` of the query starting at ``qs``;
+    ``[blo[i], bhi[i])`` are the ranks of the suffixes starting with the token at ``i``."""
     n = ds.shape[0]
     if ta == qs:
         d, lo, hi = 0, 0, n
     else:
-        d, lo, hi = _occurs_back(ds, sa, p, w, fault, qk, qs, ta)
+        d, lo, hi = _occurs_back(ds, sa, p, w, fault, qk, blo, bhi, qs, ta)
     s = ta - d
     for t in range(ta, tb):
         while True:
-            f, e = narrow(ds, sa, p, w, fault, qk, s, t + 1, lo, hi, d)
+            if d == 0:
+                f, e = blo[t], bhi[t]
+            else:
+                f, e = narrow(ds, sa, p, w, fault, qk, s, t + 1, lo, hi, d)
             if f < e:
                 lo, hi = f, e
                 d += 1
@@ -181,41 +188,53 @@ def _segment(ds, sa, p, w, fault, qk, qs, ta, tb, out_len, out_cnt):
             if d == 0:
                 lo, hi = 0, n
             else:
-                lo, hi = narrow(ds, sa, p, w, fault, qk, s, t, 0, n, 0)
+                lo, hi = narrow(ds, sa, p, w, fault, qk, s, t, blo[s], bhi[s], 1)
 
 
 @njit(cache=True, parallel=True)
-def longest_matches(ds, sa, p, w, fault, qk, seg_start, seg_end, seg_qs, out_len, out_cnt):
+def longest_matches(
+    ds, sa, p, w, fault, qk, blo, bhi, seg_start, seg_end, seg_qs, out_len, out_cnt
+):
     """For every query position t: ``out_len[t] = L_t``, ``out_cnt[t] = C_t`` (0 where
-    L_t = 0) against one shard; the positions come in segments ``seg_start[i] <= t <
-    seg_end[i]`` of the query starting at ``seg_qs[i]`` (``kernels.query_segments``), run
-    in parallel; a segment that starts inside its query first finds the match ending just
-    before it (:func:`_occurs_back`)."""
+    L_t = 0) against one shard; ``[blo[t], bhi[t])`` are the ranks of the suffixes starting
+    with the token at t (:func:`count_batch` of the query's distinct tokens, so every fresh
+    search starts inside its first token's interval). The positions come in segments
+    ``seg_start[i] <= t < seg_end[i]`` of the query starting at ``seg_qs[i]``
+    (``kernels.query_segments``), run in parallel; a segment that starts inside its query
+    first finds the match ending just before it (:func:`_occurs_back`)."""
     for i in prange(seg_start.shape[0]):
-        _segment(ds, sa, p, w, fault, qk, seg_qs[i], seg_start[i], seg_end[i], out_len, out_cnt)
+        _segment(
+            ds, sa, p, w, fault, qk, blo, bhi, seg_qs[i], seg_start[i], seg_end[i], out_len,
+            out_cnt,
+        )  # fmt: skip
 
 
 BATCH = 16  # n-grams searched in lockstep by count_batch
 
 
 @njit(cache=True, nogil=True)
-def _count_group(ds, sa, p, w, fault, qk, starts, ends, g0, g1, out_first, out_cnt, st):
-    """:func:`narrow` over the whole shard for the n-grams ``g0 <= i < g1`` in lockstep:
-    each step of their binary searches first prefetches every n-gram's next table entry,
-    then its text, then compares (group prefetching), so their cache misses overlap."""
+def _count_group(
+    ds, sa, p, w, fault, qk, starts, ends, glo, ghi, d0, g0, g1, out_first, out_cnt, st
+):
+    """:func:`narrow` of the n-grams ``g0 <= i < g1`` within ``[glo[i], ghi[i])`` (the ranks
+    of the suffixes starting with their first ``d0`` tokens) in lockstep: each step of their
+    binary searches first prefetches every n-gram's next table entry, then its text, then
+    compares (group prefetching), so their cache misses overlap."""
     n = ds.shape[0]
     G = g1 - g0
     x_, z_, hx_, hz_, first_, hi_ = st
     for phase in range(2):
         for g in range(G):
+            i = g0 + g
+            z_[g] = ghi[i]
+            hz_[g] = d0
             if phase == 0:
-                x_[g] = 0
-                hx_[g] = 0
+                # an n-gram of at most d0 tokens is its interval: no search
+                x_[g] = glo[i] if ends[i] - starts[i] > d0 else ghi[i]
+                hx_[g] = d0
             else:
-                x_[g] = hi_[g] if hi_[g] >= 0 else n  # absent: no second search
-                hx_[g] = ends[g0 + g] - starts[g0 + g]
-            z_[g] = n
-            hz_[g] = 0
+                x_[g] = hi_[g] if hi_[g] >= 0 else ghi[i]  # absent: no second search
+                hx_[g] = ends[i] - starts[i]
         active = True
         while active:
             active = False
@@ -245,10 +264,13 @@ def _count_group(ds, sa, p, w, fault, qk, starts, ends, g0, g1, out_first, out_c
                         z_[g] = mid
                         hz_[g] = h
         for g in range(G):
-            if phase == 0:
+            if phase == 0 and ends[g0 + g] - starts[g0 + g] <= d0:
+                first_[g] = glo[g0 + g]
+                hi_[g] = ghi[g0 + g]
+            elif phase == 0:
                 first_[g] = x_[g]
                 hi_[g] = -1  # where the second search starts: past first if it matches
-                if x_[g] < n:
+                if x_[g] < ghi[g0 + g]:
                     i = g0 + g
                     pos = _position(sa, p, w, n, x_[g], fault)
                     _, c = _compare(ds, w, n, pos, qk, starts[i], ends[i], hz_[g])
@@ -259,9 +281,11 @@ def _count_group(ds, sa, p, w, fault, qk, starts, ends, g0, g1, out_first, out_c
 
 
 @njit(cache=True, parallel=True)
-def count_batch(ds, sa, p, w, fault, qk, starts, ends, nt, out_first, out_cnt):
+def count_batch(ds, sa, p, w, fault, qk, starts, ends, glo, ghi, d0, nt, out_first, out_cnt):
     """First rank and number of occurrences of every n-gram ``qk[starts[i]:ends[i]]`` in one
-    shard (:func:`_count_group`, :data:`BATCH` at a time, in ``nt`` threads)."""
+    shard, searched within ``[glo[i], ghi[i])``, the ranks starting with its first ``d0``
+    tokens (0 and the whole shard, or 1 and its first token's interval) (:func:`_count_group`,
+    :data:`BATCH` at a time, in ``nt`` threads)."""
     k = starts.shape[0]
     nb = (k + BATCH - 1) // BATCH
     for th in prange(nt):
@@ -269,17 +293,22 @@ def count_batch(ds, sa, p, w, fault, qk, starts, ends, nt, out_first, out_cnt):
         for b in range(th, nb, nt):
             g0 = b * BATCH
             g1 = min(k, g0 + BATCH)
-            _count_group(ds, sa, p, w, fault, qk, starts, ends, g0, g1, out_first, out_cnt, st)
+            _count_group(
+                ds, sa, p, w, fault, qk, starts, ends, glo, ghi, d0, g0, g1, out_first, out_cnt,
+                st,
+            )  # fmt: skip
 
 
 @njit(cache=True)
-def count_serial(ds, sa, p, w, fault, qk, starts, ends, out_first, out_cnt):
+def count_serial(ds, sa, p, w, fault, qk, starts, ends, glo, ghi, d0, out_first, out_cnt):
     """:func:`count_batch` in the calling thread (a few n-grams)."""
     st = np.empty((6, BATCH), dtype=np.int64)
     k = starts.shape[0]
     for g0 in range(0, k, BATCH):
         g1 = min(k, g0 + BATCH)
-        _count_group(ds, sa, p, w, fault, qk, starts, ends, g0, g1, out_first, out_cnt, st)
+        _count_group(
+            ds, sa, p, w, fault, qk, starts, ends, glo, ghi, d0, g0, g1, out_first, out_cnt, st
+        )  # fmt: skip
 
 
 @njit(cache=True)
