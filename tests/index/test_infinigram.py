@@ -456,6 +456,24 @@ def test_link(built, tmp_path, capsys):
     assert [(r["L"], r["C"]) for r in json.loads(text)] == list(
         zip(L.tolist(), C.tolist(), strict=True)
     )
+    batch = tmp_path / "texts.jsonl"
+    batch.write_text(json.dumps({"id": "a", "text": "to be or not to be"}) + "\n")
+    rc, text, err = run(capsys, "trace", out.parent, "--batch", batch, "--format", "json",
+                        "--min-len", "1")  # fmt: skip
+    assert rc == 0, err
+    (row,) = json.loads(text)  # the explorer's rows: spans with their sources
+    assert row["copied"]
+    ids = load("bpe", tok_dir).encode("to be or not to be")
+    L = open_index(source).longest_matches([ids]).length
+    assert row["L"] == L.tolist()
+    for span in row["copied"]:
+        g = ids[span["start"] : span["end"]]
+        assert span["count"] == open_index(source).count(g)
+        assert span["where"] == [f"{i}@{o}" for i, _, o in open_index(source).locate(g, 3)]
+    rc, _, err = run(capsys, "query", source, "--text", "to be")
+    assert rc == 2 and "an infini-gram index records no tokenizer" in err
+    rc, _, err = run(capsys, "index", "verify", source)
+    assert rc == 2 and "records no checksums" in err
     rc, _, err = run(capsys, "index", "link", "--index", built["u8"][0], "--out",
                      tmp_path / "u8" / "index.json", "--tokenizer", tok_dir, "--tokenizer-kind",
                      "bpe", "--format", "infini-gram")  # fmt: skip

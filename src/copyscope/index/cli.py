@@ -33,8 +33,16 @@ def cmd_build(a):
 
 def cmd_verify(a):
     from ..errors import InputError
+    from .infinigram import is_infinigram
     from .verify import verify_index, verify_problems
 
+    if is_infinigram(a.index):
+        raise InputError(
+            a.index,
+            "an infini-gram index records no checksums to verify its files against (opening "
+            "it, as every query does, checks their sizes, the document offsets and a sample of "
+            "the suffix order)",
+        )
     rows = verify_index(a.index)
     for path, status in rows:
         label, _, why = status.partition(": ")  # DAMAGED: what is wrong with the file

@@ -15,8 +15,12 @@ their next tokens are sorted within it) and narrow it by ``x_t`` with two binary
 that read one token each; where no occurrence continues with ``x_t``, drop ``x_s`` and
 search ``x_{s+1}..x_{t-1}`` afresh (it occurs: it is part of an occurring n-gram). The
 start ``s`` only moves right, so a query of ``m`` tokens costs at most ``m`` narrowings
-that succeed, ``m`` that fail and ``m`` fresh searches. Every binary search skips the
-pattern prefix that both of its bounds are known to share (Manber & Myers' mlr).
+that succeed, ``m`` that fail and ``m`` fresh searches. A fresh search starts inside the
+interval of its first token (searched once per distinct token of a call, and kept per shard
+for u8/u16 ids), a pattern that does not occur costs one binary search, and every binary
+search skips the pattern prefix that both of its bounds are known to share (Manber & Myers'
+mlr). Counts search 16 n-grams at a time in lockstep, each step's table entries and text
+prefetched for all of them first.
 
 A damaged table never makes a kernel read outside an array: every suffix-array entry is
 checked where it is read (:func:`_position`: a byte offset of a whole token inside the

@@ -151,6 +151,14 @@ def query_inputs(a, tokenizer, index_dir) -> list[tuple[str | None, np.ndarray]]
     if a.ids is not None:
         return [(None, parse_ids(a.ids, tokenizer))]
     if tokenizer is None:
+        from .infinigram import is_infinigram
+
+        if is_infinigram(index_dir):
+            raise InputError(
+                index_dir,
+                "an infini-gram index records no tokenizer: pass --tokenizer DIR (with "
+                "--tokenizer-kind) of the tokenizer it was built with, or --ids",
+            )
         raise InputError(
             index_dir, "no tokenizer recorded in index.json: pass --tokenizer or --ids"
         )
