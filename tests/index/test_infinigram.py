@@ -438,8 +438,10 @@ def test_link(built, tmp_path, capsys):
 
     tok_dir = tmp_path / "tok"
     from_spec({"kind": "bpe", "vocab_size": 300}).fit(["to be or not to be"] * 50, tok_dir)
-    source = tmp_path / "ig"
-    shutil.copytree(built["u16"][0], source)
+    tok = load("bpe", tok_dir)
+    texts = ["to be or not to be, that is it", "not to be", "or not"]
+    source = build_infinigram(tmp_path, {"ig": ([tok.encode(t).tolist() for t in texts],
+                                                 "u16", 2, True)})["ig"]  # fmt: skip
     out = tmp_path / "linked" / "index.json"
     rc, _, err = run(capsys, "index", "link", "--index", source, "--out", out, "--tokenizer",
                      tok_dir, "--tokenizer-kind", "bpe", "--format", "infini-gram")  # fmt: skip
@@ -449,7 +451,7 @@ def test_link(built, tmp_path, capsys):
     linked = open_index(out.parent)
     assert isinstance(linked, InfiniGramIndex) and linked.path == out.parent
     assert linked.manifest["tokenizer_kind"] == "bpe"
-    ids = load("bpe", tok_dir).encode("to be or not")
+    ids = tok.encode("to be or not")
     rc, text, err = run(capsys, "query", out.parent, "--text", "to be or not", "--format", "json")
     assert rc == 0, err
     L, C = open_index(source).longest_matches([ids])[0]
@@ -463,7 +465,7 @@ def test_link(built, tmp_path, capsys):
     assert rc == 0, err
     (row,) = json.loads(text)  # the explorer's rows: spans with their sources
     assert row["copied"]
-    ids = load("bpe", tok_dir).encode("to be or not to be")
+    ids = tok.encode("to be or not to be")
     L = open_index(source).longest_matches([ids]).length
     assert row["L"] == L.tolist()
     for span in row["copied"]:
