@@ -133,9 +133,8 @@ def json_object(line: str, where: str) -> dict:
         value = json.loads(line)
     except json.JSONDecodeError as exc:
         raise InputError(
-            where,
-            f"expected one JSON object per line, found invalid JSON ({exc.msg}, column "
-            f"{exc.colno})",
+            where, f"expected one JSON object per line, found invalid JSON ({exc.msg}, column "
+            f"{exc.colno})"
         ) from None
     if not isinstance(value, dict):
         raise InputError(

@@ -19,6 +19,7 @@ def permutation_tails(null, observed: float, tol: float = 1e-12) -> tuple[float,
     return up, down
 
 
+
 def pooled_ratio_permutation_test(
     num_a, den_a, num_b, den_b, *, draws: int, seed: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -57,7 +58,6 @@ def pooled_ratio_permutation_test(
         if len(column):
             up[j], down[j] = permutation_tails(column, observed[j])
     return observed, up, down
-
 
 # ------------------------------------------------------------------ bootstrap intervals
 # One implementation of the percentile bootstrap for every stage. The functions reproduce

@@ -75,10 +75,8 @@ def duplicate_keys(node, where: str, path=()) -> list:
         for key, value in node.value:
             line = key.start_mark.line + 1
             if key.tag != "tag:yaml.org,2002:str":  # true:, 1:, null:, [a]: …
-                what = (
-                    repr(key.value)
-                    if isinstance(key, yaml.ScalarNode)
-                    else "a " + ("list" if isinstance(key, yaml.SequenceNode) else "mapping")
+                what = repr(key.value) if isinstance(key, yaml.ScalarNode) else "a " + (
+                    "list" if isinstance(key, yaml.SequenceNode) else "mapping"
                 )
                 out.append(
                     InputError(

@@ -36,6 +36,7 @@ class ConfigErrors(ConfigError):
         self.args = ("\n".join(f"config key '{k}': {text}" for k, text in self.problems),)
 
 
+
 # --------------------------------------------------------------------------- schema, defaults
 @cache
 def load_schema(path: str | Path = SCHEMA_PATH) -> dict:

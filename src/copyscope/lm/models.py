@@ -344,7 +344,9 @@ def load_model(model_dir, device: str = "auto"):
     from ..tokenize.hf import is_gguf
 
     path = Path(model_dir)
-    expected = "a trained model directory, a local Hugging Face causal LM directory or a GGUF file"
+    expected = (
+        "a trained model directory, a local Hugging Face causal LM directory or a GGUF file"
+    )
     if is_gguf(path):
         if not path.is_file():
             raise InputError(path, f"GGUF file not found; expected {expected}")

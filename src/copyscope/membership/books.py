@@ -403,9 +403,7 @@ def read_entities(path, n_tokens: int | None) -> list[Entity]:
                     f"{n_tokens - 1}), found {value}",
                 )
         if end < start:
-            raise InputError(
-                where, f"column end_token: expected ≥ start_token {start}, found {end}"
-            )
+            raise InputError(where, f"column end_token: expected ≥ start_token {start}, found {end}")
         return Entity(start, end, row["prop"], row["cat"], row["text"])
 
     return check_all(_rows(path, BOOKNLP_ENTITY_COLUMNS), entity)

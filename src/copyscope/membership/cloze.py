@@ -175,9 +175,7 @@ LANGUAGES = {
 def cloze_language(language: str = "en") -> ClozeLanguage:
     """The rules of ``language`` (:data:`LANGUAGES`); ValueError for another language."""
     if language not in LANGUAGES:
-        raise ValueError(
-            f"name cloze: expected a language of {sorted(LANGUAGES)}, got {language!r}"
-        )
+        raise ValueError(f"name cloze: expected a language of {sorted(LANGUAGES)}, got {language!r}")
     return LANGUAGES[language]
 
 
@@ -204,7 +202,9 @@ def length_ok(n_tokens: int, lo: int = 40, hi: int = 60) -> bool:
     return lo < n_tokens - 1 < hi
 
 
-def gazetteer(names: dict[str, list[str]], stop=None, language: str = "en") -> dict[str, list[str]]:
+def gazetteer(
+    names: dict[str, list[str]], stop=None, language: str = "en"
+) -> dict[str, list[str]]:
     """Per play, its single-token person names (title case, sorted) from its speaker labels
     (see the module docstring): all-capital words of ≥ 2 letters, minus ``stop`` (default:
     the stop-list of ``language``) and the words after "OF" (French: "DE", "DU", "DES")."""
@@ -444,7 +444,9 @@ def build_items(
     parts = split(text)
     found = [capitalisation_mentions(sp, names, stop, language=language) for sp in parts]
     if mentions is not None:
-        need = [i for i, sp in enumerate(parts) if _may_hold_item(sp, found[i], lo, hi, language)]
+        need = [
+            i for i, sp in enumerate(parts) if _may_hold_item(sp, found[i], lo, hi, language)
+        ]
         for i, ms in zip(need, mentions([parts[i] for i in need]), strict=True):
             found[i] = ms
     for s, speech in enumerate(parts):

@@ -79,7 +79,9 @@ baseline passage (``memorised``, ``clean``; ``label`` 1 and 0 by construction)."
 def check_name(name: str) -> str:
     """``name`` when it is a valid benchmark name (:data:`NAME`), else ValueError."""
     if not NAME.match(name):
-        raise ValueError(f"expected letters, digits, '.', '_' and '-' (not first), found {name!r}")
+        raise ValueError(
+            f"expected letters, digits, '.', '_' and '-' (not first), found {name!r}"
+        )
     return name
 
 
@@ -143,9 +145,7 @@ def format_item(fmt: str, obj: dict, where: str = "item") -> str:
 def _label(where: str, value) -> int:
     if isinstance(value, bool) or value in (0, 1):
         return int(value)
-    raise InputError(
-        where, f"field 'label': expected 0, 1, true or false, found {json.dumps(value)}"
-    )
+    raise InputError(where, f"field 'label': expected 0, 1, true or false, found {json.dumps(value)}")
 
 
 def read_benchmark(path, fmt: str) -> tuple[list[dict], bool]:
@@ -205,12 +205,7 @@ def corpus_baselines(
 
     if manifest.get("benchmark"):
         return [
-            {
-                "set": t["set"],
-                "id": str(t["id"]),
-                "text": t["text"],
-                "label": int(t["set"] == "memorised"),
-            }
+            {"set": t["set"], "id": str(t["id"]), "text": t["text"], "label": int(t["set"] == "memorised")}
             for t in benchmark_texts(manifest, "corpus manifest")
             if t["set"] != "benchmark"
         ]

@@ -276,7 +276,9 @@ def score_model_files(
     model, tok = load_model(model_dir, device)
     kw = {"batch_size": params["batch_size"], "device": str(next(model.parameters()).device)}
     rows = (
-        membership_scores(model, tok, texts, li_words=params["li_words"], seed=params["seed"], **kw)
+        membership_scores(
+            model, tok, texts, li_words=params["li_words"], seed=params["seed"], **kw
+        )
         if texts
         else []
     )

@@ -20,11 +20,7 @@ from .memorization import bootstrap_means
 NAME = "books"
 HELP = "name cloze accuracy on the researcher's own books"
 INPUTS = {
-    "books": Input(
-        ("MODEL",),
-        "per-item name cloze on the books (.csv) of a model",
-        files=per_model("membership/{model}/books.csv", "book_models"),
-    ),
+    "books": Input(("MODEL",), "per-item name cloze on the books (.csv) of a model", files=per_model("membership/{model}/books.csv", "book_models")),
 }
 OUTPUTS = {
     "table": Output(

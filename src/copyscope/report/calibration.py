@@ -122,9 +122,7 @@ INPUTS = {
     "contaminated": Input(
         ("MODEL", "DECODING"),
         "parse file (.parquet) of the contaminated human set",
-        files=fixed(
-            ("human", "contaminated"), "syntax/human/contaminated.parquet", when="excerpts"
-        ),
+        files=fixed(("human", "contaminated"), "syntax/human/contaminated.parquet", when="excerpts"),
         flag="parses",
     ),
     "training_tags": Input(

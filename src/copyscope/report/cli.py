@@ -114,6 +114,7 @@ def register(sub) -> None:
     f.add_argument("--out", required=True, metavar="PATH", help="runtime table (.csv)")
 
 
+
 def command_line(module, inputs, outputs, params_json=None, threads=1) -> str:
     """The command line of an analysis's report job, from its module's declaration (what the
     generated rules of ``rules/report.smk`` run): for a module with ``PROCESSES`` (the

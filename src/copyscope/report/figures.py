@@ -291,11 +291,7 @@ def planted(planted: pd.DataFrame, path) -> None:
         for model in [*plotting.model_order(set(per["model"]) - {"human"}), *humans]:
             g = per[per["model"] == model]
             agg = g.groupby("copies").agg(rate=("reproduced", "mean"), longest=("longest", "mean"))
-            kw = {
-                "marker": "o",
-                "color": colors[model],
-                "label": HUMAN if model == "human" else model,
-            }
+            kw = {"marker": "o", "color": colors[model], "label": HUMAN if model == "human" else model}
             axes[0].plot(agg.index + 1, agg["rate"], **kw)
             axes[1].plot(agg.index + 1, agg["longest"], **kw)
     occurrences = sorted({int(c) + 1 for c in planted["copies"]}) if len(planted) else []

@@ -565,7 +565,9 @@ def _novelty_vs_human(
             rows = _set(table, model, decoding).set_index("n")
             texts = _set(counts, model, decoding)
             both = [
-                n for n in ns if n in rows.index and n in h.index and f"novel_{n}" in counts.columns
+                n
+                for n in ns
+                if n in rows.index and n in h.index and f"novel_{n}" in counts.columns
             ]
             if both and len(texts):
                 sets.append((model, decoding, rows, texts, both))

@@ -151,9 +151,7 @@ def table_files(modules=None) -> dict[str, str]:
             if o.path and o.path.endswith(".csv"):
                 name = os.path.basename(o.path)[: -len(".csv")]
                 if name in files:
-                    raise ValueError(
-                        f"two analyses write the table {name}: {files[name]}, {o.path}"
-                    )
+                    raise ValueError(f"two analyses write the table {name}: {files[name]}, {o.path}")
                 files[name] = o.path
     return files
 

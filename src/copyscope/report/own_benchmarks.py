@@ -30,8 +30,7 @@ INPUTS = {
         ("MODEL", "BENCHMARK"),
         "per-item and baseline scores of a model (.csv)",
         files=lambda p: (
-            p.own_pairs,
-            [f"{p.results}/membership/{m}/own/{b}.csv" for m, b in p.own_pairs],
+            p.own_pairs, [f"{p.results}/membership/{m}/own/{b}.csv" for m, b in p.own_pairs]
         ),
     ),
     # the rule input "files" ("items" names a method of Snakemake's input list)
@@ -235,7 +234,11 @@ def summary_section(tables: Mapping[str, pd.DataFrame], params: Mapping) -> list
         b = s.loc["benchmark"]
         parts = [
             f"items {fmt(b.mean_nll)} [{fmt(b.lo)}, {fmt(b.hi)}] (n = {int(b.n)})",
-            *(f"{k} {fmt(s.loc[k, 'mean_nll'])}" for k in ("memorised", "clean") if k in s.index),
+            *(
+                f"{k} {fmt(s.loc[k, 'mean_nll'])}"
+                for k in ("memorised", "clean")
+                if k in s.index
+            ),
             f"position {fmt(b.position, 2)} [{fmt(b.position_lo, 2)}, {fmt(b.position_hi, 2)}]",
         ]
         d = delta[(delta["benchmark"] == bench) & (delta["model"] == model)]

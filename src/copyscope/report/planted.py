@@ -17,11 +17,7 @@ fig = lazy_module("copyscope.report.figures")
 NAME = "planted"
 HELP = "reproduction of the planted passages by every setting"
 INPUTS = {
-    "planted": Input(
-        ("MODEL", "DECODING"),
-        "planted.csv of a setting",
-        files=lambda p: (p.own_settings(), p.analysis_files("planted.csv", own=True)),
-    ),
+    "planted": Input(("MODEL", "DECODING"), "planted.csv of a setting", files=lambda p: (p.own_settings(), p.analysis_files("planted.csv", own=True))),
 }
 OUTPUTS = {
     "table": Output(

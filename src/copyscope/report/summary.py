@@ -43,10 +43,8 @@ def header(corpus_tokens: int, params: Mapping) -> list[str]:
 
     s, tok = params["sampling"], params["models"]["tokenizer"]
     language = language_of(params)
-    corpus = (
-        "Training corpus"
-        if language == DEFAULT
-        else (f"Training corpus ({NAMES[language]}, corpus.language {language})")
+    corpus = "Training corpus" if language == DEFAULT else (
+        f"Training corpus ({NAMES[language]}, corpus.language {language})"
     )
     prompts = (
         f"{s['prompts']} prompts of {s['prompt_length']} tokens"

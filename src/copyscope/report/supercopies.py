@@ -20,11 +20,7 @@ fig = lazy_module("copyscope.report.figures")
 NAME = "supercopies"
 HELP = "supercopies of every setting in one table, counts by source and their figure"
 INPUTS = {
-    "supercopies": Input(
-        ("MODEL", "DECODING"),
-        "supercopies.csv of a setting",
-        files=lambda p: (p.settings(), p.analysis_files("supercopies.csv")),
-    ),
+    "supercopies": Input(("MODEL", "DECODING"), "supercopies.csv of a setting", files=lambda p: (p.settings(), p.analysis_files("supercopies.csv"))),
 }
 OUTPUTS = {
     "table": Output(

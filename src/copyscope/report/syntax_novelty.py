@@ -34,11 +34,7 @@ INPUTS = {
         "parse file (.parquet) of a setting's prompts + texts",
         files=lambda p: (p.settings(), p.parse_files()),
     ),
-    "training": Input(
-        ("SPLIT",),
-        "parse file (.parquet) of the training split",
-        files=fixed("train", "syntax/train.parquet"),
-    ),
+    "training": Input(("SPLIT",), "parse file (.parquet) of the training split", files=fixed("train", "syntax/train.parquet")),
 }
 OUTPUTS = {
     "table": Output(

@@ -124,7 +124,9 @@ def training_pos_ngrams(tags_path, n: int, pos_index=None) -> tuple[dict, Mappin
         tags = getattr(tokenizer, "tags", None)
         if tags is None:
             raise InputError(pos_index, "expected an index built with a tokenizer of kind pos")
-        counts = Counter({tuple(tags[i] for i in g): c for g, c in ngram_counts(index, n).items()})
+        counts = Counter(
+            {tuple(tags[i] for i in g): c for g, c in ngram_counts(index, n).items()}
+        )
     return ngram_ranks(counts), counts, cut
 
 

@@ -16,11 +16,7 @@ fig = lazy_module("copyscope.report.figures")
 NAME = "training"
 HELP = "validation loss of each trained model during training"
 INPUTS = {
-    "log": Input(
-        ("MODEL",),
-        "training log of a model (.csv)",
-        files=per_model("tables/training/{model}.csv", "trained"),
-    ),
+    "log": Input(("MODEL",), "training log of a model (.csv)", files=per_model("tables/training/{model}.csv", "trained")),
 }
 OUTPUTS = {
     "fig": Output(

@@ -72,6 +72,8 @@ def setting_seed(seed: int, *parts) -> int:
     return (seed * 1_000_003 + zlib.crc32("/".join(map(str, parts)).encode())) % (2**31)
 
 
+
+
 def human_rows(
     windows: list[dict], prompt_lengths: list[int], decode, decoding: str = "reference"
 ) -> list[dict]:

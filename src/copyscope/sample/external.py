@@ -86,8 +86,7 @@ def record_id(where: str, value, lineno: int, seen: dict):
     this one)."""
     if isinstance(value, bool) or not isinstance(value, (str, int)) or str(value) == "":
         raise InputError(
-            where,
-            f"field 'id': expected a non-empty string or an integer, found {json.dumps(value)}",
+            where, f"field 'id': expected a non-empty string or an integer, found {json.dumps(value)}"
         )
     if str(value) in seen:
         raise InputError(where, f"field 'id': {value!r} again (first on line {seen[str(value)]})")

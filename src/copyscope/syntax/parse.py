@@ -286,7 +286,9 @@ def make_backend(params: dict):
     language = language_of(params)
     if params["backend"] == "stanza":
         return StanzaBackend(params.get("stanza_dir"), params["batch_size"], language)
-    return SpacyBackend(params["spacy_model"], params["n_process"], params["batch_size"], language)
+    return SpacyBackend(
+        params["spacy_model"], params["n_process"], params["batch_size"], language
+    )
 
 
 def _progress(iterable, total: int):

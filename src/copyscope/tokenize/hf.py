@@ -62,9 +62,7 @@ def load_hf_tokenizer(path):
                 str(path.parent), gguf_file=path.name, local_files_only=True
             )
         except Exception as exc:  # transformers raises OSError/ValueError/KeyError variants
-            raise InputError(
-                path, f"could not read a tokenizer from this GGUF file ({exc})"
-            ) from exc
+            raise InputError(path, f"could not read a tokenizer from this GGUF file ({exc})") from exc
     if not path.is_dir():
         raise InputError(path, "expected a local Hugging Face tokenizer directory")
     try:

@@ -121,9 +121,7 @@ class MosesWords(Tokenizer):
         self.vocab = vocab
         self.language = vocab.language if vocab is not None else language_of(spec)
         if self.language not in LANGUAGES:
-            raise ConfigError(
-                "corpus.language", f"one of {list(LANGUAGES)}, found {self.language!r}"
-            )
+            raise ConfigError("corpus.language", f"one of {list(LANGUAGES)}, found {self.language!r}")
         self._moses = _moses_tokenizer(self.language)
 
     def learn(self, texts) -> None:
@@ -142,7 +140,9 @@ class MosesWords(Tokenizer):
 
     def decode(self, ids) -> str:
         inv = self.vocab.words
-        return moses_detokenize([inv[i] if i < len(inv) else "<unk>" for i in ids], self.language)
+        return moses_detokenize(
+            [inv[i] if i < len(inv) else "<unk>" for i in ids], self.language
+        )
 
     @property
     def vocab_size(self) -> int:
