@@ -228,9 +228,7 @@ def own_files(cfg: dict) -> list[tuple[str, str, object]]:
         return read
 
     membership = cfg["analysis"]["membership"]
-    files = [
-        (f"generations.{n}", p, generations) for n, p in (cfg.get("generations") or {}).items()
-    ]
+    files = [(f"generations.{n}", p, generations) for n, p in (cfg.get("generations") or {}).items()]
     if isinstance(cfg["sampling"]["prompts"], str):
         files.append(("sampling.prompts", cfg["sampling"]["prompts"], prompts))
     files += [
