@@ -19,7 +19,11 @@ sub-command), so that the peak RSS of each tool is measured alone:
 * ``ig_build`` / ``ig_query``   infini-gram 2.6.0: its indexing entry point
   (``python -m infini_gram.indexing`` on pre-tokenized shards), ``count`` per n-gram and its
   ∞-gram query ``infgram_prob``, whose ``suffix_len``/``prompt_cnt`` are L_t/C_t (one call per
-  position, on the first ``--infini-lc-tokens`` tokens of each mix).
+  position, on the first ``--infini-lc-tokens`` tokens of each mix);
+* ``ig_copyscope``        copyscope on infini-gram's own index folder as it is
+  (``copyscope.index.open`` of ``ig/``: its tokenized/table/offset files, memory-mapped):
+  L_t/C_t of every position of every mix, ``count_many`` in calls of ``--count-batch``; and
+  ``python -m copyscope query IG --ids ...`` in a fresh process (its cold start).
 
 Query mixes (L_t/C_t), each timed separately (median of ``--repeats``): ``fresh`` (new Zipf
 text), ``copied`` (corpus excerpts with 0.5–10% of their tokens mutated), ``pipeline`` (calls of
@@ -27,7 +31,8 @@ text), ``copied`` (corpus excerpts with 0.5–10% of their tokens mutated), ``pi
 fresh) and ``large`` (one call of ``--mix-tokens`` tokens, half copied, half fresh).
 
 Answers are cross-checked: L_t/C_t of copyscope against rusty-dawg at every position and against
-infini-gram on its sample; n-gram counts of copyscope, rusty-dawg, tokengrams and infini-gram
+infini-gram on its sample, and copyscope on infini-gram's index against copyscope's own at every
+position; n-gram counts of copyscope, rusty-dawg, tokengrams and infini-gram
 against each other and against a brute-force scan for ``--brute-ngrams`` n-grams per n (positions
 too, for tokengrams).  The first mismatch of each check is printed and the exit status is 1.
 Results: markdown tables on stdout, one PASS/FAIL line per target, JSON in ``--out``.
@@ -62,7 +67,8 @@ import numpy as np
 
 SEP = 65535
 CHILD_CMD = "_child"
-TASKS = ("build", "query", "sais", "rdawg", "tg_build", "tg_query", "ig_build", "ig_query")
+TASKS = ("build", "query", "sais", "rdawg", "tg_build", "tg_query", "ig_build", "ig_query",
+         "ig_copyscope")  # fmt: skip
 PEERS = ("sais", "rdawg", "tokengrams", "infinigram")
 MIXES = ("fresh", "copied", "pipeline", "large")
 MB = 1024 * 1024
@@ -75,6 +81,8 @@ RSS_SLACK_MB = 300  # query peak RSS <= index size + this
 MIN_SPEEDUP = 10.0  # copyscope query tok/s / rusty-dawg tok/s, per mix
 MIN_COUNT_SPEEDUP = 2.0  # copyscope batched counts/s / the fastest peer's (issue 24)
 MAX_COUNT_CLI_SECONDS = 0.5  # wall seconds of one `copyscope count` in a fresh process
+MIN_IG_SPEEDUP = 10.0  # copyscope L_t/C_t on infini-gram's index / infini-gram's fastest (issue 38)
+MIN_IG_COUNT_SPEEDUP = 2.0  # copyscope batched counts on infini-gram's index / its count
 PEER_COUNTS = {"rdawg": "rusty-dawg", "tokengrams": "tokengrams", "infinigram": "infini-gram"}
 
 
@@ -788,6 +796,114 @@ def task_ig_query(folder: Path, args) -> dict:
     }
 
 
+def task_ig_copyscope(folder: Path, args) -> dict:
+    """copyscope on infini-gram's index folder as it is (``copyscope.index.open``): L_t/C_t of
+    every position of every mix (one call per stored call) and ``count_many`` in calls of
+    --count-batch n-grams: tokens/s and n-grams/s (median of repeats)."""
+    import copyscope.index
+
+    t0 = time.perf_counter()
+    idx = copyscope.index.open(folder / "ig")
+    open_seconds = time.perf_counter() - t0
+    t0 = time.perf_counter()  # warm-up: loads the compiled kernels
+    sample = np.asarray(idx.shards[0].tokens[1:2049]).astype(np.int64)
+    idx.longest_matches([sample[sample != SEP]])
+    idx.count_many([np.array([1, 2]), sample[:40]])
+    prepare_seconds = time.perf_counter() - t0
+    mixes = {}
+    for mix in MIXES:
+        calls = load_mix(folder / f"mix-{mix}.npz")
+        n = sum(len(t) for call in calls for t in call)
+        results: list = []
+
+        def run(calls=calls, results=results):
+            results[:] = [idx.longest_matches(call) for call in calls]
+
+        times = timed_repeats(run, args.repeats, f"copyscope on infini-gram {mix}", n, "tok")
+        np.save(folder / f"csig_{mix}_L.npy", np.concatenate([m.length for m in results]))
+        np.save(folder / f"csig_{mix}_C.npy", np.concatenate([m.count for m in results]))
+        mixes[mix] = {"seconds": times, "tokens_per_s": n / statistics.median(times)}
+    ngrams = load_ngrams(folder / "ngrams.npz")
+    batch = params(folder)["count_batch"]
+    order = np.random.default_rng(0).permutation(len(ngrams))
+    calls = [[ngrams[i] for i in order[a : a + batch]] for a in range(0, len(ngrams), batch)]
+    counts = np.zeros(len(ngrams), dtype=np.int64)
+
+    def count_all():
+        counts[order] = np.concatenate([idx.count_many(call) for call in calls])
+
+    times = timed_repeats(count_all, args.repeats, "copyscope count on infini-gram", len(ngrams),
+                          "n-gram")  # fmt: skip
+    np.save(folder / "csig_counts.npy", counts)
+    return {
+        "mixes": mixes,
+        "ngrams_per_s": len(ngrams) / statistics.median(times),
+        "open_seconds": open_seconds,
+        "prepare_seconds": prepare_seconds,
+        "pointer_bytes": idx.manifest["pointer_bytes"],
+        "peak_rss_mb": peak_rss_mb(),
+    }
+
+
+IG_COLD = """
+import sys, time
+t0 = time.perf_counter()
+from infini_gram.engine import InfiniGramEngine
+engine = InfiniGramEngine(index_dir=sys.argv[1], eos_token_id=65534, vocab_size=65535)
+print(engine.count(input_ids=[int(x) for x in sys.argv[2].split(",")])["count"])
+"""
+
+
+def fresh_runs(cmd: list[str], env: dict, repeats: int) -> tuple[list[float], list[float], str]:
+    """Wall and CPU seconds of ``cmd`` in a fresh process, ``repeats`` times after one untimed
+    run (which warms the page cache), and what it printed."""
+    walls, cpus, out = [], [], ""
+    for r in range(repeats + 1):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        t0 = time.perf_counter()
+        proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
+        wall = time.perf_counter() - t0
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        if proc.returncode != 0:
+            raise SystemExit(f"{' '.join(cmd[:4])} failed ({proc.returncode}): {proc.stderr}")
+        out = proc.stdout
+        if r:
+            walls.append(wall)
+            cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    return walls, cpus, out
+
+
+def ig_cold_start(folder: Path, args) -> dict:
+    """``copyscope query IG --ids ... --format json`` (L_t/C_t of a 32-token corpus excerpt) on
+    infini-gram's index folder in a fresh process, beside infini-gram's own fresh-process
+    count (import, engine, one count): median wall and CPU seconds; the answers checked."""
+    corpus = np.load(folder / "corpus.npy", mmap_mode="r")
+    a = next(i for i in range(corpus.shape[0]) if not np.any(corpus[i : i + 32] == SEP))
+    ids = ",".join(str(int(t)) for t in corpus[a : a + 32])
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "src")}
+    cmd = [sys.executable, "-m", "copyscope", "query", str(folder / "ig"), "--ids", ids]
+    walls, cpus, out = fresh_runs([*cmd, "--format", "json"], env, args.repeats)
+    rows = json.loads(out)
+    log(f"  copyscope query on infini-gram (fresh process): {statistics.median(walls):.2f} s")
+    g = np.array([int(x) for x in ids.split(",")][:4])
+    ig_walls, ig_cpus, ig_out = fresh_runs(
+        [sys.executable, "-c", IG_COLD, str(folder / "ig"), ",".join(map(str, g))],
+        env,
+        args.repeats,
+    )
+    return {
+        "ids": ids,
+        "L": [r["L"] for r in rows],
+        "C": [r["C"] for r in rows],
+        "wall_seconds": statistics.median(walls),
+        "cpu_seconds": statistics.median(cpus),
+        "infinigram_count_wall_seconds": statistics.median(ig_walls),
+        "infinigram_count_cpu_seconds": statistics.median(ig_cpus),
+        "infinigram_count": int(ig_out.strip()),
+        "expected_count": len(brute_positions(np.asarray(corpus), g)),
+    }
+
+
 def child_main(argv: list[str]) -> int:
     """Hidden sub-command: run one task and print its result as JSON on the last stdout line."""
     parser = argparse.ArgumentParser(prog=f"index_bench.py {CHILD_CMD}")
@@ -860,6 +976,7 @@ TOOL_NAMES = {
     "tg": "tokengrams",
     "ig": "infini-gram",
     "igc": "infini-gram creativity",
+    "csig": "copyscope on infini-gram's index",
     "bf": "brute force",
 }
 
@@ -884,7 +1001,7 @@ def lc_mismatch(folder: Path, mix: str, peer: str) -> dict | None:
         check = f"L_t {TOOL_NAMES[peer]} vs copyscope, mix {mix}"
     if len(pe_L) == 0 or len(pe_L) > len(cs_L) or len(pe_L) != len(pe_C):
         return {"check": check, "error": f"{len(pe_L)} answers for {len(cs_L)} positions"}
-    if peer == "rd" and len(pe_L) != len(cs_L):
+    if peer in ("rd", "csig") and len(pe_L) != len(cs_L):
         return {"check": check, "error": f"{len(pe_L)} answers for {len(cs_L)} positions"}
     diff = [
         i for i in (first_difference(cs_L, pe_L), first_difference(cs_C, pe_C)) if i is not None
@@ -965,6 +1082,8 @@ def cross_checks(folder: Path, peers: list[str]) -> list[dict]:
     if "infinigram" in peers:
         out += [lc_mismatch(folder, mix, peer) for peer in ("ig", "igc") for mix in MIXES]
         out.append(count_mismatch(folder, "ig", "cs"))
+        out += [lc_mismatch(folder, mix, "csig") for mix in MIXES]  # every position
+        out.append(count_mismatch(folder, "csig", "cs"))
     if "tokengrams" in peers:
         out.append(count_mismatch(folder, "tg", "cs"))
         out.append(positions_mismatch(folder))
@@ -1053,6 +1172,8 @@ def bench_size(n_tokens: int, root: Path, zipf: ZipfSource, args) -> dict:
     if "infinigram" in args.peers:
         res["infinigram"] = run_child("ig_build", folder, args)
         res["infinigram"].update(query=run_child("ig_query", folder, args))
+        res["infinigram"]["copyscope"] = run_child("ig_copyscope", folder, args)
+        res["infinigram"]["cold"] = ig_cold_start(folder, args)
     res["loadavg_after"] = os.getloadavg()
     res["mismatches"] = cross_checks(folder, args.peers)
     cli = res["count_cli"]
@@ -1061,6 +1182,18 @@ def bench_size(n_tokens: int, root: Path, zipf: ZipfSource, args) -> dict:
             {"check": "copyscope count (fresh process) vs brute force", "ids": cli["ids"]}
             | {"got": cli["count"], "expected": cli["expected"]}
         )
+    cold = res.get("infinigram", {}).get("cold")
+    if cold:
+        from copyscope.index import Index
+
+        ids = np.array([int(x) for x in cold["ids"].split(",")])
+        L, C = Index(folder / "index").longest_matches([ids])[0]
+        if [cold["L"], cold["C"]] != [L.tolist(), C.tolist()] or (
+            cold["infinigram_count"] != cold["expected_count"]
+        ):
+            res["mismatches"].append(
+                {"check": "copyscope query on infini-gram's index (fresh process) vs own index"}
+            )
     res["match"] = not res["mismatches"]
     if not args.keep_workdir:
         shutil.rmtree(folder)  # free the disk space before the next size
@@ -1085,7 +1218,24 @@ def derived(res: dict) -> dict:
             mix: q["mixes"][mix]["tokens_per_s"] / res["rdawg"]["mixes"][mix]["tokens_per_s"]
             for mix in MIXES
         }
+    out["ig_speedup"], out["ig_count_speedup"] = dict.fromkeys(MIXES), None
+    ig = res.get("infinigram")
+    if ig and "copyscope" in ig:
+        out["ig_speedup"] = {
+            mix: ig["copyscope"]["mixes"][mix]["tokens_per_s"] / ig_fastest(ig, mix)
+            for mix in MIXES
+        }
+        out["ig_count_speedup"] = ig["copyscope"]["ngrams_per_s"] / ig["query"]["ngrams_per_s"]
     return out
+
+
+def ig_fastest(ig: dict, mix: str) -> float:
+    """infini-gram's fastest L_t/C_t rate on a mix, tokens/s: its ∞-gram query (one
+    ``infgram_prob`` per position, prompt = the last L_{t-1} + 1 tokens: L_t and C_t) or
+    ``creativity`` (one call per text: L_t only, so with the count C_t needs it is slower
+    still), whichever is faster."""
+    m = ig["query"]["mixes"][mix]
+    return max(m["tokens_per_s"], m["creativity_tokens_per_s"])
 
 
 def peer_count_rates(res: dict) -> dict[str, float]:
@@ -1246,6 +1396,52 @@ def counts_table(results: list[dict]) -> str:
     return table(header, rows)
 
 
+def infinigram_table(results: list[dict]) -> str:
+    """copyscope on infini-gram's own index folder against infini-gram's engine on it: L_t/C_t
+    per mix, batched counts, and one query in a fresh process."""
+    header = [
+        "tokens",
+        "query",
+        "copyscope on infini-gram's index",
+        "copyscope on its own index",
+        "infini-gram: ∞-gram (L_t, C_t) / creativity (L_t)",
+        f"copyscope / infini-gram's fastest (≥ {MIN_IG_SPEEDUP:g}× L_t/C_t, "
+        f"≥ {MIN_IG_COUNT_SPEEDUP:g}× counts)",
+    ]
+    rows = []
+    for res in results:
+        ig = res.get("infinigram")
+        if not ig or "copyscope" not in ig:
+            continue
+        n, d, cs = f"{res['n_tokens']:,}", derived(res), ig["copyscope"]
+        for mix in MIXES:
+            m = ig["query"]["mixes"][mix]
+            rows.append(
+                [n, f"L_t/C_t, mix {mix} (tok/s)", f"{cs['mixes'][mix]['tokens_per_s']:,.0f}"]
+                + [f"{res['query']['mixes'][mix]['tokens_per_s']:,.0f}"]
+                + [f"{m['tokens_per_s']:,.0f} / {m['creativity_tokens_per_s']:,.0f}"]
+                + [fmt(d["ig_speedup"][mix], ".1f", "×")]
+            )
+        rows.append(
+            [n, "n-gram counts (counts/s)", f"{cs['ngrams_per_s']:,.0f} (batched)"]
+            + [f"{res['query']['ngrams_per_s']:,.0f} (batched)"]
+            + [f"{ig['query']['ngrams_per_s']:,.0f} (count, 1 per call)"]
+            + [fmt(d["ig_count_speedup"], ".1f", "×")]
+        )
+        cold = ig.get("cold")
+        if cold:
+            rows.append(
+                [n, "fresh process, s wall / CPU", "query of 32 tokens: "
+                 f"{cold['wall_seconds']:.2f} / {cold['cpu_seconds']:.2f}"]
+                + [f"count: {res['count_cli']['wall_seconds']:.2f} / "
+                   f"{res['count_cli']['cpu_seconds']:.2f}"]
+                + ["count (import, engine, 1 count): "
+                   f"{cold['infinigram_count_wall_seconds']:.2f} / "
+                   f"{cold['infinigram_count_cpu_seconds']:.2f}", "–"]
+            )  # fmt: skip
+    return table(header, rows)
+
+
 def answers_table(results: list[dict]) -> str:
     """Which cross-checks ran and whether every answer agreed."""
     rows = []
@@ -1253,6 +1449,8 @@ def answers_table(results: list[dict]) -> str:
         checks = ["brute-force counts"]
         checks += ["rusty-dawg L_t/C_t + counts"] * ("rdawg" in res)
         checks += ["infini-gram L_t/C_t, creativity L_t (samples) + counts"] * ("infinigram" in res)
+        checks += ["copyscope on infini-gram's index: L_t/C_t (every position), counts, a "
+                   "fresh-process query"] * ("copyscope" in res.get("infinigram", {}))  # fmt: skip
         checks += ["tokengrams counts + positions"] * ("tokengrams" in res)
         bad = "; ".join(m["check"] for m in res["mismatches"])
         rows.append([f"{res['n_tokens']:,}", ", ".join(checks), "yes" if res["match"] else bad])
@@ -1322,6 +1520,27 @@ def evaluate_targets(results: list[dict]) -> list[dict]:
             results,
             lambda r, d: d["count_speedup"],
             lambda v, r, d: v >= MIN_COUNT_SPEEDUP,
+            ".1f",
+        )
+    )
+    for mix in MIXES:
+        out.append(
+            check(
+                f"L_t/C_t on infini-gram's index vs infini-gram's fastest, mix {mix}",
+                f"≥ {MIN_IG_SPEEDUP:g}×",
+                results,
+                lambda r, d, mix=mix: d["ig_speedup"][mix],
+                lambda v, r, d: v >= MIN_IG_SPEEDUP,
+                ".1f",
+            )
+        )
+    out.append(
+        check(
+            "batched n-gram counts on infini-gram's index vs infini-gram's count",
+            f"≥ {MIN_IG_COUNT_SPEEDUP:g}×",
+            results,
+            lambda r, d: d["ig_count_speedup"],
+            lambda v, r, d: v >= MIN_IG_COUNT_SPEEDUP,
             ".1f",
         )
     )
@@ -1502,6 +1721,7 @@ def main(argv: list[str] | None = None) -> int:
         "tools": tools_table(results),
         "mixes": mixes_table(results),
         "counts": counts_table(results),
+        "infinigram": infinigram_table(results),
         "answers": answers_table(results),
     }
     print("\n\n".join(tables.values()))

@@ -72,6 +72,7 @@ rule index:
 rule index_link:
     # an index built elsewhere: every file checked against its sha256, the tokenizer against the
     # index's recorded fingerprint, then a manifest in results/ that queries its shards in place
+    # (an infini-gram index: its files checked, the tokenizer's ids within its token width)
     input:
         index=lambda w: PLAN.external_index[w.tok],
         tokenizer=f"{R}/tokenizers/{{tok}}",
@@ -87,10 +88,11 @@ rule index_link:
         "../envs/index.yaml"
     params:
         kind=lambda w: config["tokenizers"][w.tok]["kind"],
+        flags=lambda w: PLAN.link_flags[w.tok],
     shell:
         "python -m copyscope index link --index {input.index} --tokenizer {input.tokenizer} "
-        "--tokenizer-name {wildcards.tok} --tokenizer-kind {params.kind:q} --out {output} "
-        "> {log} 2>&1"
+        "--tokenizer-name {wildcards.tok} --tokenizer-kind {params.kind:q} {params.flags} "
+        "--out {output} > {log} 2>&1"
 
 
 rule index_joined:

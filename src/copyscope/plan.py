@@ -55,6 +55,7 @@ BOOK_KEYS = (
 # the keys of analysis.membership an own-benchmark job reads
 OWN_BENCHMARK_KEYS = ("li_words", "seed", "batch_size", "baseline_passages")
 
+
 def as_json(obj) -> str:
     """``obj`` as the JSON of a ``--params-json`` flag (keys sorted, so a job's parameters,
     and Snakemake's rerun decisions, do not depend on the config's key order)."""
@@ -65,6 +66,20 @@ def shell_words(args: Sequence) -> str:
     """An argument list as one shell-quoted string for a ``shell:`` line (``shlex.join``;
     plain names and paths stay as they are, a JSON block is single-quoted)."""
     return shlex.join(str(a) for a in args)
+
+
+def external_index_path(spec) -> str:
+    """The folder of ``tokenizers.<name>.index``: the string itself, or its ``path``."""
+    return spec if isinstance(spec, str) else spec["path"]
+
+
+def link_flags(spec) -> str:
+    """The ``copyscope index link`` flags of ``tokenizers.<name>.index``: none for a
+    copyscope index, ``--format infini-gram`` (and ``--token-dtype``) for an infini-gram one."""
+    if isinstance(spec, str) or spec.get("format", "copyscope") == "copyscope":
+        return ""
+    dtype = f" --token-dtype {spec['token_dtype']}" if spec.get("token_dtype") else ""
+    return f"--format infini-gram{dtype}"
 
 
 class Plan:
@@ -90,7 +105,13 @@ class Plan:
         self.pos_index = [f"{R}/index/{self.pos_tok}/index.json"] if self.pos_tok else []
         # indexes built elsewhere (tokenizers.<tok>.index): verified and linked, not built
         self.external_index = {
-            t: spec["index"] for t, spec in c["tokenizers"].items() if spec.get("index")
+            t: external_index_path(spec["index"])
+            for t, spec in c["tokenizers"].items()
+            if spec.get("index")
+        }
+        # `copyscope index link` flags of each: the format and token width of an infini-gram one
+        self.link_flags = {
+            t: link_flags(spec["index"]) for t, spec in c["tokenizers"].items() if spec.get("index")
         }
         self.built_index = [t for t in self.tokenizers if t not in self.external_index]
         self.fanout = c["index"]["query_fanout"]
@@ -680,7 +701,11 @@ class Plan:
         return [
             *labelled("--book-text", self.book_texts, texts),
             *labelled("--book-characters", self.book_characters, characters),
-            *labelled("--booknlp", [(b, t) for b, t in zip(self.book_booknlp, tokens, strict=True)], entities),
+            *labelled(
+                "--booknlp",
+                [(b, t) for b, t in zip(self.book_booknlp, tokens, strict=True)],
+                entities,
+            ),
         ]
 
     def book_files(self) -> dict[str, list[str]]:

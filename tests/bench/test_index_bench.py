@@ -127,6 +127,37 @@ def test_tables_and_targets_name_every_peer_and_mix(run):
     assert targets[next(t for t in targets if t.startswith("answers"))]["status"] == "PASS"
 
 
+def test_copyscope_on_infinigrams_own_index(run):
+    """copyscope queries infini-gram's index folder (every position of every mix, the batched
+    counts, a fresh-process query), its answers cross-checked; the ratios to infini-gram's
+    fastest route are the targets of issue 38."""
+    (res,) = run["report"]["results"]
+    ig = res["infinigram"]
+    cs = ig["copyscope"]
+    assert cs["pointer_bytes"] == [math.ceil(math.log2(2 * res["n_tokens"]) / 8)]
+    targets = {t["target"]: t for t in run["report"]["targets"]}
+    for mix in bench.MIXES:
+        assert cs["mixes"][mix]["tokens_per_s"] > 0
+        m = ig["query"]["mixes"][mix]
+        ratio = cs["mixes"][mix]["tokens_per_s"] / max(
+            m["tokens_per_s"], m["creativity_tokens_per_s"]
+        )
+        t = targets[f"L_t/C_t on infini-gram's index vs infini-gram's fastest, mix {mix}"]
+        assert t["per_size"][bench.size_label(20000)]["value"] == pytest.approx(ratio)
+        assert t["status"] == ("PASS" if ratio >= bench.MIN_IG_SPEEDUP else "FAIL")
+        assert f"mix {mix} (tok/s)" in run["report"]["tables"]["infinigram"]
+    ratio = cs["ngrams_per_s"] / ig["query"]["ngrams_per_s"]
+    t = targets["batched n-gram counts on infini-gram's index vs infini-gram's count"]
+    assert t["status"] == ("PASS" if ratio >= bench.MIN_IG_COUNT_SPEEDUP else "FAIL")
+    np.testing.assert_array_equal(
+        np.load(run["folder"] / "csig_counts.npy"), np.load(run["folder"] / "cs_counts.npy")
+    )
+    cold = ig["cold"]
+    assert len(cold["L"]) == len(cold["C"]) == 32 and cold["L"][-1] >= 1
+    assert cold["infinigram_count"] == cold["expected_count"] >= 1
+    assert 0 < cold["wall_seconds"] < 30
+
+
 def test_counts_equal_an_independent_brute_force(run):
     folder = run["folder"]
     corpus = np.load(folder / "corpus.npy")
@@ -154,6 +185,8 @@ def test_counts_equal_an_independent_brute_force(run):
         ("ig_counts.npy", "n-gram counts infini-gram vs copyscope"),
         ("rd_counts.npy", "n-gram counts rusty-dawg vs copyscope"),
         ("bf_counts.npy", "n-gram counts brute force vs copyscope"),
+        ("csig_large_C.npy", "L_t/C_t copyscope on infini-gram's index vs copyscope, mix large"),
+        ("csig_counts.npy", "n-gram counts copyscope on infini-gram's index vs copyscope"),
     ],
 )
 def test_cross_checks_report_a_planted_difference(run, tmp_path, path, check):

@@ -748,6 +748,68 @@ def test_external_index_is_verified_and_linked(tmp_path):
     ) in proc.stdout + proc.stderr
 
 
+def test_infinigram_index_in_the_config(tmp_path):
+    """tokenizers.<name>.index: {format: infini-gram, path}: the workflow checks an infini-gram
+    index folder (written by infini-gram's own indexer) and the validation text's novelty is
+    measured against it in place, L_t as the folder itself answers; the fan-out and a wrong
+    path are config errors."""
+    pytest.importorskip("infini_gram")
+    from copyscope.index import open as open_index
+    from copyscope.tokenize import from_spec, load
+    from support.infinigram import build_infinigram
+
+    tok_dir = tmp_path / "hf-tok"
+    from_spec({"kind": "bpe", "vocab_size": 300}).fit(["to be or not to be"] * 50, tok_dir)
+    tok = load(f"hf:{tok_dir}", tok_dir)
+    texts = ["to be or not to be, that is it", "not to be", "the play is the thing"]
+    docs = [tok.encode(t).tolist() for t in texts]
+    ig = build_infinigram(tmp_path, {"ig": (docs, "u16", 2, True)})["ig"]
+
+    def mutate(c):
+        c["results"] = str(tmp_path / "results")
+        c["tokenizers"]["mine"] = {
+            "kind": f"hf:{tok_dir}",
+            "index": {"format": "infini-gram", "path": str(ig)},
+        }
+        c["novelty"]["tokenizers"].append("mine")
+
+    config = str(_write_config(tmp_path, mutate))
+    proc = snakemake("-n", "-p", "--configfile", config)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert f"--index {ig} --tokenizer" in proc.stdout and "--format infini-gram" in proc.stdout
+    assert "logs/index_plan/mine" not in proc.stdout
+    target = tmp_path / "results" / "novelty" / "mine" / "valid_matches.parquet"
+    proc = snakemake("--cores", "1", str(target), "--configfile", config)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    manifest = json.loads((tmp_path / "results" / "index" / "mine" / "index.json").read_text())
+    assert manifest["format"] == "infini-gram" and manifest["source_index"] == str(ig.resolve())
+    assert manifest["n_tokens"] == sum(len(d) + 1 for d in docs)
+    frame = pd.read_parquet(target).sort_values(["text", "t"])
+    assert len(frame) > 0 and frame["L"].max() > 0
+    queries = [g["token"].to_numpy() for _, g in frame.groupby("text", sort=True)]
+    m = open_index(ig).longest_matches(queries)  # the folder itself
+    np.testing.assert_array_equal(m.length, frame["L"].to_numpy())
+    np.testing.assert_array_equal(m.count, frame["C"].to_numpy())
+
+    def fanout(c):
+        mutate(c)
+        c["index"]["query_fanout"] = True
+
+    proc = snakemake("-n", "--configfile", str(_write_config(tmp_path, fanout)))
+    assert proc.returncode != 0
+    assert "index.query_fanout: false" in proc.stdout + proc.stderr
+
+    def missing(c):
+        mutate(c)
+        c["tokenizers"]["mine"]["index"]["path"] = str(tmp_path / "nowhere")
+
+    proc = snakemake("-n", "--configfile", str(_write_config(tmp_path, missing)))
+    assert proc.returncode != 0
+    assert "'tokenizers.mine.index.path': expected an infini-gram index folder" in (
+        proc.stdout + proc.stderr
+    )
+
+
 def test_query_fanout_is_byte_identical(tiny_run, tmp_path):
     """index.query_fanout: one job per (query set, shard) plus a merge job give the very same
     novelty and analysis files as the single-process queries."""
@@ -793,4 +855,3 @@ def test_a_missing_intermediate_file_is_rebuilt(tiny_run):
     assert {"sample", "analyze", "report_novelty"} <= jobs, jobs
     again = snakemake(*base)
     assert "Nothing to be done" in again.stdout + again.stderr
-

@@ -123,16 +123,32 @@ def check_pretrained_contents(cfg: dict) -> list[Problem]:
 
 
 def check_external_indexes(cfg: dict) -> list[Problem]:
-    """Every ``tokenizers.<name>.index`` is an index directory with ``index.json``."""
-    return [
-        (
-            f"tokenizers.{name}.index",
-            f"expected an index directory (with index.json, from `copyscope index build`), "
-            f"found {_found(Path(spec['index']))}: {spec['index']!r}",
-        )
-        for name, spec in cfg["tokenizers"].items()
-        if spec.get("index") and not (Path(spec["index"]) / "index.json").is_file()
-    ]
+    """Every ``tokenizers.<name>.index`` is an index directory with ``index.json``, or, for
+    ``format: infini-gram``, an infini-gram index folder (``tokenized.*``, ``table.*``), which
+    the per-shard query fan-out (``index.query_fanout``) does not read."""
+    from ..index.infinigram import is_infinigram
+
+    out = []
+    for name, spec in cfg["tokenizers"].items():
+        index = spec.get("index")
+        if not index:
+            continue
+        key = f"tokenizers.{name}.index"
+        if isinstance(index, dict) and index["format"] == "infini-gram":
+            path = Path(index["path"])
+            if not is_infinigram(path):
+                out.append((f"{key}.path", "expected an infini-gram index folder (tokenized.*, "
+                            f"table.*, offset.* files), found {_found(path, 'index files')}: "
+                            f"{index['path']!r}"))  # fmt: skip
+            if cfg["index"].get("query_fanout"):
+                out.append((key, "an infini-gram index is queried in one process: set "
+                            "index.query_fanout: false"))  # fmt: skip
+            continue
+        path = Path(index if isinstance(index, str) else index["path"])
+        if not (path / "index.json").is_file():
+            out.append((key, "expected an index directory (with index.json, from `copyscope "
+                        f"index build`), found {_found(path)}: {str(path)!r}"))  # fmt: skip
+    return out
 
 
 def pinned_files(cfg: dict) -> list[tuple[str, str, str]]:
@@ -297,9 +313,9 @@ def check_own_material(cfg: dict, read: bool = True) -> list[Problem]:
     return out
 
 
-def _found(path: Path) -> str:
+def _found(path: Path, what: str = "index.json") -> str:
     if path.is_dir():
-        return "a folder without index.json"
+        return f"a folder without {what}"
     return "a file" if path.exists() else "nothing there"
 
 

@@ -313,6 +313,43 @@ def link_index(source, out_json, tokenizer: dict) -> dict:
     )
 
 
+def link_infinigram(source, out_json, tokenizer: dict, token_dtype: str | None = None) -> dict:
+    """Write ``out_json``, the manifest of an infini-gram index folder ``source``, so that the
+    workflow queries it in place (:class:`~copyscope.index.infinigram.InfiniGramIndex`).
+
+    Before anything is written the folder is opened and checked as every query opens it, and
+    the workflow's tokenizer (``tokenizer``, :func:`tokenizer_entry`) must fit its token width
+    (every id below its separator); infini-gram records no tokenizer, so which tokenizer its
+    ids come from is the user's word. The manifest records ``format: infini-gram``,
+    ``source_index`` and the token width, the sizes and the tokenizer."""
+    from ..tokenize import load
+    from .infinigram import InfiniGramIndex
+
+    source = Path(source)
+    index = InfiniGramIndex(source, token_dtype)
+    if tokenizer.get("tokenizer_dir"):
+        where = os.path.normpath(Path(out_json).parent / tokenizer["tokenizer_dir"])
+        tok = load(tokenizer["tokenizer_kind"], where)
+        if tok.max_id >= index.sep:
+            raise InputError(
+                source,
+                f"its tokens are {index.manifest['dtype']} (ids below {index.sep}), tokenizer "
+                f"{tokenizer.get('tokenizer')!r} has ids up to {tok.max_id}: not the tokenizer "
+                "of this index",
+            )
+    manifest = {
+        "format": "infini-gram",
+        "source_index": str(source.resolve()),
+        "token_dtype": index.manifest["dtype"],
+        **{k: index.manifest[k] for k in ("dtype", "sep", "n_tokens", "n_docs", "pointer_bytes")},
+        "infinigram_shards": index.manifest["shards"],
+        **tokenizer,
+    }
+    with atomic_path(Path(out_json)) as tmp:
+        tmp.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+    return manifest
+
+
 def tokenizer_entry(tokenizer_dir, name: str, kind: str, out_json) -> dict:
     """Manifest keys naming the index's tokenizer: its directory relative to the index (so
     results can be moved or mounted elsewhere), config name, kind and fingerprint (so a query

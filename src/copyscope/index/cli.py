@@ -33,8 +33,16 @@ def cmd_build(a):
 
 def cmd_verify(a):
     from ..errors import InputError
+    from .infinigram import is_infinigram
     from .verify import verify_index, verify_problems
 
+    if is_infinigram(a.index):
+        raise InputError(
+            a.index,
+            "an infini-gram index records no checksums to verify its files against (opening "
+            "it, as every query does, checks their sizes, the document offsets and a sample of "
+            "the suffix order)",
+        )
     rows = verify_index(a.index)
     for path, status in rows:
         label, _, why = status.partition(": ")  # DAMAGED: what is wrong with the file
@@ -76,9 +84,14 @@ def cmd_manifest(a):
 
 
 def cmd_link(a):
-    from .build import link_index, tokenizer_entry
+    from .build import link_index, link_infinigram, tokenizer_entry
 
     tok = tokenizer_entry(a.tokenizer, a.tokenizer_name, a.tokenizer_kind, a.out)
+    if a.format == "infini-gram":
+        m = link_infinigram(a.index, a.out, tok, a.token_dtype)
+        log.info("%s: checked the infini-gram index %s (%d tokens) and linked it", a.out,
+                 a.index, m["n_tokens"])  # fmt: skip
+        return
     m = link_index(a.index, a.out, tok)
     log.info(
         "%s: verified %s (%d shard(s), %d tokens) and linked it",
@@ -106,7 +119,7 @@ def cmd_merge_matches(a):
 def cmd_query(a):
     from .query import open_with_tokenizer, query_inputs, query_output
 
-    index, tok = open_with_tokenizer(a.index, a.tokenizer, a.tokenizer_kind)
+    index, tok = open_with_tokenizer(a.index, a.tokenizer, a.tokenizer_kind, a.token_dtype)
     items = query_inputs(a, tok, a.index)
     fmt = "json" if a.json else a.format
     print(query_output(index, tok, items, fmt, batch=a.batch is not None))
@@ -115,7 +128,7 @@ def cmd_query(a):
 def cmd_count(a):
     from .query import batch_rows, format_rows, open_with_tokenizer, query_inputs
 
-    index, tok = open_with_tokenizer(a.index, a.tokenizer, a.tokenizer_kind)
+    index, tok = open_with_tokenizer(a.index, a.tokenizer, a.tokenizer_kind, a.token_dtype)
     items = query_inputs(a, tok, a.index)
     if a.batch is not None:
         print(format_rows(batch_rows(index, "count", items), a.format))
@@ -128,7 +141,7 @@ def cmd_trace(a):
     from .spans import SpanOptions
 
     opts = SpanOptions(a.max_span_count, a.max_span_density, a.rank_spans_by, a.docs_per_span)
-    index, tok = q.open_with_tokenizer(a.index, a.tokenizer, a.tokenizer_kind)
+    index, tok = q.open_with_tokenizer(a.index, a.tokenizer, a.tokenizer_kind, a.token_dtype)
     items = q.query_inputs(a, tok, a.index)
     if a.batch is not None and a.format == "json":  # with the texts: the explorer opens it
         rows = q.trace_batch_rows(index, tok, items, a.min_len, a.limit, opts)
@@ -177,7 +190,11 @@ def add_span_options(parser, limit_flag: str = "--limit") -> None:
 
 
 def _add_query_args(parser) -> None:
-    parser.add_argument("index", help="index directory (holding index.json) or its index.json")
+    parser.add_argument(
+        "index",
+        help="index directory (holding index.json) or its index.json, or an infini-gram index "
+        "folder (tokenized.*, table.*, offset.*)",
+    )
     one = parser.add_mutually_exclusive_group(required=True)
     one.add_argument("--text", help="the query text (encoded with the index's tokenizer)")
     one.add_argument(
@@ -214,6 +231,11 @@ def _add_query_args(parser) -> None:
         "--tokenizer-kind",
         metavar="KIND",
         help="kind of --tokenizer, e.g. bpe, moses (default: the one in index.json, else bpe)",
+    )
+    parser.add_argument(
+        "--token-dtype",
+        choices=("u8", "u16", "u32"),
+        help="an infini-gram index: its token width (default: the one its file sizes imply)",
     )
 
 
@@ -286,6 +308,18 @@ def register(sub) -> None:
     )
     f.add_argument("--index", required=True, help="the index directory built elsewhere")
     f.add_argument("--out", required=True, help="the manifest to write (index.json)")
+    f.add_argument(
+        "--format",
+        choices=("copyscope", "infini-gram"),
+        default="copyscope",
+        help="the index's format (default copyscope; infini-gram: its folder of tokenized.*, "
+        "table.*, offset.* files)",
+    )
+    f.add_argument(
+        "--token-dtype",
+        choices=("u8", "u16", "u32"),
+        help="an infini-gram index: its token width (default: the one its file sizes imply)",
+    )
     _add_tokenizer_record(f, required=True)
     f = add_command(
         g, "shard-matches", cmd_shard_matches, "L_t/C_t of a query set against one shard (fan-out)"

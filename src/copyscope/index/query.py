@@ -23,10 +23,13 @@ from .core import Index, maximal_spans
 from .spans import OFF, SpanOptions, logprob_sum, select_spans, unigram_logprob
 
 
-def open_with_tokenizer(path, tokenizer_dir=None, tokenizer_kind: str | None = None):
+def open_with_tokenizer(
+    path, tokenizer_dir=None, tokenizer_kind: str | None = None, token_dtype: str | None = None
+):
     """(index, tokenizer or ``None``): :func:`copyscope.index.open` of ``path`` (a folder or
-    its ``index.json``) and its :func:`index_tokenizer`."""
-    index = _open(path)
+    its ``index.json``, or an infini-gram index folder with its ``token_dtype`` where its
+    files leave it open) and its :func:`index_tokenizer`."""
+    index = _open(path, token_dtype=token_dtype)
     return index, index_tokenizer(index, tokenizer_dir, tokenizer_kind)
 
 
@@ -149,6 +152,14 @@ def query_inputs(a, tokenizer, index_dir) -> list[tuple[str | None, np.ndarray]]
     if a.ids is not None:
         return [(None, parse_ids(a.ids, tokenizer))]
     if tokenizer is None:
+        from .infinigram import is_infinigram
+
+        if is_infinigram(index_dir):
+            raise InputError(
+                index_dir,
+                "an infini-gram index records no tokenizer: pass --tokenizer DIR (with "
+                "--tokenizer-kind) of the tokenizer it was built with, or --ids",
+            )
         raise InputError(
             index_dir, "no tokenizer recorded in index.json: pass --tokenizer or --ids"
         )
