@@ -96,6 +96,13 @@ def test_the_tables_average_over_texts():
     assert m["ci_low"] <= m["index"] <= m["ci_high"] and m["ci_low"] < m["ci_high"]
     at5 = curve[(curve["model"] == "m") & (curve["source"] == "natural") & (curve["L"] == 5)]
     assert at5["uniqueness"].iloc[0] == pytest.approx(2 / 3)
+    # per text: the index whose mean the index table shows, the words of each text
+    texts = creativity.text_table(settings_, 8)
+    assert list(texts.columns) == creativity.TEXT_COLUMNS
+    m = texts[(texts["model"] == "m") & (texts["source"] == "all")]
+    assert m["index"].tolist() == [0, 8, 8] and m["words"].tolist() == [12, 10, 4]
+    assert len(texts) == 2 * 5  # (2 human + 3 model texts) per source
+    assert creativity.text_table([("m", "pure", other_length)], 8).empty
 
 
 def test_the_analysis_writes_its_files_and_summary(tmp_path):
@@ -113,6 +120,8 @@ def test_the_analysis_writes_its_files_and_summary(tmp_path):
     creativity.run({"words": paths}, out, params)
     index = pd.read_csv(out["index"])
     assert set(index["decoding"]) == {"reference", "pure", "greedy"}
+    texts = pd.read_csv(out["texts"])
+    assert len(texts) == 3 * 2 * 2 and set(texts.loc[texts["model"] == "human", "index"]) == {8}
     assert out["fig"].stat().st_size > 10_000
     lines = creativity.summary_section({"creativity_index": index}, params)
     text = "\n".join(lines)

@@ -705,3 +705,36 @@ def test_the_contamination_null_permutes_the_planted_labels():
     only_planted = items[items["group"] != "unplanted"]
     assert N.permuted_contamination(np.random.default_rng(0), data(contamination=only_planted),
                                     PARAMS) is None  # fmt: skip
+
+
+def creativity_words(windows=120, length=40, seed=3) -> pd.DataFrame:
+    """Per-word longest matches (L_train, L_nat) of ``windows`` human continuations at the main
+    prompt length, i.i.d. across windows: a share of each text sits in a found span of 5..15
+    words (its longest matches 1..k), the rest short matches."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for w in range(windows):
+        L = rng.integers(0, 4, size=length)
+        for start in range(0, length - 15, 15):
+            if rng.random() < 0.4:
+                k = int(rng.integers(5, 16))
+                L[start : start + k] = np.arange(1, k + 1)
+        rows.append(pd.DataFrame({"text": w, "window": w, "prompt_length": 8, "t": range(length),
+                                  "L_train": L, "L_nat": L}))  # fmt: skip
+    return pd.concat(rows, ignore_index=True)
+
+
+def test_human_halves_creativity_build_the_per_text_table():
+    words = creativity_words()
+    tables = N.human_halves_creativity(np.random.default_rng(0), data(words=words), PARAMS)
+    t = tables["creativity_texts"]
+    assert set(zip(t["model"], t["decoding"], strict=True)) == {("human", "reference"),
+                                                                  ("null", "pure")}  # fmt: skip
+    assert (t.groupby(["model", "source"]).size() == 60).all() and t["index"].between(0, 8).all()
+    assert N.human_halves_creativity(np.random.default_rng(0), data(), PARAMS) is None
+    # neither half is the more creative: "holds" is rare, the paper's 31% gap is excluded
+    false = C.null_spec(C.NULLS["human-more-creative"][0])[2]
+    assert false == (F.HOLDS,)
+    r = C.false_verdicts("human-more-creative", N.human_halves_creativity, data(words=words),
+                         PARAMS, 30, 0, false)  # fmt: skip
+    assert r["holds"] <= 2 and r["does_not_hold"] >= 25, r

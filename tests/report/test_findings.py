@@ -40,6 +40,7 @@ FINDINGS = {
     "coverage_effect": 0.41,
     "coverage_human_min": 0.175,
     "style_effect": 0.011,
+    "creativity_effect": 0.311,
 }
 PARAMS = {
     "findings": FINDINGS,
@@ -827,6 +828,70 @@ def test_more_templates_needs_the_regrouping_test():
     assert f.verdict == UNCLEAR and "no p_up, p_down" in f.measured
 
 
+def creativity_texts(sets: dict[tuple[str, str], float], texts=40, spread=1.0, seed=0,
+                     source="natural") -> pd.DataFrame:
+    """creativity_texts of sets whose texts' Creativity Index is spread evenly (±``spread``)
+    around the given mean, in a seeded random order."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for (model, decoding), mean in sets.items():
+        values = mean + np.linspace(-spread, spread, texts)
+        for i, v in enumerate(rng.permutation(values)):
+            rows.append({"model": model, "decoding": decoding, "source": source, "text": i,
+                         "words": 100, "index": v})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+@pytest.mark.parametrize(
+    ("human", "model", "texts", "spread", "verdict"),
+    [
+        (6.0, 3.0, 10, 1.5, HOLDS),  # human 100% higher, far apart
+        (3.0, 6.0, 10, 1.5, FAILS),  # the model's texts are the more creative
+        (4.0, 4.0, 40, 0.2, FAILS),  # no gap: the interval excludes the paper's 31.1%
+        (4.0, 3.9, 40, 0.2, HOLDS),  # 2.6% higher and clearly so: the direction holds
+        (4.0, 3.4, 10, 1.5, UNCLEAR),  # 18% higher, neither significant nor excluding 31.1%
+    ],
+)
+def test_human_more_creative(human, model, texts, spread, verdict):
+    t = creativity_texts({("human", "reference"): human, ("m", "pure"): model}, texts, spread)
+    f = decide("human-more-creative", creativity_texts=t)
+    assert f.verdict == verdict, f.measured
+    assert f.measured.startswith(f"m pure: index {model:g} vs human {human:g} ({texts} vs {texts}")
+    assert f.related and f.paper == F.LU and "66.2%" in f.claim and f.per_model == f"m: {verdict}"
+
+
+def test_human_more_creative_reads_the_configured_source_and_combines_models():
+    sets = {("human", "reference"): 6.0, ("a", "pure"): 3.0, ("b", "pure"): 9.0}
+    t = pd.concat([creativity_texts(sets, 10), creativity_texts({**sets, ("b", "pure"): 3.0}, 10,
+                                                                source="all")])  # fmt: skip
+    f = decide("human-more-creative", creativity_texts=t)
+    assert (f.verdict, f.per_model) == (F.MIXED, f"a: {HOLDS}; b: {FAILS}"), f.measured
+    assert "against 0.0125" in f.measured  # α / (2 · 2 models)
+    f = decide("human-more-creative", with_findings(novelty_source="all"), creativity_texts=t)
+    assert f.verdict == HOLDS, f.measured
+
+
+def test_human_more_creative_without_sampled_text_is_not_tested_here():
+    """Lu et al. compare sampled LLM text with human writing: greedy samples alone, or a
+    pure_decoding that is not sampling, decide nothing."""
+    t = creativity_texts({("human", "reference"): 6.0, ("m", "greedy"): 1.0}, 10)
+    f = decide("human-more-creative", creativity_texts=t)
+    assert f.verdict == F.NOT_TESTED and f.measured.startswith("not tested here: no pure samples")
+    t = creativity_texts({("human", "reference"): 6.0, ("m", "greedy"): 1.0}, 10)
+    f = decide("human-more-creative", with_findings(pure_decoding="greedy"), creativity_texts=t)
+    assert f.verdict == F.NOT_TESTED
+    t = creativity_texts({("m", "pure"): 1.0}, 10)
+    f = decide("human-more-creative", creativity_texts=t)
+    assert f.verdict == UNCLEAR and "no human/reference" in f.measured
+
+
+def test_relative_excess_by_hand():
+    assert F.relative_excess([3, 3], [2, 2], 100, 0) == (0.5, 0.5, 0.5)
+    v, lo, hi = F.relative_excess([1, 2, 3, 4], [1, 1, 2, 2], 500, 0)
+    assert v == pytest.approx(2 / 3) and lo < v < hi
+    assert all(math.isnan(x) for x in F.relative_excess([1, 2], [0, 0], 50, 0))
+
+
 def coverage_delta(delta, human=None) -> pd.DataFrame:
     """template_coverage_delta: m/pure with ``delta`` (the human coverage 0.7 − delta unless
     given), and m/greedy, which is not compared."""
@@ -1167,7 +1232,8 @@ def test_claims_outside_the_five_papers_are_related():
     card = F.scorecard({}, PARAMS)
     related = set(card.loc[card["related"], "id"])
     assert related == {"completion-loss-frequency", "extraction-duplication", "min-k-beats-loss",
-                       "cloze-training-plays", "contamination-lookup"}  # fmt: skip
+                       "cloze-training-plays", "contamination-lookup",
+                       "human-more-creative"}  # fmt: skip
     papers = {F.MERRILL, F.RAVEN, F.SHAIB, F.LI, F.ZHANG}
     assert card.loc[~card["related"], "paper"].isin(papers).all()
 
@@ -1200,7 +1266,7 @@ def test_every_claim_names_where_and_under_which_conditions():
     assert (
         card["paper"]
         .isin([F.MERRILL, F.RAVEN, F.SHAIB, F.LI, F.CARLINI, F.SHI, F.CHANG, F.ZHANG,
-               F.BROWN_XU])
+               F.BROWN_XU, F.LU])
         .all()
     )
     assert set(card["verdict"]) == {UNCLEAR}
@@ -1267,6 +1333,7 @@ COLUMNS = {
     "membership_cloze_excerpts": ["model", "group", "copies", "items", "acc_insensitive"],
     "membership_cloze_trend": ["model", "items", "rho", "rho_lo", "rho_hi"],
     "style_memorization": ["model", "source", "stratum", "n", "pos_minus_exact"],
+    "creativity_texts": ["model", "decoding", "source", "text", "words", "index"],
     "findings_calibration": CALIBRATION_COLUMNS,
     "findings_power": ["claim", "positive", "size", "power"],
 }

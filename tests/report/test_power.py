@@ -11,6 +11,7 @@ from test_calibration import (
     SYNTAX,
     benchmark_texts,
     cloze_items,
+    creativity_words,
     data,
     ladder_results,
     tagged_texts,
@@ -213,3 +214,40 @@ def test_the_templater_is_found_more_templated():
     table = P.power_table(d, None, {**params, "findings": {**params["findings"], "power": {
         **params["findings"]["power"], "draws": 2}}})  # fmt: skip
     assert set(table["positive"]) == {"templater 50%"} and (table["observed"] == 60).all()
+
+
+def test_copied_words_get_the_longest_matches_of_a_training_span():
+    """Three texts of 20 words in 8-word slots (two a text, the last 4 words never copied):
+    half of the 6 slots copied, the j-th word of a copied slot found with at least j + 1
+    words, every other word untouched."""
+    words = pd.DataFrame({"text": np.repeat([0, 1, 2], 20), "t": np.tile(np.arange(20), 3),
+                          "L_train": 2, "L_nat": 0})  # fmt: skip
+    out = P.copied_words(words, 0.5, 8, np.random.default_rng(0))
+    changed = out["L_nat"].to_numpy() > 0
+    assert changed.sum() == 3 * 8
+    for column, before in (("L_nat", 0), ("L_train", 2)):
+        L = out[column].to_numpy().reshape(3, 20)
+        slots = [(r, s) for r in range(3) for s in (0, 8) if L[r, s + 7] == 8]
+        assert len(slots) == 3
+        for r, s in slots:
+            assert L[r, s : s + 8].tolist() == np.maximum(np.arange(1, 9), before).tolist()
+        assert (L[:, 16:] == before).all()
+    assert (out[["text", "t"]] == words[["text", "t"]]).all().all()
+
+
+def test_the_copied_words_are_found_less_creative():
+    """On human words with a null between halves, the copied half at 50% is found less
+    creative than the human half at the sizes measured: the rule has power on it."""
+    d = data(words=creativity_words())
+    copied = P.CopiedWords(d, PARAMS, 0, 0.5)
+    assert copied.max_size == 60
+    build = P.copied_vs_human(copied)
+    tables = build(np.random.default_rng(0), d, PARAMS, 10)
+    t = tables["creativity_texts"]
+    assert (t.groupby(["model", "source"]).size() == 10).all()
+    r = P.power_at("human-more-creative", build, F.HOLDS, d, PARAMS, 30, 10, 0)
+    assert r["power"] >= 0.9, r
+    table = P.power_table(d, None, PARAMS)
+    rows = table[table["claim"] == "human-more-creative"]
+    assert set(rows["positive"]) == {"copied words 50%"} and sorted(rows["size"]) == [5, 10, 60]
+    assert set(rows["observed"]) == {60}

@@ -20,7 +20,8 @@ nulls is standard — e.g. Good 2005, *Permutation, Parametric and Bootstrap Tes
   **shuffled counts** — the training counts C_t shuffled among the tokens of one L_t (the loss
   vs frequency slope);
 * **human halves** of the parsed human passages (syntactic novelty, templates, template
-  coverage) and of the RAVEN words at two pretended prompt lengths;
+  coverage), of the RAVEN words at two pretended prompt lengths, and of the human words'
+  per-text Creativity Index (Lu et al.: only "holds" is false there);
 * **effect = margin** — for a claimed *absence* of an effect (prompt length, training vs
   training ∪ context), an effect of exactly the rule's margin planted on human text: the
   least favourable case, where only ``holds`` is false;

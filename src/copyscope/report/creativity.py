@@ -6,8 +6,10 @@ its L-uniqueness for L = 5..12 words and its Creativity Index (their sum), from 
 longest matches of ``words.parquet`` — against all training text (``L_train``, source ``all``)
 and against the natural text only (``L_nat``, source ``natural``: before any planting).
 Tables: the mean L-uniqueness per L (``creativity.csv``) and the mean index
-(``creativity_index.csv``), each with a percentile bootstrap interval over texts; the figure
-draws L-uniqueness against L for each model's pure samples and the human text.
+(``creativity_index.csv``), each with a percentile bootstrap interval over texts, and each
+text's index (``creativity_texts.csv``: the scorecard's "human text is more creative than model
+text" regroups whole texts); the figure draws L-uniqueness against L for each model's pure
+samples and the human text.
 """
 
 from __future__ import annotations
@@ -45,6 +47,12 @@ OUTPUTS = {
         "creativity",
         "n-gram novelty",
     ),
+    "texts": Output(
+        "tables/creativity_texts.csv",
+        "per setting, source and text: its words and Creativity Index (.csv)",
+        "creativity",
+        "n-gram novelty",
+    ),
     "fig": Output(
         "figures/creativity.png",
         "figure: L-uniqueness against L, pure sampling vs. human text (.png)",
@@ -65,6 +73,7 @@ SOURCES = {"all": "L_train", "natural": "L_nat"}
 """Column ``source`` of the tables → the per-word longest-match column it is computed from."""
 COLUMNS = ["model", "decoding", "source", "L", "uniqueness", "ci_low", "ci_high", "texts"]
 INDEX_COLUMNS = ["model", "decoding", "source", "index", "ci_low", "ci_high", "texts"]
+TEXT_COLUMNS = ["model", "decoding", "source", "text", "words", "index"]
 
 
 def text_uniqueness(words: pd.DataFrame, column: str) -> np.ndarray:
@@ -96,6 +105,28 @@ def creativity_tables(settings, prompt_length: int, n_boot: int, seed: int):
                 curve.append({**label, **row})
             index.append({**label, "index": mean[-1], "ci_low": lo[-1], "ci_high": hi[-1]})
     return pd.DataFrame(curve, columns=COLUMNS), pd.DataFrame(index, columns=INDEX_COLUMNS)
+
+
+def text_table(settings, prompt_length: int) -> pd.DataFrame:
+    """One row per setting ``(model, decoding, words frame)``, source and text at
+    ``prompt_length`` (texts in text order): its number of words and its Creativity Index
+    (:func:`text_uniqueness` summed over L)."""
+    frames = []
+    for model, decoding, words in settings:
+        w = words[words["prompt_length"] == prompt_length]
+        if not len(w):
+            continue
+        texts = np.unique(w["text"].to_numpy())
+        sizes = w.groupby("text", sort=True).size().to_numpy()
+        for source, column in SOURCES.items():
+            if column not in w:
+                continue
+            index = creativity_index(text_uniqueness(w, column))
+            frames.append(pd.DataFrame({"model": model, "decoding": decoding, "source": source,
+                                        "text": texts, "words": sizes, "index": index}))  # fmt: skip
+    if not frames:
+        return pd.DataFrame(columns=TEXT_COLUMNS)
+    return pd.concat(frames, ignore_index=True)[TEXT_COLUMNS]
 
 
 def figure(curve: pd.DataFrame, path) -> None:
@@ -133,7 +164,7 @@ def figure(curve: pd.DataFrame, path) -> None:
 
 
 def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
-    """Read each setting's words.parquet; write the two tables and the figure."""
+    """Read each setting's words.parquet; write the three tables and the figure."""
     require(inputs["words"], "--words", "setting")
     settings = [(m, d, pd.read_parquet(p)) for m, d, p in inputs["words"]]
     novelty = params["novelty"]
@@ -142,6 +173,7 @@ def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
     )
     write_csv(out["table"], curve)
     write_csv(out["index"], index)
+    write_csv(out["texts"], text_table(settings, params["sampling"]["prompt_length"]))
     figure(curve, out["fig"])
 
 

@@ -31,6 +31,7 @@ from ..syntax.templates import (
     templates_in_training,
 )
 from . import completion_loss as completion_report
+from . import creativity as creativity_report
 from . import family, name_cloze, per_text
 from . import findings as F
 from . import membership as membership_report
@@ -692,6 +693,20 @@ def permuted_contamination(rng, data, params):
     return {"contamination_known": contamination_report.known_rows(planted)}
 
 
+def human_halves_creativity(rng, data, params):
+    """Two halves of the human continuations' words (main prompt length) as a model's pure
+    samples and the human baseline, their per-text Creativity Index built by the creativity
+    report's own builder (:func:`copyscope.report.creativity.text_table`): neither half is the
+    more creative, so "holds" is false (and "does not hold", the paper's gap excluded, right)."""
+    words = _raven_words(data, params)
+    if words is None:
+        return None
+    a, b = split_windows(words["window"].to_numpy(), 2, rng)
+    sets = [(*HUMAN, _take(words, b)), ("null", params["findings"]["pure_decoding"], _take(words, a))]
+    plen = params["sampling"]["prompt_length"]
+    return {"creativity_texts": creativity_report.text_table(sets, plen)}
+
+
 NULLS: dict[str, list[tuple[str, NullBuilder]]] = {
     "pure-more-novel-than-validation": [
         ("human halves", human_halves_novelty("pure-more-novel-than-validation"))
@@ -730,6 +745,7 @@ NULLS: dict[str, list[tuple[str, NullBuilder]]] = {
     "cloze-excerpt-copies": [("permuted plays", permuted_excerpt_plays("membership_cloze_trend"))],
     "cloze-overlap-correlation": [("permuted overlap", permuted_overlap)],
     "contamination-lookup": [("permuted planted labels", permuted_contamination)],
+    "human-more-creative": [("human halves", human_halves_creativity, (F.HOLDS,))],
 }
 """claim id → its nulls (name, builder[, false verdicts]); a builder returns the claim's input
 tables for one draw, or None when the run has no data for it. The false verdicts are the ones

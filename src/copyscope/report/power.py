@@ -25,7 +25,12 @@ verdict where the answer is known, at increasing sample sizes.
   human text (words and tags) in each, as a model's greedy samples, against k texts of the
   other half: a syntactic pattern repeated across a share of the texts is a template of that
   set by construction, so Shaib et al.'s "models produce templated text at a higher rate than
-  human references" must ``hold``.
+  human references" must ``hold``;
+* **copied words** — k texts of one half of the human continuations' words, a share (the
+  largest of ``copier_shares``) of their ``copier_span``-word slots given the longest matches
+  a verbatim training span gives them (:func:`copied_words`), as a model's pure samples,
+  against k texts of the other half: copied words are covered, so Lu et al.'s "human text is
+  more creative than model text" must ``hold``.
 
 Each (claim, positive, size) is decided on ``draws`` seeded resamples (with replacement, the
 bootstrap of the experiment) by the scorecard's own rule and table builders; the power is the
@@ -47,6 +52,7 @@ from ..lazy import lazy_module
 from . import findings as F
 from .calibration import INPUTS as CALIBRATION_INPUTS
 from .calibration import load
+from .creativity import text_table as creativity_texts
 from .jobs import Output, Params
 from .membership import nll_delta_rows
 from .memorization import memorization_table
@@ -65,7 +71,7 @@ HELP = (
 # the run's files the positives are built from: the null calibration's, the same declarations
 INPUTS = {
     k: CALIBRATION_INPUTS[k]
-    for k in ("tokens", "index_manifest", "extraction", "membership", "cloze", "parses",
+    for k in ("tokens", "words", "index_manifest", "extraction", "membership", "cloze", "parses",
               "contaminated")
 }  # fmt: skip
 OUTPUTS = {
@@ -356,6 +362,61 @@ def templater_vs_human(templater: Templater, share: float):
     return build
 
 
+def copied_words(words: pd.DataFrame, share: float, span: int, rng) -> pd.DataFrame:
+    """A per-word frame (columns text, L_train, L_nat, in word order within a text) in which
+    round(share · slots) of the ``span``-word slots (each text cut into whole slots from its
+    start), drawn at random over all texts, are copied from training: the j-th word of a
+    copied slot (j = 0..span−1) gets a longest match of at least j + 1 words in both columns
+    (``max(L, j + 1)``), what a verbatim training span gives it against the index (the bound
+    :func:`copier_set`'s test checks on a real index; the words before the slot can only
+    lengthen the match)."""
+    out = words.copy()
+    texts = out["text"].to_numpy()
+    starts = np.flatnonzero(np.r_[True, texts[1:] != texts[:-1]])
+    ends = np.r_[starts[1:], len(texts)]
+    slots = [s + k for s, e in zip(starts, ends, strict=True) for k in range(0, e - s - span + 1, span)]
+    chosen = rng.choice(len(slots), size=round(share * len(slots)), replace=False)
+    ramp = np.arange(1, span + 1)
+    for column in ("L_train", "L_nat"):
+        if column not in out:
+            continue
+        L = out[column].to_numpy(np.int64).copy()
+        for k in chosen:
+            L[slots[k] : slots[k] + span] = np.maximum(L[slots[k] : slots[k] + span], ramp)
+        out[column] = L
+    return out
+
+
+class CopiedWords:
+    """The halves of the human continuations' words (main prompt length) the copied-words
+    positive draws from: one copied at ``share`` (:func:`copied_words`), the other the human
+    baseline."""
+
+    def __init__(self, data: Data, params: Mapping, seed: int, share: float):
+        p = params["findings"]["power"]
+        words = data.words[data.words["prompt_length"] == params["sampling"]["prompt_length"]]
+        words = words.sort_values(["text", "t"], kind="stable")
+        a, b = split_windows(words["window"].to_numpy(), 2, np.random.default_rng([seed, 3]))
+        self.human = words[words["window"].isin(b)]
+        model = words[words["window"].isin(a)]
+        self.model = copied_words(model, share, p["copier_span"], np.random.default_rng([seed, 4]))
+        self.max_size = min(len(a), len(b))
+
+
+def copied_vs_human(copied: CopiedWords):
+    """Builder: ``size`` texts of the copied half as a model's pure samples against ``size``
+    texts of the human half, each drawn with replacement."""
+
+    def build(rng, data, params, size):
+        sets = [
+            ("human", "reference", _resample(copied.human, size, rng)),
+            ("copier", params["findings"]["pure_decoding"], _resample(copied.model, size, rng)),
+        ]
+        return {"creativity_texts": creativity_texts(sets, params["sampling"]["prompt_length"])}
+
+    return build
+
+
 # --------------------------------------------------------------------------- power
 def power_at(claim, builder, right, data, params, size, draws, seed) -> dict | None:
     """The share of ``draws`` resamples of ``size`` on which ``claim`` reaches the ``right``
@@ -432,6 +493,14 @@ def power_table(data: Data, index, params: Mapping) -> pd.DataFrame:
             ("cloze-training-plays", "training plays", training_resample, F.HOLDS,
              _projected(p["sizes"], per), per)
         )  # fmt: skip
+    if data.words is not None and {"L_train", "window"} <= set(data.words.columns):
+        share = max(p["copier_shares"])
+        copied = CopiedWords(data, params, seed, share)
+        if copied.max_size:
+            positives.append(
+                ("human-more-creative", f"copied words {share:.0%}", copied_vs_human(copied),
+                 F.HOLDS, _sizes(p["sizes"], copied.max_size), copied.max_size)
+            )  # fmt: skip
     for claim, name, builder, right, sizes, observed in positives:
         for size in sizes:
             with warnings.catch_warnings():
