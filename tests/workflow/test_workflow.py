@@ -215,7 +215,7 @@ def check_tables(out, cfg: dict) -> None:
     main = cfg["sampling"]["prompt_length"]
     pairs = set(_human_sets(cfg)) | {(m, d) for m in models for d in _decodings(cfg, m)}
     pairs -= {(m, d) for m, d, plen in empty if plen == main}
-    sources = {"train", "context", "union"}
+    sources = {"train", "context", "union", "natural"}
     got = set(raven[["model", "decoding", "source"]].itertuples(index=False, name=None))
     assert got == {(m, d, s) for m, d in pairs for s in sources}
     assert (raven["prompt_length"] == cfg["sampling"]["prompt_length"]).all()
@@ -227,8 +227,11 @@ def check_tables(out, cfg: dict) -> None:
         assert _brackets(raven, col, f"{col}_ci_low", f"{col}_ci_high"), col
     union = raven[raven["source"] == "union"].set_index(["model", "decoding"])
     train = raven[raven["source"] == "train"].set_index(["model", "decoding"])
-    # the union of sources can only find more: never a lower duplication score
+    # the union of sources can only find more: never a lower duplication score; the natural
+    # training text (planted text left out) with the context never more than all of it
     assert (union["truncated_score"] >= train["truncated_score"] - 1e-12).all()
+    natural = raven[raven["source"] == "natural"].set_index(["model", "decoding"])
+    assert (natural["truncated_score"] <= union["truncated_score"] + 1e-12).all()
     assert np.isfinite(raven["perplexity"]).all() and (raven["perplexity"] > 1).all()
     # the evaluator (last column): never the model whose samples it scores
     assert raven.columns[-1] == "evaluator"
