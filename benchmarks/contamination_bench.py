@@ -35,19 +35,19 @@ import math
 import os
 import platform
 import resource
-import statistics
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from copyscope import index as cindex  # noqa: E402
 from copyscope.membership import contamination as cm  # noqa: E402
+from timing import timed, zipf_ids  # noqa: E402
 
 PARAMS = {"ngram": 13, "ngram_unit": "words", "chars": 50, "char_share": 0.8}
 DOC_WORDS = 2000
@@ -77,25 +77,10 @@ def vocabulary(n: int, rng) -> list[str]:
     return out
 
 
-def zipf_ids(n: int, vocab: int, rng) -> np.ndarray:
-    """``n`` word ids, Zipf(1.1) over ``vocab`` ids."""
-    return (rng.zipf(1.1, size=n) - 1) % vocab
 
 
-def cpu_seconds() -> float:
-    r = resource.getrusage(resource.RUSAGE_SELF)
-    return r.ru_utime + r.ru_stime
 
 
-def timed(fn, repeats: int = 1):
-    """(result, median wall seconds, median CPU seconds) of ``repeats`` calls of ``fn``."""
-    walls, cpus, result = [], [], None
-    for _ in range(repeats):
-        c0, t0 = cpu_seconds(), time.perf_counter()
-        result = fn()
-        walls.append(time.perf_counter() - t0)
-        cpus.append(cpu_seconds() - c0)
-    return result, statistics.median(walls), statistics.median(cpus)
 
 
 def one_size(n_tokens: int, args, tmp: Path) -> dict:
