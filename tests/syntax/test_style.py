@@ -13,7 +13,7 @@ import pytest
 
 from copyscope.index import Index, build_index
 from copyscope.index.ngrams import ngram_counts, window_counts
-from copyscope.report.findings import CLAIMS, FAILS, HOLDS, UNCLEAR
+from copyscope.report.findings import CLAIMS, FAILS, HOLDS, MIXED, UNCLEAR
 from copyscope.report.style import style_table
 from copyscope.syntax.style import (
     aligned_match,
@@ -343,7 +343,7 @@ def test_style_table_and_claim():
     assert verdict(["b"]) == FAILS
     assert verdict(["c"]) == HOLDS  # one style-only passage of five: [0.005, 0.72]
     assert verdict(["d"]) == UNCLEAR  # 0 of 6: [0, 0.46] allows the paper's share
-    assert verdict(["a", "b"]) == UNCLEAR
+    assert verdict(["a", "b"]) == MIXED  # one model holds, the other does not
     none = decide({"style_memorization": table.iloc[:0]}, params)
     assert none.verdict == UNCLEAR and none.measured.startswith("not measured")
 

@@ -78,8 +78,9 @@ def test_every_stage_is_listed():
 # registry the tokenize stage fills as it loads (a kind a researcher registers is accepted
 # without more), and reads the researcher's own generations, prompts, benchmarks and books
 # with the sample and membership stages' own readers before any job (the same errors a job
-# would give, at the start)
-SHARED_ASKS = {"config": {"tokenize", "sample", "membership"}}
+# would give, at the start), and asks the index stage whether a configured folder is laid out
+# as an infini-gram index (tokenizers.<name>.index with format infini-gram)
+SHARED_ASKS = {"config": {"tokenize", "sample", "membership", "index"}}
 
 
 def test_shared_modules_import_no_stage():

@@ -356,7 +356,17 @@ def verify_problems(rows: list[tuple[str, str]]) -> str | None:
 
 def verify_index(path) -> list[tuple[str, str]]:
     """(file, status) for every file of the index at ``path`` (a directory with ``index.json``
-    or a single shard with ``meta.json``), see :func:`verify_shard`."""
+    or a single shard with ``meta.json``), see :func:`verify_shard`. An infini-gram index is an
+    :class:`InputError`: it records no checksums to verify its files against."""
+    from .infinigram import is_infinigram
+
+    if is_infinigram(path):
+        raise InputError(
+            path,
+            "an infini-gram index records no checksums to verify its files against (opening "
+            "it, as every query does, checks their sizes, the document offsets and a sample of "
+            "the suffix order)",
+        )
     path = index_folder(path)
     manifest_path = path / "index.json"
     if manifest_path.exists():
