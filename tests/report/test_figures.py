@@ -16,6 +16,7 @@ from copyscope.report.syntax_figures import (
     style_memorization,
     template_coverage,
     template_measures,
+    template_rate_by_n,
 )
 
 MODELS = ["gpt2-medium", "gpt2-small"]  # tables list them in this (non-canonical) order
@@ -244,3 +245,30 @@ def test_style_memorization_keeps_equal_lines_visible(drawn, tmp_path):
     xs = {tuple(np.round(ln.get_xdata(), 3)) for ln in lines}
     assert len(xs) == len(lines) == 4  # equal values, four distinct positions
     assert {ln.get_marker() for ln in lines} == {"o", "s"}
+
+
+def test_template_rate_by_n_is_shaib_fig5(drawn, tmp_path):
+    """Shaib et al. Fig. 5: one line per model's greedy samples (solid, its colour) and the
+    human text (dashed black) over n, each with its Wilson band; pure samples not drawn."""
+    rows = []
+    for s, base in (("gpt2-medium/greedy", 0.9), ("gpt2-small/greedy", 0.8),
+                    ("gpt2-small/pure", 0.3), ("human/reference", 0.5)):  # fmt: skip
+        for n in (4, 5, 6, 7, 8):
+            rows.append({"set": s, "n": n, "template_rate": base - 0.05 * (n - 4), "texts": 50})
+    table = pd.DataFrame(rows)
+    template_rate_by_n(table, "greedy", tmp_path / "by_n.png")
+    ax = drawn[0].axes[0]
+    lines = {ln.get_label(): ln for ln in ax.get_lines()}
+    assert list(lines) == ["gpt2-small", "gpt2-medium", "human text"]  # size order, human last
+    assert lines["human text"].get_linestyle() == "--" and rgb(lines["human text"].get_color()) == (0, 0, 0)
+    assert lines["gpt2-small"].get_linestyle() == "-"
+    np.testing.assert_allclose(lines["gpt2-medium"].get_ydata(), [0.9, 0.85, 0.8, 0.75, 0.7])
+    assert len(ax.collections) == 3  # one interval band per line
+    band = ax.collections[0].get_paths()[0].vertices[:, 1]
+    assert band.min() < 0.8 - 0.05 and band.max() > 0.8  # the Wilson band around the rates
+    assert line_colors(drawn[0])["gpt2-small"] != line_colors(drawn[0])["gpt2-medium"]
+    # a run without greedy samples: the human line alone, and the title says so
+    template_rate_by_n(table, None, tmp_path / "human.png")
+    ax = drawn[1].axes[0]
+    assert [ln.get_label() for ln in ax.get_lines()] == ["human text"]
+    assert "no greedy samples" in ax.get_title()

@@ -184,7 +184,7 @@ def report_command(name, paths, extra, outputs, tmp_path):
     for (model, decoding), path in paths.items():
         argv += ["--parses", model, decoding, str(path)]
     argv += [*extra, "--params-json", json.dumps(SYNTAX_PARAMS)]
-    out = {o: tmp_path / f"{name}-{o}.{'png' if o == 'fig' else 'csv'}" for o in outputs}
+    out = {o: tmp_path / f"{name}-{o}.{'png' if o.startswith('fig') else 'csv'}" for o in outputs}
     for o, path in out.items():
         argv += [f"--out-{o.replace('_', '-')}", str(path)]
     assert main(argv) == 0
@@ -217,7 +217,7 @@ def test_templates_and_coverage_commands(tmp_path):
     import pandas as pd
 
     paths, _, docs = write_sets(tmp_path)
-    out = report_command("templates", paths, [], ["table", "listing", "fig"], tmp_path)
+    out = report_command("templates", paths, [], ["table", "listing", "fig", "fig_by_n"], tmp_path)
     t = pd.read_csv(out["table"])
     assert list(zip(t["set"], t["n"], strict=True)) == [
         ("human/reference", 2), ("human/reference", 3), ("m/pure", 2), ("m/pure", 3)

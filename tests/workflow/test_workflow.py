@@ -35,6 +35,7 @@ FIGURES = [
     "training.png",
     "syntax_paths.png",
     "templates.png",
+    "templates_by_n.png",
     "template_coverage.png",
     "style_memorization.png",
 ]

@@ -105,6 +105,44 @@ def template_measures(table: pd.DataFrame, n: int, path) -> None:
     plotting.save(fig, path)
 
 
+def template_rate_by_n(table: pd.DataFrame, decoding: str | None, path) -> None:
+    """Shaib et al. Fig. 5: the template rate (share of texts with a template, Wilson 95%
+    interval over the set's texts) against the template length n, one line per model's
+    ``decoding`` samples (the greedy ones, as the paper's models; solid, in the model's colour)
+    and the human continuations (``human/reference``, dashed black). ``decoding=None`` (a run
+    without greedy samples): the human line alone, the title says so."""
+    from scipy.stats import binomtest
+
+    plotting.setup()
+    sets = [s for s in dict.fromkeys(table["set"]) if s == "human/reference"
+            or (decoding is not None and s.split("/", 1)[-1] == decoding)]  # fmt: skip
+    colors = _set_colors(sets)
+    fig, ax = plt.subplots(figsize=(6.4, 4.0))
+    ranked = plotting.model_order({_model(s) for s in sets} - {"human"})
+    lines = sorted((s for s in sets if _model(s) != "human"), key=lambda s: ranked.index(_model(s)))
+    for s in [*lines, *(x for x in sets if _model(x) == "human")]:
+        g = table[table["set"] == s].sort_values("n")
+        rate, texts = g["template_rate"].to_numpy(float), g["texts"].to_numpy(int)
+        lo, hi = np.full(len(g), np.nan), np.full(len(g), np.nan)
+        for i, (r, t) in enumerate(zip(rate, texts, strict=True)):
+            if t > 0 and np.isfinite(r):
+                ci = binomtest(round(r * t), int(t)).proportion_ci(method="wilson")
+                lo[i], hi[i] = ci.low, ci.high
+        human = _model(s) == "human"
+        label = "human text" if human else _model(s)
+        ax.plot(g["n"], rate, ls="--" if human else "-", marker="o", ms=3, color=colors[s],
+                label=label)  # fmt: skip
+        ax.fill_between(g["n"], lo, hi, color=colors[s], alpha=0.15, lw=0)
+    ax.set_xticks(sorted(table["n"].unique()))
+    ax.set_ylim(0, 1.02)
+    ax.set_xlabel("template length n (POS tags)")
+    ax.set_ylabel("template rate (share of texts; Wilson 95% CI)")
+    what = f"models' {decoding} samples" if decoding else "no greedy samples in this run"
+    ax.set_title(f"Template rate by n: {what} (solid), human (dashed)", fontsize=10)
+    ax.legend(fontsize=8, frameon=False)
+    plotting.save(fig, path)
+
+
 def template_coverage(frame: pd.DataFrame, path) -> None:
     """Share of templates vs random non-template POS n-grams among the most frequent training
     n-grams, per text set (``set``, ``coverage_templates``, ``coverage_non_templates``, ``cut``)."""

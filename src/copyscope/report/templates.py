@@ -54,6 +54,12 @@ OUTPUTS = {
         "templates",
         "syntax",
     ),
+    "fig_by_n": Output(
+        "figures/templates_by_n.png",
+        "figure: template rate by n, the models' greedy samples against human text, Shaib et al. Fig. 5 (.png)",
+        "templates_by_n",
+        "syntax",
+    ),
 }
 PARAMS = Params(
     "the config blocks analysis (syntax) and sampling (decodings)",
@@ -119,6 +125,13 @@ def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
     write_csv(out["table"], table)
     write_csv(out["listing"], pd.concat(listings, ignore_index=True))
     syntax_figures.template_measures(table, headline, out["fig"])
+    syntax_figures.template_rate_by_n(table, greedy_decoding(decodings), out["fig_by_n"])
+
+
+def greedy_decoding(decodings: Mapping) -> str | None:
+    """The first decoding of ``sampling.decodings`` of the greedy family (Shaib et al.'s
+    models decode greedily: their Table 3 and Fig. 5), None without one."""
+    return next((d for d in decodings if family(d, decodings) == "greedy"), None)
 
 
 def summary_section(tables: Mapping[str, pd.DataFrame], params: Mapping) -> list[str]:
