@@ -17,7 +17,6 @@ from copyscope.config import (
     ConfigError,
     ConfigErrors,
     check_paths,
-    language_warnings,
     load_files,
     located_in_files,
     typed_overrides,
@@ -61,9 +60,10 @@ try:
     config.update(validate_config(config))
     # and every own-data file read completely (generations, prompts, benchmarks, books), once
     # by the main process (not again in each cluster job)
-    check_paths(config, read_own=not workflow.remote_exec)
-    # own material in another language than corpus.language: a warning naming the file
-    for line in [] if workflow.remote_exec else language_warnings(config):
+    # (own material in another language than corpus.language: a warning naming the file)
+    own_warnings = []
+    check_paths(config, read_own=not workflow.remote_exec, warnings=own_warnings)
+    for line in own_warnings:
         print(f"copyscope: warning: {line}", file=sys.stderr)
 except ConfigErrors as exc:
     # each problem at the line of its key, as `copyscope config check` prints it

@@ -93,11 +93,10 @@ rule membership_benchmark:
     params:
         format=lambda w: PLAN.own_benchmarks[w.bench]["format"],
         config=as_json(PLAN.own_benchmark_params()),
-        index_dir=lambda w, input: os.path.dirname(input.index),
         device=PLAN.device,
     shell:
         "OMP_NUM_THREADS={threads} python -m copyscope membership benchmark "
         "--model {input.model} --model-name {wildcards.model} --benchmark {wildcards.bench} "
         "--path {input.file} --format {params.format} --manifest {input.manifest} "
-        "--natural {input.natural} --valid {input.valid} --index {params.index_dir} "
+        "--natural {input.natural} --valid {input.valid} --index {input.index} "
         "--params-json {params.config:q} --device {params.device} --out {output} > {log} 2>&1"

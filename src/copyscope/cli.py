@@ -79,10 +79,11 @@ def build_parser(stages=STAGES) -> argparse.ArgumentParser:
 
 
 def cmd_config_check(a):
-    from .config import check_file, language_warnings
+    from .config import check_file
 
-    cfg = check_file(a.file)
-    for line in language_warnings(cfg):
+    warnings: list[str] = []
+    check_file(a.file, warnings)
+    for line in warnings:
         print(f"warning: {line}", file=sys.stderr)
     print(f"{a.file}: a valid config")
 

@@ -77,11 +77,11 @@ def validate(config: dict) -> dict:
     return cfg
 
 
-def check_file(path) -> dict:
+def check_file(path, warnings: list | None = None) -> dict:
     """``copyscope config check FILE``: the file read strictly (:func:`read_config`),
     validated (:func:`validate`) and its input paths and own material checked
-    (:func:`check_paths`), as the workflow will at its start (then
-    :func:`language_warnings` names own material in another language; the caller prints them). Every problem found is one line
+    (:func:`check_paths`), as the workflow will at its start (own material in another
+    language adds its line to the list ``warnings``; the caller prints them). Every problem found is one line
     ``FILE:LINE: …`` (``FILE:LINE: config key '…': …`` for a key); the problems of the file
     itself (bytes, duplicate keys) and those of its keys are reported together."""
     from ..errors import InputError, InputErrors
@@ -92,7 +92,7 @@ def check_file(path) -> dict:
     keys: list[tuple[str, str, str]] = []
     try:
         cfg = validate(cfg)
-        check_paths(cfg)
+        check_paths(cfg, warnings=warnings)
     except ConfigErrors as exc:
         keys = located(exc, path, node)
     if problems:

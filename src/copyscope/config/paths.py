@@ -4,6 +4,7 @@ readers (:func:`check_paths`)."""
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 from .checks import fetched_files, model_file
@@ -267,23 +268,21 @@ def language_warnings(cfg: dict) -> list[str]:
     """One line per own-material file (:func:`own_files`) whose text reads as another
     language than ``corpus.language`` (:func:`copyscope.language.mismatch_warning`): the
     file, the detected language and that the config's language tools analyse it all the
-    same. Files that do not exist or do not read are left to :func:`check_own_material`."""
-    from ..errors import InputError
+    same (the warnings of :func:`check_own_material`, its problems left out)."""
+    warnings: list[str] = []
+    check_own_material(cfg, warnings=warnings)
+    return warnings
+
+
+def _language_warning(cfg: dict, key: str, path, value) -> str | None:
+    """The warning of an own-material file whose read ``value`` reads as another language
+    than ``corpus.language`` (none for the files of names, :data:`LANGUAGE_FREE`)."""
     from ..language import DEFAULT, mismatch_warning
 
+    if key.endswith(LANGUAGE_FREE):
+        return None
     expected = cfg["corpus"].get("language", DEFAULT)
-    out = []
-    for key, path, reader in own_files(cfg):
-        if key.endswith(LANGUAGE_FREE) or not Path(path).is_file():
-            continue
-        try:
-            text = " ".join(_strings(reader(path)))
-        except InputError:
-            continue
-        line = mismatch_warning(f"{path} (config key '{key}')", text, expected)
-        if line:
-            out.append(line)
-    return out
+    return mismatch_warning(f"{path} (config key '{key}')", " ".join(_strings(value)), expected)
 
 
 def check_own_files_exist(cfg: dict) -> list[Problem]:
@@ -291,12 +290,14 @@ def check_own_files_exist(cfg: dict) -> list[Problem]:
     return check_own_material(cfg, read=False)
 
 
-def check_own_material(cfg: dict, read: bool = True) -> list[Problem]:
+def check_own_material(cfg: dict, read: bool = True, warnings: list | None = None) -> list[Problem]:
     """Every file of the researcher's own material (:func:`own_files`) exists and reads
     completely: every bad line of every file is one problem (``config key``, ``FILE:LINE:
     what was expected``), so a bad generations or benchmark line stops the run before any
     model trains (``read=False``: only that they exist). The tokens of a BookNLP
-    ``.entities`` file are checked against its ``.tokens`` file in the books job."""
+    ``.entities`` file are checked against its ``.tokens`` file in the books job. With a list
+    ``warnings``, each file that reads as another language than ``corpus.language`` adds its
+    line (:func:`_language_warning`), from the same reading."""
     from ..errors import InputError, InputErrors
 
     out = []
@@ -307,7 +308,9 @@ def check_own_material(cfg: dict, read: bool = True) -> list[Problem]:
             continue
         try:
             if read:
-                reader(path)
+                value = reader(path)
+                if warnings is not None and (line := _language_warning(cfg, key, path, value)):
+                    warnings.append(line)
         except InputError as exc:  # at most InputErrors.SHOWN lines per file
             out += [(key, line) for line in InputErrors([exc]).lines()]
     return out
@@ -330,13 +333,15 @@ PATH_CHECKS = (
 )
 
 
-def check_paths(cfg: dict, *, read_own: bool = True) -> None:
+def check_paths(cfg: dict, *, read_own: bool = True, warnings: list | None = None) -> None:
     """The input paths of a validated config exist (relative to the working directory) and
     the researcher's own files read completely (:func:`check_own_material`), so a missing
     corpus, tokenizer or model, or a bad line of a generations, prompts, benchmark or book
     file, stops the run before any job, naming its config key. Raises :class:`ConfigErrors`
-    listing every problem. ``read_own=False``: the own files only checked to exist."""
-    checks = PATH_CHECKS if read_own else (*PATH_CHECKS[:-1], check_own_files_exist)
+    listing every problem. ``read_own=False``: the own files only checked to exist. With a
+    list ``warnings``, the own files in another language add their lines to it."""
+    own = partial(check_own_material, warnings=warnings) if read_own else check_own_files_exist
+    checks = (*PATH_CHECKS[:-1], own)
     problems = [p for check in checks for p in check(cfg)]
     if problems:
         raise ConfigErrors(problems)

@@ -70,8 +70,9 @@ def register(sub) -> None:
     f.add_argument("--excerpts", help="corpus excerpts.jsonl (the excerpt plays, optional)")
     f.add_argument(
         "--index",
-        metavar="DIR",
-        help="training index in the model's tokens (DC-PDD's token frequencies; without it "
+        metavar="PATH",
+        help="training index in the model's tokens, its folder or index.json (DC-PDD's token "
+        "frequencies; without it "
         "dc_pdd is absent, the reason in the table's 'absent' column)",
     )
     add_params(f, "the config block analysis.membership")
@@ -105,8 +106,9 @@ def register(sub) -> None:
     f.add_argument("--valid", required=True, help="corpus valid.jsonl (clean baseline)")
     f.add_argument(
         "--index",
-        metavar="DIR",
-        help="training index in the model's tokens (DC-PDD's token frequencies; optional)",
+        metavar="PATH",
+        help="training index in the model's tokens, its folder or index.json (DC-PDD's token "
+        "frequencies; optional)",
     )
     add_params(f, "the config block analysis.membership")
     add_device(f)
