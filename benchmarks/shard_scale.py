@@ -322,6 +322,148 @@ def cmd_run(args) -> dict:
             shutil.rmtree(work, ignore_errors=True)
 
 
+# ----------------------------------------------------------------------------- trace
+def make_responses(corpus: np.ndarray, args) -> list[np.ndarray]:
+    """``args.responses`` model-like responses of ``args.response_tokens`` tokens (int64): runs
+    of fresh Zipf text (8–40 tokens) alternating with corpus excerpts of 8–64 tokens (a
+    seeded start; separators dropped, 2 % of their tokens mutated), as a response that copies
+    phrases and sentences from its training data does."""
+    rng = np.random.default_rng([args.seed, 4])
+    sample = zipf_sampler(args.vocab, 1.1, args.seed + 2)
+    out = []
+    for _ in range(args.responses):
+        parts, n = [], 0
+        while n < args.response_tokens:
+            fresh = sample(rng, int(rng.integers(8, 41))).astype(np.int64)
+            k = int(rng.integers(8, 65))
+            a = int(rng.integers(0, corpus.shape[0] - k))
+            copied = np.asarray(corpus[a : a + k]).astype(np.int64)
+            copied = copied[copied != SEP]
+            mask = rng.random(copied.shape[0]) < 0.02
+            copied[mask] = rng.integers(0, args.vocab, int(mask.sum()))
+            parts += [fresh, copied]
+            n += len(fresh) + len(copied)
+        out.append(np.concatenate(parts)[: args.response_tokens])
+    return out
+
+
+def evict(folder: Path) -> bool:
+    """Drop ``folder``'s files from the page cache (``posix_fadvise`` DONTNEED: clean pages
+    only, no root needed), so the next read comes from disk; False where the OS refuses."""
+    import os
+
+    ok = True
+    for f in Path(folder).rglob("*"):
+        if f.is_file():
+            fd = os.open(f, os.O_RDONLY)
+            try:
+                os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+            except OSError:
+                ok = False
+            finally:
+                os.close(fd)
+    return ok
+
+
+def _trace_process(index_dir: Path, ids: np.ndarray, extra: list[str]) -> tuple[float, dict]:
+    """``copyscope trace INDEX --ids … --plain`` in a fresh process: its wall seconds, and its
+    CPU seconds (user + system) and the number of lines it printed."""
+    line = " ".join(map(str, ids.tolist()))
+    cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    proc = subprocess.run(
+        [sys.executable, "-m", "copyscope", "trace", str(index_dir), "--ids", line, "--plain",
+         *extra],
+        check=True, capture_output=True, text=True,
+    )  # fmt: skip
+    wall = time.perf_counter() - t0
+    cpu1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = cpu1.ru_utime - cpu0.ru_utime + cpu1.ru_stime - cpu0.ru_stime
+    return wall, {"cpu_seconds": cpu, "stdout_lines": proc.stdout.count("\n")}
+
+
+OLMOTRACE = ["--max-span-density", "0.05", "--rank-spans-by", "unigram_logprob_sum",
+             "--docs-per-span", "10"]  # fmt: skip
+"""OLMoTrace's span settings (allenai/infinigram-api): a density cap of 0.05 ranked by the
+spans' unigram log-probability sum, one source in each of up to 10 documents."""
+
+
+def cmd_trace(args) -> dict:
+    """``copyscope trace`` of model-like responses (:func:`make_responses`) against the index
+    of a kept run (``--reuse``): per response, a fresh process with the index's files evicted
+    from the page cache (cold), a fresh process with them cached (warm process), and the trace
+    alone in one process that has the index open (warm); with copyscope's defaults (spans of
+    at least 8 tokens, 3 sources each) and OLMoTrace's span settings. Every span's count and
+    first source are checked against a scan of the stream for ``--spot-checks`` spans."""
+    from copyscope.index import Index
+    from copyscope.index.query import trace
+    from copyscope.index.spans import SpanOptions
+
+    work = args.reuse
+    if work is None or not (work / "build.json").exists():
+        raise SystemExit("trace: expected --reuse FOLDER of a `run --keep-workdir` (build.json)")
+    built = json.loads((work / "build.json").read_text())
+    out = work / "index"
+    corpus = np.load(work / "train.npy", mmap_mode="r")
+    responses = make_responses(corpus, args)
+    result = {**built, "responses": len(responses), "response_tokens": args.response_tokens}
+    for name, extra, options in (
+        ("default", [], SpanOptions()),
+        ("olmotrace", OLMOTRACE, SpanOptions(None, 0.05, "unigram_logprob_sum", 10)),
+    ):
+        cold, warm_process, cold_cpu, warm_process_cpu = [], [], [], []
+        for ids in responses[: args.process_responses]:
+            evicted = evict(out)
+            wall, info = _trace_process(out, ids, extra)
+            cold.append(wall)
+            cold_cpu.append(info["cpu_seconds"])
+            wall, info = _trace_process(out, ids, extra)
+            warm_process.append(wall)
+            warm_process_cpu.append(info["cpu_seconds"])
+        index = Index(out)
+        trace(index, None, responses[0], 8, 3, options)  # compile the kernels
+        warm, warm_cpu, spans = [], [], []
+        for ids in responses:
+            t0, c0 = time.perf_counter(), time.process_time()
+            found = trace(index, None, ids, 8, 3, options)
+            warm.append(time.perf_counter() - t0)
+            warm_cpu.append(time.process_time() - c0)
+            spans.append(found["spans"])
+        checks = bad = 0
+        rng = np.random.default_rng([args.seed, 5])
+        for i in rng.permutation(len(responses))[: args.spot_checks]:
+            if not spans[i]:
+                continue
+            sp = spans[i][int(rng.integers(len(spans[i])))]
+            gram = responses[i][sp["start"] : sp["end"]]
+            hits = np.flatnonzero(np.asarray(corpus) == gram[0])
+            for j in range(1, len(gram)):
+                hits = hits[hits + j < corpus.shape[0]]
+                hits = hits[np.asarray(corpus[hits + j]) == gram[j]]
+            checks += 1
+            bad += int(len(hits) != sp["count"])
+        result[name] = {
+            "options": " ".join(extra) or "copyscope defaults (--min-len 8 --limit 3)",
+            "page_cache_evicted": evicted,
+            "cold_process_seconds_median": round(float(np.median(cold)), 3),
+            "cold_process_seconds_max": round(float(np.max(cold)), 3),
+            "cold_process_cpu_seconds_median": round(float(np.median(cold_cpu)), 3),
+            "warm_process_seconds_median": round(float(np.median(warm_process)), 3),
+            "warm_process_cpu_seconds_median": round(float(np.median(warm_process_cpu)), 3),
+            "warm_trace_seconds_median": round(float(np.median(warm)), 4),
+            "warm_trace_seconds_max": round(float(np.max(warm)), 4),
+            "warm_trace_cpu_seconds_median": round(float(np.median(warm_cpu)), 4),
+            "spans_per_response_median": float(np.median([len(s) for s in spans])),
+            "span_counts_checked": checks,
+            "span_count_mismatches": bad,
+        }
+        del index
+    result["mismatches"] = [
+        n for n in ("default", "olmotrace") if result[n]["span_count_mismatches"]
+    ]
+    return result
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -346,6 +488,17 @@ def main(argv=None) -> int:
         help="work folder of an earlier run with --keep-workdir: time its queries again "
         "(its build figures come from its build.json)",
     )
+    tr = sub.add_parser("trace", help="copyscope trace of model-like responses, cold and warm")
+    tr.set_defaults(func=cmd_trace)
+    tr.add_argument("--reuse", type=Path, required=True, help="work folder of `run --keep-workdir`")
+    tr.add_argument("--responses", type=int, default=50, help="responses traced in process")
+    tr.add_argument("--process-responses", type=int, default=5,
+                    help="of them, traced in fresh processes (cold and warm)")  # fmt: skip
+    tr.add_argument("--response-tokens", type=int, default=450, help="tokens per response")
+    tr.add_argument("--spot-checks", type=int, default=10, help="span counts scanned")
+    tr.add_argument("--vocab", type=int, default=50_000)
+    tr.add_argument("--seed", type=int, default=0)
+    tr.add_argument("--out", type=Path, help="also write the JSON result here")
     args = p.parse_args(argv)
     result = {"command": " ".join(sys.argv), **args.func(args)}
     text = json.dumps(result, indent=2)

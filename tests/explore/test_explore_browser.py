@@ -245,3 +245,42 @@ def test_explore_command_finds_the_run_files(tiny_run, tmp_path):
         (s["model"], s["decoding"]) for s in run["settings"]
     ]
     assert mine == run
+
+
+def test_span_options_are_said_and_kept_in_a_browser(tiny_run, browser, tmp_path):
+    """A page written with trace's span options says them above the texts, and every text
+    shows at most ceil(D x tokens) spans, each found at most F times, sources from distinct
+    documents; a page without options says nothing about them."""
+    import math
+
+    from selenium.webdriver.common.by import By
+
+    out = tmp_path / "opts.html"
+    density, most, docs = 0.05, 1000, 2
+    proc = subprocess.run(
+        [sys.executable, "-m", "copyscope", "explore", "--results", str(tiny_run),
+         "--decodings", *CFG["explorer"]["decodings"], "--min-span", "1",
+         "--prompt-length", str(PROMPT_LENGTH), "--max-span-count", str(most),
+         "--max-span-density", str(density), "--rank-spans-by", "unigram_logprob_sum",
+         "--docs-per-span", str(docs), "--out", str(out)],  # fmt: skip
+        capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT / "src")},
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    browser.get(out.as_uri())
+    said = browser.find_element(By.ID, "spanopts")
+    assert said.is_displayed()
+    for part in (f"at most {most} times", f"{density} ", "rarest", f"up to {docs} documents"):
+        assert part in said.text, (part, said.text)
+    settings = json.loads(browser.execute_script("return JSON.stringify(DATA.settings)"))
+    shown = 0
+    for s in settings:
+        for t in s["texts"]:
+            assert len(t["s"]) <= math.ceil(density * len(t["g"])), t["w"]
+            for sp in t["s"]:
+                assert sp[2] <= most
+                documents = [src[0] for src in sp[4]]
+                assert len(documents) == len(set(documents)) <= docs
+            shown += len(t["s"])
+    assert shown, "no span left to check"
+    browser.get((tiny_run / "explorer" / "index.html").as_uri())
+    assert not browser.find_element(By.ID, "spanopts").is_displayed()
