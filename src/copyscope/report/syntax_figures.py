@@ -14,12 +14,17 @@ FAMILIES = (("labeled_path", "labeled paths"), ("unlabeled_path", "unlabeled pat
 
 
 def path_novelty(
-    curves: pd.DataFrame, path, human: str | None = None, models: list[str] | None = None
+    curves: pd.DataFrame,
+    path,
+    human: str | None = None,
+    models: list[str] | None = None,
+    dashed=(),
 ) -> None:
     """RAVEN Fig. 5: novelty of dependency paths by length k (nodes), labeled and unlabeled,
     one line per text set with its bootstrap band; ``human`` (a set name) is drawn in black,
     a model's sets (``model/decoding``) in the model's colour (:func:`plotting.model_colors`
-    over ``models``, or over the sets' models when not given)."""
+    over ``models``, or over the sets' models when not given), the sets of ``dashed`` (pure
+    sampling beside the paper's top-40) dashed with open markers."""
     from matplotlib.ticker import MaxNLocator
 
     plotting.setup()
@@ -31,8 +36,11 @@ def path_novelty(
             kw = {"color": plotting.HUMAN} if name == human else {}
             if name != human and _model(name) in colors:
                 kw = {"color": colors[_model(name)]}
+            if name in set(dashed):
+                kw |= {"ls": "--", "mfc": "white"}
             line = ax.plot(g["k"], g["novelty"], marker="o", ms=3, label=name, **kw)[0]
-            ax.fill_between(g["k"], g["ci_low"], g["ci_high"], alpha=0.2, color=line.get_color())
+            alpha = 0.08 if name in set(dashed) else 0.2
+            ax.fill_between(g["k"], g["ci_low"], g["ci_high"], alpha=alpha, color=line.get_color())
         ax.set_title(title)
         ax.set_xlabel("k (path nodes; ROOT counts as one)")
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
