@@ -142,8 +142,11 @@ def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
     pure = params["figures"]["pure_decoding"]
     dashed = [] if pure == params["figures"]["raven_decoding"] else [
         s for s in sets if s.split("/", 1)[1] == pure and not s.startswith("human/")]  # fmt: skip
+    main = params["figures"]["raven_decoding"]
+    title = f"RAVEN Fig. 5: {main} sampling" + (f" (solid), {pure} dashed" if dashed else "")
     syntax_figures.path_novelty(
-        curves, out["fig"], human=set_name("human", "reference"), models=models, dashed=dashed
+        curves, out["fig"], human=set_name("human", "reference"), models=models, dashed=dashed,
+        title=f"{title}; 95% bands over passages",
     )
 
 
