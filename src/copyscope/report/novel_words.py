@@ -211,11 +211,11 @@ def _affixed(low: str, known: Callable[[str], bool]) -> str:
 def wordfreq_attested(language: str, cut: float = ATTESTED_ZIPF) -> Callable[[str], bool]:
     """``w ↦ wordfreq.zipf_frequency(w, language) ≥ cut`` (cached): whether ``w`` is a common
     word of ``language`` in wordfreq's lists."""
-    from functools import lru_cache
+    from functools import cache
 
     from wordfreq import zipf_frequency
 
-    @lru_cache(maxsize=None)
+    @cache
     def attested(w: str) -> bool:
         return zipf_frequency(w, language) >= cut
 
