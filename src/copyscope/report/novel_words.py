@@ -9,17 +9,11 @@ same text is still novel (the paper's novel words are new to the training data).
 
 The paper judges well-formedness by hand (GPT-2: 96% of novel words well-formed, the human
 baseline 99%). copyscope applies a fixed rule instead (:func:`analyse_word`): a novel word is
-**well-formed** when it is made of letters (with inner hyphens or apostrophes) and either
+**well-formed** when it is made of at least :data:`MIN_STEM` letters (with inner hyphens or
+apostrophes), without a change of case inside a word, and either
 
 * ``case`` — its lower-case form is a training word (``THEE`` beside ``thee``);
-* ``attested`` — a common word of the language: ``wordfreq.zipf_frequency`` at least
-  :data:`ATTESTED_ZIPF` in the corpus language (wordfreq 3.1.1's blend of Wikipedia,
-  subtitles, news, books and web text; Zipf = log10 of occurrences per billion words). Any
-  frequency above 0 would admit typos common on the web (``thst`` 2.18, ``theee`` 1.5); the cut
-  also leaves out rare real words (``bedazzled`` 2.29, ``mayst`` 1.61), which count as not
-  well-formed unless another rule takes them;
-* ``compound`` — hyphenated parts each a training word or an attested one (``sword-hand``),
-  or two closed-up training words of at least three letters each (``swordhand``);
+* ``compound`` — hyphenated parts, each a training word (``sword-hand``);
 * ``affix`` (English only) — one prefix of :data:`PREFIXES` and/or one suffix of
   :data:`SUFFIXES` around a training word of at least three letters, allowing for English
   spelling at the boundary (a dropped ``e``, a doubled consonant, ``y`` → ``i``):
@@ -28,12 +22,18 @@ baseline 99%). copyscope applies a fixed rule instead (:func:`analyse_word`): a 
 Anything else is not well-formed: a word with other characters (``letters``: ``ab3``, ``'er-``;
 a leading apostrophe is an elision and allowed: ``'tis``), a word of fewer than
 :data:`MIN_STEM` letters (``short``: a new one- or two-letter form is a fragment of a cut word,
-``S``, ``Se``, as the training split holds every common short word), and anything no rule
-takes (``none``: ``thst``, ``Antonyo``). The rule is a check of form only; the paper's second
-judgement (the word used grammatically, 94%) is not made. It cannot tell an unseen proper name
-from a non-word either: the names of the held-out plays' characters (``BASSANIO``) are novel
-and, unless common words, not well-formed, which lowers the human baseline's share; the word
-list shows every judgement.
+``S``, ``Se``, as the training split holds every common short word), a word whose case changes
+inside it (``mixed``: two words run together, ``hisGONZALO``; lower, Title and UPPER case are
+words), and anything no rule takes (``none``: ``thst``, ``arenight``: closed-up compounds are
+not taken, as any two words run together would be one).
+
+Every rule relates the word to the training vocabulary: there is no dictionary of the language
+offline (wordfreq's lists hold web fragments, ``sen`` 4.01, ``ion`` 4.15, ``ight`` 2.96 Zipf,
+beside real words of the same frequency, so they cannot tell a word from a fragment). So an
+unseen proper name or an unseen real word is not well-formed by the rule: the names of the
+held-out plays' characters (``BASSANIO``) lower the human baseline's share. The rule checks
+form only; the paper's second judgement (the word used grammatically, 94%) is not made. The
+word list shows every judgement.
 
 Sets: each model's ``findings.raven_decoding`` samples (top-40, the paper's) and
 ``findings.pure_decoding`` samples, and the human continuations, at the main prompt length.
@@ -113,13 +113,11 @@ SUFFIXES = ("nesses", "ness", "less", "ful", "ment", "ship", "hood", "dom", "ity
 """English inflectional and derivational suffixes the ``affix`` rule strips (longest first;
 ``eth``/``est`` also the archaic verb endings of the plays: ``goeth``, ``lovest``); after an
 apostrophe, the rest is taken as the ending (``know'st`` = know + st)."""
-ATTESTED_ZIPF = 2.5
-"""The lowest wordfreq Zipf frequency of an ``attested`` word (about 300 per billion words)."""
 MIN_STEM = 3
 """The shortest stem or compound part the rules accept (letters)."""
 EXAMPLES = 6
 """Novel words listed per set in the table (the most frequent, well-formed and not)."""
-RULES = ("case", "attested", "compound", "affix")
+RULES = ("case", "compound", "affix")
 """The rules that make a word well-formed, in the order they are tried."""
 WORD = re.compile(r"'?[^\W\d_]+(?:['’-][^\W\d_]+)*", re.UNICODE)
 UNESCAPE = {"&apos;": "'", "&quot;": '"', "&amp;": "&", "&lt;": "<", "&gt;": ">",
@@ -155,40 +153,39 @@ def stems(word: str, suffix: str) -> list[str]:
     return out
 
 
-def analyse_word(
-    word: str, training: set[str], attested: Callable[[str], bool], english: bool = True
-) -> tuple[bool, str, str]:
+def analyse_word(word: str, training: set[str], english: bool = True) -> tuple[bool, str, str]:
     """(well-formed, rule, analysis) of a novel word by the rule of the module docstring:
-    ``training`` the training words in lower case, ``attested(w)`` whether lower-case ``w``
-    is a word of the language, ``english`` whether the affix rule applies. ``rule`` is one of
-    :data:`RULES` or ``none`` (``letters`` for a word with other characters); ``analysis``
-    shows the parts (``un+king+ly``). Examples (training {king, sword, hand}, nothing
-    attested): ``KING`` case; ``sword-hand`` compound sword+hand; ``swordhand`` compound;
-    ``unkingly`` affix un+king+ly; ``kingg`` none; ``Se`` short; ``ab3`` letters."""
+    ``training`` the training words in lower case, ``english`` whether the affix rule
+    applies. ``rule`` is one of :data:`RULES` when well-formed, else ``letters``, ``short``,
+    ``mixed`` or ``none``; ``analysis`` shows the parts (``un+king+ly``). Examples (training
+    {king, sword, hand}): ``KING`` case; ``sword-hand`` compound sword+hand; ``swordhand``
+    none; ``unkingly`` affix un+king+ly; ``kingg`` none; ``Se`` short; ``ab3`` letters;
+    ``kingHand`` mixed."""
     w = unescape(word).replace("’", "'")
     low = w.lower()
     if not WORD.fullmatch(w):
         return False, "letters", ""
     if sum(c.isalpha() for c in w) < MIN_STEM:
         return False, "short", ""
+    if not all(_one_case(part) for part in re.split(r"['-]", w) if part):
+        return False, "mixed", ""
     if low in training:
         return True, "case", low
     plain = "-" not in low
-    if plain and attested(low):
-        return True, "attested", low
     if not plain:
         parts = low.split("-")
-        if all(p in training or attested(p) for p in parts):
+        if all(p in training for p in parts):
             return True, "compound", "+".join(parts)
-    elif "'" not in low:
-        for i in range(MIN_STEM, len(low) - MIN_STEM + 1):
-            if low[:i] in training and low[i:] in training:
-                return True, "compound", f"{low[:i]}+{low[i:]}"
     if english and plain:
         found = _affixed(low, training.__contains__)
         if found:
             return True, "affix", found
     return False, "none", ""
+
+
+def _one_case(part: str) -> bool:
+    """Whether a word part is lower, Title or UPPER case (no case change inside a word)."""
+    return part.islower() or part.isupper() or (part[0].isupper() and part[1:].islower())
 
 
 def _affixed(low: str, known: Callable[[str], bool]) -> str:
@@ -206,20 +203,6 @@ def _affixed(low: str, known: Callable[[str], bool]) -> str:
             if len(stem) >= MIN_STEM and known(stem):
                 return "+".join(x for x in (prefix, stem, suffix) if x)
     return ""
-
-
-def wordfreq_attested(language: str, cut: float = ATTESTED_ZIPF) -> Callable[[str], bool]:
-    """``w ↦ wordfreq.zipf_frequency(w, language) ≥ cut`` (cached): whether ``w`` is a common
-    word of ``language`` in wordfreq's lists."""
-    from functools import cache
-
-    from wordfreq import zipf_frequency
-
-    @cache
-    def attested(w: str) -> bool:
-        return zipf_frequency(w, language) >= cut
-
-    return attested
 
 
 def novel_words(texts: Iterable[list[str]], vocab: Mapping | set) -> Counter:
@@ -286,10 +269,9 @@ def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
     vocab = tok.vocab.index
     language = language_of(params)
     training = {w.lower() for w in map(unescape, vocab)}
-    attested = wordfreq_attested(language)
 
     def judge(w):
-        return analyse_word(w, training, attested, english=language == "en")
+        return analyse_word(w, training, english=language == "en")
 
     rows, lists = [], []
     for model, decoding, path in inputs["samples"]:
