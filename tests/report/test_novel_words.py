@@ -18,7 +18,8 @@ from copyscope.report.novel_words import (
     word_list,
 )
 
-TRAINING = {"king", "sword", "hand", "happy", "stop", "love", "know", "thee", "blood", "'tis"}
+TRAINING = {"king", "sword", "hand", "happy", "stop", "love", "know", "thee", "blood", "'tis",
+            "the"}  # fmt: skip
 
 
 def judge(word):
@@ -45,6 +46,8 @@ def judge(word):
         ("bloodless", (True, "affix", "blood+less")),
         ("&apos;TIS", (True, "case", "'tis")),  # a leading apostrophe is an elision
         ("kingg", (False, "none", "")),
+        ("thes", (False, "none", "")),  # the + es: es only after a sibilant, and a stop word
+        ("ther", (False, "none", "")),  # th(e) + er: function words are no stems
         ("Se", (False, "short", "")),
         ("ab3", (False, "letters", "")),
         ("&apos;er-", (False, "letters", "")),
@@ -59,8 +62,11 @@ def test_affixes_only_for_english():
 
 
 def test_stems_undo_english_spelling():
-    assert stems("happiness", "ness") == ["happi", "happie", "happy"]
+    assert stems("happiness", "ness") == ["happi", "happy"]
     assert stems("stopped", "ed") == ["stopp", "stoppe", "stop"]
+    assert stems("loving", "ing") == ["lov", "love"]
+    assert stems("tos", "s") == ["to"]  # no e before a consonant suffix: not toe + s
+    assert stems("kisses", "es") == ["kiss"] and stems("thes", "es") == []
     assert stems("king", "ness") == [] and stems("s", "s") == []
     assert unescape("don&apos;t &amp; &quot;") == "don't & \""
 

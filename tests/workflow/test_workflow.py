@@ -29,6 +29,7 @@ FIGURES = [
     "novelty_by_decoding.png",
     "novelty_by_prompt_length.png",
     "raven_novelty.png",
+    "raven_by_size.png",
     "novelty_quality.png",
     "planted.png",
     "memorization.png",

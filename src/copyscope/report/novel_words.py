@@ -15,9 +15,10 @@ apostrophes), without a change of case inside a word, and either
 * ``case`` — its lower-case form is a training word (``THEE`` beside ``thee``);
 * ``compound`` — hyphenated parts, each a training word (``sword-hand``);
 * ``affix`` (English only) — one prefix of :data:`PREFIXES` and/or one suffix of
-  :data:`SUFFIXES` around a training word of at least three letters, allowing for English
-  spelling at the boundary (a dropped ``e``, a doubled consonant, ``y`` → ``i``):
-  ``unkingly`` = un + king + ly, ``happiness`` = happy + ness.
+  :data:`SUFFIXES` around a training word of at least three letters that is not a function
+  word (spaCy's English stop words: ``the`` + ``er`` is a fragment), allowing for English
+  spelling at the boundary (:func:`stems`: a dropped ``e``, a doubled consonant, ``y`` →
+  ``i``): ``unkingly`` = un + king + ly, ``happiness`` = happy + ness.
 
 Anything else is not well-formed: a word with other characters (``letters``: ``ab3``, ``'er-``;
 a leading apostrophe is an elision and allowed: ``'tis``), a word of fewer than
@@ -44,6 +45,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
+from functools import cache
 
 import pandas as pd
 
@@ -139,15 +141,21 @@ def has_letter(word: str) -> bool:
 
 def stems(word: str, suffix: str) -> list[str]:
     """The stems ``word`` may have with ``suffix`` removed, English spelling at the boundary:
-    the bare rest, the rest + ``e`` (``loving`` → ``lov`` + e), the rest with a doubled final
-    consonant undone (``stopped`` → ``stop``) and with ``i`` back to ``y`` (``happiness`` →
-    ``happy``); none when ``word`` does not end with ``suffix``."""
+    the bare rest; before a suffix that starts with a vowel (or ``y``; not ``es``), the rest +
+    ``e`` (``loving`` → love) and the rest with a doubled final consonant undone (``stopped``
+    → stop); ``i`` back to ``y`` (``happiness`` → happy). ``es`` follows only a sibilant, ``o``
+    or that ``i`` (``kisses``, ``goes``, ``flies``). None when ``word`` does not end with
+    ``suffix``."""
     if not word.endswith(suffix) or len(word) <= len(suffix):
         return []
     rest = word[: -len(suffix)]
-    out = [rest, rest + "e"]
-    if len(rest) > 1 and rest[-1] == rest[-2] and rest[-1] not in "aeiou":
-        out.append(rest[:-1])
+    if suffix == "es" and not rest.endswith(("s", "x", "z", "ch", "sh", "o", "i")):
+        return []
+    out = [rest]
+    if suffix[0] in "aeiouy" and suffix != "es":
+        out.append(rest + "e")
+        if len(rest) > 1 and rest[-1] == rest[-2] and rest[-1] not in "aeiou":
+            out.append(rest[:-1])
     if rest.endswith("i"):
         out.append(rest[:-1] + "y")
     return out
@@ -177,10 +185,19 @@ def analyse_word(word: str, training: set[str], english: bool = True) -> tuple[b
         if all(p in training for p in parts):
             return True, "compound", "+".join(parts)
     if english and plain:
-        found = _affixed(low, training.__contains__)
+        found = _affixed(low, lambda x: x in training and x not in _stop_words())
         if found:
             return True, "affix", found
     return False, "none", ""
+
+
+@cache
+def _stop_words() -> frozenset[str]:
+    """spaCy's English stop words (``spacy.lang.en.stop_words``): function words are no stems
+    (``the`` + ``er``, ``you`` + ``s`` are fragments, not derived words)."""
+    from spacy.lang.en.stop_words import STOP_WORDS
+
+    return frozenset(STOP_WORDS)
 
 
 def _one_case(part: str) -> bool:
