@@ -57,6 +57,7 @@ def path_novelty(
     axes[1].legend(fontsize=8, loc="lower right")
     if title:
         fig.suptitle(title, fontsize=11)
+        fig.tight_layout()
     plotting.save(fig, path)
 
 

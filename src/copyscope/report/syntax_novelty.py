@@ -140,8 +140,10 @@ def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
     curves = path_curves(frame[frame["set"].isin(sets)])
     models = list(params.get("models", []))  # the config's order of the models
     pure = params["figures"]["pure_decoding"]
+    drawn = set(curves["set"])  # a set without paths (every unit n/a) draws no line
     dashed = [] if pure == params["figures"]["raven_decoding"] else [
-        s for s in sets if s.split("/", 1)[1] == pure and not s.startswith("human/")]  # fmt: skip
+        s for s in sets if s in drawn and s.split("/", 1)[1] == pure
+        and not s.startswith("human/")]  # fmt: skip
     main = params["figures"]["raven_decoding"]
     title = f"RAVEN Fig. 5: {main} sampling" + (f" (solid), {pure} dashed" if dashed else "")
     syntax_figures.path_novelty(
