@@ -9,9 +9,11 @@ import matplotlib.colors as mcolors
 import numpy as np
 import pandas as pd
 import pytest
+from test_raven_report import curves_table as raven_curves
 
 from copyscope import plotting
 from copyscope.report import figures
+from copyscope.report.raven import figure_curves, size_table
 from copyscope.report.syntax_figures import (
     style_memorization,
     template_coverage,
@@ -156,15 +158,37 @@ def test_decodings_never_take_a_model_colour(drawn, tmp_path):
     assert colors[figures.HUMAN] == rgb(plotting.HUMAN)
 
 
-def test_raven_figure_has_no_inset_and_human_is_black(drawn, tmp_path):
-    rows = [
-        {"model": m, "decoding": d, "source": "union", "n": n, "novelty": n / 10}
-        for m, d in (("gpt2-small", "pure"), ("human", "reference"))
-        for n in (1, 2, 5, 10)
-    ]
-    figures.raven_novelty(pd.DataFrame(rows), tmp_path / "raven.png")
-    assert len(drawn[0].axes) == 1 and not drawn[0].axes[0].child_axes  # no inset
-    assert line_colors(drawn[0])[figures.HUMAN] == rgb(plotting.HUMAN)
+def test_fig1_has_a_panel_per_decoding_each_with_an_inset(drawn, tmp_path):
+    sub = figure_curves(raven_curves(), ["top_k_40", "pure"])
+    figures.raven_novelty(sub, ["top_k_40", "pure"], tmp_path / "raven.png")
+    panels = [ax for ax in drawn[0].axes if ax.get_xlabel().startswith("n (")]
+    assert len(panels) == 2
+    assert [ax.get_title().split("\n")[0] for ax in panels] == ["top_k_40 sampling",
+                                                               "pure sampling"]  # fmt: skip
+    assert "100 texts" in panels[0].get_title() and "prompt 32" in panels[0].get_title()
+    for ax in panels:
+        (inset,) = ax.child_axes
+        assert inset.get_xlim()[1] < 5  # n = 1..4 only
+        assert len(ax.collections) >= 3  # one band per set
+    colors = line_colors(drawn[0])
+    assert colors[figures.HUMAN] == rgb(plotting.HUMAN)
+    assert colors["gpt2-small"] == rgb(plotting.model_colors(["gpt2-small", "gpt2-medium"])[
+        "gpt2-small"])  # fmt: skip
+    # the top-40 panel draws the top-40 values (novelty(2) = 0.5), the pure panel pure (2/3)
+    top, pure = ([ln for ln in ax.get_lines() if ln.get_label() == "gpt2-small"][0]
+                 for ax in panels)  # fmt: skip
+    assert top.get_ydata()[1] == pytest.approx(0.5) and pure.get_ydata()[1] == pytest.approx(2 / 3)
+
+
+def test_fig3_puts_models_in_size_order_and_human_last(drawn, tmp_path):
+    t = size_table(raven_curves(), {"gpt2-medium": 5_000_000, "gpt2-small": 800_000},
+                   ["top_k_40", "pure"])  # fmt: skip
+    figures.raven_by_size(t, tmp_path / "size.png")
+    axes = [ax for ax in drawn[0].axes if ax.get_xticklabels()]
+    labels = [x.get_text() for x in axes[0].get_xticklabels()]
+    assert labels == ["gpt2-small\n(800.0k)", "gpt2-medium\n(5.0M)", figures.HUMAN]
+    assert [ax.get_title() for ax in axes] == ["top_k_40 sampling", "pure sampling"]
+    assert set(line_colors(drawn[0])) == {f"n = {n}" for n in (1, 2, 3, 5, 10)}
 
 
 def test_detectors_have_their_own_fixed_colours(drawn, tmp_path):

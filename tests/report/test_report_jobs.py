@@ -25,7 +25,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 REPORT_RULES = [
     "report_novelty", "report_completion_loss", "report_raven", "report_supercopies", "report_creativity",
-    "report_planted", "report_memorization", "report_syntax_novelty", "report_templates",
+    "report_planted", "report_memorization", "report_syntax_novelty", "report_novel_words",
+    "report_templates",
     "report_template_coverage", "report_style", "report_membership", "report_own_benchmarks",
     "report_contamination",
     "report_books", "report_training", "report_calibration", "report_power", "report_findings",

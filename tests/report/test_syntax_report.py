@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from copyscope.errors import InputError
 from copyscope.report.syntax_figures import path_novelty, template_coverage, template_measures
+from copyscope.report.syntax_novelty import table1_sets
 from copyscope.report.syntax_tables import (
     UNIT_LABELS,
     cell,
@@ -73,6 +75,38 @@ def test_path_curves_and_figure(tmp_path):
     assert not np.array_equal(pixels(tmp_path / "paths.png"), pixels(tmp_path / "changed.png"))
 
 
+def test_table1_and_fig5_sets_are_top40_then_pure_then_human():
+    """RAVEN Table 1 and Fig. 5 are top-40 sampling (findings.raven_decoding); pure sampling
+    follows as the extra, then the human continuations; other decodings stay out."""
+    settings = [("human", "reference"), ("human", "contaminated"), ("a", "pure"),
+                ("a", "top_k_40"), ("a", "greedy"), ("b", "top_k_40"), ("b", "pure")]  # fmt: skip
+    figs = {"raven_decoding": "top_k_40", "pure_decoding": "pure"}
+    assert table1_sets(settings, figs) == ["a/top_k_40", "b/top_k_40", "a/pure", "b/pure",
+                                           "human/reference"]  # fmt: skip
+    same = {"raven_decoding": "pure", "pure_decoding": "pure"}
+    assert table1_sets(settings[:3], same) == ["a/pure", "human/reference"]
+
+
+def test_fig5_draws_pure_dashed_beside_top40(tmp_path):
+    import matplotlib.pyplot as plt
+
+    from copyscope import plotting
+
+    curves = path_curves(novelty_frame())
+    top = curves.assign(set=curves["set"].replace({"m/pure": "m/top_k_40"}))
+    both = pd.concat([top, curves[curves["set"] == "m/pure"]])
+    saved = []
+    keep = plotting.save
+    plotting.save = lambda fig, path: (saved.append(fig), keep(fig, path))  # noqa: E731
+    try:
+        path_novelty(both, tmp_path / "p.png", human="human", dashed=["m/pure"])
+    finally:
+        plotting.save = keep
+    styles = {ln.get_label(): ln.get_linestyle() for ln in saved[0].axes[0].get_lines()}
+    assert styles == {"m/top_k_40": "-", "m/pure": "--", "human": "-"}
+    plt.close("all")
+
+
 TEXTS = [
     [[("the", "DT"), ("big", "JJ"), ("dog", "NN"), ("ran", "VBD")]],
     [
@@ -122,6 +156,7 @@ SYNTAX_PARAMS = {
         }
     },
     "sampling": {"decodings": {"pure": {"kind": "sample", "temperature": 1.0}}},
+    "figures": {"raven_decoding": "top_k_40", "pure_decoding": "pure"},  # no top-40 set here
 }
 
 

@@ -29,6 +29,7 @@ FIGURES = [
     "novelty_by_decoding.png",
     "novelty_by_prompt_length.png",
     "raven_novelty.png",
+    "raven_by_size.png",
     "novelty_quality.png",
     "planted.png",
     "memorization.png",
@@ -293,8 +294,10 @@ def check_syntax_tables(out, cfg: dict) -> None:
     for (name, fam), g in nov[nov["family"] != "unit"].groupby(["set", "family"]):
         assert g.sort_values("k")["total"].is_monotonic_decreasing, (name, fam)
     table1 = pd.read_csv(out / "tables/syntax_table1.csv")
+    f = cfg["findings"]  # the paper's top-40 (tiny: top_k_10), then pure sampling, then human
+    main = [f"{m}/{d}" for m in models for d in _decodings(cfg, m) if d == f["raven_decoding"]]
     pure = [f"{m}/{d}" for m in models for d in _decodings(cfg, m) if d == "pure"]
-    assert list(table1.columns) == ["unit", *pure, "human/reference"]
+    assert list(table1.columns) == ["unit", *main, *pure, "human/reference"]
     assert len(table1) <= len(BASE_UNITS)
 
     tpl = pd.read_csv(out / "tables/templates.csv")

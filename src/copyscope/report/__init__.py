@@ -52,6 +52,7 @@ ANALYSES = (
     "planted",
     "memorization",
     "syntax_novelty",
+    "novel_words",
     "templates",
     "template_coverage",
     "style",

@@ -213,24 +213,121 @@ def novelty_by_prompt_length(curves: pd.DataFrame, model: str, decodings: list[s
     plotting.save(fig, path)
 
 
-def raven_novelty(curves: pd.DataFrame, path) -> None:
-    """RAVEN Fig. 1: novelty(n) = 1 − dup(n) w.r.t. training ∪ context, models (pure) vs
-    human text (the log x-axis already gives small n half the width: no inset)."""
+INSET_N = 4
+"""RAVEN Fig. 1's inset: n = 1..INSET_N on a linear axis."""
+
+
+def _texts_of(g: pd.DataFrame) -> str:
+    """"k texts" of a set's rows (their ``texts`` column), or "" without one."""
+    if "texts" not in g or not len(g):
+        return ""
+    k = sorted(set(int(t) for t in g["texts"]))
+    return f"{'–'.join(map(str, (k[0], k[-1]) if len(k) > 1 else k))} texts"
+
+
+def raven_novelty(curves: pd.DataFrame, decodings: list[str], path) -> None:
+    """RAVEN Fig. 1: novelty(n) = 1 − dup(n) w.r.t. training ∪ context, one panel per decoding
+    of ``decodings`` (the paper's main panel first: top-40 sampling, then pure sampling), each
+    model in its colour against the human continuations (black), with the 95% bootstrap band
+    over texts; an inset enlarges n = 1..:data:`INSET_N` (as the paper's), with the
+    intervals as bars. ``curves``: the rows :func:`copyscope.report.raven.figure_curves`
+    selects (columns model, decoding, n, novelty, and ci_low, ci_high, texts, prompt_length
+    where present)."""
     plotting.setup()
-    fig, ax = plt.subplots(figsize=(6.4, 4.2))
-    sub = curves[(curves["source"] == "union") & curves["decoding"].isin(["pure", "reference"])]
-    colors = plotting.model_colors(sub["model"])
-    for model in [*plotting.model_order(set(sub["model"]) - {"human"}), "human"]:
-        g = sub[sub["model"] == model]
-        if len(g):
+    panels = list(decodings) or [None]
+    fig, axes = plt.subplots(1, len(panels), figsize=(6.2 * len(panels), 4.6), sharey=True,
+                             squeeze=False)  # fmt: skip
+    colors = plotting.model_colors(curves["model"])
+    human = curves[curves["model"] == "human"]
+    models = plotting.model_order(set(curves["model"]) - {"human"})
+    for ax, decoding in zip(axes[0], panels, strict=True):
+        inset = ax.inset_axes([0.52, 0.08, 0.45, 0.42])
+        for model in [*models, "human"]:
+            g = human if model == "human" else curves[
+                (curves["model"] == model) & (curves["decoding"] == decoding)]  # fmt: skip
+            if not len(g):
+                continue
+            g = g.sort_values("n")
             label = HUMAN if model == "human" else model
-            ax.plot(g["n"], g["novelty"], marker="o", ms=2.5, label=label, color=colors[model])
-    plotting.log_axis(ax)
-    ax.set_xlabel("n (n-gram size, Moses words)")
-    ax.set_ylabel("novelty (not in training ∪ context)")
-    ax.set_ylim(-0.02, 1.02)
-    ax.legend(fontsize=8, loc="upper left")
-    ax.set_title("RAVEN: n-gram novelty, pure sampling vs. human text")
+            _curve(ax, g, label, marker="o", ms=2.5, color=colors[model])
+            small = g[g["n"] <= INSET_N].dropna(subset=["novelty"])
+            err = None
+            if "ci_low" in small:
+                err = np.vstack([small["novelty"] - small["ci_low"],
+                                 small["ci_high"] - small["novelty"]]).clip(min=0)  # fmt: skip
+            inset.errorbar(small["n"], small["novelty"], yerr=err, marker="o", ms=2.5, lw=1,
+                           capsize=2, color=colors[model])  # fmt: skip
+        plotting.log_axis(ax)
+        ax.set_ylim(-0.02, 1.02)
+        ax.set_xlabel("n (n-gram size, Moses words)")
+        inset.set_xticks(range(1, INSET_N + 1))
+        inset.tick_params(labelsize=7)
+        inset.set_title(f"n = 1..{INSET_N}", fontsize=8)
+        what = f"{decoding} sampling" if decoding else "no model samples"
+        texts = _texts_of(curves[curves["decoding"] == decoding])
+        plen = ""
+        if "prompt_length" in curves and len(curves):
+            plen = f"prompt {int(curves['prompt_length'].iloc[0])} tokens"
+        ax.set_title("\n".join(x for x in (what, ", ".join(y for y in (plen, texts) if y)) if x),
+                     fontsize=10)  # fmt: skip
+    axes[0][0].set_ylabel("novelty (not in training ∪ context)\n95% bootstrap band over texts")
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, fontsize=8, loc="lower center", ncol=min(len(labels), 6),
+               frameon=False, bbox_to_anchor=(0.5, -0.02))  # fmt: skip
+    fig.suptitle("RAVEN Fig. 1: n-gram novelty of model text vs. human text", fontsize=11)
+    fig.tight_layout(rect=(0, 0.06, 1, 1))
+    plotting.save(fig, path)
+
+
+def raven_by_size(table: pd.DataFrame, path) -> None:
+    """RAVEN Fig. 3: novelty(n) (training ∪ context) against the model's parameter count, the
+    models in size order on x (ordinal, labelled with their size), one line per n (ordinal
+    colours), a panel per decoding (``raven_by_size.csv``, top-40 first); the human
+    continuations' value of each n at the right, past a dotted line, as black-edged points;
+    bars: 95% bootstrap intervals over texts."""
+    plotting.setup()
+    decodings = list(dict.fromkeys(table["decoding"])) or [None]
+    fig, axes = plt.subplots(1, len(decodings), figsize=(4.6 * len(decodings) + 1.2, 4.2),
+                             sharey=True, squeeze=False)  # fmt: skip
+    ns = sorted(set(table["n"]))
+    colors = plotting.ordinal_colors(ns)
+    fmt = EngFormatter(places=1, sep="")
+    for ax, decoding in zip(axes[0], decodings, strict=True):
+        sub = table[table["decoding"] == decoding]
+        models = list(dict.fromkeys(sub.loc[sub["model"] != "human", "model"]))
+        x_of = {m: i for i, m in enumerate(models)}
+        hx = len(models) + 0.5
+        for n in ns:
+            g = sub[(sub["n"] == n) & (sub["model"] != "human")]
+            x = [x_of[m] for m in g["model"]]
+            err = np.vstack([g["novelty"] - g["ci_low"], g["ci_high"] - g["novelty"]]).clip(min=0)
+            ax.errorbar(x, g["novelty"], yerr=err, marker="o", ms=4, capsize=2,
+                        color=colors[n], label=f"n = {n}")  # fmt: skip
+            h = sub[(sub["n"] == n) & (sub["model"] == "human")]
+            if len(h):
+                herr = np.vstack([h["novelty"] - h["ci_low"],
+                                  h["ci_high"] - h["novelty"]]).clip(min=0)  # fmt: skip
+                ax.errorbar([hx] * len(h), h["novelty"], yerr=herr, marker="o", ms=5,
+                            capsize=2, ls="none", color=colors[n], mec=plotting.HUMAN)  # fmt: skip
+        labels = [f"{m}\n({fmt(p)})" for m, p in
+                  sub[sub["model"] != "human"].drop_duplicates("model")[["model", "params"]]
+                  .itertuples(index=False)]  # fmt: skip
+        ticks = list(range(len(models)))
+        if (sub["model"] == "human").any():
+            ax.axvline(len(models) - 0.25, color="0.6", ls=":", lw=1)
+            ticks, labels = [*ticks, hx], [*labels, HUMAN]
+        ax.set_xticks(ticks, labels, fontsize=8)
+        ax.set_xlim(-0.5, max(ticks, default=0) + 0.5)
+        ax.set_ylim(-0.02, 1.02)
+        ax.set_title(f"{decoding} sampling" if decoding else "no trained model", fontsize=10)
+        ax.set_xlabel("model (parameters), smallest first")
+    axes[0][0].set_ylabel("novelty (not in training ∪ context)")
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    if handles:
+        axes[0][-1].legend(handles, labels, fontsize=8, loc="center left",
+                           bbox_to_anchor=(1.01, 0.5), frameon=False)  # fmt: skip
+    fig.suptitle("RAVEN Fig. 3: novelty by model size (bars: 95% bootstrap over texts)",
+                 fontsize=11)  # fmt: skip
     plotting.save(fig, path)
 
 

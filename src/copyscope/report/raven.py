@@ -4,8 +4,12 @@ Per setting and source (training, context, their union, and ``natural``: the nat
 text, before any planting, ∪ context, :func:`with_natural`): the truncated pointwise duplication
 score with its bootstrap interval, supercopy rates and novelty(1..10) (``raven_summary.csv``,
 joined to the evaluator's perplexity of the samples), and the curves novelty(n) = 1 − dup(n)
-(``raven_novelty.csv``); see :mod:`copyscope.raven` for the definitions. Figures: the
-novelty curves (RAVEN Fig. 1) and the novelty–quality tradeoff (RAVEN Fig. 2). The summary's
+(``raven_novelty.csv``, with 95% bootstrap intervals over texts, :func:`curve_frame`); see
+:mod:`copyscope.raven` for the definitions. Figures: the novelty curves (RAVEN Fig. 1: the
+models' ``findings.raven_decoding`` samples, top-40 by default, and their
+``findings.pure_decoding`` ones against the human continuations, :func:`figure_curves`), the
+novelty–quality tradeoff (RAVEN Fig. 2) and novelty by model size (RAVEN Fig. 3: the trained
+models by parameter count, :func:`size_table`, ``raven_by_size.csv``). The summary's
 last column, ``evaluator``, names the model that scored each setting's perplexity (RAVEN scores
 each model's text with a different model, see :func:`copyscope.config.evaluator_of`).
 
@@ -20,15 +24,17 @@ source (``union`` and ``natural``), its novel and all n-grams for n = 1..10
 
 from __future__ import annotations
 
+import os
+import warnings
 from collections.abc import Iterable, Mapping
 
 import numpy as np
 import pandas as pd
 
 from ..errors import InputError
-from ..io import write_csv
+from ..io import read_json, write_csv
 from ..lazy import lazy_module
-from ..novelty import bootstrap_mean_difference
+from ..novelty import bootstrap_mean_difference, bootstrap_novelty
 from ..raven import dup_curve, raven_tables, text_counts, truncated_values
 from . import family, fmt, per_text, require, text_counts_table
 from .jobs import Input, Output, Params
@@ -48,6 +54,11 @@ INPUTS = {
         "quality.csv of a setting (evaluator NLL per text)",
         files=lambda p: (p.own_settings(), p.analysis_files("quality.csv", own=True)),
     ),
+    "models": Input(
+        ("MODEL",),
+        "a trained model's directory (its train_summary.json gives the parameter count)",
+        files=lambda p: (p.trained, [p.model_dir(m) for m in p.trained]),
+    ),
 }
 OUTPUTS = {
     "summary": Output(
@@ -62,8 +73,20 @@ OUTPUTS = {
     ),
     "fig_novelty": Output(
         "figures/raven_novelty.png",
-        "figure: novelty curves, pure sampling vs. human text (.png)",
+        "figure: novelty curves, top-40 and pure sampling vs. human text (RAVEN Fig. 1) (.png)",
         "raven_novelty",
+        "RAVEN",
+    ),
+    "by_size": Output(
+        "tables/raven_by_size.csv",
+        "novelty(n) at a few n per trained model with its parameter count (.csv)",
+        "raven_by_size_table",
+        "RAVEN",
+    ),
+    "fig_size": Output(
+        "figures/raven_by_size.png",
+        "figure: novelty by model size, one line per n (RAVEN Fig. 3) (.png)",
+        "raven_by_size",
         "RAVEN",
     ),
     "fig_quality": Output(
@@ -88,11 +111,16 @@ OUTPUTS = {
     ),
 }
 PARAMS = Params(
-    "the config blocks novelty and sampling, and unscored: the <model>/<decoding> sets "
-    "without a quality file (generations from outside; perplexity n/a)",
+    "the config blocks novelty and sampling, the figures' decodings (findings.raven_decoding "
+    "and findings.pure_decoding), and unscored: the <model>/<decoding> sets without a quality "
+    "file (generations from outside; perplexity n/a)",
     of=lambda p: {
         "novelty": p.config["novelty"],
         "sampling": p.config["sampling"],
+        "figures": {
+            "raven_decoding": p.config["findings"]["raven_decoding"],
+            "pure_decoding": p.config["findings"]["pure_decoding"],
+        },
         **p.unscored(),
     },
 )
@@ -148,18 +176,7 @@ def build(
         scores = {src: per_text(w, f"s_{src}") for src in sources}
         rows.append(raven_tables(scores, label, n_boot=novelty["bootstrap"], seed=novelty["seed"]))
         for src, texts in scores.items():
-            nov, dup = dup_curve(texts, novelty["n_max"])
-            curves.append(
-                pd.DataFrame(
-                    {
-                        **label,
-                        "source": src,
-                        "n": np.arange(1, len(nov) + 1),
-                        "novelty": nov,
-                        "dup": dup,
-                    }
-                )
-            )
+            curves.append(curve_frame(texts, novelty, {**label, "source": src}))
         if q is None:  # a set without model scores (generations from outside)
             quality.append({**label, "evaluator_nll": np.nan, "evaluator": ""})
             continue
@@ -178,6 +195,31 @@ def build(
         on=["model", "decoding"],
     )
     return summary, pd.concat(curves, ignore_index=True), quality
+
+
+def curve_frame(texts: list[np.ndarray], novelty: Mapping, label: Mapping) -> pd.DataFrame:
+    """RAVEN's curve novelty(n) = 1 − dup(n), n = 1..``novelty.n_max``, of one set's per-text
+    scores (:func:`copyscope.raven.dup_curve`), with its 95% percentile bootstrap interval
+    over texts (``ci_low``/``ci_high``: the pooled ratio novel / all n-grams with whole texts
+    resampled, ``novelty.bootstrap`` draws, ``novelty.seed``;
+    :func:`copyscope.novelty.metrics.bootstrap_novelty`) and ``texts``, the number of texts
+    with words; ``label``'s keys first. NaN where no text has n words."""
+    nov, dup = dup_curve(texts, novelty["n_max"])
+    novel, total = text_counts(texts, novelty["n_max"])
+    with warnings.catch_warnings():  # n with no full n-gram: all-NaN quantiles
+        warnings.simplefilter("ignore", RuntimeWarning)
+        lo, hi = bootstrap_novelty(novel, total, novelty["bootstrap"], novelty["seed"])
+    return pd.DataFrame(
+        {
+            **label,
+            "n": np.arange(1, len(nov) + 1),
+            "novelty": nov,
+            "dup": dup,
+            "ci_low": lo,
+            "ci_high": hi,
+            "texts": len(texts),
+        }
+    )
 
 
 TEXT_COLUMNS = [
@@ -355,6 +397,75 @@ def contrasts(
     return pd.DataFrame(lengths + sources, columns=CONTRAST_COLUMNS)
 
 
+FIGURE_SOURCE = "union"
+"""The source RAVEN's figures draw: training ∪ context (the paper's headline)."""
+HUMAN_SET = ("human", "reference")
+"""The human baseline of RAVEN's figures: the true continuations of the prompts."""
+SIZE_N = (1, 2, 3, 5, 10)
+"""The n of RAVEN Fig. 3's analog (one line each)."""
+
+
+def figure_decodings(figures: Mapping, decodings: Iterable[str]) -> list[str]:
+    """The decodings RAVEN Fig. 1 draws, one panel each: ``figures.raven_decoding`` (the
+    paper's main panel, top-40 sampling) and then ``figures.pure_decoding`` (pure sampling),
+    those of ``decodings`` (the run's) only, each once."""
+    have = set(decodings)
+    wanted = [figures["raven_decoding"], figures["pure_decoding"]]
+    return [d for d in dict.fromkeys(wanted) if d in have]
+
+
+def figure_curves(curves: pd.DataFrame, decodings: Iterable[str]) -> pd.DataFrame:
+    """The rows of ``raven_novelty.csv`` RAVEN Fig. 1 draws: source training ∪ context
+    (:data:`FIGURE_SOURCE`), every model's sets under ``decodings`` and the human
+    continuations (:data:`HUMAN_SET`), in the table's order."""
+    decodings = list(decodings)
+    human = (curves["model"] == HUMAN_SET[0]) & (curves["decoding"] == HUMAN_SET[1])
+    model = (curves["model"] != HUMAN_SET[0]) & curves["decoding"].isin(decodings)
+    return curves[(curves["source"] == FIGURE_SOURCE) & (human | model)]
+
+
+def model_sizes(dirs: Iterable[tuple[str, str]]) -> dict[str, int]:
+    """Model → its parameter count, from each trained model's ``train_summary.json``
+    (``summary.params``, written by :func:`copyscope.lm.train`); ``dirs``: (model, directory)."""
+    out = {}
+    for model, d in dirs:
+        path = os.path.join(d, "train_summary.json")
+        try:
+            out[model] = int(read_json(path)["summary"]["params"])
+        except (OSError, KeyError, TypeError, ValueError) as e:
+            raise InputError(path, f"a training summary with summary.params ({e})") from e
+    return out
+
+
+SIZE_COLUMNS = ["decoding", "model", "params", "n", "novelty", "ci_low", "ci_high", "texts"]
+
+
+def size_table(
+    curves: pd.DataFrame,
+    sizes: Mapping[str, int],
+    decodings: Iterable[str],
+    ns: Iterable[int] = SIZE_N,
+) -> pd.DataFrame:
+    """RAVEN Fig. 3's table: novelty(n) (training ∪ context) with its interval at each n of
+    ``ns``, per decoding of ``decodings`` and per model of ``sizes`` (those sampled under it),
+    the models ordered by parameter count (``params``), then the human continuations (``params``
+    NaN, ``decoding`` as the model rows'). Columns :data:`SIZE_COLUMNS`."""
+    ns = list(ns)
+    sub = curves[(curves["source"] == FIGURE_SOURCE) & curves["n"].isin(ns)]
+    ranked = sorted(sizes, key=lambda m: (sizes[m], m))
+    human = sub[(sub["model"] == HUMAN_SET[0]) & (sub["decoding"] == HUMAN_SET[1])]
+    rows = []
+    for decoding in decodings:
+        for model in ranked:
+            g = sub[(sub["model"] == model) & (sub["decoding"] == decoding)]
+            rows.append(g.assign(params=sizes[model]))
+        if len(human):
+            rows.append(human.assign(decoding=decoding, params=np.nan))
+    if not rows:
+        return pd.DataFrame(columns=SIZE_COLUMNS)
+    return pd.concat(rows, ignore_index=True)[SIZE_COLUMNS]
+
+
 def _paired(words, quality, unscored=()):
     """(model, decoding, words frame, quality frame) per setting, in the order of ``words``;
     the quality frame is None for the sets named ``<model>/<decoding>`` in ``unscored``
@@ -377,7 +488,8 @@ def _paired(words, quality, unscored=()):
 
 
 def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
-    """Read each setting's words.parquet and quality.csv, write three tables and two figures."""
+    """Read each setting's words.parquet and quality.csv and the trained models' parameter
+    counts, write six tables and three figures."""
     require(inputs["words"], "--words", "setting")
     settings = list(_paired(inputs["words"], inputs["quality"], params.get("unscored", ())))
     summary, curves, _ = build(settings, params["novelty"], params["sampling"])
@@ -387,8 +499,12 @@ def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
     write_csv(out["contrasts"], contrasts(pairs, params["novelty"], params["sampling"]))
     write_csv(out["texts"], text_table(settings, params["sampling"]))
     write_csv(out["text_novelty"], text_novelty_table(settings, params["sampling"]))
-    fig.raven_novelty(curves, out["fig_novelty"])
+    decodings = figure_decodings(params["figures"], params["sampling"]["decodings"])
+    fig.raven_novelty(figure_curves(curves, decodings), decodings, out["fig_novelty"])
     fig.novelty_quality(summary, out["fig_quality"])
+    by_size = size_table(curves, model_sizes(inputs.get("models", [])), decodings)
+    write_csv(out["by_size"], by_size)
+    fig.raven_by_size(by_size, out["fig_size"])
 
 
 def summary_section(tables: Mapping[str, pd.DataFrame], params: Mapping) -> list[str]:

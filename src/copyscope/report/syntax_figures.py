@@ -14,31 +14,50 @@ FAMILIES = (("labeled_path", "labeled paths"), ("unlabeled_path", "unlabeled pat
 
 
 def path_novelty(
-    curves: pd.DataFrame, path, human: str | None = None, models: list[str] | None = None
+    curves: pd.DataFrame,
+    path,
+    human: str | None = None,
+    models: list[str] | None = None,
+    dashed=(),
+    title: str | None = None,
 ) -> None:
     """RAVEN Fig. 5: novelty of dependency paths by length k (nodes), labeled and unlabeled,
     one line per text set with its bootstrap band; ``human`` (a set name) is drawn in black,
     a model's sets (``model/decoding``) in the model's colour (:func:`plotting.model_colors`
-    over ``models``, or over the sets' models when not given)."""
+    over ``models``, or over the sets' models when not given), the sets of ``dashed`` (pure
+    sampling beside the paper's top-40) dashed with open markers; legend: solid sets, dashed
+    sets, the human set, each group in the models' order; ``title`` above both panels."""
     from matplotlib.ticker import MaxNLocator
 
     plotting.setup()
     fig, axes = plt.subplots(1, 2, figsize=(9.6, 3.8), sharey=True)
     colors = plotting.model_colors(models or [_model(s) for s in curves["set"] if s != human])
-    for ax, (family, title) in zip(axes, FAMILIES, strict=True):
+    for ax, (family, panel) in zip(axes, FAMILIES, strict=True):
         sub = curves[curves["family"] == family]
-        for name, g in sub.groupby("set", sort=False):
+        groups = dict(list(sub.groupby("set", sort=False)))
+        ranked = plotting.model_order(_model(x) for x in groups if x != human)
+        order = sorted(
+            groups,
+            key=lambda x: (x == human, x in set(dashed), ranked.index(_model(x)) if x != human else 0),
+        )
+        for name, g in ((x, groups[x]) for x in order):
             kw = {"color": plotting.HUMAN} if name == human else {}
             if name != human and _model(name) in colors:
                 kw = {"color": colors[_model(name)]}
+            if name in set(dashed):
+                kw |= {"ls": "--", "mfc": "white"}
             line = ax.plot(g["k"], g["novelty"], marker="o", ms=3, label=name, **kw)[0]
-            ax.fill_between(g["k"], g["ci_low"], g["ci_high"], alpha=0.2, color=line.get_color())
-        ax.set_title(title)
+            alpha = 0.08 if name in set(dashed) else 0.2
+            ax.fill_between(g["k"], g["ci_low"], g["ci_high"], alpha=alpha, color=line.get_color())
+        ax.set_title(panel)
         ax.set_xlabel("k (path nodes; ROOT counts as one)")
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_ylim(-0.02, 1.02)
     axes[0].set_ylabel("novel share of generated paths")
     axes[1].legend(fontsize=8, loc="lower right")
+    if title:
+        fig.suptitle(title, fontsize=11)
+        fig.tight_layout()
     plotting.save(fig, path)
 
 

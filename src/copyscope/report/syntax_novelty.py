@@ -4,9 +4,10 @@ defined there).
 
 One job reads the training parse once and every (model, decoding) parse, the human
 continuations included. Outputs: every set's novelty per unit with its bootstrap interval over
-passages (``syntax_novelty.csv``), RAVEN Table 1 (rows = units, columns = each model's pure
-sampling and the human baseline; ``syntax_table1.csv``) and RAVEN Fig. 5 (dependency-path
-novelty by path length, for the same sets).
+passages (``syntax_novelty.csv``), RAVEN Table 1 (rows = units, columns = each model's
+``findings.raven_decoding`` set, top-40 sampling as in the paper, then its
+``findings.pure_decoding`` set, and the human baseline; ``syntax_table1.csv``) and RAVEN Fig. 5
+(dependency-path novelty by path length, for the same sets: top-40 solid, pure dashed).
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ OUTPUTS = {
     ),
     "table1": Output(
         "tables/syntax_table1.csv",
-        "RAVEN Table 1: units × (each model's pure sampling, human) (.csv)",
+        "RAVEN Table 1: units × (each model's top-40 and pure sampling, human) (.csv)",
         "syntax_table1",
         "syntax",
     ),
@@ -57,9 +58,16 @@ OUTPUTS = {
     ),
 }
 PARAMS = Params(
-    "the config blocks syntax (backend), analysis (syntax) and sampling (decodings), and the "
-    "model names in the config's order (models)",
-    of=lambda p: p.syntax_block(),
+    "the config blocks syntax (backend), analysis (syntax) and sampling (decodings), the "
+    "model names in the config's order (models), and the decodings of Table 1 and Fig. 5 "
+    "(figures: findings.raven_decoding, findings.pure_decoding)",
+    of=lambda p: {
+        **p.syntax_block(),
+        "figures": {
+            "raven_decoding": p.config["findings"]["raven_decoding"],
+            "pure_decoding": p.config["findings"]["pure_decoding"],
+        },
+    },
 )
 SUMMARY_TABLES = ("syntax_novelty",)  # read by summary_section
 
@@ -79,17 +87,21 @@ def set_name(model: str, decoding: str) -> str:
     return f"{model}/{decoding}"
 
 
-def table1_sets(settings: list[tuple[str, str]], decodings: Mapping) -> list[str]:
-    """RAVEN Table 1's columns: each model's first pure-sampling decoding, then the human
-    baseline (``human/reference``) when present."""
-    out, seen = [], set()
-    for model, decoding in settings:
-        if model != "human" and model not in seen and family(decoding, decodings) == "pure":
-            out.append(set_name(model, decoding))
-            seen.add(model)
+def table1_sets(settings: list[tuple[str, str]], figures: Mapping) -> list[str]:
+    """RAVEN Table 1's columns: each model's ``figures.raven_decoding`` set (the paper's
+    top-40 sampling), then each model's ``figures.pure_decoding`` set (pure sampling, the
+    extra), then the human baseline (``human/reference``) when present; models in the
+    settings' order, a decoding named twice once."""
+    decodings = list(dict.fromkeys([figures["raven_decoding"], figures["pure_decoding"]]))
+    out = [
+        set_name(m, d)
+        for want in decodings
+        for m, d in settings
+        if m != "human" and d == want
+    ]
     if ("human", "reference") in settings:
         out.append(set_name("human", "reference"))
-    return out
+    return list(dict.fromkeys(out))
 
 
 def novelty_frame(
@@ -123,12 +135,20 @@ def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
     frame = novelty_frame(inputs["parses"], inputs["training"][0][1], params)
     write_csv(out["table"], frame)
     settings = [(m, d) for m, d, _ in inputs["parses"]]
-    sets = table1_sets(settings, params["sampling"]["decodings"])
+    sets = table1_sets(settings, params["figures"])
     write_csv(out["table1"], raven_table1(frame, sets).reset_index())
     curves = path_curves(frame[frame["set"].isin(sets)])
     models = list(params.get("models", []))  # the config's order of the models
+    pure = params["figures"]["pure_decoding"]
+    drawn = set(curves["set"])  # a set without paths (every unit n/a) draws no line
+    dashed = [] if pure == params["figures"]["raven_decoding"] else [
+        s for s in sets if s in drawn and s.split("/", 1)[1] == pure
+        and not s.startswith("human/")]  # fmt: skip
+    main = params["figures"]["raven_decoding"]
+    title = f"RAVEN Fig. 5: {main} sampling" + (f" (solid), {pure} dashed" if dashed else "")
     syntax_figures.path_novelty(
-        curves, out["fig"], human=set_name("human", "reference"), models=models
+        curves, out["fig"], human=set_name("human", "reference"), models=models, dashed=dashed,
+        title=f"{title}; 95% bands over passages",
     )
 
 
