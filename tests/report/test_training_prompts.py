@@ -152,3 +152,23 @@ def test_run_without_training_sets_says_so(tmp_path):
     tp.run(inputs, out, {"novelty": NOVELTY, "sampling": SAMPLING})
     assert set(pd.read_csv(out["table"])["prompts"]) == {"held-out"}
     assert pixels(out["fig"]).shape[0] < 400  # the one-line "not measured" figure
+
+
+def test_summary_section_reads_novelty_at_n_10(tmp_path):
+    rows = [
+        {"source": "all", "prompts": "training", "model": "m", "decoding": d, "beams": b,
+         "prompt_length": p, "n": n, "novelty": v}
+        for d, b, base in (("greedy", 1, 0.6), ("beam_4", 4, 0.2))
+        for p, shift in ((1, 0.0), (10, -0.1))
+        for n, v in ((9, 0.99), (10, base + shift))
+    ] + [{"source": "all", "prompts": "held-out", "model": "human", "decoding": "reference",
+          "beams": None, "prompt_length": 8, "n": 10, "novelty": 0.75},
+         {"source": "natural", "prompts": "held-out", "model": "human",
+          "decoding": "reference", "beams": None, "prompt_length": 8, "n": 10, "novelty": 0.9}]  # fmt: skip
+    table = pd.DataFrame(rows)
+    lines = tp.summary_section({"novelty_training_prompts": table}, {})
+    assert "| model | beams | prompt 1 | prompt 10 |" in lines
+    assert "| m | 1 | 0.6 | 0.5 |" in lines and "| m | 4 | 0.2 | 0.1 |" in lines
+    assert lines[-1] == "Held-out human text: novelty(10) = 0.75."
+    held_out = table[table["prompts"] == "held-out"]
+    assert tp.summary_section({"novelty_training_prompts": held_out}, {}) == []

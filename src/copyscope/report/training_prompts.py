@@ -25,7 +25,7 @@ import pandas as pd
 
 from ..io import write_csv
 from ..lazy import lazy_module
-from . import corpus_sizes
+from . import corpus_sizes, fmt
 from .jobs import Input, Output, Params
 from .novelty import SOURCES, build
 
@@ -93,6 +93,9 @@ PARAMS = Params(
     },
 )
 SHOWN_WITH = "training_prompts"  # without the block: a plain table and a "not measured" figure
+SUMMARY_TABLES = ("novelty_training_prompts",)  # read by summary_section
+HEADLINE_N = 10
+"""The n of the summary: Merrill et al. quote decoding's effect at n = 10 (beam 8: 3% novel)."""
 
 COLUMNS = ("source", "prompts", "model", "decoding", "beams", "prompt_length")
 """The label columns of the table, first, before the novelty curve's columns."""
@@ -160,3 +163,31 @@ def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
         fig.not_measured(out["fig"], why)
         return
     fig.novelty_training_prompts(table[table["source"] == "all"], out["fig"])
+
+
+def summary_section(tables: Mapping[str, pd.DataFrame], params: Mapping) -> list[str]:
+    """novelty(:data:`HEADLINE_N`) against all training text of every training-prompt set, one
+    row per (model, beam size), one column per prompt length, and of the held-out human text;
+    nothing without training-prompt sets."""
+    t = tables["novelty_training_prompts"]
+    t = t[(t["source"] == "all") & (t["n"] == HEADLINE_N)]
+    ours = t[t["prompts"] == "training"]
+    if not len(ours):
+        return []
+    lengths = sorted(set(ours["prompt_length"]))
+    lines = [
+        "",
+        f"## Beam search after prompts from the training data (Merrill et al. Fig. 3), "
+        f"novelty({HEADLINE_N})",
+        "",
+        "| model | beams | " + " | ".join(f"prompt {p}" for p in lengths) + " |",
+        "|---" * (len(lengths) + 2) + "|",
+    ]
+    for (model, beams), g in ours.groupby(["model", "beams"], sort=False):
+        at = g.set_index("prompt_length")["novelty"]
+        cells = " | ".join(fmt(at.get(p)) for p in lengths)
+        lines.append(f"| {model} | {int(beams)} | {cells} |")
+    human = t[t["prompts"] == "held-out"]["novelty"]
+    if len(human):
+        lines += ["", f"Held-out human text: novelty({HEADLINE_N}) = {fmt(human.iloc[0])}."]
+    return lines
