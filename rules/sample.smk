@@ -30,7 +30,7 @@ rule prompts:
     conda:
         "../envs/models.yaml"
     params:
-        sampling=as_json(config["sampling"]),
+        sampling=as_json(PLAN.prompts_params()),
         excerpts=lambda w, input, output: args(PLAN.prompts_args(input, output)),
     shell:
         "python -m copyscope sample prompts --valid-npy {input.valid} "

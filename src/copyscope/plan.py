@@ -779,6 +779,12 @@ class Plan:
             ]  # fmt: skip
         return args
 
+    def prompts_params(self) -> dict:
+        """``sample prompts --params-json``: the block ``sampling`` without
+        ``training_prompts`` (the held-out windows do not depend on it, so a changed block
+        re-runs its own jobs only, and a config without it keeps its earlier parameters)."""
+        return {k: v for k, v in self.config["sampling"].items() if k != "training_prompts"}
+
     def prompts_args(self, inputs: Mapping[str, str], outputs: Mapping[str, str]) -> list[str]:
         """The excerpt flags of ``sample prompts`` (with corpus.inject.excerpts, else none)."""
         if not self.excerpts:

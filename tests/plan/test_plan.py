@@ -355,3 +355,12 @@ def test_without_training_prompts_there_are_no_sets(tiny):
     assert models.training_settings() == [
         ("gpt2-a", "greedy"), ("gpt2-a", "beam_2"), ("lstm", "greedy"), ("lstm", "beam_2")
     ]  # fmt: skip
+
+
+def test_the_held_out_prompts_job_ignores_the_training_prompt_block(tiny):
+    """sample prompts reads the sampling block without training_prompts: a changed block
+    re-runs its own jobs only (Snakemake compares the params)."""
+    assert "training_prompts" not in tiny.prompts_params()
+    other = plan_of("tiny", lambda c: c["sampling"]["training_prompts"].update(prompts=3))
+    assert other.prompts_params() == tiny.prompts_params()
+    assert other.training_prompts_params() != tiny.training_prompts_params()
