@@ -236,7 +236,8 @@ def novelty_training_prompts(table: pd.DataFrame, path) -> None:
                 _curve(ax, g, label, color=colors[int(beams)])
             _curve(ax, human, f"{HUMAN} (held-out)", color=plotting.HUMAN, ls="--")
             _novelty_axes(ax)
-            ax.set_title(f"{model}, training prompt of {plen} tokens", fontsize=10)
+            unit = "token" if plen == 1 else "tokens"
+            ax.set_title(f"{model}, training prompt of {plen} {unit}", fontsize=10)
             ax.legend(fontsize=7, loc="lower right")
     fig.suptitle("Beam search after prompts from the training data (Merrill et al. Fig. 3)", y=1.02)
     plotting.save(fig, path)
