@@ -149,3 +149,36 @@ rule analyze_external:
         "--planted-min {params.planted_min} --out-tokens {output.tokens} "
         "--out-words {output.words} --out-supercopies {output.supercopies} "
         "--out-planted {output.planted} {params.fanout} > {log} 2>&1"
+
+
+# the training-prompt sets' L_t against the training and the natural text's index
+# (tokens.parquet alone, the file analyze writes for a setting), for the report job
+# training-prompts (Merrill et al. Fig. 3; sampling.training_prompts)
+if PLAN.training_prompts:
+
+    rule analyze_training_prompts:
+        input:
+            unpack(lambda w: PLAN.training_analysis_inputs(w.model)),
+        output:
+            PLAN.training_tokens(),
+        log:
+            f"{R}/logs/analyze_training_prompts/{{model}}.log",
+        benchmark:
+            f"{R}/benchmarks/analyze_training_prompts/{{model}}.tsv"
+        wildcard_constraints:
+            model=_alternatives(PLAN.training_models),
+        conda:
+            "../envs/models.yaml"
+        resources:
+            mem_mb=index_query_mem_mb,
+        params:
+            index=lambda w, input: os.path.dirname(input.index),
+            natural_index=lambda w, input: os.path.dirname(input.natural_index),
+            sets=lambda w, input, output: args(
+                PLAN.training_analysis_files(input, output)
+            ),
+        shell:
+            "NUMBA_NUM_THREADS={threads} python -m copyscope analyze tokens "
+            "--tokenizer {input.tokenizer} --index {params.index} "
+            "--natural-index {params.natural_index} --manifest {input.manifest} "
+            "{params.sets} > {log} 2>&1"

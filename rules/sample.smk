@@ -30,7 +30,7 @@ rule prompts:
     conda:
         "../envs/models.yaml"
     params:
-        sampling=as_json(config["sampling"]),
+        sampling=as_json(PLAN.prompts_params()),
         excerpts=lambda w, input, output: args(PLAN.prompts_args(input, output)),
     shell:
         "python -m copyscope sample prompts --valid-npy {input.valid} "
@@ -125,3 +125,45 @@ rule import_references:
         "python -m copyscope sample import --generations {input.generations} "
         "--setting {wildcards.model}/{wildcards.decoding} --tokenizer {input.tokenizer} "
         "--prompt-length {params.prompt_length} --out-reference {output} > {log} 2>&1"
+
+
+# Merrill et al. Fig. 3 (sampling.training_prompts): prompt windows cut from the natural
+# training text (the training split before anything is planted), each model's greedy and beam
+# continuations of them in one sample job: sample sets of their own under training_prompts/
+# (their L_t: rules/analyze.smk; copyscope.plan: Plan.training_jobs)
+if PLAN.training_prompts:
+
+    rule training_prompts:
+        input:
+            **PLAN.training_prompts_inputs(),
+        output:
+            PLAN.training_prompts_file(),
+        log:
+            f"{R}/logs/training_prompts.log",
+        benchmark:
+            f"{R}/benchmarks/training_prompts.tsv"
+        conda:
+            "../envs/models.yaml"
+        params:
+            block=as_json(PLAN.training_prompts_params()),
+            index=lambda w, input: os.path.dirname(input.index),
+        shell:
+            "python -m copyscope sample training-prompts --natural-npy {input.natural} "
+            "--natural-json {input.natural_meta} --index {params.index} "
+            "--params-json {params.block:q} --out {output} > {log} 2>&1"
+
+    use rule sample as sample_training_prompts with:
+        input:
+            unpack(lambda w: PLAN.training_sample_inputs(w.model)),
+        output:
+            PLAN.training_samples(),
+        log:
+            f"{R}/logs/sample_training_prompts/{{model}}.log",
+        benchmark:
+            f"{R}/benchmarks/sample_training_prompts/{{model}}.tsv"
+        wildcard_constraints:
+            model=_alternatives(PLAN.training_models),
+        params:
+            settings=lambda w: as_json(PLAN.training_sample_params(w.model)),
+            files=lambda w, output: args(PLAN.training_sample_files(output)),
+            device=PLAN.device,

@@ -85,7 +85,7 @@ def test_tiny_parts_and_probe_files(tiny):
     assert tiny.parts() == {
         "ladder": True, "benchmark": True, "cloze": True, "excerpts": True, "books": False,
         "own_benchmarks": False, "pos_index": True, "fanout": False, "generations": False,
-        "prompts_file": False, "plants": True,
+        "prompts_file": False, "plants": True, "training_prompts": True,
     }  # fmt: skip
     assert tiny.pos_index == ["/r/index/pos/index.json"]
     assert tiny.probe_inputs("lstm") == {
@@ -293,3 +293,74 @@ def test_the_explorer_span_options_become_flags_only_when_set(tiny):
     assert args[:6] == ["--max-span-count", "10", "--max-span-density", "0.05",
                         "--rank-spans-by", "unigram_logprob_sum"]  # fmt: skip
     assert args[6:] == default
+
+
+def test_the_training_prompt_sets_of_the_tiny_config(tiny):
+    """sampling.training_prompts (Merrill et al. Fig. 3): the evaluator (no models given) under
+    greedy and beam_2, sample sets named apart from the held-out ones, their jobs kept."""
+    assert tiny.training_models == ["gpt2-b"] and tiny.parts()["training_prompts"]
+    assert tiny.training_settings() == [("gpt2-b", "greedy"), ("gpt2-b", "beam_2")]
+    assert tiny.training_samples("gpt2-b") == [
+        "/r/training_prompts/samples/gpt2-b/greedy.jsonl",
+        "/r/training_prompts/samples/gpt2-b/beam_2.jsonl",
+    ]
+    assert tiny.training_token_files() == [
+        "/r/training_prompts/analysis/gpt2-b/greedy/tokens.parquet",
+        "/r/training_prompts/analysis/gpt2-b/beam_2/tokens.parquet",
+    ]
+    # not settings: no held-out analysis, parse or finding reads them
+    assert not [f for f in tiny.sample_sets() if "training_prompts" in f[1]]
+    assert not [f for f in tiny.analysis_files("tokens.parquet") if "training_prompts" in f]
+    jobs = tiny.training_jobs()
+    assert sorted(jobs) == [
+        "analyze_training_prompts/gpt2-b", "sample_training_prompts/gpt2-b",
+        "training_prompts/natural",
+    ]  # fmt: skip
+    assert jobs["training_prompts/natural"]["inputs"] == {
+        "natural": "/r/tokens/bpe/natural.npy", "natural_meta": "/r/tokens/bpe/natural.json",
+        "index": "/r/index/bpe/index.json",
+    }  # fmt: skip
+    assert tiny.training_prompts_params() == {
+        "lengths": [1, 10, 32], "prompts": 8, "seed": 0, "new_tokens": 24
+    }  # fmt: skip
+    params = tiny.training_sample_params("gpt2-b")
+    assert params["decodings"] == {
+        "greedy": {"method": {"kind": "greedy"}, "prompt_lengths": [1, 10, 32]},
+        "beam_2": {"method": {"kind": "beam", "num_beams": 2}, "prompt_lengths": [1, 10, 32]},
+    }
+    assert jobs["sample_training_prompts/gpt2-b"]["inputs"]["prompts"] == (
+        "/r/training_prompts/prompts.jsonl"
+    )
+    assert tiny.training_sample_files(["a", "b"]) == ["--out", "greedy", "a", "--out", "beam_2", "b"]
+    analysis = jobs["analyze_training_prompts/gpt2-b"]["inputs"]
+    assert analysis["natural_index"] == "/r/index/bpe-natural/index.json"
+    assert tiny.training_analysis_files(analysis, ["t1", "t2"]) == [
+        "--set", "/r/training_prompts/samples/gpt2-b/greedy.jsonl", "t1",
+        "--set", "/r/training_prompts/samples/gpt2-b/beam_2.jsonl", "t2",
+    ]  # fmt: skip
+    kept = tiny.kept_files()
+    assert set(tiny.training_token_files()) <= set(kept)
+    assert "/r/training_prompts/prompts.jsonl" in kept
+
+
+def test_without_training_prompts_there_are_no_sets(tiny):
+    def off(cfg):
+        cfg["sampling"].pop("training_prompts")
+
+    p = plan_of("tiny", off)
+    assert p.training_settings() == [] and p.training_jobs() == {}
+    assert not p.parts()["training_prompts"]
+    models = plan_of("tiny", lambda c: c["sampling"]["training_prompts"].update(
+        models=["gpt2-a", "lstm"]))  # fmt: skip
+    assert models.training_settings() == [
+        ("gpt2-a", "greedy"), ("gpt2-a", "beam_2"), ("lstm", "greedy"), ("lstm", "beam_2")
+    ]  # fmt: skip
+
+
+def test_the_held_out_prompts_job_ignores_the_training_prompt_block(tiny):
+    """sample prompts reads the sampling block without training_prompts: a changed block
+    re-runs its own jobs only (Snakemake compares the params)."""
+    assert "training_prompts" not in tiny.prompts_params()
+    other = plan_of("tiny", lambda c: c["sampling"]["training_prompts"].update(prompts=3))
+    assert other.prompts_params() == tiny.prompts_params()
+    assert other.training_prompts_params() != tiny.training_prompts_params()

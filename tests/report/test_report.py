@@ -178,6 +178,10 @@ def synthetic_tables() -> dict[str, pd.DataFrame]:
         "template_coverage": coverage,
         "nnsl_samples": nnsl,
         "novelty_samples": curves,
+        # a run without sampling.training_prompts: its section is left out
+        "novelty_training_prompts": pd.DataFrame(
+            columns=["source", "prompts", "model", "beams", "prompt_length", "n", "novelty"]
+        ),
         "completion_loss_frequency": completion,
         "raven_summary": raven,
         "supercopies": supercopies,
@@ -299,6 +303,7 @@ lstm: validation loss 5.5 nats/token; gpt2: validation loss 4.25 nats/token.
 def test_registry_sections_reproduce_the_summary():
     assert list(sections()) == [
         "novelty",
+        "training-prompts",
         "completion-loss",
         "raven",
         "supercopies",

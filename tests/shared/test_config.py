@@ -326,6 +326,11 @@ def test_wrong_type_or_bound_names_key_expected_and_found(key, value, line):
             "config key 'corpus.path': expected a string, found null",
         ),
         (
+            lambda c: c["sampling"]["training_prompts"].pop("lengths"),
+            "config key 'sampling.training_prompts.lengths': expected a value (required), "
+            "found none",
+        ),
+        (
             lambda c: c["models"]["zoo"].update({"my lm": {"kind": "lstm"}}),
             "config key 'models.zoo.my lm': expected a name matching ^[A-Za-z0-9_.-]+$, "
             "found a name with other characters",
@@ -334,6 +339,18 @@ def test_wrong_type_or_bound_names_key_expected_and_found(key, value, line):
 )
 def test_missing_keys_and_bad_names(mutate, line):
     assert line in problems(mutate)
+
+
+def test_training_prompts_schema_errors_are_one_line_each():
+    def mutate(c):
+        c["sampling"]["training_prompts"].update(lengths=[0, 10], prompts=0, beams=4)
+
+    assert sorted(problems(mutate)) == [
+        "config key 'sampling.training_prompts.beams': expected one of decodings, lengths, "
+        "models, prompts, seed, found an unknown key",
+        "config key 'sampling.training_prompts.lengths[0]': expected an integer >= 1, found 0",
+        "config key 'sampling.training_prompts.prompts': expected an integer >= 1, found 0",
+    ]
 
 
 def test_one_line_per_problem_without_schema_dump():
@@ -406,6 +423,26 @@ def test_one_line_per_problem_without_schema_dump():
             "(gpt2-a, gpt2-b, lstm), found 'gpt2-z'",
         ),
         (
+            lambda c: c["sampling"]["training_prompts"].update(decodings=["greedy", "pure"]),
+            "config key 'sampling.training_prompts.decodings': expected names under "
+            "sampling.decodings of kind greedy or beam (greedy, beam_2), found 'pure'",
+        ),
+        (
+            lambda c: c["sampling"]["training_prompts"].update(decodings=["beam_9"]),
+            "config key 'sampling.training_prompts.decodings': expected names under "
+            "sampling.decodings of kind greedy or beam (greedy, beam_2), found 'beam_9'",
+        ),
+        (
+            lambda c: c["sampling"]["training_prompts"].update(models=["gpt2-z"]),
+            "config key 'sampling.training_prompts.models': expected names under models.zoo "
+            "(gpt2-a, gpt2-b, lstm), found 'gpt2-z'",
+        ),
+        (
+            lambda c: c["sampling"]["training_prompts"].update(lengths=[1, 40]),
+            "config key 'models.zoo.gpt2-b.n_ctx': expected an integer >= 65 "
+            "(longest prompt + sampling.new_tokens + 1), found 64",
+        ),
+        (
             lambda c: c["sampling"].update(grid_models=["gpt2-z"]),
             "config key 'sampling.grid_models': expected names under models.zoo "
             "(gpt2-a, gpt2-b, lstm), found 'gpt2-z'",
@@ -465,7 +502,7 @@ def test_cross_key_checks(mutate, line):
 
 def test_context_check_is_exact():
     cfg = copy.deepcopy(TINY)
-    assert needed_context(cfg) == 16 + 24 + 1
+    assert needed_context(cfg) == 32 + 24 + 1  # sampling.training_prompts.lengths: [1, 10, 32]
     cfg["sampling"]["prompt_lengths"] = [64 - 24 - 1]  # needs exactly n_ctx = 64
     validate(cfg)
     lines = problems(lambda c: c["sampling"].update(prompt_lengths=[64 - 24]))

@@ -28,6 +28,7 @@ FIGURES = [
     "completion_loss_frequency.png",
     "novelty_by_decoding.png",
     "novelty_by_prompt_length.png",
+    "novelty_training_prompts.png",
     "raven_novelty.png",
     "raven_by_size.png",
     "novelty_quality.png",
@@ -579,6 +580,48 @@ def test_tiny_run_outputs(tiny_run):
     # several index shards were built as separate jobs (tiny shard size)
     assert len(list((out / "index/bpe").glob("shard-*"))) > 1
     assert len(list((out / "benchmarks").rglob("*.tsv"))) >= 10
+
+
+def test_tiny_run_training_prompt_sets(tiny_run):
+    """sampling.training_prompts (Merrill et al. Fig. 3): every window is training text held
+    whole by the training index, and no planted passage; each set continues each window at
+    each prompt length; the table holds every (beam size, prompt length) and the human text."""
+    from copyscope.corpus import planted_texts
+    from copyscope.index import open as open_index
+    from copyscope.io import read_jsonl
+
+    block = TINY["sampling"]["training_prompts"]
+    model = TINY["models"]["evaluator"]  # no models given: the evaluator
+    windows = list(read_jsonl(tiny_run / "training_prompts/prompts.jsonl"))
+    assert len(windows) == block["prompts"]
+    index = open_index(tiny_run / "index/bpe")
+    slots = [np.asarray(w["prompts"][str(max(block["lengths"]))]) for w in windows]
+    assert (index.count_many(slots) > 0).all()
+    # the passages planted from outside the natural text (a duplicate's original is natural)
+    tok = load_hf_tokenizer(tiny_run / "tokenizers/bpe")
+    planted = planted_texts(json.loads((tiny_run / "corpus/manifest.json").read_text()))
+    starts = [" ".join(t.split()[:8]) for c in ("ladder", "benchmark", "excerpt")
+              for t in planted.get(c, [])]  # fmt: skip
+    assert starts
+    for w in windows:
+        text = " ".join(tok.decode(w["prompts"][str(max(block["lengths"]))]).split())
+        assert not any(start in text for start in starts)
+    for d in block["decodings"]:
+        rows = list(read_jsonl(tiny_run / f"training_prompts/samples/{model}/{d}.jsonl"))
+        assert sorted((r["window"], r["prompt_length"]) for r in rows) == sorted(
+            (i, p) for i in range(len(windows)) for p in block["lengths"]
+        )
+        assert all(r["prompt"] == windows[r["window"]]["prompts"][str(r["prompt_length"])]
+                   for r in rows)  # fmt: skip
+    table = pd.read_csv(tiny_run / "tables/novelty_training_prompts.csv")
+    ours = table[(table["prompts"] == "training") & (table["source"] == "all")]
+    beams = {d: TINY["sampling"]["decodings"][d].get("num_beams", 1) for d in block["decodings"]}
+    assert set(zip(ours["decoding"], ours["beams"], ours["prompt_length"], strict=True)) == {
+        (d, b, p) for d, b in beams.items() for p in block["lengths"]
+    }
+    human = table[table["prompts"] == "held-out"]
+    assert set(human["prompt_length"]) == {TINY["sampling"]["prompt_length"]}
+    assert _brackets(ours, "novelty", "ci_low", "ci_high")
 
 
 def test_tiny_run_cli_on_built_index(tiny_run):

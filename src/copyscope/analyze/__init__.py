@@ -375,6 +375,72 @@ SCORED_OUTPUTS = {"quality": "per-text evaluator NLL, .csv (with --evaluator onl
 """What :func:`analyze_setting` writes with :data:`SCORED_INPUTS` only."""
 
 
+def token_table(
+    samples: pd.DataFrame,
+    index: Index,
+    natural_index: Index | None,
+    planted: Mapping[str, list[str]],
+    encode,
+) -> pd.DataFrame:
+    """The per-token frame of ``tokens.parquet``: L_t and C_t of every generated token against
+    ``index`` (:func:`token_matches`; the prompt is never queried), and the natural-only
+    ``L_nat``, ``C_nat`` and ``source_class`` (:func:`natural_matches`; ``natural_index`` None:
+    nothing is planted)."""
+    frame = token_matches(samples, index)
+    _add_natural(
+        frame, natural_matches(frame, token_queries(samples), natural_index, planted, encode)
+    )
+    return frame
+
+
+def _natural_index(inputs: Mapping, name: str, of: str) -> Index | None:
+    """The index ``inputs[name]`` of the natural text, None when absent or the same folder as
+    ``inputs[of]`` (nothing planted: natural = all)."""
+    path = inputs.get(name)
+    if path is None or Path(path).resolve() == Path(inputs[of]).resolve():
+        return None
+    return open_index(path)
+
+
+TOKEN_INPUTS = {
+    "tokenizer": INPUTS["tokenizer"],
+    "index": INPUTS["index"],
+    "manifest": INPUTS["manifest"],
+}
+"""What :func:`token_files` reads besides the sets (and optionally ``natural_index``)."""
+
+
+def token_files(inputs: Mapping[str, str | Path], sets: Sequence[Sequence[str | Path]]) -> int:
+    """``tokens.parquet`` alone (:func:`token_table`) of each ``(samples, out)`` of ``sets``,
+    with the shared ``inputs`` (:data:`TOKEN_INPUTS`, optionally ``natural_index``): the
+    n-gram novelty of sample sets no other per-setting analysis reads (the training-prompt
+    sets, ``sampling.training_prompts``). Each file is the one :func:`analyze_setting`
+    writes. Returns the number of texts."""
+    from ..corpus import planted_texts
+    from ..errors import FlagError
+    from ..io import read_json
+    from ..tokenize import load_hf_tokenizer
+
+    _require(inputs, TOKEN_INPUTS, "token_files(inputs=…)")
+    if not sets:
+        raise FlagError("--set", "expected at least one set (its samples and tokens.parquet)")
+    tok = load_hf_tokenizer(inputs["tokenizer"])
+    index = open_index(inputs["index"])
+    check_pairing(index, tok, inputs["tokenizer"])
+    natural = _natural_index(inputs, "natural_index", "index")
+    texts = planted_texts(read_json(inputs["manifest"]))
+
+    def encode(text):
+        return tok.encode(text, add_special_tokens=False)
+
+    n = 0
+    for samples_path, out in sets:
+        samples = load_samples(samples_path)
+        _write_parquet(out, token_table(samples, index, natural, texts, encode))
+        n += len(samples)
+    return n
+
+
 def _require(given: Mapping, names, what: str) -> None:
     from ..errors import InputError
 
@@ -437,19 +503,14 @@ def analyze_setting(
         return tok.encode(text, add_special_tokens=False)
 
     def natural(name, of):  # the natural text's index, None when it is the training index
-        path = inputs.get(name)
-        if path is None or Path(path).resolve() == Path(inputs[of]).resolve():
-            return None
-        return open_index(path)
+        return _natural_index(inputs, name, of)
 
     manifest = read_json(inputs["manifest"])
     texts = planted_texts(manifest)
     matches = matches or {}
     index = open_index(inputs["index"], matches.get("index"))
     check_pairing(index, tok, inputs["tokenizer"])
-    tframe = token_matches(samples, index)
-    nat = natural("natural_index", "index")
-    _add_natural(tframe, natural_matches(tframe, token_queries(samples), nat, texts, encode))
+    tframe = token_table(samples, index, natural("natural_index", "index"), texts, encode)
     _write_parquet(out["tokens"], tframe)
     done("token matches")
     words = load("moses", inputs["word_tokenizer"])

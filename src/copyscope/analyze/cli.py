@@ -76,6 +76,16 @@ def cmd_queries(a) -> None:
     log.info("%s: queries of %d texts", a.samples, n)
 
 
+def cmd_tokens(a) -> None:
+    from . import token_files
+
+    inputs = {"tokenizer": a.tokenizer, "index": a.index, "manifest": a.manifest}
+    if a.natural_index:
+        inputs["natural_index"] = a.natural_index
+    n = token_files(inputs, a.set)
+    log.info("%d sets (%d texts): tokens.parquet written", len(a.set), n)
+
+
 def cmd_completion_loss(a) -> None:
     from . import completion_loss_file
 
@@ -84,7 +94,7 @@ def cmd_completion_loss(a) -> None:
 
 
 def register(sub) -> None:
-    """Add the ``analyze`` group: ``setting``, ``model``, ``queries`` and
+    """Add the ``analyze`` group: ``setting``, ``model``, ``queries``, ``tokens`` and
     ``completion-loss``."""
     from . import INPUTS, NATURAL_INPUTS, OUTPUTS, SCORED_INPUTS, SCORED_OUTPUTS
 
@@ -157,6 +167,24 @@ def register(sub) -> None:
     f.add_argument("--word-tokenizer", required=True, help="Moses word tokenizer directory")
     f.add_argument("--out-tokens", required=True, help="queries in model tokens (.npz)")
     f.add_argument("--out-words", required=True, help="queries in Moses words (.npz)")
+
+    f = add_command(
+        group,
+        "tokens",
+        cmd_tokens,
+        "tokens.parquet alone (L_t, L_nat) of sample sets no other analysis reads",
+    )
+    for name in ("tokenizer", "index", "manifest"):
+        f.add_argument(_flag(name), required=True, help=INPUTS[name])
+    f.add_argument(_flag("natural_index"), help=NATURAL_INPUTS["natural_index"])
+    f.add_argument(
+        "--set",
+        nargs=2,
+        action="append",
+        default=[],
+        metavar=("SAMPLES", "TOKENS"),
+        help="one set: its samples (.jsonl) and the tokens.parquet to write; once per set",
+    )
 
     f = add_command(
         group,

@@ -133,6 +133,32 @@ def check_prompt_length_study(cfg: dict) -> list[Problem]:
     return out
 
 
+def check_training_prompts(cfg: dict) -> list[Problem]:
+    """``sampling.training_prompts.decodings`` name decodings of kind greedy or beam (Merrill
+    et al. Fig. 3 is beam search; greedy is one beam) and its ``models`` name models."""
+    s, zoo = cfg["sampling"], cfg["models"]["zoo"]
+    block = s.get("training_prompts")
+    if not block:
+        return []
+    key = "sampling.training_prompts"
+    beams = [d for d, spec in s["decodings"].items() if spec["kind"] in ("greedy", "beam")]
+    out = [
+        (
+            f"{key}.decodings",
+            f"expected names under sampling.decodings of kind greedy or beam "
+            f"({', '.join(beams) or 'none'}), found {d!r}",
+        )
+        for d in block["decodings"]
+        if d not in beams
+    ]
+    out += [
+        (f"{key}.models", f"expected names under models.zoo ({_names(zoo)}), found {m!r}")
+        for m in block.get("models", [])
+        if m not in zoo
+    ]
+    return out
+
+
 def check_decoding_grid(cfg: dict) -> list[Problem]:
     """``sampling.grid_models`` names models of the zoo; ``sampling.shared_decodings`` names
     decodings, and is non-empty when some model is outside the grid (it would have no samples)."""
@@ -163,9 +189,11 @@ def check_decoding_grid(cfg: dict) -> list[Problem]:
 
 
 def needed_context(cfg: dict) -> int:
-    """Context a trained model needs: longest prompt + new tokens + 1 (the leading eos)."""
+    """Context a trained model needs: longest prompt (of the held-out prompts and of
+    ``sampling.training_prompts``) + new tokens + 1 (the leading eos)."""
     s = cfg["sampling"]
-    return max([s["prompt_length"], *s["prompt_lengths"]]) + s["new_tokens"] + 1
+    training = (s.get("training_prompts") or {}).get("lengths", [])
+    return max([s["prompt_length"], *s["prompt_lengths"], *training]) + s["new_tokens"] + 1
 
 
 def check_context_lengths(cfg: dict) -> list[Problem]:
@@ -520,6 +548,7 @@ CROSS_KEY_CHECKS = (
     check_analysis_words,
     check_evaluator,
     check_prompt_length_study,
+    check_training_prompts,
     check_decoding_grid,
     check_context_lengths,
     check_attention_heads,

@@ -13,15 +13,21 @@ def prompt_windows(
     continuation_tokens: int,
     max_windows: int,
     seed: int,
+    keep=None,
 ) -> list[dict]:
     """Non-overlapping (prompt, continuation) windows cut from held-out documents.
 
     Each document is cut into consecutive windows of ``prompt_tokens + continuation_tokens``;
     a seeded sample of at most ``max_windows`` of them is returned in document order.  The
-    continuation is the human baseline: the true text that follows the prompt.
+    continuation is the human baseline: the true text that follows the prompt. ``keep``
+    (optional): a function of the candidate windows' tokens (a list of arrays) giving a
+    boolean per window; only those it keeps are drawn from.
     """
     width = prompt_tokens + continuation_tokens
     cands = [(d, s) for d, doc in enumerate(docs) for s in range(0, len(doc) - width + 1, width)]
+    if keep is not None and cands:
+        mask = np.asarray(keep([docs[d][s : s + width] for d, s in cands]), dtype=bool)
+        cands = [c for c, k in zip(cands, mask, strict=True) if k]
     if len(cands) > max_windows:
         rng = np.random.default_rng(seed)
         pick = np.sort(rng.choice(len(cands), size=max_windows, replace=False))

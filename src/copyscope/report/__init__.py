@@ -45,6 +45,7 @@ from ..sample.external import is_reference_decoding
 
 ANALYSES = (
     "novelty",
+    "training_prompts",
     "completion_loss",
     "raven",
     "supercopies",

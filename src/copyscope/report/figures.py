@@ -213,6 +213,36 @@ def novelty_by_prompt_length(curves: pd.DataFrame, model: str, decodings: list[s
     plotting.save(fig, path)
 
 
+def novelty_training_prompts(table: pd.DataFrame, path) -> None:
+    """Merrill et al. Fig. 3: novelty(n) after prompts taken from the training data, one panel
+    per (model, prompt length), one line per beam size (greedy = 1 beam), with the held-out
+    human text (black) in every panel. ``table``: one source of
+    ``novelty_training_prompts.csv``."""
+    plotting.setup()
+    ours = table[table["prompts"] == "training"]
+    human = table[table["prompts"] == "held-out"]
+    models = plotting.model_order(set(ours["model"]))
+    lengths = sorted(set(ours["prompt_length"]))
+    fig, axes = plt.subplots(
+        len(models), len(lengths), figsize=(4.2 * len(lengths), 3.6 * len(models)),
+        squeeze=False, sharex=True, sharey=True,
+    )  # fmt: skip
+    colors = plotting.ordinal_colors(ours["beams"].astype(int))
+    for row, model in zip(axes, models, strict=True):
+        for ax, plen in zip(row, lengths, strict=True):
+            sub = ours[(ours["model"] == model) & (ours["prompt_length"] == plen)]
+            for beams, g in sub.groupby("beams", sort=True):
+                label = "greedy (1 beam)" if beams == 1 else f"{beams} beams"
+                _curve(ax, g, label, color=colors[int(beams)])
+            _curve(ax, human, f"{HUMAN} (held-out)", color=plotting.HUMAN, ls="--")
+            _novelty_axes(ax)
+            unit = "token" if plen == 1 else "tokens"
+            ax.set_title(f"{model}, training prompt of {plen} {unit}", fontsize=10)
+            ax.legend(fontsize=7, loc="lower right")
+    fig.suptitle("Beam search after prompts from the training data (Merrill et al. Fig. 3)", y=1.02)
+    plotting.save(fig, path)
+
+
 INSET_N = 4
 """RAVEN Fig. 1's inset: n = 1..INSET_N on a linear axis."""
 

@@ -11,6 +11,10 @@ The windows come only from the validation split, i.e. the *clean* held-out docum
 windows) from the excerpt plays (``corpus/excerpts.jsonl``): held-out text some of whose
 speeches are in training (Merrill et al.'s explanation of why validation text looks less
 novel: it duplicates training n-grams).
+
+With ``sampling.training_prompts`` (Merrill et al. Fig. 3) further windows are cut the same way
+from the natural training text (:func:`write_training_prompts`), whose greedy and beam
+continuations are sample sets of their own.
 """
 
 from __future__ import annotations
@@ -24,20 +28,28 @@ __all__ = [
     "generate_files",
     "prompt_sets",
     "retokenize_prompts",
+    "training_prompt_sets",
     "write_prompts",
+    "write_training_prompts",
 ]
 
 
 def prompt_sets(
-    docs: list[np.ndarray], prompt_lengths: list[int], new_tokens: int, n: int, seed: int
+    docs: list[np.ndarray],
+    prompt_lengths: list[int],
+    new_tokens: int,
+    n: int,
+    seed: int,
+    keep=None,
 ) -> list[dict]:
     """One record per window: ``prompts[P]`` for every prompt length P, and the continuation.
 
     See the module docstring: all prompt lengths share the window's true continuation.
+    ``keep``: which candidate windows may be drawn (:func:`copyscope.corpus.windows.prompt_windows`).
     """
     slot = max(prompt_lengths)
     rows = []
-    for i, w in enumerate(prompt_windows(docs, slot, new_tokens, n, seed)):
+    for i, w in enumerate(prompt_windows(docs, slot, new_tokens, n, seed, keep)):
         rows.append(
             {
                 "window": i,
@@ -220,6 +232,51 @@ def write_prompts(
     for path, rows in written:  # every set checked and cut before any file is written
         write_jsonl(path, rows)
     return lengths
+
+
+def training_prompt_sets(
+    docs: list[np.ndarray], lengths: list[int], new_tokens: int, n: int, seed: int, index
+) -> list[dict]:
+    """Prompt windows taken from the training data (Merrill et al. 2024, Fig. 3: prompts of 1,
+    10 and 100 tokens from the training set): :func:`prompt_sets` of ``docs``, one record per
+    window with ``prompts[P]`` for every length P (the last P tokens of a slot of
+    ``max(lengths)``) and the slot's true continuation of ``new_tokens``, at most ``n`` windows,
+    seeded.
+
+    ``docs`` is the natural training text (the training split before anything is planted), so
+    no window holds planted text; a window is drawn only when the training ``index`` holds it
+    whole (:meth:`~copyscope.index.Index.count_many` > 0), since planting inserts passages
+    into training documents and a natural window across an insertion is not training text."""
+    return prompt_sets(
+        docs, sorted(lengths), new_tokens, n, seed, keep=lambda w: index.count_many(w) > 0
+    )
+
+
+def write_training_prompts(natural_npy, natural_json, index_dir, params: dict, out) -> int:
+    """Cut the training-prompt windows (:func:`training_prompt_sets`) from the tokenized
+    natural training text, each held whole by the training index in ``index_dir``, for
+    ``params`` (``lengths``, ``prompts``, ``seed``, ``new_tokens``: the block
+    ``sampling.training_prompts`` with ``sampling.new_tokens``) and write them to ``out``
+    (jsonl, the record format of ``sample prompts``' windows). Returns the number of windows;
+    InputError when no document has room for one."""
+    from ..errors import InputError
+    from ..index import open as open_index
+    from ..io import write_jsonl
+    from ..tokenize import read_split
+
+    _, _, docs = read_split(natural_npy, natural_json)
+    p = params
+    windows = training_prompt_sets(
+        docs, p["lengths"], p["new_tokens"], p["prompts"], p["seed"], open_index(index_dir)
+    )
+    if not windows:
+        raise InputError(
+            natural_json,
+            f"no natural training document has {max(p['lengths'])} + {p['new_tokens']} tokens "
+            "of training text for one prompt window",
+        )
+    write_jsonl(out, windows)
+    return len(windows)
 
 
 def retokenize_prompts(windows: list[dict], tokenizer, prompt_tokenizer) -> list[dict]:

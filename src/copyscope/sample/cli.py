@@ -21,6 +21,13 @@ def cmd_prompts(a):
     log.info("prompt windows written to %s, prompt lengths %s", a.out, lengths)
 
 
+def cmd_training_prompts(a):
+    from . import write_training_prompts
+
+    n = write_training_prompts(a.natural_npy, a.natural_json, a.index, a.params_json, a.out)
+    log.info("%d training-prompt windows written to %s", n, a.out)
+
+
 def cmd_generate(a):
     from . import generate_file
 
@@ -85,6 +92,26 @@ def register(sub) -> None:
     f.add_argument(
         "--out-contaminated", help="human samples cut from the excerpt plays to write (.jsonl)"
     )
+    f = add_command(
+        g,
+        "training-prompts",
+        cmd_training_prompts,
+        "cut prompt windows from the natural training text (Merrill et al. Fig. 3)",
+    )
+    f.add_argument(
+        "--natural-npy", required=True, help="token stream of the natural training text"
+    )
+    f.add_argument("--natural-json", required=True, help="its metadata (.json)")
+    f.add_argument(
+        "--index",
+        required=True,
+        metavar="DIR",
+        help="index of the training split in the same tokens (a window is kept when it holds it)",
+    )
+    add_params(
+        f, "the block sampling.training_prompts (lengths, prompts, seed) with new_tokens"
+    )
+    f.add_argument("--out", required=True, help="prompt windows to write (.jsonl)")
     f = add_command(
         g, "import", cmd_import, "a generations file as a sample set (and its human baseline)"
     )
