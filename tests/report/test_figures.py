@@ -272,3 +272,84 @@ def test_template_rate_by_n_is_shaib_fig5(drawn, tmp_path):
     ax = drawn[1].axes[0]
     assert [ln.get_label() for ln in ax.get_lines()] == ["human text"]
     assert "no greedy samples" in ax.get_title()
+
+
+def _acc(model, value, half=0.05, **kw):
+    return {"model": model, "acc_insensitive": value, "acc_insensitive_lo": value - half,
+            "acc_insensitive_hi": value + half, **kw}  # fmt: skip
+
+
+def test_cloze_models_is_zhang_table1(drawn, tmp_path):
+    """Zhang et al. Table 1: per model (canonical order on x) its every-play square and one
+    marker per split (training filled, held-out open), intervals, the chance line."""
+    from copyscope.report.cloze_figures import cloze_models
+
+    models = pd.DataFrame([_acc(m, v, chance=0.1) for m, v in zip(MODELS, (0.4, 0.3), strict=True)])
+    summary = pd.DataFrame([_acc(m, v, split=s) for m in MODELS
+                            for s, v in (("train", 0.5), ("valid", 0.1))])  # fmt: skip
+    cloze_models(models, summary, tmp_path / "m.png")
+    ax = drawn[0].axes[0]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["gpt2-small", "gpt2-medium"]
+    points = [c for c in ax.containers if hasattr(c, "lines")]
+    assert len(points) == 6  # 2 models × (every play, training, held-out)
+    squares = [c for c in points if c.lines[0].get_marker() == "s"]
+    assert [float(c.lines[0].get_ydata()[0]) for c in squares] == [0.3, 0.4]  # small, medium
+    colours = plotting.model_colors(MODELS)
+    assert rgb(squares[0].lines[0].get_color()) == rgb(colours["gpt2-small"])
+    held = [c for c in points if c.lines[0].get_markerfacecolor() == "white"]
+    assert len(held) == 2 and all(float(c.lines[0].get_ydata()[0]) == 0.1 for c in held)
+    chance = [ln for ln in ax.get_lines() if list(ln.get_ydata()) == [0.1, 0.1]]
+    assert len(chance) == 2
+    assert [t.get_text() for t in ax.get_legend().get_texts()][:2] == ["every play", "training plays"]
+
+
+def test_cloze_genre_orders_folio_genres_and_counts_plays(drawn, tmp_path):
+    from copyscope.report.cloze_figures import cloze_genre
+
+    rows = [_acc(m, v, genre=g, split=s, plays=p, chance=0.05)
+            for m in MODELS for g, s, v, p in (("tragedy", "train", 0.6, 4), ("comedy", "train", 0.5, 6),
+                                              ("comedy", "valid", 0.1, 5))]  # fmt: skip
+    cloze_genre(pd.DataFrame(rows), tmp_path / "g.png")
+    ax = drawn[0].axes[0]
+    labels = [t.get_text() for t in ax.get_xticklabels()]
+    assert labels == ["comedy\n6 training\n5 held-out", "tragedy\n4 training"]
+    points = [c for c in ax.containers if hasattr(c, "lines")]
+    assert len(points) == 4  # per model: training (2 genres in one call), held-out
+    texts = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert texts[:2] == ["gpt2-small", "gpt2-medium"] and "held-out plays" in texts
+
+
+def test_cloze_popularity_orders_groups_by_exposure(drawn, tmp_path):
+    """x: held out (no copy), excerpts ×1, ×4, full text; the legend carries each model's ρ."""
+    from copyscope.report.cloze_figures import cloze_popularity
+
+    groups = (("train", np.nan, 0.5, 18), ("held-out", np.nan, 0.1, 10),
+              ("excerpt", 4.0, 0.3, 3), ("excerpt", 1.0, 0.2, 3), ("excerpt-pooled", np.nan, 0.25, 6))
+    rows = [_acc(m, v, group=g, copies=c, plays=p) for m in MODELS for g, c, v, p in groups]
+    trend = pd.DataFrame({"model": MODELS, "rho": [0.2, np.nan], "rho_lo": [0.1, np.nan],
+                          "rho_hi": [0.3, np.nan]})  # fmt: skip
+    cloze_popularity(pd.DataFrame(rows), trend, tmp_path / "p.png")
+    ax = drawn[0].axes[0]
+    labels = [t.get_text().split("\n")[0] for t in ax.get_xticklabels()]
+    assert labels == ["held out", "excerpts ×1", "excerpts ×4", "full text"]
+    lines = dict(zip(*ax.get_legend_handles_labels()[::-1], strict=True))
+    assert list(lines) == ["gpt2-small", "gpt2-medium: ρ with copies 0.20 [0.10, 0.30]"]
+    np.testing.assert_allclose(np.asarray(lines["gpt2-small"][0].get_ydata(), float), [0.1, 0.2, 0.3, 0.5])
+
+
+def test_cloze_overlap_is_zhang_fig8(drawn, tmp_path):
+    """One panel per model, one point per play, r over the training plays in the title."""
+    from copyscope.report.cloze_figures import cloze_overlap
+
+    plays = pd.DataFrame({"model": ["gpt2-small"] * 3, "play": ["a", "b", "c"],
+                          "split": ["train", "train", "valid"], "acc_insensitive": [0.2, 0.6, 0.0],
+                          "match_fraction": [0.1, 0.3, 0.05]})  # fmt: skip
+    summary = pd.DataFrame({"model": ["gpt2-small"] * 2, "split": ["train", "valid"],
+                            "r_overlap": [0.77, 0.77], "r_lo": [-0.74, -0.74], "r_hi": [0.99, 0.99],
+                            "r_plays": [2, 2]})  # fmt: skip
+    cloze_overlap(plays, summary, tmp_path / "o.png")
+    ax = drawn[0].axes[0]
+    assert "r = 0.77 [-0.74, 0.99], 2 training plays" in ax.get_title()
+    train, valid = ax.collections[:2]
+    np.testing.assert_allclose(train.get_offsets(), [[0.2, 0.1], [0.6, 0.3]])
+    assert rgb(valid.get_facecolor()[0]) == (1.0, 1.0, 1.0)  # held-out plays open
