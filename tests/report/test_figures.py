@@ -16,7 +16,9 @@ from copyscope.report.syntax_figures import (
     style_memorization,
     template_coverage,
     template_measures,
+    template_ranks,
     template_rate_by_n,
+    templates_vs_human,
 )
 
 MODELS = ["gpt2-medium", "gpt2-small"]  # tables list them in this (non-canonical) order
@@ -353,3 +355,58 @@ def test_cloze_overlap_is_zhang_fig8(drawn, tmp_path):
     train, valid = ax.collections[:2]
     np.testing.assert_allclose(train.get_offsets(), [[0.2, 0.1], [0.6, 0.3]])
     assert rgb(valid.get_facecolor()[0]) == (1.0, 1.0, 1.0)  # held-out plays open
+
+
+def test_templates_vs_human_is_shaib_table3(drawn, tmp_path):
+    """Per model (canonical order) its greedy point filled and pure point open with intervals,
+    the human references last in black with a dashed line across each panel."""
+    rows = []
+    for m, g, p in (("gpt2-medium", 0.9, 0.6), ("gpt2-small", 0.8, 0.5)):
+        rows.append({"model": m, "decoding": "greedy", "n": 6, "template_rate": g,
+                     "template_rate_lo": g - 0.1, "template_rate_hi": g + 0.05,
+                     "templates_per_token": g / 10, "templates_per_token_lo": g / 10 - 0.01,
+                     "templates_per_token_hi": g / 10 + 0.01, "pure_decoding": "pure",
+                     "pure_template_rate": p, "pure_template_rate_lo": p - 0.1,
+                     "pure_template_rate_hi": p + 0.1, "pure_templates_per_token": p / 10,
+                     "pure_templates_per_token_lo": p / 10 - 0.01,
+                     "pure_templates_per_token_hi": p / 10 + 0.01})  # fmt: skip
+    rows.append({"model": "human", "decoding": "reference", "n": 6, "template_rate": 0.4,
+                 "template_rate_lo": 0.3, "template_rate_hi": 0.5, "templates_per_token": 0.02,
+                 "templates_per_token_lo": 0.01, "templates_per_token_hi": 0.03,
+                 "pure_decoding": ""})  # fmt: skip
+    templates_vs_human(pd.DataFrame(rows), tmp_path / "t3.png")
+    ax = drawn[0].axes[0]
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["gpt2-small", "gpt2-medium", "human text"]
+    points = [c for c in ax.containers if hasattr(c, "lines")]
+    assert len(points) == 5  # 2 models × (greedy, pure) + human
+    small = [c for c in points if float(c.lines[0].get_ydata()[0]) in (-0.12, 0.12)]
+    greedy, pure = sorted(small, key=lambda c: float(c.lines[0].get_ydata()[0]))
+    assert float(greedy.lines[0].get_xdata()[0]) == 0.8 and pure.lines[0].get_markerfacecolor() == "white"
+    assert rgb(greedy.lines[0].get_color()) == rgb(plotting.model_colors(MODELS)["gpt2-small"])
+    human = [ln for ln in ax.get_lines() if ln.get_linestyle() == "--"]
+    assert len(human) == 1 and list(human[0].get_xdata()) == [0.4, 0.4]
+    assert rgb(human[0].get_color()) == (0, 0, 0)
+    labels = [t.get_text() for t in drawn[0].axes[1].get_legend().get_texts()]
+    assert labels == ["greedy samples", "pure samples", "human references"]
+
+
+def test_template_ranks_is_shaib_fig4(drawn, tmp_path):
+    """One ECDF of training ranks per greedy set (solid) and the human set (dashed black); a
+    template absent from training leaves its curve below 1; pure samples are not drawn."""
+    per = pd.DataFrame({
+        "model": ["gpt2-small"] * 4 + ["gpt2-small"] + ["human"] * 2,
+        "decoding": ["greedy"] * 4 + ["pure"] + ["reference"] * 2,
+        "training_rank": [1, 10, 100, np.nan, 5, 1000, np.nan],
+    })  # fmt: skip
+    cov = pd.DataFrame({"set": ["gpt2-small/greedy", "gpt2-small/pure", "human/reference"],
+                        "n": 6, "cut": 50, "median_rank_templates": [55.0, 5.0, 5000.5]})  # fmt: skip
+    template_ranks(per, cov, "greedy", 10_000, tmp_path / "r.png")
+    ax = drawn[0].axes[0]
+    lines = {ln.get_label(): ln for ln in ax.get_lines() if not ln.get_label().startswith("_")}
+    assert list(lines) == ["gpt2-small (median rank 55, 4 templates)",
+                           "human text (median rank 5000.5, 2 templates)"]  # fmt: skip
+    small, human = lines.values()
+    np.testing.assert_allclose(small.get_ydata(), [0, 0.25, 0.5, 0.75, 0.75])
+    np.testing.assert_allclose(small.get_xdata(), [1, 1, 10, 100, 10_000])
+    assert human.get_linestyle() == "--" and rgb(human.get_color()) == (0, 0, 0)
+    assert ax.get_xscale() == "log"
