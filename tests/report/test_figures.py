@@ -18,7 +18,9 @@ from copyscope.report.syntax_figures import (
     style_memorization,
     template_coverage,
     template_measures,
+    template_ranks,
     template_rate_by_n,
+    templates_vs_human,
 )
 
 MODELS = ["gpt2-medium", "gpt2-small"]  # tables list them in this (non-canonical) order
@@ -296,3 +298,139 @@ def test_template_rate_by_n_is_shaib_fig5(drawn, tmp_path):
     ax = drawn[1].axes[0]
     assert [ln.get_label() for ln in ax.get_lines()] == ["human text"]
     assert "no greedy samples" in ax.get_title()
+
+
+def _acc(model, value, half=0.05, **kw):
+    return {"model": model, "acc_insensitive": value, "acc_insensitive_lo": value - half,
+            "acc_insensitive_hi": value + half, **kw}  # fmt: skip
+
+
+def test_cloze_models_is_zhang_table1(drawn, tmp_path):
+    """Zhang et al. Table 1: per model (canonical order on x) its every-play square and one
+    marker per split (training filled, held-out open), intervals, the chance line."""
+    from copyscope.report.cloze_figures import cloze_models
+
+    models = pd.DataFrame([_acc(m, v, chance=0.1) for m, v in zip(MODELS, (0.4, 0.3), strict=True)])
+    summary = pd.DataFrame([_acc(m, v, split=s) for m in MODELS
+                            for s, v in (("train", 0.5), ("valid", 0.1))])  # fmt: skip
+    cloze_models(models, summary, tmp_path / "m.png")
+    ax = drawn[0].axes[0]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["gpt2-small", "gpt2-medium"]
+    points = [c for c in ax.containers if hasattr(c, "lines")]
+    assert len(points) == 6  # 2 models × (every play, training, held-out)
+    squares = [c for c in points if c.lines[0].get_marker() == "s"]
+    assert [float(c.lines[0].get_ydata()[0]) for c in squares] == [0.3, 0.4]  # small, medium
+    colours = plotting.model_colors(MODELS)
+    assert rgb(squares[0].lines[0].get_color()) == rgb(colours["gpt2-small"])
+    held = [c for c in points if c.lines[0].get_markerfacecolor() == "white"]
+    assert len(held) == 2 and all(float(c.lines[0].get_ydata()[0]) == 0.1 for c in held)
+    chance = [ln for ln in ax.get_lines() if list(ln.get_ydata()) == [0.1, 0.1]]
+    assert len(chance) == 2
+    assert [t.get_text() for t in ax.get_legend().get_texts()][:2] == ["every play", "training plays"]
+
+
+def test_cloze_genre_orders_folio_genres_and_counts_plays(drawn, tmp_path):
+    from copyscope.report.cloze_figures import cloze_genre
+
+    rows = [_acc(m, v, genre=g, split=s, plays=p, chance=0.05)
+            for m in MODELS for g, s, v, p in (("tragedy", "train", 0.6, 4), ("comedy", "train", 0.5, 6),
+                                              ("comedy", "valid", 0.1, 5))]  # fmt: skip
+    cloze_genre(pd.DataFrame(rows), tmp_path / "g.png")
+    ax = drawn[0].axes[0]
+    labels = [t.get_text() for t in ax.get_xticklabels()]
+    assert labels == ["comedy\n6 training\n5 held-out", "tragedy\n4 training"]
+    points = [c for c in ax.containers if hasattr(c, "lines")]
+    assert len(points) == 4  # per model: training (2 genres in one call), held-out
+    texts = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert texts[:2] == ["gpt2-small", "gpt2-medium"] and "held-out plays" in texts
+
+
+def test_cloze_popularity_orders_groups_by_exposure(drawn, tmp_path):
+    """x: held out (no copy), excerpts ×1, ×4, full text; the legend carries each model's ρ."""
+    from copyscope.report.cloze_figures import cloze_popularity
+
+    groups = (("train", np.nan, 0.5, 18), ("held-out", np.nan, 0.1, 10),
+              ("excerpt", 4.0, 0.3, 3), ("excerpt", 1.0, 0.2, 3), ("excerpt-pooled", np.nan, 0.25, 6))
+    rows = [_acc(m, v, group=g, copies=c, plays=p) for m in MODELS for g, c, v, p in groups]
+    trend = pd.DataFrame({"model": MODELS, "rho": [0.2, np.nan], "rho_lo": [0.1, np.nan],
+                          "rho_hi": [0.3, np.nan]})  # fmt: skip
+    cloze_popularity(pd.DataFrame(rows), trend, tmp_path / "p.png")
+    ax = drawn[0].axes[0]
+    labels = [t.get_text().split("\n")[0] for t in ax.get_xticklabels()]
+    assert labels == ["held out", "excerpts ×1", "excerpts ×4", "full text"]
+    lines = dict(zip(*ax.get_legend_handles_labels()[::-1], strict=True))
+    assert list(lines) == ["gpt2-small", "gpt2-medium: ρ with copies 0.20 [0.10, 0.30]"]
+    np.testing.assert_allclose(np.asarray(lines["gpt2-small"][0].get_ydata(), float), [0.1, 0.2, 0.3, 0.5])
+
+
+def test_cloze_overlap_is_zhang_fig8(drawn, tmp_path):
+    """One panel per model, one point per play, r over the training plays in the title."""
+    from copyscope.report.cloze_figures import cloze_overlap
+
+    plays = pd.DataFrame({"model": ["gpt2-small"] * 3, "play": ["a", "b", "c"],
+                          "split": ["train", "train", "valid"], "acc_insensitive": [0.2, 0.6, 0.0],
+                          "match_fraction": [0.1, 0.3, 0.05]})  # fmt: skip
+    summary = pd.DataFrame({"model": ["gpt2-small"] * 2, "split": ["train", "valid"],
+                            "r_overlap": [0.77, 0.77], "r_lo": [-0.74, -0.74], "r_hi": [0.99, 0.99],
+                            "r_plays": [2, 2]})  # fmt: skip
+    cloze_overlap(plays, summary, tmp_path / "o.png")
+    ax = drawn[0].axes[0]
+    assert "r = 0.77 [-0.74, 0.99], 2 training plays" in ax.get_title()
+    train, valid = ax.collections[:2]
+    np.testing.assert_allclose(train.get_offsets(), [[0.2, 0.1], [0.6, 0.3]])
+    assert rgb(valid.get_facecolor()[0]) == (1.0, 1.0, 1.0)  # held-out plays open
+
+
+def test_templates_vs_human_is_shaib_table3(drawn, tmp_path):
+    """Per model (canonical order) its greedy point filled and pure point open with intervals,
+    the human references last in black with a dashed line across each panel."""
+    rows = []
+    for m, g, p in (("gpt2-medium", 0.9, 0.6), ("gpt2-small", 0.8, 0.5)):
+        rows.append({"model": m, "decoding": "greedy", "n": 6, "template_rate": g,
+                     "template_rate_lo": g - 0.1, "template_rate_hi": g + 0.05,
+                     "templates_per_token": g / 10, "templates_per_token_lo": g / 10 - 0.01,
+                     "templates_per_token_hi": g / 10 + 0.01, "pure_decoding": "pure",
+                     "pure_template_rate": p, "pure_template_rate_lo": p - 0.1,
+                     "pure_template_rate_hi": p + 0.1, "pure_templates_per_token": p / 10,
+                     "pure_templates_per_token_lo": p / 10 - 0.01,
+                     "pure_templates_per_token_hi": p / 10 + 0.01})  # fmt: skip
+    rows.append({"model": "human", "decoding": "reference", "n": 6, "template_rate": 0.4,
+                 "template_rate_lo": 0.3, "template_rate_hi": 0.5, "templates_per_token": 0.02,
+                 "templates_per_token_lo": 0.01, "templates_per_token_hi": 0.03,
+                 "pure_decoding": ""})  # fmt: skip
+    templates_vs_human(pd.DataFrame(rows), tmp_path / "t3.png")
+    ax = drawn[0].axes[0]
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["gpt2-small", "gpt2-medium", "human text"]
+    points = [c for c in ax.containers if hasattr(c, "lines")]
+    assert len(points) == 5  # 2 models × (greedy, pure) + human
+    small = [c for c in points if float(c.lines[0].get_ydata()[0]) in (-0.12, 0.12)]
+    greedy, pure = sorted(small, key=lambda c: float(c.lines[0].get_ydata()[0]))
+    assert float(greedy.lines[0].get_xdata()[0]) == 0.8 and pure.lines[0].get_markerfacecolor() == "white"
+    assert rgb(greedy.lines[0].get_color()) == rgb(plotting.model_colors(MODELS)["gpt2-small"])
+    human = [ln for ln in ax.get_lines() if ln.get_linestyle() == "--"]
+    assert len(human) == 1 and list(human[0].get_xdata()) == [0.4, 0.4]
+    assert rgb(human[0].get_color()) == (0, 0, 0)
+    labels = [t.get_text() for t in drawn[0].axes[1].get_legend().get_texts()]
+    assert labels == ["greedy samples", "pure samples", "human references"]
+
+
+def test_template_ranks_is_shaib_fig4(drawn, tmp_path):
+    """One ECDF of training ranks per greedy set (solid) and the human set (dashed black); a
+    template absent from training leaves its curve below 1; pure samples are not drawn."""
+    per = pd.DataFrame({
+        "model": ["gpt2-small"] * 4 + ["gpt2-small"] + ["human"] * 2,
+        "decoding": ["greedy"] * 4 + ["pure"] + ["reference"] * 2,
+        "training_rank": [1, 10, 100, np.nan, 5, 1000, np.nan],
+    })  # fmt: skip
+    cov = pd.DataFrame({"set": ["gpt2-small/greedy", "gpt2-small/pure", "human/reference"],
+                        "n": 6, "cut": 50, "median_rank_templates": [55.0, 5.0, 5000.5]})  # fmt: skip
+    template_ranks(per, cov, "greedy", 10_000, tmp_path / "r.png")
+    ax = drawn[0].axes[0]
+    lines = {ln.get_label(): ln for ln in ax.get_lines() if not ln.get_label().startswith("_")}
+    assert list(lines) == ["gpt2-small (median rank 55, 4 templates)",
+                           "human text (median rank 5000.5, 2 templates)"]  # fmt: skip
+    small, human = lines.values()
+    np.testing.assert_allclose(small.get_ydata(), [0, 0.25, 0.5, 0.75, 0.75])
+    np.testing.assert_allclose(small.get_xdata(), [1, 1, 10, 100, 10_000])
+    assert human.get_linestyle() == "--" and rgb(human.get_color()) == (0, 0, 0)
+    assert ax.get_xscale() == "log"

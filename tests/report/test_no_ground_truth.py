@@ -86,6 +86,11 @@ def test_cloze_alone_fills_the_cloze_tables_and_leaves_the_ground_truth_empty(tm
     assert genre.loc["tragedies", "chance"] == 0.25
     assert genre.loc["tragedies", "match_fraction"] == pytest.approx(0.5 * 7 / 8)
     assert set(genre.index) == {"tragedies", "romances", "unknown"}
+    assert set(genre["split"]) == {"train"}  # every play of this run is a training play
+    # Table 1: every play pooled, 8 of 16 items
+    models = pd.read_csv(out["cloze_models"])
+    assert models[["model", "plays", "items"]].values.tolist() == [["m", 4, 16]]
+    assert models["acc_insensitive"].iloc[0] == pytest.approx(0.5)
     # accuracy 1, .75, .25, 0 against popularity 3.65, 3.32, 2.01, 1.88: rho = 1
     pop = pd.read_csv(out["cloze_popularity"])
     assert pop["plays"].tolist() == [4] and pop["rho"].iloc[0] == pytest.approx(1.0)
@@ -95,7 +100,9 @@ def test_cloze_alone_fills_the_cloze_tables_and_leaves_the_ground_truth_empty(tm
     for name in ("placement", "detectors", "nll_delta", "overlap", "strata", "thresholds"):
         frame = pd.read_csv(out[name])
         assert frame.empty and list(frame.columns) == membership.EMPTY[name], name
-    assert out["fig_cloze"].stat().st_size > 0
+    for name in ("fig_cloze", "fig_cloze_models", "fig_cloze_genre", "fig_cloze_overlap",
+                 "fig_cloze_popularity"):  # fmt: skip
+        assert out[name].stat().st_size > 0, name
 
 
 def test_scorecard_without_ground_truth_keeps_only_the_claims_that_need_none():

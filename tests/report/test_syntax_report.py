@@ -252,7 +252,12 @@ def test_templates_and_coverage_commands(tmp_path):
     import pandas as pd
 
     paths, _, docs = write_sets(tmp_path)
-    out = report_command("templates", paths, [], ["table", "listing", "fig", "fig_by_n"], tmp_path)
+    outputs = ["table", "listing", "fig", "fig_by_n", "vs_human", "fig_vs_human"]
+    out = report_command("templates", paths, [], outputs, tmp_path)
+    # Table 3 is greedy: a run whose decodings have no greedy one has the human row alone
+    vs = pd.read_csv(out["vs_human"])
+    assert vs[["model", "decoding", "texts"]].values.tolist() == [["human", "reference", 3]]
+    assert out["fig_vs_human"].stat().st_size > 0
     t = pd.read_csv(out["table"])
     assert list(zip(t["set"], t["n"], strict=True)) == [
         ("human/reference", 2), ("human/reference", 3), ("m/pure", 2), ("m/pure", 3)
@@ -266,8 +271,9 @@ def test_templates_and_coverage_commands(tmp_path):
     assert m["template"].iloc[0] == "DT NN" and m["count"].iloc[0] == 6
     out = report_command(
         "template-coverage", paths, ["--training-tags", "train", str(docs)],
-        ["table", "training", "fig", "delta"], tmp_path,
+        ["table", "training", "fig", "delta", "fig_ranks"], tmp_path,
     )  # fmt: skip
+    assert out["fig_ranks"].stat().st_size > 0
     assert list(pd.read_csv(out["table"]).columns[-2:]) == [
         "coverage_templates_lo", "coverage_templates_hi"
     ]  # fmt: skip
@@ -330,3 +336,38 @@ def test_template_coverage_delta_on_a_synthetic_table():
     assert coverage_interval([True] * 3, 400, 0) == (1.0, 1.0)
     with pytest.raises(InputError, match="human reference"):
         coverage_delta(cov[cov["model"] != "human"], flags, 10, 0)
+
+
+def test_table3_is_greedy_against_the_human_references():
+    """Shaib et al. Table 3: one row per model with greedy samples (its pure samples as
+    extra columns), then the human references. a/greedy texts' templates per token [0, 0.1,
+    0.3, 0] → rate 0.5, per token 0.1; a/pure [0.2, 0.2] → 1.0, 0.2; b has no greedy samples
+    (no row); the p-values are the templates table's at the headline n."""
+    import pandas as pd
+
+    from copyscope.report.templates import VS_HUMAN_COLUMNS, text_measures, vs_human_rows
+
+    per_text = {
+        ("human", "reference"): np.array([0.1, 0.0]),
+        ("a", "greedy"): np.array([0.0, 0.1, 0.3, 0.0]),
+        ("a", "pure"): np.array([0.2, 0.2]),
+        ("b", "pure"): np.array([0.5]),
+    }
+    table = pd.DataFrame({"model": ["a", "a"], "decoding": ["greedy", "greedy"], "n": [6, 5],
+                          "p_up": [0.01, 0.5], "p_down": [0.99, 0.5]})  # fmt: skip
+    t = vs_human_rows(per_text, table, "greedy", "pure", 6, n_boot=200, seed=0)
+    assert list(t.columns) == VS_HUMAN_COLUMNS
+    assert t[["model", "decoding"]].values.tolist() == [["a", "greedy"], ["human", "reference"]]
+    a, h = t.iloc[0], t.iloc[1]
+    assert (a["n"], a["texts"], a["template_rate"]) == (6, 4, 0.5)
+    assert a["templates_per_token"] == pytest.approx(0.1)
+    assert (a["p_up"], a["p_down"]) == (0.01, 0.99)
+    assert a["pure_decoding"] == "pure" and a["pure_template_rate"] == 1.0
+    assert a["pure_templates_per_token"] == pytest.approx(0.2)
+    assert a["template_rate_lo"] < 0.5 < a["template_rate_hi"]
+    assert a["template_rate_lo"] + a["template_rate_hi"] == pytest.approx(1.0)  # Wilson, 2 of 4
+    assert 0 <= a["templates_per_token_lo"] < 0.1 < a["templates_per_token_hi"] <= 0.3
+    assert (h["texts"], h["template_rate"], h["templates_per_token"]) == (2, 0.5, 0.05)
+    assert pd.isna(h["p_up"]) and pd.isna(h["pure_template_rate"])
+    empty = text_measures([], 10, 0)
+    assert empty["texts"] == 0 and np.isnan(empty["template_rate"])

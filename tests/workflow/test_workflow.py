@@ -38,6 +38,8 @@ FIGURES = [
     "syntax_paths.png",
     "templates.png",
     "templates_by_n.png",
+    "templates_vs_human.png",
+    "template_ranks.png",
     "template_coverage.png",
     "style_memorization.png",
 ]

