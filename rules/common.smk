@@ -88,6 +88,12 @@ def analyze_inputs(wildcards):
     return PLAN.analyze_inputs(analyzed(wildcards))
 
 
+def index_tokenizer_input(wildcards):
+    """The index's tokenizer of a model whose text the analyses encode again in it (none
+    when the index is in the model's own tokens)."""
+    return PLAN.retokenize_inputs(wildcards.model)
+
+
 def probe_inputs(wildcards):
     return PLAN.probe_inputs(wildcards.model)
 

@@ -283,6 +283,35 @@ class Plan:
             return self.model_tok
         return self.zoo[model]["tokenizer"]
 
+    def index_tokenizer(self, model: str) -> str:
+        """The tokenizer whose index ``model``'s samples are matched against, the tokenizer of
+        its n-grams: its ``index_tokenizer`` (``models.tokenizer``, a released index's
+        tokenizer) when set, else :meth:`model_tokenizer`."""
+        if model in self.zoo and self.zoo[model].get("index_tokenizer"):
+            return self.zoo[model]["index_tokenizer"]
+        return self.model_tokenizer(model)
+
+    def retokenized(self, model: str) -> bool:
+        """Whether the analyses encode ``model``'s text again in :meth:`index_tokenizer`'s
+        tokens (its own tokenizer is not the index's)."""
+        return self.index_tokenizer(model) != self.model_tokenizer(model)
+
+    def retokenize_inputs(self, model: str) -> dict[str, str]:
+        """``index_tokenizer``: the fitted index tokenizer, when :meth:`retokenized`."""
+        if model not in self.zoo or not self.retokenized(model):
+            return {}
+        return {"index_tokenizer": f"{self.results}/tokenizers/{self.index_tokenizer(model)}"}
+
+    def retokenize_flags(self, model: str) -> list[str]:
+        """``--index-tokenizer DIR`` when :meth:`retokenized`, else none."""
+        given = self.retokenize_inputs(model)
+        return ["--index-tokenizer", given["index_tokenizer"]] if given else []
+
+    def index_tokenizer_flags(self, model: str) -> list[str]:
+        """``--ngram-tokenizer NAME`` of the analyze commands (the name in their outputs'
+        column ``tokenizer``), with ``--index-tokenizer DIR`` when :meth:`retokenized`."""
+        return ["--ngram-tokenizer", self.index_tokenizer(model), *self.retokenize_flags(model)]
+
     def tokenizer_dir(self, model: str) -> str:
         """The tokenizer whose ids ``model``'s tokens are in: the fitted model tokenizer, or a
         pretrained model's own (its file)."""
@@ -364,7 +393,7 @@ class Plan:
         parts = qset.split("/")
         if parts[0] == "novelty":
             return parts[1]
-        return self.model_tokenizer(parts[1]) if parts[3] == "tokens" else self.word_index
+        return self.index_tokenizer(parts[1]) if parts[3] == "tokens" else self.word_index
 
     # ------------------------------------------------------------------ files
     def index_file(self, tok: str) -> str:
@@ -435,13 +464,14 @@ class Plan:
     def analysis_inputs(self, model: str) -> dict[str, str]:
         """The index and tokenizer of ``model``'s tokens (``human``: the model tokenizer) and
         its evaluator."""
-        tok = self.model_tokenizer(model)
-        return {
+        tok = self.index_tokenizer(model)
+        inputs = {
             "index": self.index_file(tok),
             "natural_index": self.index_file(self.natural_index(tok)),
             "model_tokenizer": self.tokenizer_dir(model),
             "evaluator": self.model_dir(self.evaluator(model)),
         }
+        return {**inputs, **self.retokenize_inputs(model)}
 
     def analyze_inputs(self, model: str) -> dict[str, str]:
         """What a model's analyze job reads: the evaluator, indexes and tokenizers, the
@@ -537,7 +567,7 @@ class Plan:
         files = [f for job in self.model_jobs().values() for f in job["outputs"]]
         files += [f"{self.results}/models/{m}" for m in self.trained]
         files += self.parse_files()
-        files += [self.index_file(t) for t in dict.fromkeys(map(self.model_tokenizer, self.models))]
+        files += [self.index_file(t) for t in dict.fromkeys(map(self.index_tokenizer, self.models))]
         return list(dict.fromkeys(files))
 
     def explorer_models(self) -> list[str]:
@@ -557,7 +587,7 @@ class Plan:
                 ext = "csv" if name == "supercopies" else "parquet"
                 inputs[f"{name}_{m}_{d}"] = f"{R}/analysis/{m}/{d}/{name}.{ext}"
         for m in self.explorer_models():
-            inputs[f"index_{m}"] = self.index_file(self.model_tokenizer(m))
+            inputs[f"index_{m}"] = self.index_file(self.index_tokenizer(m))
         for m in self.ladder_models:
             inputs[f"ladder_{m}"] = f"{R}/memorization/{m}.csv"
         return inputs

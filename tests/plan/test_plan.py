@@ -293,3 +293,58 @@ def test_the_explorer_span_options_become_flags_only_when_set(tiny):
     assert args[:6] == ["--max-span-count", "10", "--max-span-density", "0.05",
                         "--rank-spans-by", "unigram_logprob_sum"]  # fmt: skip
     assert args[6:] == default
+
+
+def index_in_llama(cfg):
+    """config/pretrained.yaml with a released index in another tokenizer than the model's
+    (a tokenizer.json file): the human sets in it, the model measured in it."""
+    cfg["tokenizers"]["llama"] = {
+        "kind": "hf:/data/llama-2/tokenizer.json",
+        "index": {"format": "infini-gram", "path": "/data/v4_pileval_llama"},
+    }
+    cfg["models"]["tokenizer"] = "llama"
+    cfg["models"]["zoo"]["smollm2"]["index_tokenizer"] = "llama"
+    cfg["novelty"]["tokenizers"] = ["llama", "words"]
+    cfg["index"]["query_fanout"] = False
+
+
+def test_a_model_measured_in_the_index_tokenizer_reads_it():
+    p = plan_of("pretrained", index_in_llama)
+    assert p.model_tokenizer("smollm2") == "smollm2" and p.index_tokenizer("smollm2") == "llama"
+    assert p.retokenized("smollm2") and not p.retokenized("human")
+    assert p.index_tokenizer("human") == "llama"
+    inputs = p.analysis_inputs("smollm2")
+    assert inputs["index"] == "/r/index/llama/index.json"
+    assert inputs["index_tokenizer"] == "/r/tokenizers/llama"
+    assert inputs["model_tokenizer"] == p.model_file("smollm2")  # its own ids still decode
+    assert "index_tokenizer" not in p.analysis_inputs("human")
+    assert p.index_tokenizer_flags("smollm2") == [
+        "--ngram-tokenizer", "llama", "--index-tokenizer", "/r/tokenizers/llama"
+    ]  # fmt: skip
+    assert p.index_tokenizer_flags("human") == ["--ngram-tokenizer", "llama"]
+    assert p.fanout_index("analysis/smollm2/greedy/tokens") == "llama"
+    assert "/r/index/llama/index.json" in p.kept_files()
+    assert "/r/index/smollm2/index.json" not in p.kept_files()
+    # the novelty report's corpus sizes: the index each set was matched against
+    novelty = report_job(p, "novelty").inputs["index_manifest"]
+    assert set(novelty[2]) == {"/r/index/llama/index.json"}
+    # without the key, the model's own tokenizer (and index), as before
+    own = plan_of("pretrained")
+    assert own.index_tokenizer("smollm2") == "smollm2" and not own.retokenized("smollm2")
+    assert own.index_tokenizer_flags("smollm2") == ["--ngram-tokenizer", "smollm2"]
+
+
+def test_an_index_tokenizer_other_than_the_human_sets_is_a_config_error():
+    from support.configs import problems
+
+    def edit(cfg):
+        cfg["tokenizers"]["other"] = {"kind": "bpe"}
+        cfg["models"]["zoo"]["pretrained-x"] = {
+            "kind": "pretrained", "path": "/m", "tokenizer": "px", "index_tokenizer": "other"
+        }  # fmt: skip
+        cfg["tokenizers"]["px"] = {"kind": "hf:/m"}
+
+    assert problems(edit) == [
+        "config key 'models.zoo.pretrained-x.index_tokenizer': expected models.tokenizer "
+        "('bpe', the human sets' tokenizer) or the model's own tokenizer ('px'), found 'other'"
+    ]

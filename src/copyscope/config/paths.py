@@ -31,7 +31,8 @@ def check_corpus_path(cfg: dict) -> list[Problem]:
 
 
 def check_local_tokenizer_dirs(cfg: dict) -> list[Problem]:
-    """Every ``hf:<dir>`` tokenizer names an existing directory, every ``hf:<file>.gguf`` an
+    """Every ``hf:<dir>`` tokenizer names an existing directory, every ``hf:<file>.json`` an
+    existing tokenizer file, every ``hf:<file>.gguf`` an
     existing GGUF file or one a rule fetches (:func:`fetched_files`)."""
     fetched, out = fetched_files(cfg), []
     for name, spec in cfg["tokenizers"].items():
@@ -45,6 +46,14 @@ def check_local_tokenizer_dirs(cfg: dict) -> list[Problem]:
                     (
                         f"tokenizers.{name}.kind",
                         f"expected hf:<an existing GGUF model file>, found no file {kind[3:]!r}",
+                    )
+                )
+        elif path.suffix.lower() == ".json":
+            if not path.is_file():
+                out.append(
+                    (
+                        f"tokenizers.{name}.kind",
+                        f"expected hf:<an existing tokenizer file>, found no file {kind[3:]!r}",
                     )
                 )
         elif not path.is_dir():
