@@ -45,9 +45,9 @@ rule analyze:
         "../envs/models.yaml"
     threads: 1
     resources:
+        **MODEL_JOB_RESOURCES,
         mem_mb=index_query_mem_mb,
         runtime=60,
-        slurm_extra=gpu_request,
     params:
         evaluator=lambda w: PLAN.evaluator(analyzed(w)),
         same_tokenizer=lambda w: args(PLAN.same_tokenizer_flag(analyzed(w))),

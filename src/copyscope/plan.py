@@ -95,6 +95,8 @@ class Plan:
         self.model_tok = c["models"]["tokenizer"]
         self.device = c["models"]["device"]
         self.cuda = self.device == "cuda"
+        # the GPU a model job asks a cluster for (cluster.gpu; models.device: cuda alone: gpu:1)
+        self.gpu = c.get("cluster", {}).get("gpu")
         self.language = c["corpus"]["language"]
         # the Moses word tokenizer of RAVEN and its index (one stream with raven_boundaries)
         self.words = c["analysis"]["words"]
@@ -318,6 +320,19 @@ class Plan:
         if self.model_tokenizer(model) != self.model_tok:
             return model_file(self.zoo[model])
         return f"{self.results}/tokenizers/{self.model_tok}"
+
+    def model_job_resources(self) -> dict[str, str]:
+        """The cluster resources of every model job (the jobs that load a model: training,
+        sampling, the analyses that score with the evaluator, probes, membership): ``gres``
+        (sbatch --gres) of ``cluster.gpu`` (``gpu:1`` with ``models.device: cuda`` alone) and
+        its ``slurm_partition`` when ``cluster.gpu.partition`` is set; none without a GPU.
+        Index and report jobs never ask for these."""
+        if self.gpu is None:
+            return {"gres": "gpu:1"} if self.cuda else {}
+        out = {"gres": self.gpu.get("gres", "gpu:1")}
+        if self.gpu.get("partition"):
+            out["slurm_partition"] = self.gpu["partition"]
+        return out
 
     def model_file(self, model: str) -> str:
         """A pretrained model's path or GGUF file (copyscope.config.model_file)."""
