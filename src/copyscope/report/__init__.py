@@ -60,6 +60,7 @@ ANALYSES = (
     "contamination",
     "books",
     "training",
+    "checkpoints",
     "calibration",
     "power",
     "findings",
