@@ -790,6 +790,8 @@ class Plan:
             args += ["--set", m, d, *(inputs[f"{n}_{m}_{d}"] for n in EXPLORER_FILES)]
         for m in self.explorer_models():
             args += ["--index", m, os.path.dirname(inputs[f"index_{m}"])]
+            if m in self.zoo and self.retokenized(m):  # its prompts in its own ids
+                args += ["--prompt-tokenizer", m, self.tokenizer_dir(m)]
         for m in self.ladder_models:
             args += ["--ladder", m, inputs[f"ladder_{m}"]]
         return args

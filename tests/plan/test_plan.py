@@ -323,6 +323,9 @@ def test_a_model_measured_in_the_index_tokenizer_reads_it():
     ]  # fmt: skip
     assert p.index_tokenizer_flags("human") == ["--ngram-tokenizer", "llama"]
     assert p.fanout_index("analysis/smollm2/greedy/tokens") == "llama"
+    flags = p.explorer_args(p.explorer_inputs())
+    at = flags.index("--prompt-tokenizer")  # the explorer shows its prompts in the index's ids
+    assert flags[at : at + 3] == ["--prompt-tokenizer", "smollm2", p.tokenizer_dir("smollm2")]
     assert "/r/index/llama/index.json" in p.kept_files()
     assert "/r/index/smollm2/index.json" not in p.kept_files()
     # the novelty report's corpus sizes: the index each set was matched against
