@@ -6,6 +6,7 @@
 rule analyze_queries:
     # index.query_fanout: the texts analyze queries (model tokens, Moses words)
     input:
+        unpack(index_tokenizer_input),
         samples=f"{R}/samples/{{model}}/{{decoding}}.jsonl",
         words=f"{R}/tokenizers/{PLAN.words}",
     output:
@@ -17,9 +18,11 @@ rule analyze_queries:
         f"{R}/benchmarks/analyze_queries/{{model}}_{{decoding}}.tsv"
     conda:
         "../envs/models.yaml"
+    params:
+        index_tokenizer=lambda w: args(PLAN.retokenize_flags(w.model)),
     shell:
         "python -m copyscope analyze queries --samples {input.samples} "
-        "--word-tokenizer {input.words} --out-tokens {output.tokens} "
+        "--word-tokenizer {input.words} {params.index_tokenizer} --out-tokens {output.tokens} "
         "--out-words {output.words} > {log} 2>&1"
 
 
@@ -42,12 +45,13 @@ rule analyze:
         "../envs/models.yaml"
     threads: 1
     resources:
+        **MODEL_JOB_RESOURCES,
         mem_mb=index_query_mem_mb,
         runtime=60,
-        slurm_extra=gpu_request,
     params:
         evaluator=lambda w: PLAN.evaluator(analyzed(w)),
         same_tokenizer=lambda w: args(PLAN.same_tokenizer_flag(analyzed(w))),
+        ngram_tokenizer=lambda w: args(PLAN.index_tokenizer_flags(analyzed(w))),
         index=lambda w, input: os.path.dirname(input.index),
         natural_index=lambda w, input: os.path.dirname(input.natural_index),
         word_index=lambda w, input: os.path.dirname(input.word_index),
@@ -65,7 +69,8 @@ rule analyze:
         "--word-tokenizer {input.words} --word-index {params.word_index} "
         "--natural-word-index {params.natural_word_index} --manifest {input.manifest} "
         "--evaluator {input.evaluator} --evaluator-name {params.evaluator} "
-        "{params.same_tokenizer} --supercopy-min {params.supercopy_min} "
+        "{params.same_tokenizer} {params.ngram_tokenizer} "
+        "--supercopy-min {params.supercopy_min} "
         "--planted-min {params.planted_min} {params.sets} --device {params.device} "
         "> {log} 2>&1"
 
@@ -132,6 +137,7 @@ rule analyze_external:
     params:
         supercopy_min=config["analysis"]["supercopy_min"],
         planted_min=config["analysis"]["planted_min_copy"],
+        ngram_tokenizer=PLAN.model_tok,
         index=lambda w, input: os.path.dirname(input.index),
         natural_index=lambda w, input: os.path.dirname(input.natural_index),
         word_index=lambda w, input: os.path.dirname(input.word_index),
@@ -145,7 +151,7 @@ rule analyze_external:
         "--index {params.index} --natural-index {params.natural_index} "
         "--word-tokenizer {input.words} --word-index {params.word_index} "
         "--natural-word-index {params.natural_word_index} --manifest {input.manifest} "
-        "--supercopy-min {params.supercopy_min} "
+        "--supercopy-min {params.supercopy_min} --ngram-tokenizer {params.ngram_tokenizer} "
         "--planted-min {params.planted_min} --out-tokens {output.tokens} "
         "--out-words {output.words} --out-supercopies {output.supercopies} "
         "--out-planted {output.planted} {params.fanout} > {log} 2>&1"

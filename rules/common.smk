@@ -88,6 +88,12 @@ def analyze_inputs(wildcards):
     return PLAN.analyze_inputs(analyzed(wildcards))
 
 
+def index_tokenizer_input(wildcards):
+    """The index's tokenizer of a model whose text the analyses encode again in it (none
+    when the index is in the model's own tokens)."""
+    return PLAN.retokenize_inputs(wildcards.model)
+
+
 def probe_inputs(wildcards):
     return PLAN.probe_inputs(wildcards.model)
 
@@ -201,9 +207,9 @@ def train_runtime(wildcards):
     return int(15 + PLAN.model_spec(wildcards.model)["train"]["tokens"] / 1000 / 60)
 
 
-def gpu_request(wildcards):
-    """slurm_extra for model jobs: one GPU when the config asks for CUDA."""
-    return "--gres=gpu:1" if PLAN.cuda else ""
+# the GPU (sbatch --gres, and its partition) of every job that loads a model: cluster.gpu, or
+# gpu:1 with models.device: cuda alone (Plan.model_job_resources); the index jobs ask for none
+MODEL_JOB_RESOURCES = PLAN.model_job_resources()
 
 
 # ---------------------------------------------------------------- outputs of the workflow

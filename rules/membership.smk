@@ -25,9 +25,9 @@ rule membership_books:
         "../envs/models.yaml"
     threads: 1
     resources:
+        **MODEL_JOB_RESOURCES,
         mem_mb=3000,
         runtime=60,
-        slurm_extra=gpu_request,
     params:
         books=lambda w, input: args(
             PLAN.book_args(input.texts, input.characters, input.tokens, input.entities)
@@ -87,9 +87,9 @@ rule membership_benchmark:
         "../envs/models.yaml"
     threads: 1
     resources:
+        **MODEL_JOB_RESOURCES,
         mem_mb=3000,
         runtime=30,
-        slurm_extra=gpu_request,
     params:
         format=lambda w: PLAN.own_benchmarks[w.bench]["format"],
         config=as_json(PLAN.own_benchmark_params()),

@@ -21,9 +21,9 @@ rule train_model:
         "../envs/models.yaml"
     threads: 2
     resources:
+        **MODEL_JOB_RESOURCES,
         mem_mb=4000,
         runtime=train_runtime,
-        slurm_extra=gpu_request,
     params:
         spec=lambda w: as_json(PLAN.model_spec(w.model)),
         seed=config["models"]["seed"],

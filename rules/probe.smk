@@ -20,9 +20,9 @@ rule probe:
         "../envs/models.yaml"
     threads: config["models"]["probe_threads"]
     resources:
+        **MODEL_JOB_RESOURCES,
         mem_mb=3000,
         runtime=60,
-        slurm_extra=gpu_request,
     params:
         settings=as_json(PLAN.probe_params()),
         index=lambda w, input: os.path.dirname(input.index),

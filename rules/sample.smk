@@ -59,9 +59,9 @@ rule sample:
         "../envs/models.yaml"
     threads: 1
     resources:
+        **MODEL_JOB_RESOURCES,
         mem_mb=3000,
         runtime=60,
-        slurm_extra=gpu_request,
     params:
         settings=lambda w: as_json(PLAN.sample_params(w.model)),
         files=lambda w, output: args(PLAN.sample_files(w.model, output)),

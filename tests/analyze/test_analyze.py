@@ -33,6 +33,7 @@ from copyscope.errors import InputError
 from copyscope.index import Index, build_index
 from copyscope.raven import supercopies
 from support.index import brute_count, brute_matches, stream_of
+from support.tokenizers import tokenizer_file
 
 
 def ints(text: str) -> list[int]:
@@ -431,7 +432,8 @@ def test_analyze_setting_writes_every_file(tokenizers, tmp_path):
 
     tokens = pd.read_parquet(out["tokens"])
     assert list(tokens.columns) == ["text", "window", "prompt_length", "t", "id", "L", "C",
-                                    "L_nat", "C_nat", "source_class"]  # fmt: skip
+                                    "tokenizer", "L_nat", "C_nat", "source_class"]  # fmt: skip
+    assert set(tokens["tokenizer"]) == {"small"}  # the name of the tokenizer's directory
     train = [enc(A), enc(B), enc(A)]
     for k, r in enumerate(rows[:2]):
         got = tokens[tokens["text"] == k]
@@ -485,6 +487,91 @@ def test_analyze_setting_writes_every_file(tokenizers, tmp_path):
     cols = ["id", "copies", "occurrences", "longest_copy", "texts_with_copy"]
     assert planted[cols].values.tolist() == [["p0", 1, 2, n_a, 1]]
     assert planted["passage_tokens"].tolist() == [len(enc(A))] and planted["reproduced"].all()
+
+
+def test_token_queries_encode_the_texts_again_in_the_index_tokenizer(tokenizers, tmp_path):
+    from copyscope.tokenize import load_hf_tokenizer
+
+    index_tok = load_hf_tokenizer(tokenizer_file(tmp_path / "idx" / "tokenizer.json", TEXTS, 300))
+    _, model_tok = tokenizers["large"]
+    texts = ["to be or not to be", "", "out, damned spot!"]
+    samples = frame_of([model_tok.encode(t, add_special_tokens=False) for t in texts])
+    samples["text"] = texts
+    got = token_queries(samples, index_tok)
+    want = [index_tok.encode(t, add_special_tokens=False) for t in texts]
+    assert [q.tolist() for q in got] == want and want[1] == []
+    assert all(q.dtype == np.int64 for q in got)
+    # the two tokenizers give other ids: the sampled ids are not what is queried
+    assert [q.tolist() for q in token_queries(samples)] != want
+
+
+def test_analyze_setting_in_the_index_tokenizer_from_a_tokenizer_file(tokenizers, tmp_path):
+    """The model's tokenizer is one BPE, the index is in another one's tokens, kept as a
+    tokenizer.json file (``hf:<file>.json``): the generations are encoded again in the
+    index's ids, their L_t/C_t are brute force's in those ids, the planted passage is found in
+    them, and tokens.parquet names the index's tokenizer."""
+    from copyscope.analyze import analyze_setting
+    from copyscope.index.build import tokenizer_entry
+    from copyscope.io import write_json, write_jsonl
+    from copyscope.tokenize import from_spec, load_hf_tokenizer
+
+    model_dir, model_tok = tokenizers["large"]
+    file = tokenizer_file(tmp_path / "released" / "tokenizer.json", TEXTS, 290)
+    index_dir = tmp_path / "tokenizers" / "llama"
+    from_spec({"kind": f"hf:{file}"}, "llama").fit([], index_dir)  # as tokenizer_fit does
+    index_tok = load_hf_tokenizer(index_dir)
+
+    def enc(text):
+        return index_tok.encode(text, add_special_tokens=False)
+
+    assert enc(A) != model_tok.encode(A, add_special_tokens=False)
+    words = from_spec({"kind": "moses"}, "w").fit(TEXTS, tmp_path / "words")
+    train = [enc(A), enc(B), enc(A)]
+    path = tmp_path / "index"
+    build_index(stream_of(train), path,
+                extra=tokenizer_entry(index_dir, "llama", f"hf:{file}", path / "index.json"))  # fmt: skip
+    make_index(tmp_path / "natural", train[:2])
+    make_index(tmp_path / "word_index", [words.encode(t) for t in (A, B, A)], np.uint32)
+    passage = {"id": "p0", "copies": 1, "occurrences": 2, "text": A}
+    write_json(tmp_path / "manifest.json", {"injected": [passage]})
+    gens = ["to be or not to be", "out, damned spot! out"]
+    rows = [
+        {"window": w, "prompt_length": 0, "prompt": [], "text": g,
+         "ids": model_tok.encode(g, add_special_tokens=False)}
+        for w, g in enumerate(gens)
+    ]  # fmt: skip
+    write_jsonl(tmp_path / "samples.jsonl", rows)
+    inputs = {
+        "samples": tmp_path / "samples.jsonl",
+        "tokenizer": model_dir,
+        "index_tokenizer": index_dir,
+        "index": path,
+        "natural_index": tmp_path / "natural",
+        "word_tokenizer": tmp_path / "words",
+        "word_index": tmp_path / "word_index",
+        "manifest": tmp_path / "manifest.json",
+    }
+    ext = {"tokens": "parquet", "words": "parquet", "supercopies": "csv", "planted": "csv"}
+    out = {k: tmp_path / "out" / f"{k}.{e}" for k, e in ext.items()}
+    analyze_setting(inputs, out, evaluator_same_tokenizer=True, supercopy_min=3,
+                    planted_min_copy=4, ngram_tokenizer="llama")  # fmt: skip
+    tokens = pd.read_parquet(out["tokens"])
+    assert set(tokens["tokenizer"]) == {"llama"}
+    for k, g in enumerate(gens):
+        got = tokens[tokens["text"] == k]
+        assert got["id"].tolist() == enc(g)
+        L, C = brute_matches(train, enc(g))
+        L_nat, _ = brute_matches(train[:2], enc(g))
+        assert got["L"].tolist() == L.tolist() and got["C"].tolist() == C.tolist()
+        assert got["L_nat"].tolist() == L_nat.tolist()
+    want = [brute_class(enc(g)[t - L + 1 : t + 1], train[:2], {"duplicate": [enc(A)]})
+            for k, g in enumerate(gens)
+            for t, L in enumerate(tokens[tokens["text"] == k]["L"])]  # fmt: skip
+    assert tokens["source_class"].tolist() == want and "duplicate" in want
+    # the index's tokenizer is checked against the one the index records: the model's is not it
+    with pytest.raises(InputError, match="differs from the model's tokenizer"):
+        analyze_setting({**inputs, "index_tokenizer": model_dir}, out,
+                        evaluator_same_tokenizer=True, supercopy_min=3, planted_min_copy=4)  # fmt: skip
 
 
 # ---------------------------------------------------------------- evaluator and completion loss

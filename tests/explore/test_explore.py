@@ -319,3 +319,21 @@ def test_span_options_off_leave_the_page_as_it_was(corpus):
     assert page_html(_data(corpus, **off)) == page_html(data)
     # ranking alone drops nothing: the page is the same
     assert _data(corpus, rank_spans_by="unigram_logprob_sum")["settings"] == data["settings"]
+
+
+def test_prompts_in_the_model_tokens_are_shown_in_the_index_tokens(tmp_path):
+    """A model measured in its index's tokenizer (index_tokenizer): its prompts, sampled in its
+    own ids, are encoded as their text is in the index's tokenizer."""
+    from copyscope.explore import in_index_tokens
+    from copyscope.tokenize import from_spec, load
+    from support.tokenizers import tokenizer_file
+
+    texts = ["to be or not to be, that is the question"] * 40
+    own = from_spec({"kind": "bpe", "vocab_size": 300}, "own").fit(texts, tmp_path / "own")
+    file = tokenizer_file(tmp_path / "idx" / "tokenizer.json", texts, 290)
+    index_tok = load(f"hf:{file}", from_spec({"kind": f"hf:{file}"}, "i").fit([], tmp_path / "i")
+                     and tmp_path / "i")  # fmt: skip
+    prompts = [own.encode("to be or not").tolist(), []]
+    got = in_index_tokens(prompts, tmp_path / "own", index_tok)
+    assert got == [index_tok.encode("to be or not").tolist(), []]
+    assert got[0] != prompts[0]  # other ids than the model's

@@ -276,10 +276,16 @@ def test_novelty_tables_carry_source_and_distinct_with_all_rows_unchanged():
     old = [(m, d, f.drop(columns="L_nat")) for m, d, f in settings]
     old_curves, old_nnsl = novelty_report.build(old, {"m": 1000}, NOVELTY, DECODINGS)
     for new, before in ((curves, old_curves), (nnsl, old_nnsl)):
-        assert list(new.columns[-2:]) == ["source", "distinct"]
+        assert list(new.columns[-3:]) == ["source", "distinct", "tokenizer"]
+        assert set(new["tokenizer"]) == {""}  # frames without the column (older analyses)
         every = new[new["source"] == "all"].reset_index(drop=True)
         pd.testing.assert_frame_equal(every, before)
         assert new["source"].tolist() == ["all"] * len(before) + ["natural"] * len(before)
+    # a set measured in a released index's tokenizer says so in every row of its own
+    named = [("m", "greedy", greedy.assign(tokenizer="llama2")), ("m", "pure", pure)]
+    for table in novelty_report.build(named, {"m": 1000}, NOVELTY, DECODINGS, {"m": 600}):
+        by = dict(zip(table["decoding"], table["tokenizer"], strict=False))
+        assert by == {"greedy": "llama2", "pure": ""}
     assert nnsl[["decoding", "prompt_length", "source", "distinct"]].values.tolist() == [
         ["greedy", 0, "all", 1],
         ["pure", 0, "all", 2],

@@ -85,7 +85,7 @@ def test_tiny_parts_and_probe_files(tiny):
     assert tiny.parts() == {
         "ladder": True, "benchmark": True, "cloze": True, "excerpts": True, "books": False,
         "own_benchmarks": False, "pos_index": True, "fanout": False, "generations": False,
-        "prompts_file": False, "plants": True, "training_prompts": True,
+        "prompts_file": False, "plants": True, "training_prompts": True, "checkpoints": False,
     }  # fmt: skip
     assert tiny.pos_index == ["/r/index/pos/index.json"]
     assert tiny.probe_inputs("lstm") == {
@@ -364,3 +364,112 @@ def test_the_held_out_prompts_job_ignores_the_training_prompt_block(tiny):
     other = plan_of("tiny", lambda c: c["sampling"]["training_prompts"].update(prompts=3))
     assert other.prompts_params() == tiny.prompts_params()
     assert other.training_prompts_params() != tiny.training_prompts_params()
+def index_in_llama(cfg):
+    """config/pretrained.yaml with a released index in another tokenizer than the model's
+    (a tokenizer.json file): the human sets in it, the model measured in it."""
+    cfg["tokenizers"]["llama"] = {
+        "kind": "hf:/data/llama-2/tokenizer.json",
+        "index": {"format": "infini-gram", "path": "/data/v4_pileval_llama"},
+    }
+    cfg["models"]["tokenizer"] = "llama"
+    cfg["models"]["zoo"]["smollm2"]["index_tokenizer"] = "llama"
+    cfg["novelty"]["tokenizers"] = ["llama", "words"]
+    cfg["index"]["query_fanout"] = False
+
+
+def test_a_model_measured_in_the_index_tokenizer_reads_it():
+    p = plan_of("pretrained", index_in_llama)
+    assert p.model_tokenizer("smollm2") == "smollm2" and p.index_tokenizer("smollm2") == "llama"
+    assert p.retokenized("smollm2") and not p.retokenized("human")
+    assert p.index_tokenizer("human") == "llama"
+    inputs = p.analysis_inputs("smollm2")
+    assert inputs["index"] == "/r/index/llama/index.json"
+    assert inputs["index_tokenizer"] == "/r/tokenizers/llama"
+    assert inputs["model_tokenizer"] == p.model_file("smollm2")  # its own ids still decode
+    assert "index_tokenizer" not in p.analysis_inputs("human")
+    assert p.index_tokenizer_flags("smollm2") == [
+        "--ngram-tokenizer", "llama", "--index-tokenizer", "/r/tokenizers/llama"
+    ]  # fmt: skip
+    assert p.index_tokenizer_flags("human") == ["--ngram-tokenizer", "llama"]
+    assert p.fanout_index("analysis/smollm2/greedy/tokens") == "llama"
+    flags = p.explorer_args(p.explorer_inputs())
+    at = flags.index("--prompt-tokenizer")  # the explorer shows its prompts in the index's ids
+    assert flags[at : at + 3] == ["--prompt-tokenizer", "smollm2", p.tokenizer_dir("smollm2")]
+    assert "/r/index/llama/index.json" in p.kept_files()
+    assert "/r/index/smollm2/index.json" not in p.kept_files()
+    # the novelty report's corpus sizes: the index each set was matched against
+    novelty = report_job(p, "novelty").inputs["index_manifest"]
+    assert set(novelty[2]) == {"/r/index/llama/index.json"}
+    # without the key, the model's own tokenizer (and index), as before
+    own = plan_of("pretrained")
+    assert own.index_tokenizer("smollm2") == "smollm2" and not own.retokenized("smollm2")
+    assert own.index_tokenizer_flags("smollm2") == ["--ngram-tokenizer", "smollm2"]
+
+
+def test_an_index_tokenizer_other_than_the_human_sets_is_a_config_error():
+    from support.configs import problems
+
+    def edit(cfg):
+        cfg["tokenizers"]["other"] = {"kind": "bpe"}
+        cfg["models"]["zoo"]["pretrained-x"] = {
+            "kind": "pretrained", "path": "/m", "tokenizer": "px", "index_tokenizer": "other"
+        }  # fmt: skip
+        cfg["tokenizers"]["px"] = {"kind": "hf:/m"}
+
+    assert problems(edit) == [
+        "config key 'models.zoo.pretrained-x.index_tokenizer': expected models.tokenizer "
+        "('bpe', the human sets' tokenizer) or the model's own tokenizer ('px'), found 'other'"
+    ]
+
+
+def with_series(cfg):
+    """config/pretrained.yaml with a checkpoint series of its model (steps 1000 and 0, in
+    that order) and the model's own step."""
+    spec = cfg["models"]["zoo"]["smollm2"]
+    spec["checkpoints"] = [{"step": 1000, "path": "/ckpt/step1000"}, {"step": 0, "path": "/ckpt/s0"}]
+    spec["step"] = 2000
+
+
+def test_a_checkpoint_series_is_a_model_per_checkpoint():
+    p = plan_of("pretrained", with_series)
+    assert p.models == ["smollm2@step1000", "smollm2@step0", "smollm2"]
+    assert p.checkpoints == ["smollm2@step1000", "smollm2@step0"]
+    assert p.series_of("smollm2@step0") == "smollm2" == p.series_of("smollm2")
+    # each checkpoint loads its own folder, in the model's tokenizer, and is sampled,
+    # analysed and probed as a model (under the same decodings, scored by the same evaluator)
+    assert p.model_dir("smollm2@step1000") == "/ckpt/step1000"
+    assert p.model_tokenizer("smollm2@step0") == "smollm2"
+    assert p.decodings_of("smollm2@step0") == p.decodings_of("smollm2")
+    assert p.evaluator("smollm2@step0") == p.evaluator("smollm2") == "smollm2"
+    assert ("smollm2@step0", "greedy") in p.settings()
+    assert {"sample/smollm2@step1000", "analyze/smollm2@step0"} <= set(p.model_jobs())
+    assert list(p.fetched) == ["smollm2"]  # a checkpoint folder is never fetched
+    assert sorted(p.probe_outputs("smollm2@step0")) == sorted(p.probe_outputs("smollm2"))
+    assert p.checkpoint_rows() == [
+        {"model": "smollm2", "checkpoint": "smollm2@step1000", "step": 1000,
+         "path": "/ckpt/step1000"},
+        {"model": "smollm2", "checkpoint": "smollm2@step0", "step": 0, "path": "/ckpt/s0"},
+        {"model": "smollm2", "checkpoint": "smollm2", "step": 2000,
+         "path": p.model_file("smollm2")},
+    ]  # fmt: skip
+    assert p.parts()["checkpoints"] and not plan_of("pretrained").parts()["checkpoints"]
+    job = report_job(p, "checkpoints")
+    assert job.inputs["nnsl"][2] == ["/r/tables/nnsl_samples.csv"]
+    assert job.params["checkpoints"] == p.checkpoint_rows()
+    assert job.outputs["table"][1] == "checkpoints"  # in the HTML report with a series
+    assert report_job(plan_of("pretrained"), "checkpoints").outputs["table"][1] is None
+
+
+def test_a_step_twice_in_a_series_is_a_config_error():
+    from support.configs import problems
+
+    def edit(cfg):
+        cfg["models"]["zoo"]["ext"] = {
+            "kind": "pretrained", "path": "/m", "tokenizer": "ext",
+            "checkpoints": [{"step": 5, "path": "/a"}, {"step": 5, "path": "/b"}],
+        }  # fmt: skip
+        cfg["tokenizers"]["ext"] = {"kind": "hf:/m"}
+
+    assert problems(edit) == [
+        "config key 'models.zoo.ext.checkpoints': expected each step once, found 5 more than once"
+    ]

@@ -86,3 +86,15 @@ TRAIN = {
     "grad_clip": 1.0,
     "min_lr_ratio": 0.0,
 }
+
+
+def write_pretrained(path, texts, seed: int = 0, vocab_size: int = 300, n_ctx: int = 64):
+    """A local Hugging Face model folder as a pretrained model's or a checkpoint's: a BPE
+    tokenizer fitted on ``texts`` and a tiny random GPT-2 of context ``n_ctx``
+    (``save_pretrained``); returns ``path``."""
+    from copyscope.tokenize import from_spec
+
+    from_spec({"kind": "bpe", "vocab_size": vocab_size}).fit(texts, path)
+    spec = {"kind": "gpt2", "n_layer": 1, "n_embd": 16, "n_head": 2, "n_ctx": n_ctx}
+    build_model(spec, vocab_size, seed).save_pretrained(path)
+    return path

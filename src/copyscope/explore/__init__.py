@@ -234,6 +234,18 @@ def _read(path, what: str, reader):
     return reader(path)
 
 
+def in_index_tokens(prompts, own_dir, index_tokenizer) -> list[list[int]]:
+    """Prompts in a model's own ids (its tokenizer in ``own_dir``) as the index's tokenizer
+    encodes their text."""
+    from ..tokenize import load_hf_tokenizer
+
+    own = load_hf_tokenizer(own_dir)
+    return [
+        index_tokenizer.encode(own.decode([int(i) for i in p])).tolist() if len(p) else []
+        for p in prompts
+    ]
+
+
 def explorer_data(
     sets: Sequence[tuple[str, str, str, str, str, str]],
     indexes: Mapping[str, str],
@@ -250,6 +262,7 @@ def explorer_data(
     max_span_density: float | None = None,
     rank_spans_by: str = "length",
     docs_per_span: int | None = None,
+    prompt_tokenizers: Mapping[str, str] | None = None,
 ) -> dict:
     """The page data (module docstring) of the settings ``sets`` (model, decoding, samples
     .jsonl, tokens.parquet, words.parquet, supercopies.csv), the index of each model's tokens
@@ -259,7 +272,11 @@ def explorer_data(
     Only texts with ``prompt_length`` (default: :func:`common_prompt_length`) are shown, at
     most ``max_texts`` prompt windows (a seeded sample, the same in every set). The span
     options (``max_span_count`` … ``docs_per_span``: :class:`copyscope.index.spans.SpanOptions`)
-    are off by default; those set are recorded in the data as ``span_options``."""
+    are off by default; those set are recorded in the data as ``span_options``.
+    ``prompt_tokenizers``: model → its own tokenizer directory, for a model whose analysis
+    encoded its text again in its index's tokenizer (``models.zoo.<m>.index_tokenizer``): its
+    prompts, sampled in its own ids, are decoded with that tokenizer and encoded in the
+    index's, as its generated text was."""
     from ..analyze import load_samples
     from ..index.query import open_with_tokenizer
     from ..tokenize import load
@@ -298,6 +315,9 @@ def explorer_data(
     ):
         where = index_of(model, "--index")
         index, tokenizer, _ = opened[where]
+        if model in (prompt_tokenizers or {}) and len(frame):
+            frame = frame.assign(prompt=in_index_tokens(frame["prompt"], prompt_tokenizers[model],
+                                                        tokenizer))  # fmt: skip
         keep = []  # the sample rows shown (an empty sample file has no columns)
         if len(frame):
             shown = frame["prompt_length"].eq(prompt_length) & frame["window"].isin(chosen)

@@ -18,6 +18,7 @@ def cmd_explore(a) -> None:
     names = ("prompt_length", "max_texts", "min_span", "sources", "seed", "max_span_count",
              "max_span_density", "rank_spans_by", "docs_per_span")  # fmt: skip
     params = {k: getattr(a, k) for k in names} | {"context": a.context_tokens}
+    params["prompt_tokenizers"] = dict(a.prompt_tokenizer)
     size, data = explore(a.out, results=a.results, sets=a.set, indexes=dict(a.index),
                          word_tokenizer=a.word_tokenizer, ladders=a.ladder,
                          decodings=a.decodings, **params)  # fmt: skip
@@ -60,6 +61,15 @@ def register(sub) -> None:
         default=[],
         metavar=("MODEL", "DIR"),
         help="the index in a model's tokens (the label human for the human sets); once per model",
+    )
+    f.add_argument(
+        "--prompt-tokenizer",
+        nargs=2,
+        action="append",
+        default=[],
+        metavar=("MODEL", "DIR"),
+        help="a model whose analysis encoded its text again in its index's tokenizer: its own "
+        "tokenizer (its prompts' ids are in it); once per such model",
     )
     f.add_argument("--word-tokenizer", metavar="DIR", help="the Moses word tokenizer directory")
     f.add_argument(

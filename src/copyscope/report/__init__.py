@@ -62,6 +62,7 @@ ANALYSES = (
     "contamination",
     "books",
     "training",
+    "checkpoints",
     "calibration",
     "power",
     "findings",

@@ -39,7 +39,7 @@ INPUTS = {
         ("MODEL",),
         "index.json of the index MODEL's samples were matched against (its corpus size)",
         files=lambda p: (
-            p.index_models(), [p.index_file(p.model_tokenizer(m)) for m in p.index_models()]
+            p.index_models(), [p.index_file(p.index_tokenizer(m)) for m in p.index_models()]
         ),
     ),
     "natural_index_manifest": Input(
@@ -48,7 +48,7 @@ INPUTS = {
         "--index-manifest's)",
         files=lambda p: (
             p.index_models(),
-            [p.index_file(p.natural_index(p.model_tokenizer(m))) for m in p.index_models()],
+            [p.index_file(p.natural_index(p.index_tokenizer(m))) for m in p.index_models()],
         ),
     ),
 }
@@ -111,6 +111,15 @@ def _each_source(settings: list, sources: tuple[str, ...]):
                     yield source, column, model, decoding, tok
 
 
+def ngram_tokenizer(frame: pd.DataFrame) -> str:
+    """The tokenizer of a tokens.parquet's ids and n-grams (its column ``tokenizer``: a model
+    measured against a released index in another tokenizer than its own has the index's);
+    empty for an analysis from before the column."""
+    if "tokenizer" not in frame or not len(frame):
+        return ""
+    return str(frame["tokenizer"].iloc[0])
+
+
 def build(
     settings: Iterable[tuple[str, str, pd.DataFrame]],
     sizes: Mapping[str, int],
@@ -127,7 +136,8 @@ def build(
     ``novelty``: the config's ``novelty`` block; ``decodings``: ``sampling.decodings``.
     The rows of source ``all`` (L) come first, then those of ``natural`` (L_nat; only for the
     frames that have it); ``distinct`` counts the distinct token-id sequences of the texts
-    (empty without an ``id`` column). ``sources`` limits the tables to some of them.
+    (empty without an ``id`` column) and ``tokenizer`` names the tokenizer of the n-grams
+    (:func:`ngram_tokenizer`). ``sources`` limits the tables to some of them.
     """
     settings = list(settings)
     corpus = {"all": sizes, "natural": {**sizes, **(natural_sizes or {})}}
@@ -143,7 +153,7 @@ def build(
             size = corpus[source][model]
             curve, summary, _ = novelty_tables(per_text(g, column), size, novelty, label)
             distinct = distinct_sequences(per_text(g, "id")) if "id" in g else None
-            extra = {"source": source, "distinct": distinct}
+            extra = {"source": source, "distinct": distinct, "tokenizer": ngram_tokenizer(g)}
             curves.append(curve.assign(**extra))
             summaries.append(summary.assign(**extra))
     return pd.concat(curves, ignore_index=True), pd.concat(summaries, ignore_index=True)
@@ -205,10 +215,10 @@ def of_source(table: pd.DataFrame, source: str) -> pd.DataFrame:
 
 def write_of_source(table_csv, source: str, out) -> int:
     """Write the rows of source ``source`` of a novelty table (:func:`of_source`) to ``out``
-    without the columns ``source`` and ``distinct`` (the table as it was before them); returns
+    without the columns ``source``, ``distinct`` and ``tokenizer`` (the table as it was before them); returns
     the number of rows."""
     table = of_source(pd.read_csv(table_csv), source)
-    write_csv(out, table.drop(columns=["source", "distinct"], errors="ignore"))
+    write_csv(out, table.drop(columns=["source", "distinct", "tokenizer"], errors="ignore"))
     return len(table)
 
 

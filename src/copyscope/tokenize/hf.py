@@ -47,10 +47,32 @@ def is_gguf(path) -> bool:
     return Path(path).suffix.lower() == GGUF
 
 
+def is_tokenizer_file(path) -> bool:
+    """Whether ``path`` names a ``tokenizers`` file (``tokenizer.json``, what
+    ``Tokenizer.save`` writes: the form in which released indexes' tokenizers, Llama-2's,
+    GPT-2's or OLMo's, are often kept), by its ``.json`` suffix."""
+    return Path(path).suffix.lower() == ".json"
+
+
+def _from_tokenizer_file(path: Path):
+    """A ``PreTrainedTokenizerFast`` around the ``tokenizers`` file ``path``
+    (``Tokenizer.from_file``); its ids are the file's, without special tokens added."""
+    from tokenizers import Tokenizer as RawTokenizer
+    from transformers import PreTrainedTokenizerFast
+
+    if not path.is_file():
+        raise InputError(path, "expected a tokenizer file (tokenizer.json)")
+    try:
+        backend = RawTokenizer.from_file(str(path))
+    except Exception as exc:  # tokenizers raises a bare Exception on a malformed file
+        raise InputError(path, f"could not load a tokenizer from this file ({exc})") from exc
+    return PreTrainedTokenizerFast(tokenizer_object=backend)
+
+
 def load_hf_tokenizer(path):
-    """A local Hugging Face tokenizer directory, or the tokenizer in a GGUF model file
-    (``transformers``' GGUF reader, ``from_pretrained(dir, gguf_file=name)``); never
-    downloaded."""
+    """A local Hugging Face tokenizer directory, a ``tokenizers`` file (``tokenizer.json``,
+    :func:`is_tokenizer_file`), or the tokenizer in a GGUF model file (``transformers``' GGUF
+    reader, ``from_pretrained(dir, gguf_file=name)``); never downloaded."""
     from transformers import AutoTokenizer
 
     path = Path(path)
@@ -63,6 +85,8 @@ def load_hf_tokenizer(path):
             )
         except Exception as exc:  # transformers raises OSError/ValueError/KeyError variants
             raise InputError(path, f"could not read a tokenizer from this GGUF file ({exc})") from exc
+    if is_tokenizer_file(path):
+        return _from_tokenizer_file(path)
     if not path.is_dir():
         raise InputError(path, "expected a local Hugging Face tokenizer directory")
     try:
@@ -206,7 +230,8 @@ class BPE(HFTokenizer):
 @register("hf")
 class LocalHF(HFTokenizer):
     """``hf:<dir>``: the Hugging Face tokenizer in a local directory, copied as is;
-    ``hf:<file>.gguf``: the tokenizer of a GGUF model file, saved as a tokenizer directory."""
+    ``hf:<file>.json``: a ``tokenizers`` file (``Tokenizer.from_file``), saved as a tokenizer
+    directory; ``hf:<file>.gguf``: the tokenizer of a GGUF model file, saved as a tokenizer directory."""
 
     arg = "dir"
 

@@ -1,0 +1,147 @@
+"""The papers' configurations (config/papers/*.yaml) plan a whole run as they are: each is
+dry-run (``snakemake -n``) on stand-ins in the same layout, made here — a tiny infini-gram
+index built by infini-gram's own indexer, tokenizer files, tiny random GPT-2 folders for every
+model and checkpoint (``save_pretrained``), a small corpus and book — with the paths overridden
+by ``--config`` as a user would point them at their own copies."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+
+from support.configs import write_book
+from support.models import write_pretrained
+from support.tokenizers import tokenizer_file
+from support.workflow import ROOT, snakemake
+
+PAPERS = sorted((ROOT / "config" / "papers").glob("*.yaml"))
+
+TEXTS = [
+    "The cat sat on the mat while the dog slept by the fire, and nobody said a word.",
+    "In the morning the old house stood quiet by the river, and the garden was wet.",
+] * 30
+
+
+class StandIns:
+    """Files in the layout a paper config names, under ``root`` (a path ``/data/x`` becomes
+    ``root/data/x``), and the ``--config`` overrides that point the config at them."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self.model = None  # the first model folder, copied for the others (same layout)
+
+    def at(self, path: str) -> Path:
+        return self.root / str(path).lstrip("/")
+
+    def model_folder(self, path: str) -> str:
+        where = self.at(path)
+        if not where.exists():
+            if self.model is None:
+                self.model = write_pretrained(where, TEXTS, n_ctx=2048)
+            else:
+                shutil.copytree(self.model, where)
+        return str(where)
+
+    def tokenizer(self, kind: str) -> str:
+        path = kind.removeprefix("hf:")
+        if path.endswith(".json"):  # a released index's tokenizer file
+            where = self.at(path)
+            if not where.exists():
+                tokenizer_file(where, TEXTS, 300)
+            return f"hf:{where}"
+        return f"hf:{self.model_folder(path)}"  # a model folder's own tokenizer
+
+    def infinigram(self, path: str, kind: str) -> str:
+        from copyscope.tokenize import load_hf_tokenizer
+        from support.infinigram import build_infinigram
+
+        tok = load_hf_tokenizer(kind.removeprefix("hf:"))
+        docs = [tok.encode(t, add_special_tokens=False) for t in TEXTS[:4]]
+        where = self.at(path)
+        return str(build_infinigram(where.parent, {where.name: (docs, "u16", 1, False)})[where.name])
+
+    def corpus(self, spec: dict) -> str:
+        where = self.at(spec["path"])
+        if spec["source"] == "txt":
+            where.mkdir(parents=True, exist_ok=True)
+            for i in range(6):
+                (where / f"doc{i}.txt").write_text("\n\n".join(TEXTS[i : i + 8]) + "\n")
+        else:
+            where.parent.mkdir(parents=True, exist_ok=True)
+            field, ident = spec.get("text_field", "text"), spec.get("id_field", "id")
+            rows = [{field: " ".join(TEXTS[i : i + 8]), **({ident: f"d{i}"} if ident else {})}
+                    for i in range(12)]  # fmt: skip
+            where.write_text("".join(json.dumps(r) + "\n" for r in rows))
+        return str(where)
+
+    def overrides(self, cfg: dict) -> dict:
+        """The config's keys that name files, pointed at their stand-ins."""
+        out: dict = {"results": str(self.root / "results")}
+        out["corpus"] = {"path": self.corpus(cfg["corpus"])}
+        zoo = {}
+        for m, spec in cfg["models"]["zoo"].items():
+            zoo[m] = {"path": self.model_folder(spec["path"])}
+            if spec.get("checkpoints"):
+                zoo[m]["checkpoints"] = [
+                    {"step": c["step"], "path": self.model_folder(c["path"])}
+                    for c in spec["checkpoints"]
+                ]
+        toks = {}
+        for t, spec in cfg["tokenizers"].items():
+            if str(spec["kind"]).startswith("hf:"):
+                toks[t] = {"kind": self.tokenizer(spec["kind"])}
+                index = spec.get("index")
+                if isinstance(index, dict) and index.get("format") == "infini-gram":
+                    toks[t]["index"] = {"path": self.infinigram(index["path"], toks[t]["kind"])}
+        out["tokenizers"], out["models"] = toks, {"zoo": zoo}
+        books = cfg.get("analysis", {}).get("membership", {}).get("books", {})
+        if books:
+            made = {}
+            for b, spec in books.items():
+                where = self.at(spec["text"])
+                where.parent.mkdir(parents=True, exist_ok=True)
+                made[b] = {"text": str(write_book(where.parent, where.stem))}
+            out["analysis"] = {"membership": {"books": made}}
+        return out
+
+
+def config_flags(overrides: dict) -> list[str]:
+    return ["--config", *(f"{k}={json.dumps(v)}" for k, v in overrides.items())]
+
+
+def test_there_is_one_config_per_paper_setting():
+    assert [p.name for p in PAPERS] == [
+        "merrill-pythia-pile.yaml", "olmo-dolma-books.yaml", "raven-gpt2-webtext.yaml"
+    ]  # fmt: skip
+    for path in PAPERS:  # each names what to download, the resources and a run-time estimate
+        head = path.read_text().split("\nresults:")[0]
+        for word in ("download", "GPU", "disk", "Run time", "docs/real-models.md"):
+            assert word.lower() in head.lower(), (path.name, word)
+
+
+@pytest.mark.parametrize("path", PAPERS, ids=[p.stem for p in PAPERS])
+def test_a_paper_config_plans_its_run_on_stand_ins(path, tmp_path):
+    pytest.importorskip("infini_gram")
+    cfg = yaml.safe_load(path.read_text())
+    overrides = StandIns(tmp_path).overrides(cfg)
+    proc = snakemake("-n", "-p", "--configfile", str(path), *config_flags(overrides), timeout=900)
+    assert proc.returncode == 0, (proc.stdout[-2000:], proc.stderr[-3000:])
+    out = proc.stdout
+    results = overrides["results"]
+    for model in cfg["models"]["zoo"]:
+        assert f"{results}/samples/{model}/" in out, model
+        assert f"{results}/analysis/{model}/" in out, model
+    for tok, spec in cfg["tokenizers"].items():
+        if isinstance(spec.get("index"), dict):  # linked in place, never built
+            assert f"--index {overrides['tokenizers'][tok]['index']['path']}" in out
+            assert f"logs/index_plan/{tok}" not in out
+    for model, spec in cfg["models"]["zoo"].items():
+        if spec.get("index_tokenizer", spec["tokenizer"]) != spec["tokenizer"]:
+            assert f"--index-tokenizer {results}/tokenizers/{spec['index_tokenizer']}" in out
+        for c in spec.get("checkpoints") or []:
+            assert f"{results}/samples/{model}@step{c['step']}/" in out
+    assert f"{results}/summary.md" in out or f"{results}/tables/" in out
