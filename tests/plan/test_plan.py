@@ -85,7 +85,8 @@ def test_tiny_parts_and_probe_files(tiny):
     assert tiny.parts() == {
         "ladder": True, "benchmark": True, "cloze": True, "excerpts": True, "books": False,
         "own_benchmarks": False, "pos_index": True, "fanout": False, "generations": False,
-        "prompts_file": False, "plants": True,
+        "prompts_file": False, "plants": True, "timing": False,
+        "dynamics": True,
     }  # fmt: skip
     assert tiny.pos_index == ["/r/index/pos/index.json"]
     assert tiny.probe_inputs("lstm") == {

@@ -60,6 +60,7 @@ ANALYSES = (
     "contamination",
     "books",
     "training",
+    "dynamics",
     "calibration",
     "power",
     "findings",
