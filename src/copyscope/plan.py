@@ -300,6 +300,8 @@ class Plan:
             "manifest": f"{R}/corpus/manifest.json",
             "index": self.index_file(self.model_tokenizer(model)),
             "prompts": f"{R}/prompts/prompts.jsonl",
+            "train_parses": f"{R}/syntax/train.parquet",
+            "valid_parses": f"{R}/syntax/valid.parquet",
         }
         if self.cloze:
             for k in ("train", "valid", "excerpts"):
@@ -316,14 +318,16 @@ class Plan:
             "membership": self.with_language(self.membership),
             "memorization": self.memorization,
             "prompt_length": c["sampling"]["prompt_length"],
+            "template_headline_n": c["analysis"]["syntax"]["template_headline_n"],
+            "top_k": c["analysis"]["syntax"]["top_k"],
         }
 
     def dynamics_args(self, inputs: Mapping[str, str]) -> list[str]:
         """The optional flags of a dynamics job (its corpus inputs, the index folder)."""
         args = ["--index", os.path.dirname(inputs["index"]), "--prompts", inputs["prompts"]]
-        for k in ("names", "train", "valid", "excerpts"):
+        for k in ("train_parses", "valid_parses", "names", "train", "valid", "excerpts"):
             if k in inputs.keys():
-                args += [f"--{k}", inputs[k]]
+                args += ["--" + k.replace("_", "-"), inputs[k]]
         return args
 
     def model_tokenizer(self, model: str) -> str:

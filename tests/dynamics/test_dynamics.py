@@ -10,6 +10,8 @@ import pytest
 from copyscope import dynamics as dyn
 from copyscope.errors import InputError
 from copyscope.lm import train_model
+from copyscope.syntax.io import write_parses
+from copyscope.syntax.types import Passage, Sentence, Word
 from support.models import SPECS, TRAIN, make_tokenizer, toy_corpus
 
 PARAMS = {"bootstrap": 200, "seed": 0, "novelty_n": 2}
@@ -94,6 +96,48 @@ def test_novelty_pools_the_novel_ngrams():
     assert np.isnan(dyn.novelty_row("pure", [np.array([0])], PARAMS)["value"])  # no bigram
 
 
+def test_template_marks_by_hand():
+    tags = ["DT", "NN", "VBZ", "DT", "NN"]
+    assert dyn.template_marks(tags, {("DT", "NN")}, 2).tolist() == [1, 1, 0, 1, 1]
+    assert dyn.template_marks(tags, {("NN", "VBZ", "DT")}, 3).tolist() == [0, 1, 1, 1, 0]
+    assert dyn.template_marks(tags, {("JJ", "NN")}, 2).tolist() == [0] * 5
+    assert dyn.template_marks(["DT"], {("DT", "NN")}, 2).tolist() == [0]
+
+
+def test_template_set_and_sentences():
+    def sent(tags):
+        return Sentence(tuple(Word(f"w{i + 1}", t, 0, "dep") for i, t in enumerate(tags)))
+
+    train = [Passage("train", 0, (sent(["DT", "NN", "VBZ"]), sent(["DT", "NN"])))]
+    assert dyn.template_set(train, 2, 1) == {("DT", "NN")}  # 2 of 3 bigrams
+    assert dyn.template_set(train, 2, 5) == {("DT", "NN"), ("NN", "VBZ")}
+    valid = [Passage("valid", 0, tuple(sent(["DT"] * k) for k in (1, 2, 3, 4)))]
+    got = dyn.template_sentences(valid, 2, 10, 0)
+    assert [len(s.words) for s in got] == [2, 3, 4]  # too short: left out
+    two = dyn.template_sentences(valid, 2, 2, 0)
+    assert len(two) == 2 and all(s in got for s in two)
+    assert two == dyn.template_sentences(valid, 2, 2, 0)  # seeded
+
+
+def test_template_rows_and_token_alignment(tmp_path):
+    make_tokenizer(tmp_path / "tok")
+    from copyscope.tokenize import load_hf_tokenizer
+
+    tok = load_hf_tokenizer(tmp_path / "tok")
+    ids, word = dyn.sentence_ids(tok, ["w3", "w4", "w5"])
+    assert ids.tolist() == [3, 4, 5] and word.tolist() == [0, 1, 2]
+    # inside: NLL 1 and 3 → exp(2); other: NLL 5 → exp(5) (one token: no interval)
+    rows = dyn.template_rows(
+        [np.array([1.0, 5.0]), np.array([3.0])], [np.array([True, False]), np.array([True])], PARAMS
+    )
+    got = {r["set"]: r for r in rows}
+    assert got["template tokens"]["value"] == pytest.approx(np.exp(2.0))
+    assert got["template tokens"]["n"] == 2
+    assert np.exp(1.0) <= got["template tokens"]["value_lo"] <= np.exp(2.0)
+    assert got["other tokens"]["value"] == pytest.approx(np.exp(5.0))
+    assert np.isnan(got["other tokens"]["value_lo"])
+
+
 # --------------------------------------------------------------------------- a tiny model
 @pytest.fixture(scope="module")
 def trained(tmp_path_factory):
@@ -138,15 +182,31 @@ def test_every_checkpoint_scored(trained):
         "memorization": {"prompt_tokens": 4, "suffix_tokens": 4, "batch_size": 4},
         "prompt_length": 4,
     }  # fmt: skip
+    params |= {"template_headline_n": 2, "top_k": 1, "template_sentences": 4}
+    words = [f"w{i}" for i in range(1, 11)]
+    tags = ["DT", "NN"] * 5  # the template DT NN covers every word: no other token
+    parse = [
+        Passage(
+            "x",
+            0,
+            (Sentence(tuple(Word(w, t, 0, "dep") for w, t in zip(words, tags, strict=True))),),
+        )
+    ]
+    write_parses(parse, trained / "train.parquet")
+    write_parses(parse, trained / "valid.parquet")
     out = trained / "dyn.csv"
-    frame = dyn.score_file(trained / "m", "toy", {"manifest": manifest(trained)}, params, out)
+    inputs = {
+        "manifest": manifest(trained), "train_parses": trained / "train.parquet",
+        "valid_parses": trained / "valid.parquet",
+    }  # fmt: skip
+    frame = dyn.score_file(trained / "m", "toy", inputs, params, out)
     assert list(frame.columns) == dyn.COLUMNS
     assert pd.read_csv(out).shape == frame.shape
     steps = [3, 10, 30]  # 30^(1/3), 30^(2/3), 30
     assert sorted(frame["step"].unique()) == steps
     for step in steps:
         g = frame[frame["step"] == step]
-        assert set(g["quantity"]) == {"valid_loss", "extraction", "nll_gap"}
+        assert set(g["quantity"]) == {"valid_loss", "extraction", "nll_gap", "template_ppl"}
         assert set(g.loc[g["quantity"] == "extraction", "set"]) == {
             "copies 8", "controls", "timing early", "timing late", "timing spread"
         }  # fmt: skip
@@ -155,6 +215,11 @@ def test_every_checkpoint_scored(trained):
     assert ext["value"].iloc[-1] == 1.0 and ext["value"].iloc[0] < 1.0
     loss = frame[frame["quantity"] == "valid_loss"]["value"].to_numpy()
     assert loss[-1] < loss[0]
+    ppl = frame[frame["quantity"] == "template_ppl"]
+    inside = ppl[ppl["set"] == "template tokens"]
+    assert inside["n"].tolist() == [10] * 3  # every token of the one sentence
+    assert ppl[ppl["set"] == "other tokens"]["n"].tolist() == [0] * 3
+    assert inside["value"].iloc[-1] < inside["value"].iloc[0]  # the pattern is learnt
     gap = frame[frame["quantity"] == "nll_gap"]["value"].to_numpy()
     assert gap[-1] > 0  # the corpus's own pattern is more familiar than the other words
 
@@ -164,3 +229,34 @@ def test_a_model_without_checkpoints_is_an_error(trained, tmp_path):
     (tmp_path / "m" / "config.json").write_text("{}")
     with pytest.raises(InputError, match="expected checkpoints"):
         dyn.score_checkpoints(tmp_path / "m", "toy", {"manifest": manifest(trained)}, PARAMS)
+
+
+def test_the_config_needs_checkpoints_for_the_dynamics():
+    import yaml
+
+    from copyscope.config import validate
+    from copyscope.errors import ConfigError
+    from support.workflow import ROOT
+
+    cfg = yaml.safe_load((ROOT / "config" / "tiny.yaml").read_text())
+    assert cfg["analysis"]["dynamics"]["enabled"] and cfg["models"]["train"]["checkpoints"] == 3
+    validate(cfg)
+    del cfg["models"]["train"]["checkpoints"]
+    with pytest.raises(ConfigError, match=r"analysis.dynamics.enabled.*checkpoints"):
+        validate(cfg)
+
+
+def test_the_plan_of_the_dynamics(tmp_path):
+    from support.configs import plan_of
+
+    tiny = plan_of("tiny")
+    assert tiny.dynamics_models == ["gpt2-a", "gpt2-b", "lstm"]
+    assert tiny.parts()["dynamics"]
+    inputs = tiny.dynamics_inputs("lstm")
+    assert inputs["model"] == "/r/models/lstm" and inputs["index"] == "/r/index/bpe/index.json"
+    assert inputs["train_parses"] == "/r/syntax/train.parquet" and "names" in inputs
+    args = tiny.dynamics_args(inputs)
+    assert args[:4] == ["--index", "/r/index/bpe", "--prompts", "/r/prompts/prompts.jsonl"]
+    params = tiny.dynamics_params()
+    assert params["cloze_per_play"] == 2 and params["template_headline_n"] == 6
+    assert plan_of("config").dynamics_models == []  # off in the default

@@ -18,6 +18,15 @@ the per-model functions of the other stages (no second implementation):
   (:func:`copyscope.membership.stage.cloze_items`, built once, and
   :func:`~copyscope.membership.stage.score_items` per checkpoint) per play split (``train``,
   ``excerpt``, ``valid``) and per timing group of the training plays;
+* ``template_ppl`` — perplexity (``exp`` of the mean token NLL) of the tokens inside a
+  syntactic template and of the other tokens (Shaib et al. 2024, §6.1) on a fixed set of
+  ``template_sentences`` held-out sentences (seeded, from the syntax stage's parse of the
+  validation split, at least n words each): the templates are the ``top_k`` most frequent POS
+  n-grams (n = ``template_headline_n``) of the training split's parse
+  (:func:`copyscope.syntax.templates.top_templates`); a word is *inside* when some template
+  n-gram of its sentence covers it (:func:`template_marks`), and a token belongs to its word
+  (each word encoded alone, after a space but the first: :func:`sentence_ids`); the interval is
+  the exponentiated bootstrap interval of the mean NLL over tokens;
 * ``novelty`` — the pooled share of novel n-grams (``n = novelty_n``) of a fixed set of
   continuations (the first ``prompts`` prompt windows, ``new_tokens`` tokens, ``greedy`` and
   ``pure`` sampling with a fixed seed) against the training index (Merrill et al. 2024;
@@ -46,7 +55,7 @@ from ..stats import bootstrap_difference_ci, bootstrap_mean_ci
 log = logging.getLogger(__name__)
 
 COLUMNS = ["model", "step", "quantity", "set", "value", "value_lo", "value_hi", "n"]
-QUANTITIES = ("valid_loss", "extraction", "nll_gap", "name_cloze", "novelty")
+QUANTITIES = ("valid_loss", "extraction", "nll_gap", "name_cloze", "template_ppl", "novelty")
 """The quantities of the table, in order (module docstring)."""
 DECODINGS = {"greedy": {"kind": "greedy"}, "pure": {"kind": "sample", "temperature": 1.0}}
 """The decodings of the novelty continuations."""
@@ -130,6 +139,80 @@ def cloze_rows(rows: list[dict], timing: dict, params: dict) -> list[dict]:
     return out
 
 
+def template_marks(tags, templates: set, n: int) -> np.ndarray:
+    """One bool per word of a sentence (its POS ``tags``): some n-gram of the sentence that
+    covers the word is one of ``templates``. Example (n = 2, templates {(DT, NN)}): tags
+    DT NN VBZ DT NN → [T, T, F, T, T]."""
+    inside = np.zeros(len(tags), dtype=bool)
+    for i in range(len(tags) - n + 1):
+        if tuple(tags[i : i + n]) in templates:
+            inside[i : i + n] = True
+    return inside
+
+
+def sentence_ids(tokenizer, words) -> tuple[np.ndarray, np.ndarray]:
+    """``(ids, word)``: the sentence's token ids, each word encoded alone (no special tokens)
+    after a space but the first, and the index of the word of every token."""
+    ids, word = [], []
+    for i, w in enumerate(words):
+        x = tokenizer.encode(w if i == 0 else " " + w, add_special_tokens=False)
+        ids += list(x)
+        word += [i] * len(x)
+    return np.asarray(ids, dtype=np.int64), np.asarray(word, dtype=np.int64)
+
+
+def template_set(train_parses, n: int, top_k: int) -> set:
+    """The templates: the ``top_k`` most frequent POS n-grams of the training split's parse
+    (:func:`copyscope.syntax.templates.top_templates`)."""
+    from ..syntax.templates import top_templates
+
+    texts = [[[(w.text, w.tag) for w in s.words] for s in p.sentences] for p in train_parses]
+    return {t for t, _ in top_templates(texts, n, top_k)}
+
+
+def template_sentences(valid_parses, n: int, k: int, seed: int) -> list:
+    """``k`` sentences (seeded, in order) of the validation split's parse with at least ``n``
+    words: the fixed text set of ``template_ppl``."""
+    pool = [s for p in valid_parses for s in p.sentences if len(s.words) >= n]
+    if len(pool) <= k:
+        return pool
+    pick = np.sort(np.random.default_rng([seed, 7]).choice(len(pool), size=k, replace=False))
+    return [pool[i] for i in pick.tolist()]
+
+
+def template_rows(nll: list[np.ndarray], inside: list[np.ndarray], params: dict) -> list[dict]:
+    """``template_ppl`` rows: ``exp`` of the mean NLL of the tokens inside a template and of
+    the other tokens (``nll[i]``, ``inside[i]`` per sentence), the interval exponentiated."""
+    x = np.concatenate(nll) if nll else np.zeros(0)
+    mask = np.concatenate(inside) if inside else np.zeros(0, dtype=bool)
+    rows = []
+    for name, part in (("template tokens", x[mask]), ("other tokens", x[~mask])):
+        r = mean_row("template_ppl", name, part, params)
+        for k in ("value", "value_lo", "value_hi"):
+            if k in r:
+                r[k] = float(np.exp(r[k]))
+        rows.append(r)
+    return rows
+
+
+def template_ppl(model, tok, sentences, templates: set, n: int, params: dict, **kw) -> list[dict]:
+    """The ``template_ppl`` rows of one model on ``sentences`` (module docstring); a sentence
+    is cut to the model's context minus one token."""
+    from ..lm.models import context_length
+    from ..lm.score import token_logprobs
+
+    limit = context_length(model)
+    seqs, inside = [], []
+    for s in sentences:
+        ids, word = sentence_ids(tok, [w.text for w in s.words])
+        keep = ids.size if limit is None else min(ids.size, limit - 1)
+        marks = template_marks([w.tag for w in s.words], templates, n)
+        seqs.append(ids[:keep])
+        inside.append(marks[word[:keep]])
+    lps = token_logprobs(model, seqs, eos_id=tok.eos_token_id, **kw)
+    return template_rows([-lp for lp in lps], inside, params)
+
+
 def novelty_row(decoding: str, lengths: list[np.ndarray], params: dict) -> dict:
     """The ``novelty`` row of one decoding: the pooled share of novel ``novelty_n``-grams of
     the continuations' L_t (:func:`copyscope.novelty.metrics.count_matrix`) with its bootstrap
@@ -177,10 +260,12 @@ def score_checkpoints(
     """The dynamics table of one trained model (module docstring; :data:`COLUMNS`).
 
     ``inputs``: ``manifest`` (corpus manifest), and optionally ``names``, ``train``,
-    ``valid``, ``excerpts`` (the name cloze), ``index`` (folder of the training index in the
-    model's tokens) and ``prompts`` (prompts.jsonl) for the novelty. ``params``: the config
-    block ``analysis.dynamics`` with ``membership`` (``analysis.membership``) and
-    ``memorization`` (``analysis.memorization``) and ``prompt_length``."""
+    ``valid``, ``excerpts`` (the name cloze), ``train_parses`` and ``valid_parses`` (the
+    syntax stage's parses of the two splits: the template perplexity), ``index`` (folder of the
+    training index in the model's tokens) and ``prompts`` (prompts.jsonl) for the novelty.
+    ``params``: the config block ``analysis.dynamics`` with ``membership``
+    (``analysis.membership``), ``memorization`` (``analysis.memorization``),
+    ``prompt_length``, ``template_headline_n`` and ``top_k`` (``analysis.syntax``)."""
     from ..io import read_json, read_jsonl
     from ..membership import stage as mstage
     from ..memorize import extract
@@ -208,6 +293,16 @@ def score_checkpoints(
         cloze_params = {**mem, "cloze_per_play": params["cloze_per_play"]}
         items, cands = mstage.cloze_items(docs, read_json(inputs["names"]), cloze_params)
     valid_ids, excerpts = set(manifest["valid_ids"]), mstage.excerpt_copies(manifest)
+    sentences, templates, tn = [], set(), 0
+    if inputs.get("train_parses") and inputs.get("valid_parses"):
+        from ..syntax.io import read_parses
+
+        tn, top_k = params["template_headline_n"], params["top_k"]
+        templates = template_set(read_parses(inputs["train_parses"]), tn, top_k)
+        valid_parses = read_parses(inputs["valid_parses"])
+        sentences = template_sentences(
+            valid_parses, tn, params["template_sentences"], params["seed"]
+        )
     prompts, index = [], None
     if inputs.get("prompts") and inputs.get("index"):
         from ..index import open as open_index
@@ -252,6 +347,8 @@ def score_checkpoints(
                 for it, r in mstage.score_items(model, tok, items, cands, mem, **kw)
             ]
             out += cloze_rows(scored, timing, params)
+        if sentences and templates:
+            out += template_ppl(model, tok, sentences, templates, tn, params, **kw)
         if prompts:
             for name, lengths in continuation_lengths(
                 model, tok, prompts, index, params, dev

@@ -9,7 +9,16 @@ from ..clikit import add_command, add_device, add_group, add_params
 
 log = logging.getLogger(__name__)
 
-OPTIONAL = ("names", "train", "valid", "excerpts", "index", "prompts")
+OPTIONAL = (
+    "names",
+    "train",
+    "valid",
+    "excerpts",
+    "train_parses",
+    "valid_parses",
+    "index",
+    "prompts",
+)
 
 
 def cmd_score(a) -> None:
@@ -29,13 +38,16 @@ def register(sub) -> None:
     add_params(
         f,
         "analysis.dynamics with membership (analysis.membership), memorization "
-        "(analysis.memorization) and prompt_length (sampling.prompt_length)",
+        "(analysis.memorization), prompt_length (sampling.prompt_length), template_headline_n "
+        "and top_k (analysis.syntax)",
     )
     f.add_argument("--manifest", required=True, help="corpus manifest.json")
     f.add_argument("--names", help="speaker names per play (names.json; the name cloze)")
     f.add_argument("--train", help="training split (.jsonl; the name cloze)")
     f.add_argument("--valid", help="validation split (.jsonl; the name cloze)")
     f.add_argument("--excerpts", help="excerpt plays (.jsonl; the name cloze)")
+    f.add_argument("--train-parses", help="parse of the training split (.parquet; templates)")
+    f.add_argument("--valid-parses", help="parse of the validation split (.parquet; templates)")
     f.add_argument("--index", metavar="DIR", help="training index in the model's tokens (novelty)")
     f.add_argument("--prompts", help="prompt windows (prompts.jsonl; novelty)")
     f.add_argument("--out", required=True, help="the model's dynamics table to write (.csv)")

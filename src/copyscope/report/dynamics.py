@@ -26,6 +26,7 @@ QUANTITIES = {
     "extraction": "exact extraction rate",
     "nll_gap": "NLL unplanted − planted (nats)",
     "name_cloze": "name cloze accuracy",
+    "template_ppl": "perplexity (template vs other tokens)",
     "novelty": "novel n-gram share",
 }
 """Each quantity of :data:`copyscope.dynamics.QUANTITIES` with its axis label."""
