@@ -12,13 +12,13 @@ import pytest
 import torch
 
 from copyscope.corpus import CorpusPaths, prepare_corpus
-from copyscope.corpus.timing import document_groups, timing_of
+from copyscope.corpus.timing import document_groups, timing_of, training_plan
 from copyscope.errors import ConfigError
 from copyscope.lm import checkpoints as ck
 from copyscope.lm import train as train_mod
 from copyscope.lm import train_model
 from support.corpora import CORPUS, synthetic_corpus
-from support.models import EOS, N_CTX, SPECS, TRAIN, VOCAB, make_tokenizer
+from support.models import EOS, N_CTX, SPECS, TRAIN, make_tokenizer
 
 STEPS = 40
 BENCH = {"items": 10, "words": 16, "planted_share": 0.6, "copies": [1, 4], "seed": 2}
@@ -280,11 +280,15 @@ def test_the_timing_plan_is_seeded_and_checked(timed, tmp_path):
         prepare_corpus(cfg, CorpusPaths.in_dir(tmp_path / "c"))
 
 
-def test_cli_reads_the_groups_from_the_manifest(timed):
+def test_the_trainer_reads_the_groups_from_the_manifest(timed, tmp_path):
     manifest, rows, _ = timed
-    groups = document_groups(manifest, [r["id"] for r in rows])
-    assert groups.count(None) == len(rows) - sum(
-        len(g["documents"]) for g in manifest["timing"]["groups"].values()
-    )
+    path = tmp_path / "manifest.json"
+    path.write_text(json.dumps(manifest))
+    plan = training_plan(path, {"doc_ids": [r["id"] for r in rows]})
+    assert plan["window"] == 0.1
+    assert plan["groups"] == document_groups(manifest, [r["id"] for r in rows])
+    timed_docs = sum(len(g["documents"]) for g in manifest["timing"]["groups"].values())
+    assert len(plan["groups"]) - plan["groups"].count(None) == timed_docs
+    path.write_text(json.dumps({k: v for k, v in manifest.items() if k != "timing"}))
+    assert training_plan(path, {"doc_ids": ["a"]}) is None
     assert document_groups({}, ["a", "b"]) == [None, None]
-    assert VOCAB == 50  # the toy tokenizer's words w1..w49 hold the groups' ids

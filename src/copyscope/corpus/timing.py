@@ -112,3 +112,16 @@ def timing_of(manifest: Mapping) -> dict[str, str]:
     (``{}`` without timing; an item not listed is ``spread``)."""
     groups = (manifest.get("timing") or {}).get("groups") or {}
     return {i: g for g, grp in groups.items() for k in ("plays", "ladder") for i in grp[k]}
+
+
+def training_plan(manifest_json, meta: Mapping) -> dict | None:
+    """The ``timing`` argument of :func:`copyscope.lm.train.train_model` from a corpus
+    manifest file and the tokenized training split's metadata (its ``doc_ids``):
+    ``{"window", "groups"}``, or None without a ``timing`` block."""
+    from ..io import read_json
+
+    manifest = read_json(manifest_json)
+    if not manifest.get("timing"):
+        return None
+    groups = document_groups(manifest, meta["doc_ids"])
+    return {"window": manifest["timing"]["window"], "groups": groups}

@@ -19,14 +19,9 @@ def cmd_train(a):
     kw = {"seed": a.seed, "device": a.device, "log_csv": a.log_csv}
     kw["name"] = f"models.zoo.{a.model_name}"
     if a.manifest:  # known-answer timing: the groups of the training documents
-        from ..corpus.timing import document_groups
-        from ..io import read_json
+        from ..corpus.timing import training_plan
 
-        manifest = read_json(a.manifest)
-        if manifest.get("timing"):
-            _, meta, _ = read_split(a.train_npy, a.train_json)
-            groups = document_groups(manifest, meta["doc_ids"])
-            kw["timing"] = {"window": manifest["timing"]["window"], "groups": groups}
+        kw["timing"] = training_plan(a.manifest, read_split(a.train_npy, a.train_json)[1])
     stats = train_model(a.params_json, a.tokenizer, train, valid, a.out, **kw)
     log.info("%s: %s", a.model_name, json.dumps(stats, default=str))
     rate = stats["tokens"] / max(stats["seconds"], 1e-9)
