@@ -75,6 +75,6 @@ def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
         part = table[table["quantity"] == q]
         if not len(part) or part["value"].isna().all():
             why = "no checkpoints scored (analysis.dynamics, models.train.checkpoints)"
-            fig.not_measured(out[f"fig_{q}"], why if not len(table) else f"no {q} measured")
+            fig.not_measured(out[f"fig_{q}"], why if not len(table) else f"no {q} value (see the dynamics jobs' logs)")
             continue
         fig.dynamics(part, label, out[f"fig_{q}"])

@@ -347,6 +347,9 @@ def dynamics(part: pd.DataFrame, label: str, path) -> None:
             if np.isfinite(lo).any():
                 ax.fill_between(s["step"], lo, hi, color=line.get_color(), alpha=0.15, lw=0)
         ax.set_xscale("log")
+        steps = sorted(g["step"].unique())
+        ax.set_xticks(steps, [str(int(x)) for x in steps])  # the checkpoint steps, no minor labels
+        ax.xaxis.set_minor_formatter(plt.NullFormatter())
         ax.set_xlabel("training step (log)")
         ax.set_title(model)
         ax.legend(fontsize=7)
