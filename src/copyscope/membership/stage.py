@@ -235,6 +235,8 @@ def cloze_rows(
     play). One dict per item (:data:`CLOZE_COLUMNS` without ``model``)."""
     excerpts = excerpts or {}
     items, cands = cloze_items(docs, names, params)
+    if not items:
+        return []
     rows = []
     for it, r in score_items(model, tokenizer, items, cands, params, **kw):
         rows.append(
