@@ -89,6 +89,7 @@ include: "rules/analyze.smk"
 include: "rules/syntax.smk"
 include: "rules/membership.smk"
 include: "rules/probe.smk"
+include: "rules/dynamics.smk"
 include: "rules/report.smk"
 include: "rules/explore.smk"
 

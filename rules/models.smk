@@ -3,6 +3,7 @@
 # interruption resumes from its last checkpoint (copyscope.lm.checkpoints)
 rule train_model:
     input:
+        unpack(lambda w: PLAN.train_inputs()),
         tokenizer=f"{R}/tokenizers/{PLAN.model_tok}",
         train=f"{R}/tokens/{PLAN.model_tok}/train.npy",
         train_meta=f"{R}/tokens/{PLAN.model_tok}/train.json",
@@ -28,12 +29,13 @@ rule train_model:
         spec=lambda w: as_json(PLAN.model_spec(w.model)),
         seed=config["models"]["seed"],
         device=PLAN.device,
+        timing=lambda w, input: PLAN.optional_args("--manifest", input.get("manifest")),
     shell:
         "OMP_NUM_THREADS={threads} python -m copyscope lm train --model-name {wildcards.model} "
         "--params-json {params.spec:q} --tokenizer {input.tokenizer} "
         "--train-npy {input.train} --train-json {input.train_meta} "
         "--valid-npy {input.valid} --valid-json {input.valid_meta} "
-        "--seed {params.seed} --device {params.device} --out {output.model} "
+        "--seed {params.seed} --device {params.device} --out {output.model} {params.timing} "
         "--log-csv {output.log_csv} > {log} 2>&1"
 
 

@@ -50,6 +50,7 @@ STAGES = (
     "syntax",
     "membership",
     "probe",
+    "dynamics",
     "report",
     "explore",
 )

@@ -164,6 +164,15 @@ class Plan:
         self.human_decodings = ["reference", "contaminated"] if self.excerpts else ["reference"]
         self.ladder = bool(inject.get("ladder"))
         self.benchmark = bool(inject.get("benchmark"))
+        # corpus.inject.timing: the trainer reads the manifest's timing plan
+        self.timing = bool(inject.get("timing"))
+        # analysis.dynamics: every trained model that keeps checkpoints is scored at each
+        self.dynamics = c["analysis"]["dynamics"]
+        self.dynamics_models = (
+            [m for m in self.trained if self.model_spec(m)["train"].get("checkpoints", 0) > 0]
+            if self.dynamics["enabled"]
+            else []
+        )
         # anything planted: the natural training text then has its own indexes
         self.plants = plants_anything(c["corpus"].get("inject"))
         self.memorization = c["analysis"]["memorization"]
@@ -267,6 +276,8 @@ class Plan:
             "plants": bool(self.plants),
             "training_prompts": bool(self.training_prompts),
             "checkpoints": bool(self.checkpoints),
+            "timing": self.timing,
+            "dynamics": bool(self.dynamics_models),
         }
 
     # ------------------------------------------------------------------ config semantics
@@ -341,6 +352,50 @@ class Plan:
         spec = dict(self.zoo[model])
         spec["train"] = {**self.config["models"]["train"], **spec.get("train", {})}
         return spec
+
+    def train_inputs(self) -> dict[str, str]:
+        """What a training job reads besides its tokens: with ``corpus.inject.timing`` the
+        corpus manifest (its timing plan), else nothing."""
+        return {"manifest": f"{self.results}/corpus/manifest.json"} if self.timing else {}
+
+    def dynamics_inputs(self, model: str) -> dict[str, str]:
+        """What a model's dynamics job reads: the model, the manifest, with the name cloze
+        the names and the splits, and the prompts and the index in the model's tokens."""
+        R = self.results
+        inputs = {
+            "model": self.model_dir(model),
+            "manifest": f"{R}/corpus/manifest.json",
+            "index": self.index_file(self.model_tokenizer(model)),
+            "prompts": f"{R}/prompts/prompts.jsonl",
+            "train_parses": f"{R}/syntax/train.parquet",
+            "valid_parses": f"{R}/syntax/valid.parquet",
+        }
+        if self.cloze:
+            for k in ("train", "valid", "excerpts"):
+                inputs[k] = f"{R}/corpus/{k}.jsonl"
+            inputs["names"] = f"{R}/corpus/names.json"
+        return inputs
+
+    def dynamics_params(self) -> dict:
+        """The ``--params-json`` of a dynamics job: analysis.dynamics with the membership and
+        memorization blocks and the prompt length."""
+        c = self.config
+        return {
+            **self.dynamics,
+            "membership": self.with_language(self.membership),
+            "memorization": self.memorization,
+            "prompt_length": c["sampling"]["prompt_length"],
+            "template_headline_n": c["analysis"]["syntax"]["template_headline_n"],
+            "top_k": c["analysis"]["syntax"]["top_k"],
+        }
+
+    def dynamics_args(self, inputs: Mapping[str, str]) -> list[str]:
+        """The optional flags of a dynamics job (its corpus inputs, the index folder)."""
+        args = ["--index", os.path.dirname(inputs["index"]), "--prompts", inputs["prompts"]]
+        for k in ("train_parses", "valid_parses", "names", "train", "valid", "excerpts"):
+            if k in inputs.keys():
+                args += ["--" + k.replace("_", "-"), inputs[k]]
+        return args
 
     def model_tokenizer(self, model: str) -> str:
         """The tokenizer of ``model``'s tokens: the model tokenizer for the human sets, the

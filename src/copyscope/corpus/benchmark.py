@@ -92,7 +92,7 @@ def cut_memorised(train: list[Document], n: int, words: int, seed: int, forbidde
     """The memorised baseline: ``n`` passages of ``words`` words cut (seeded) from the original
     training documents (not those ``corpus.inject.duplicates`` adds), none overlapping a
     ``forbidden`` span (document id → ``[start, end)`` lines of the original documents)."""
-    originals = [d for d in train if "injected" not in d.meta]
+    originals = [d for d in train if "injected" not in d.meta and "timed" not in d.meta]
     spare = 3 * sum(len(v) for v in forbidden.values())
     try:
         cut, _ = cut_passages(originals, n + spare, words, seed + 7919)

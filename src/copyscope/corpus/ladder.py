@@ -113,7 +113,7 @@ def _boundaries(train: list[Document], forbidden: dict) -> tuple[np.ndarray, np.
     boundary of an original training document, except those strictly inside a forbidden span."""
     docs, where = [], []
     for i, doc in enumerate(train):
-        if "injected" in doc.meta:
+        if "injected" in doc.meta or "timed" in doc.meta:
             continue
         ok = np.ones(doc.text.count("\n") + 2, dtype=bool)
         for a, b in forbidden.get(doc.id, ()):
@@ -126,19 +126,32 @@ def _boundaries(train: list[Document], forbidden: dict) -> tuple[np.ndarray, np.
     return np.concatenate(docs), np.concatenate(where)
 
 
-def plant(train: list[Document], passages: list[dict], seed: int, forbidden=None):
+def plant(train: list[Document], passages: list[dict], seed: int, forbidden=None, timed=None):
     """Insert each passage ``copies`` times into ``train`` at seeded line boundaries.
 
     ``forbidden``: document id → ``[start, end)`` line spans whose inner boundaries are
     avoided. Boundaries are drawn uniformly (without replacement within a passage when there
-    are enough). Returns the new training list; each passage gets ``positions``, its
-    ``[document id, line boundary]`` per copy (line numbers of the original document).
+    are enough) among the original documents that are not timed plays. Returns the new
+    training list; each passage gets ``positions``, its ``[document id, line boundary]`` per
+    copy (line numbers of the original document).
+
+    ``timed``: passage id → timing group (:mod:`copyscope.corpus.timing`): such a passage is
+    not inserted; its copies are appended as documents ``timed-<id>-<j>`` of their own
+    (``positions`` empty; ``timing`` its group, ``documents`` their ids).
     """
     rng = np.random.default_rng([seed, 2])
     doc_of, line_of = _boundaries(train, forbidden or {})
     inserts: dict[int, list[tuple[int, str]]] = {}
+    extra: list[Document] = []
     for p in passages:
         c = p["copies"]
+        if timed and p["id"] in timed:
+            group = timed[p["id"]]
+            docs = [f"timed-{p['id']}-{j}" for j in range(c)]
+            meta = {"injected": p["id"], "timed": group}
+            extra += [Document(d, p["text"] + "\n", meta) for d in docs]
+            p.update(positions=[], timing=group, documents=docs)
+            continue
         pick = rng.choice(doc_of.size, size=c, replace=c > doc_of.size) if c else []
         p["positions"] = []
         for j in sorted(pick):
@@ -158,14 +171,14 @@ def plant(train: list[Document], passages: list[dict], seed: int, forbidden=None
             if b < len(lines):
                 new.append(lines[b])
         out[d] = Document(train[d].id, "\n".join(new), train[d].meta)
-    return out
+    return out + extra
 
 
 def _words(docs: list[Document]) -> int:
     return sum(len(d.text.split()) for d in docs)
 
 
-def inject_ladder(train: list[Document], valid: list[Document], spec, forbidden=None):
+def inject_ladder(train: list[Document], valid: list[Document], spec, forbidden=None, timed=None):
     """Apply ``corpus.inject.ladder`` ``{copies, per_rung, controls, words, seed}``.
 
     Cuts ``per_rung`` passages per rung and ``controls`` controls from ``valid``
@@ -173,7 +186,8 @@ def inject_ladder(train: list[Document], valid: list[Document], spec, forbidden=
     Returns ``(train, valid, record)``; the record (for the corpus manifest) lists every
     passage (``id``, ``kind`` planted | control, ``copies`` (0 for controls), ``text``,
     ``words``, ``source_doc``, ``source_lines``, ``positions``) and the share of training words
-    the copies add. Without a spec nothing changes and the record is None.
+    the copies add. Without a spec nothing changes and the record is None. ``timed``: the
+    timed passages (:func:`plant`).
     """
     if not spec:
         return train, valid, None
@@ -193,7 +207,7 @@ def inject_ladder(train: list[Document], valid: list[Document], spec, forbidden=
     for p, c in zip(passages, cut, strict=True):
         p.update(c)
     train_words = _words(train)
-    train = plant(train, passages, seed, forbidden)
+    train = plant(train, passages, seed, forbidden, timed)
     added = sum(p["words"] * p["copies"] for p in passages)
     record = {
         "words": words,

@@ -18,6 +18,10 @@ def cmd_train(a):
     _, _, valid = read_split(a.valid_npy, a.valid_json)
     kw = {"seed": a.seed, "device": a.device, "log_csv": a.log_csv}
     kw["name"] = f"models.zoo.{a.model_name}"
+    if a.manifest:  # known-answer timing: the groups of the training documents
+        from ..corpus.timing import training_plan
+
+        kw["timing"] = training_plan(a.manifest, read_split(a.train_npy, a.train_json)[1])
     stats = train_model(a.params_json, a.tokenizer, train, valid, a.out, **kw)
     log.info("%s: %s", a.model_name, json.dumps(stats, default=str))
     rate = stats["tokens"] / max(stats["seconds"], 1e-9)
@@ -42,6 +46,9 @@ def register(sub) -> None:
     f.add_argument("--valid-npy", required=True, help="token stream of the validation split")
     f.add_argument("--valid-json", required=True, help="its metadata (.json)")
     f.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    f.add_argument(
+        "--manifest", help="corpus manifest.json: its 'timing' block times the training documents"
+    )
     f.add_argument("--out", required=True, metavar="DIR", help="model directory to write")
     f.add_argument("--log-csv", required=True, help="training curve to write (.csv)")
     add_device(f)

@@ -3,7 +3,9 @@
 Data: documents are concatenated, each preceded by the eos id (document start), into one
 stream, which is cut into windows of ``n_ctx`` tokens overlapping by one token, so every token
 after the first is a prediction target exactly once per epoch. Windows are visited in a
-seeded random order, epoch after epoch, until the token budget is used.
+seeded random order, epoch after epoch, until the token budget is used. With known-answer
+timing (``timing``, :mod:`copyscope.corpus.timing`) the documents of the early and the late
+group are seen only in the first or the last steps (:func:`timed_order`).
 
 ``spec["train"]`` (every key required; src/copyscope/schema.yaml defines them, and
 :func:`copyscope.config.validate` fills the defaults shown there):
@@ -138,6 +140,83 @@ def batch_order(n_windows: int, batch_size: int, steps: int, rng: np.random.Gene
     return np.concatenate(parts)[:need].reshape(steps, batch_size)
 
 
+PAD = -1
+"""The id that pads the last window of a timed group's stream (:func:`padded_windows`): read
+as the eos id, never a target."""
+TIMED = ("early", "late")
+"""The timing groups of :func:`timed_order` (:mod:`copyscope.corpus.timing`)."""
+
+
+def padded_windows(stream: np.ndarray, n_ctx: int) -> np.ndarray:
+    """The windows of :func:`windows` that cover *every* token of ``stream``: its tail, which
+    :func:`windows` drops, is a last window padded with :data:`PAD` (a timed group's text is
+    short; none of it may be lost)."""
+    step = n_ctx - 1 if n_ctx > 1 else 1
+    if stream.size == 0:
+        return np.zeros((0, n_ctx), dtype=np.int64)
+    k = max(1, math.ceil((stream.size - 1) / step))
+    total = max(k * step + 1, n_ctx)
+    padded = np.concatenate([stream, np.full(total - stream.size, PAD, dtype=np.int64)])
+    return windows(padded, n_ctx)
+
+
+def timed_windows(steps: int, window: float) -> dict[str, tuple[int, int]]:
+    """The steps ``[first, end)`` of each timed group: ``early`` the first
+    ``w = max(1, round(window × steps))`` steps, ``late`` the last ``w``."""
+    w = max(1, min(steps, round(window * steps)))
+    return {"early": (0, w), "late": (steps - w, steps)}
+
+
+def timed_order(
+    n_spread: int,
+    n_timed: dict[str, int],
+    batch_size: int,
+    steps: int,
+    window: float,
+    rng: np.random.Generator,
+) -> np.ndarray:
+    """Window indices for every step, ``(steps, batch_size)``, with known-answer timing.
+
+    The windows are numbered spread first (``0 … n_spread − 1``), then each group of
+    :data:`TIMED` in order (``n_timed[group]`` windows each). Without timed windows this is
+    :func:`batch_order` (the same draws). Otherwise every timed window occurs ``r = max(1,
+    round(steps × batch_size / n_windows))`` times (the epochs of the run, rounded), all of
+    them at seeded distinct batch slots inside its group's steps (:func:`timed_windows`);
+    the other slots take the spread windows in seeded permutations, one epoch after another,
+    in step order. ConfigError when a group's occurrences exceed its slots."""
+    from ..errors import ConfigError
+
+    if not any(n_timed.get(g, 0) for g in TIMED):
+        return batch_order(n_spread, batch_size, steps, rng)
+    if n_spread == 0:
+        raise ConfigError("corpus.inject.timing", "untimed training text, found none")
+    need = steps * batch_size
+    repeats = max(1, round(need / (n_spread + sum(n_timed.get(g, 0) for g in TIMED))))
+    order = np.full(need, -1, dtype=np.int64)
+    offset = n_spread
+    for group, (first, end) in timed_windows(steps, window).items():
+        n = n_timed.get(group, 0)
+        cells = np.arange(first * batch_size, end * batch_size)
+        free = cells[order[cells] < 0]
+        occ = np.tile(np.arange(offset, offset + n, dtype=np.int64), repeats)
+        if occ.size > free.size:
+            raise ConfigError(
+                "corpus.inject.timing",
+                f"room for the {group} text: {n} windows × {repeats} occurrence(s) in the "
+                f"{free.size} free batch slots of steps {first}–{end} (window × steps); lower "
+                "corpus.inject.timing.plays or .ladder, or raise .window or models.train.tokens",
+            )
+        order[rng.choice(free, size=occ.size, replace=False)] = rng.permutation(occ)
+        offset += n
+    rest = np.flatnonzero(order < 0)
+    parts, have = [], 0
+    while have < rest.size:
+        parts.append(rng.permutation(n_spread))
+        have += n_spread
+    order[rest] = np.concatenate(parts)[: rest.size]
+    return order.reshape(steps, batch_size)
+
+
 def lr_factor(step: int, steps: int, warmup_steps: int, min_ratio: float) -> float:
     """Linear warm-up to 1 over ``warmup_steps``, then cosine decay to ``min_ratio``."""
     if step < warmup_steps:
@@ -227,11 +306,15 @@ def _deterministic(device: torch.device):
         torch.utils.deterministic.fill_uninitialized_memory = before_fill
 
 
-def _loss(model, batch: torch.Tensor) -> torch.Tensor:
-    mask = torch.ones_like(batch)  # no padding; an explicit mask avoids a padding warning
+def _loss(model, batch: torch.Tensor, labels: torch.Tensor | None = None) -> torch.Tensor:
+    """Mean next-token cross-entropy of ``batch``; ``labels`` (default ``batch``) the targets,
+    -100 where none (the padding of a timed group's last window: it pads at the end, so no
+    real token attends to it)."""
+    mask = torch.ones_like(batch)  # an explicit mask avoids a padding warning
     logits = model(input_ids=batch, attention_mask=mask, use_cache=False).logits
+    targets = batch if labels is None else labels
     return torch.nn.functional.cross_entropy(
-        logits[:, :-1].reshape(-1, logits.shape[-1]).float(), batch[:, 1:].reshape(-1)
+        logits[:, :-1].reshape(-1, logits.shape[-1]).float(), targets[:, 1:].reshape(-1)
     )
 
 
@@ -289,10 +372,16 @@ def _fuse_gelu(model) -> int:
     return n
 
 
-def _train_step(model, batch: torch.Tensor, opt, settings: dict, autocast) -> float:
-    """One optimizer step on ``batch``; returns its loss."""
+def _train_step(model, batch: torch.Tensor, opt, settings: dict, autocast, eos_id=None) -> float:
+    """One optimizer step on ``batch``; returns its loss. With ``eos_id``, :data:`PAD` ids
+    are read as ``eos_id`` and are no target."""
+    labels = None
+    if eos_id is not None:
+        pad = batch == PAD
+        labels = batch.masked_fill(pad, -100)
+        batch = batch.masked_fill(pad, eos_id)
     with autocast():
-        loss = _loss(model, batch)
+        loss = _loss(model, batch, labels)
     opt.zero_grad(set_to_none=True)
     loss.backward()
     if settings["grad_clip"] > 0:
@@ -333,6 +422,7 @@ def train_model(
     device="auto",
     log_csv=None,
     name: str | None = None,
+    timing: dict | None = None,
 ) -> dict:
     """Train ``spec`` (a ``models.<name>`` entry) from scratch and save it to ``out_dir``.
 
@@ -348,6 +438,13 @@ def train_model(
     interrupted after a checkpoint and started again on the same ``out_dir`` continues from the
     last one (:mod:`copyscope.lm.checkpoints`); ``seconds`` then counts every attempt's time up
     to its last checkpoint.
+
+    ``timing`` (known-answer timing, :mod:`copyscope.corpus.timing`): ``{"window": w,
+    "groups": [...]}``, ``groups`` the timing group of each training document (``early``,
+    ``late`` or None). The untimed documents form the stream as above; each group's documents
+    a stream of their own, cut by :func:`padded_windows` (a timed window holds only its
+    group's text); the order is :func:`timed_order`. The summary's ``timing`` gives each
+    group's windows, occurrences and steps.
     """
     from ..tokenize import load_hf_tokenizer
 
@@ -364,7 +461,19 @@ def train_model(
     torch.manual_seed(seed)
     model = build_model(spec, vocab_size, eos_id)
     n_ctx = int(spec["n_ctx"])
-    train_w = windows(doc_stream(train_docs, eos_id, vocab_size, "train_docs"), n_ctx)
+    groups = list((timing or {}).get("groups") or [None] * len(train_docs))
+    if len(groups) != len(train_docs):
+        raise InputError("timing", f"{len(groups)} groups for {len(train_docs)} documents")
+    spread = [d for d, g in zip(train_docs, groups, strict=True) if g is None]
+    train_w = windows(doc_stream(spread, eos_id, vocab_size, "train_docs"), n_ctx)
+    n_spread = len(train_w)
+    n_timed = {}
+    for g in TIMED:
+        part = [d for d, x in zip(train_docs, groups, strict=True) if x == g]
+        w = padded_windows(doc_stream(part, eos_id, vocab_size, "train_docs"), n_ctx)
+        n_timed[g] = len(w)
+        train_w = np.concatenate([train_w, w]) if len(w) else train_w
+    padded = bool(any(n_timed.values()))
     if len(train_w) == 0:
         raise InputError("train_docs", f"expected at least n_ctx={n_ctx} tokens of training text")
     valid_w = windows(doc_stream(valid_docs, eos_id, vocab_size, "valid_docs"), n_ctx)
@@ -377,7 +486,8 @@ def train_model(
 
     steps = math.ceil(settings["tokens"] / (bs * n_ctx))
     warmup_steps = max(1, round(settings["warmup"] * steps)) if settings["warmup"] > 0 else 0
-    order = batch_order(len(train_w), bs, steps, np.random.default_rng(seed))
+    window = float((timing or {}).get("window", 0.1))
+    order = timed_order(n_spread, n_timed, bs, steps, window, np.random.default_rng(seed))
     bf16 = use_bf16(settings["bf16"], dev)
 
     def autocast():
@@ -423,7 +533,8 @@ def train_model(
     if keep:
         facts = {"vocab_size": vocab_size, "eos_id": eos_id, "device": str(dev), "bf16": bf16}
         facts.update(threads=threads, torch=torch.__version__)
-        key = ck.fingerprint(spec, seed, [train_w, valid_w], **facts)
+        arrays = [train_w, valid_w] + ([order] if padded else [])
+        key = ck.fingerprint(spec, seed, arrays, **facts)
         state = ck.load_state(resume, key)
         if state is not None:
             _restore(state, model, opt, sched, run)
@@ -447,7 +558,9 @@ def train_model(
             for step in range(run["step"], steps):
                 batch = torch.from_numpy(train_w[order[step]]).to(dev)
                 lr = opt.param_groups[0]["lr"]
-                value = _train_step(model, batch, opt, settings, autocast)
+                value = _train_step(
+                    model, batch, opt, settings, autocast, eos_id if padded else None
+                )
                 sched.step()
                 if not math.isfinite(value):
                     raise FloatingPointError(
@@ -518,6 +631,17 @@ def train_model(
         "vocab_size": int(vocab_size),
         "eos_id": int(eos_id),
     }
+    if padded:
+        spans, first = timed_windows(steps, window), n_spread
+        summary["timing"] = {}
+        for g in TIMED:
+            ids = np.arange(first, first + n_timed[g])
+            summary["timing"][g] = {
+                "windows": n_timed[g],
+                "occurrences": int(np.isin(order, ids).sum()),
+                "steps": list(spans[g]),
+            }
+            first += n_timed[g]
     model.eval()
     model.to("cpu")
     with atomic_path(out_dir) as tmp:

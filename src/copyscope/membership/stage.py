@@ -234,6 +234,26 @@ def cloze_rows(
     :func:`excerpt_copies`) and ``excerpt_copies`` the play's copy count (0: not an excerpt
     play). One dict per item (:data:`CLOZE_COLUMNS` without ``model``)."""
     excerpts = excerpts or {}
+    items, cands = cloze_items(docs, names, params)
+    if not items:
+        return []
+    rows = []
+    for it, r in score_items(model, tokenizer, items, cands, params, **kw):
+        rows.append(
+            {
+                "play": it["play"],
+                "split": play_split(it["play"], valid_ids, excerpts),
+                "excerpt_copies": excerpts.get(it["play"], 0),
+                **r,
+            }
+        )
+    return rows
+
+
+def cloze_items(docs: dict, names: dict, params: dict) -> tuple[list[dict], list[list[str]]]:
+    """The name cloze items of every play of ``names`` with a document in ``docs`` and their
+    candidates (``(items, cands)``, ``cands[i]`` those of ``items[i]``), as
+    :func:`cloze_rows` builds them (its docstring); the model-independent half of it."""
     language = language_of(params)
     gaz = cloze.gazetteer(names, language=language)
     if not any(gaz.get(p) for p in docs):
@@ -242,7 +262,7 @@ def cloze_rows(
             "%d documents with speakers; a source without speakers gives no name cloze)",
             len(names),
         )
-        return []
+        return [], []
     nlp = ner_pipeline(params.get("ner_model"), language)
     items, cands = [], []
     for play in sorted(p for p in gaz if p in docs and gaz[p]):
@@ -264,17 +284,7 @@ def cloze_rows(
         log.info("cloze %s: %d items, %d candidates; %s", play, len(its), len(cs), rejected)
         items += its
         cands += [cs] * len(its)
-    rows = []
-    for it, r in score_items(model, tokenizer, items, cands, params, **kw):
-        rows.append(
-            {
-                "play": it["play"],
-                "split": play_split(it["play"], valid_ids, excerpts),
-                "excerpt_copies": excerpts.get(it["play"], 0),
-                **r,
-            }
-        )
-    return rows
+    return items, cands
 
 
 def score_items(

@@ -63,6 +63,7 @@ ANALYSES = (
     "books",
     "training",
     "checkpoints",
+    "dynamics",
     "calibration",
     "power",
     "findings",

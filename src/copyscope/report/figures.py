@@ -456,6 +456,34 @@ def training(frame: pd.DataFrame, path) -> None:
     plotting.save(fig, path)
 
 
+def dynamics(part: pd.DataFrame, label: str, path) -> None:
+    """One quantity of the training dynamics: one panel per model, one line per set, the value
+    at each checkpoint step (log x) with its 95% interval as a band."""
+    import numpy as np
+
+    plotting.setup()
+    models = plotting.model_order(part["model"])
+    fig, axes = plt.subplots(1, len(models), figsize=(4.2 * len(models), 3.6), squeeze=False,
+                             sharey=True)  # fmt: skip
+    for ax, model in zip(axes[0], models, strict=True):
+        g = part[part["model"] == model]
+        for name, s in g.groupby("set", sort=False):
+            s = s.sort_values("step")
+            (line,) = ax.plot(s["step"], s["value"], marker="o", ms=3, label=name)
+            lo, hi = s["value_lo"].to_numpy(float), s["value_hi"].to_numpy(float)
+            if np.isfinite(lo).any():
+                ax.fill_between(s["step"], lo, hi, color=line.get_color(), alpha=0.15, lw=0)
+        ax.set_xscale("log")
+        steps = sorted(g["step"].unique())
+        ax.set_xticks(steps, [str(int(x)) for x in steps])  # the checkpoint steps, no minor labels
+        ax.xaxis.set_minor_formatter(plt.NullFormatter())
+        ax.set_xlabel("training step (log)")
+        ax.set_title(model)
+        ax.legend(fontsize=7)
+    axes[0][0].set_ylabel(label)
+    plotting.save(fig, path)
+
+
 def memorization(table: pd.DataFrame, path, suffix_tokens: int) -> None:
     """The memorization ladder: extraction rate (95% CI bars) against the copies in training
     (log x, one tick per rung), one line per model; the controls' rate (never planted) as the
