@@ -254,20 +254,22 @@ def difference_bounds(a: Sequence[float], b: Sequence[float]) -> tuple[float, fl
     )
 
 
-def wilson(k: int, n: int) -> tuple[float, float, float]:
-    """The proportion k/n with its 95% Wilson score interval (NaNs for n = 0)."""
+def wilson(k: int, n: int, level: float = 0.95) -> tuple[float, float, float]:
+    """The proportion k/n with its Wilson score interval at ``level`` (scipy's
+    ``binomtest(k, n).proportion_ci(level, method="wilson")``; NaNs for n = 0)."""
     if n <= 0:
         return math.nan, math.nan, math.nan
-    ci = scipy_stats.binomtest(int(k), int(n)).proportion_ci(0.95, method="wilson")
+    ci = scipy_stats.binomtest(int(k), int(n)).proportion_ci(level, method="wilson")
     return k / n, float(ci.low), float(ci.high)
 
 
-def clopper_pearson(k: int, n: int) -> tuple[float, float, float]:
-    """The proportion k/n with its exact (Clopper–Pearson) 95% interval (NaNs for n = 0).
-    Unlike a bootstrap over n binary outcomes, it does not collapse to [0, 0] when k = 0."""
+def clopper_pearson(k: int, n: int, level: float = 0.95) -> tuple[float, float, float]:
+    """The proportion k/n with its exact (Clopper–Pearson) interval at ``level`` (NaNs for
+    n = 0). Unlike a bootstrap over n binary outcomes, it does not collapse to [0, 0] when
+    k = 0."""
     if n <= 0:
         return math.nan, math.nan, math.nan
-    ci = scipy_stats.binomtest(int(k), int(n)).proportion_ci(0.95, method="exact")
+    ci = scipy_stats.binomtest(int(k), int(n)).proportion_ci(level, method="exact")
     return k / n, float(ci.low), float(ci.high)
 
 
