@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
+import itertools
+import math
+from collections.abc import Sequence
 from functools import lru_cache
 
 import numpy as np
+import pandas as pd
+
+from .lazy import lazy_module
+
+# imported at first use: the workflow reads the scorecard's claims on every start (copyscope.lazy)
+scipy_stats = lazy_module("scipy.stats")
 
 
 def permutation_tails(null, observed: float, tol: float = 1e-12) -> tuple[float, float]:
@@ -17,7 +26,6 @@ def permutation_tails(null, observed: float, tol: float = 1e-12) -> tuple[float,
     up = (1 + int(np.sum(null >= observed - tol))) / (1 + draws)
     down = (1 + int(np.sum(null <= observed + tol))) / (1 + draws)
     return up, down
-
 
 
 def pooled_ratio_permutation_test(
@@ -58,6 +66,7 @@ def pooled_ratio_permutation_test(
         if len(column):
             up[j], down[j] = permutation_tails(column, observed[j])
     return observed, up, down
+
 
 # ------------------------------------------------------------------ bootstrap intervals
 # One implementation of the percentile bootstrap for every stage. The functions reproduce
@@ -231,3 +240,222 @@ def pooled_ratio_interval(
         w = seeded_weights.__wrapped__(n, n_boot, seed)
     reps = safe_ratio(w @ sums, w @ counts)
     return percentile_interval(reps, level, axis=0, omit_nan=True, probs=probs)
+
+
+# ------------------------------------------------------------ proportions, ranks, trends, permutations
+def difference_bounds(a: Sequence[float], b: Sequence[float]) -> tuple[float, float, float]:
+    """Bounds on ``a − b`` from two independent intervals: ``(a − b, a_low − b_high,
+    a_high − b_low)``; each 95% interval covers its value, so both do with probability at
+    least 90%, and then the difference lies within these bounds."""
+    return (
+        float(a[0]) - float(b[0]),
+        float(a[1]) - float(b[2]),
+        float(a[2]) - float(b[1]),
+    )
+
+
+def wilson(k: int, n: int, level: float = 0.95) -> tuple[float, float, float]:
+    """The proportion k/n with its Wilson score interval at ``level`` (scipy's
+    ``binomtest(k, n).proportion_ci(level, method="wilson")``; NaNs for n = 0)."""
+    if n <= 0:
+        return math.nan, math.nan, math.nan
+    ci = scipy_stats.binomtest(int(k), int(n)).proportion_ci(level, method="wilson")
+    return k / n, float(ci.low), float(ci.high)
+
+
+def clopper_pearson(k: int, n: int, level: float = 0.95) -> tuple[float, float, float]:
+    """The proportion k/n with its exact (Clopper–Pearson) interval at ``level`` (NaNs for
+    n = 0). Unlike a bootstrap over n binary outcomes, it does not collapse to [0, 0] when
+    k = 0."""
+    if n <= 0:
+        return math.nan, math.nan, math.nan
+    ci = scipy_stats.binomtest(int(k), int(n)).proportion_ci(level, method="exact")
+    return k / n, float(ci.low), float(ci.high)
+
+
+def newcombe(k1: int, n1: int, k2: int, n2: int) -> tuple[float, float, float]:
+    """The difference of proportions k1/n1 − k2/n2 with Newcombe's (1998, method 10) 95%
+    hybrid score interval, built from the two Wilson intervals."""
+    p1, l1, u1 = wilson(k1, n1)
+    p2, l2, u2 = wilson(k2, n2)
+    d = p1 - p2
+    return d, d - math.hypot(p1 - l1, u2 - p2), d + math.hypot(u1 - p1, p2 - l2)
+
+
+def ranks(x: Sequence[float]) -> np.ndarray:
+    """Ranks 1..n of ``x``, ties getting their average rank (as Spearman's ρ uses them)."""
+    return pd.Series(np.asarray(x, dtype=float)).rank(method="average").to_numpy()
+
+
+EXACT_MAX = 8  # rank_test: exact permutation p-values up to this many points ...
+
+
+N_PERMUTATIONS = 20000  # ... else from this many random permutations
+
+
+def rank_test(x: Sequence[float], y: Sequence[float], seed: int = 0) -> tuple[float, float]:
+    """Spearman's ρ of (x, y) (Pearson correlation of the ranks) and its two-sided permutation
+    p-value P(|ρ*| ≥ |ρ|) over permutations of y: exact (all of them) for up to
+    :data:`EXACT_MAX` points, else from :data:`N_PERMUTATIONS` random permutations drawn with
+    ``seed`` (p = (1 + hits) / (1 + draws)). (NaN, NaN) for fewer than two points or a
+    constant x or y; with two points ρ = ±1 and p = 1."""
+    rx, ry = ranks(x), ranks(y)
+    if len(rx) < 2 or np.ptp(rx) == 0 or np.ptp(ry) == 0:
+        return math.nan, math.nan
+    rx, ry = rx - rx.mean(), ry - ry.mean()
+    rho = float(rx @ ry / np.linalg.norm(rx) / np.linalg.norm(ry))
+    if len(rx) <= EXACT_MAX:
+        perms = np.array(list(itertools.permutations(ry)))
+    else:
+        rng = np.random.default_rng(seed)
+        perms = np.array([rng.permutation(ry) for _ in range(N_PERMUTATIONS)])
+    rhos = perms @ rx / np.linalg.norm(perms, axis=1) / np.linalg.norm(rx)
+    hits = int(np.sum(np.abs(rhos) >= abs(rho) - 1e-9))
+    if len(rx) <= EXACT_MAX:
+        return rho, hits / len(perms)
+    return rho, (1 + hits) / (1 + len(perms))
+
+
+def sign_test(k: int, m: int) -> float:
+    """Two-sided exact binomial p-value of k successes in m trials with p = 1/2:
+    min(1, 2 · P(X ≤ min(k, m − k))); NaN for m = 0."""
+    if m == 0:
+        return math.nan
+    tail = sum(math.comb(m, i) for i in range(min(k, m - k) + 1)) / 2**m
+    return min(1.0, 2 * tail)
+
+
+def trend_test(scores: Sequence[int], n: Sequence[int], k: Sequence[int]) -> tuple[float, float]:
+    """Exact conditional test of a trend in proportions (the exact Cochran–Armitage /
+    linear-by-linear association test; Agresti 2013, §5.8.3): groups with integer ``scores``
+    (e.g. the rank of each ladder rung, controls 0) hold ``n`` passages of which ``k``
+    succeed. Given the total K = Σk, under no association every choice of K successes among
+    the N passages is equally likely (the outcomes permuted over the passages), and
+    T = Σ score·k has the distribution computed exactly here by convolution over groups.
+    Returns (P(T ≥ T_obs), P(T ≤ T_obs)): one-sided p-values for an increasing and a
+    decreasing trend; (1, 1) when K is 0 or N (no outcome varies)."""
+    scores = [int(s) for s in scores]
+    n, k = [int(v) for v in n], [int(v) for v in k]
+    total, big = sum(k), sum(n)
+    if total in (0, big):
+        return 1.0, 1.0
+    observed = sum(s * x for s, x in zip(scores, k, strict=True))
+    # dist[(successes so far, T so far)] = number of ways (exact integers)
+    dist: dict[tuple[int, int], int] = {(0, 0): 1}
+    for s, m in zip(scores, n, strict=True):
+        step: dict[tuple[int, int], int] = {}
+        for (c, t), ways in dist.items():
+            for x in range(min(m, total - c) + 1):
+                key = (c + x, t + s * x)
+                step[key] = step.get(key, 0) + ways * math.comb(m, x)
+        dist = step
+    final = {t: w for (c, t), w in dist.items() if c == total}
+    norm = sum(final.values())
+    up = sum(w for t, w in final.items() if t >= observed) / norm
+    down = sum(w for t, w in final.items() if t <= observed) / norm
+    return float(up), float(down)
+
+
+def group_covariance(
+    groups: np.ndarray, x: np.ndarray, xw: np.ndarray, y: np.ndarray, yw: np.ndarray, n_groups: int
+) -> float:
+    """Between-group covariance of two ratio means: each item i of group ``groups[i]`` adds
+    ``x[i]`` over weight ``xw[i]`` to its group's mean X_g = Σx/Σxw and ``y[i]`` over ``yw[i]``
+    to Y_g = Σy/Σyw; returns the unweighted covariance of (X_g, Y_g) over the groups."""
+    X = np.bincount(groups, x, n_groups) / np.bincount(groups, xw, n_groups)
+    Y = np.bincount(groups, y, n_groups) / np.bincount(groups, yw, n_groups)
+    return float(np.mean((X - X.mean()) * (Y - Y.mean())))
+
+
+def group_permutation_test(
+    groups: Sequence, x, xw, y, yw, draws: int, seed: int
+) -> tuple[float, float, float]:
+    """Is there an association *between groups* beyond what the items carry? The statistic is
+    :func:`group_covariance`; its null distribution comes from ``draws`` random reassignments
+    of the group labels to the items (group sizes kept, seeded). Items whose own x and y are
+    related make random groups covary too, so this is the test of a *group* effect (e.g. of
+    the decoding method) that a correlation of group means is not. Returns (statistic,
+    P(cov* ≤ cov), P(cov* ≥ cov)) with p = (1 + hits) / (1 + draws)."""
+    codes, _ = pd.factorize(pd.Series(list(groups)), sort=True)
+    n_groups = int(codes.max()) + 1
+    arrays = [np.asarray(v, dtype=float) for v in (x, xw, y, yw)]
+    observed = group_covariance(codes, *arrays, n_groups)
+    rng = np.random.default_rng(seed)
+    # all regroupings at once: row r's labels offset by r·n_groups, one bincount per sum
+    perms = rng.permuted(np.tile(codes, (draws, 1)), axis=1)
+    flat = (perms + n_groups * np.arange(draws)[:, None]).ravel()
+    x, xw, y, yw = (
+        np.bincount(flat, np.tile(v, draws), draws * n_groups).reshape(draws, n_groups)
+        for v in arrays
+    )
+    X, Y = x / xw, y / yw
+    null = np.mean((X - X.mean(1, keepdims=True)) * (Y - Y.mean(1, keepdims=True)), axis=1)
+    upper, lower = permutation_tails(null, observed, 1e-12 * max(1.0, abs(observed)))
+    return observed, lower, upper
+
+
+def z_signs(a: Sequence[Sequence[float]], b: Sequence[Sequence[float]], alpha: float) -> list[int]:
+    """Simultaneous comparisons of paired intervals ``a[j]``, ``b[j]`` (each ``(value, low,
+    high)``, a 95% interval): +1 where a lies above b, −1 below, 0 otherwise, such that all
+    comparisons together err with probability at most ``alpha`` (Bonferroni over the k
+    pairs, α/2 per direction). Each standard error is read off the interval's half-width on
+    the side facing the other value (÷ 1.96, so skewed bootstrap intervals are used on the
+    side that matters) and z = (a − b) / √(se_a² + se_b²) is compared to Φ⁻¹(1 − α/(2k))."""
+    k = len(a)
+    if not k:
+        return []
+    crit = float(scipy_stats.norm.isf(alpha / (2 * k)))
+    out = []
+    for (va, la, ha), (vb, lb, hb) in zip(a, b, strict=True):
+        if not all(np.isfinite(v) for v in (va, la, ha, vb, lb, hb)):
+            out.append(0)
+            continue
+        d = va - vb
+        se_a = (va - la) if d > 0 else (ha - va)
+        se_b = (hb - vb) if d > 0 else (vb - lb)
+        se = math.hypot(se_a, se_b) / 1.959964
+        if d == 0:
+            out.append(0)
+        elif se == 0:
+            out.append(int(np.sign(d)))
+        else:
+            out.append(int(np.sign(d)) if abs(d) / se > crit else 0)
+    return out
+
+
+def relative_excess(a, b, n_boot: int, seed: int) -> tuple[float, float, float]:
+    """``mean(a) / mean(b) − 1`` of two independent sets of per-text values (how much higher
+    a's mean is, as a share of b's) with its seeded 95% percentile bootstrap interval, each set
+    resampled on its own (:func:`copyscope.stats.bootstrap_set_means`); NaN where a mean of
+    b is not positive. Example: a [3, 3], b [2, 2] → (0.5, 0.5, 0.5)."""
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    ma, mb = bootstrap_set_means([a, b], n_boot, seed)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        reps = np.where(mb > 0, ma / np.where(mb > 0, mb, 1.0) - 1, np.nan)
+        value = a.mean() / b.mean() - 1 if b.mean() > 0 else math.nan
+    if np.isnan(reps).all():
+        return float(value), math.nan, math.nan
+    lo, hi = percentile_interval(reps, omit_nan=True)
+    return float(value), float(lo), float(hi)
+
+
+def within(groups: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A random permutation of the positions 0..n−1 that moves each position only among those
+    of its own group (``groups`` sorted): ``values[within(groups, rng)]`` permutes ``values``
+    inside each group."""
+    return np.lexsort((rng.random(len(groups)), groups))
+
+
+def derangement(groups: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A random permutation inside each group (``groups`` sorted) that moves every position of
+    a group of two or more (a random cycle through the group); a position alone in its group
+    stays. ``values[derangement(groups, rng)]`` gives each position another one's value."""
+    order = within(groups, rng)  # a random order inside each group
+    g = groups[order]
+    first = np.r_[True, g[1:] != g[:-1]]
+    last = np.r_[g[1:] != g[:-1], True]
+    start = np.maximum.accumulate(np.where(first, np.arange(len(g)), 0))
+    nxt = np.where(last, start, np.arange(len(g)) + 1)  # the next in the cycle, wrapping
+    out = np.empty(len(g), dtype=np.int64)
+    out[order] = order[nxt]
+    return out

@@ -127,7 +127,7 @@ def test_the_query_helpers(tiny):
 
 
 def test_a_claim_reading_an_undeclared_table_fails(monkeypatch):
-    monkeypatch.setattr(findings, "TABLES", findings.TABLES | {"no_such_table"})
+    monkeypatch.setattr(findings.core, "TABLES", findings.TABLES | {"no_such_table"})
     with pytest.raises(KeyError, match="no_such_table"):
         findings.claimed_tables()
 

@@ -264,3 +264,104 @@ def test_stage_intervals_equal_their_direct_computation():
         aucs.append(evaluate.fast_metrics(scores[i], labels[i])[0])
     want = tuple(float(v) for v in np.quantile(aucs, [(1 - 0.95) / 2, (1 + 0.95) / 2]))
     assert evaluate.bootstrap_ci(scores, labels, n_boot=50, seed=1)["auc"] == want
+
+
+# ----------------------------------------------------------- proportions, ranks, trends, permutations
+def test_proportion_intervals():
+    # Wilson 95% interval of 0/10: upper bound 0.2775 (z²/(n+z²))
+    assert stats.wilson(0, 10) == pytest.approx((0.0, 0.0, 0.27753), abs=1e-4)
+    # Clopper–Pearson of 0/16: upper 1 − 0.025^(1/16) = 0.2059
+    assert stats.clopper_pearson(0, 16) == pytest.approx((0.0, 0.0, 0.20591), abs=1e-4)
+    assert all(math.isnan(v) for v in stats.clopper_pearson(0, 0))
+    # Newcombe (1998) Table II example (method 10): 56/70 − 48/80 = 0.2, interval 0.0524–0.3339
+    assert stats.newcombe(56, 70, 48, 80) == pytest.approx((0.2, 0.0524, 0.3339), abs=1e-4)
+
+
+def test_rank_test_exact_and_sampled():
+    # 4 points in perfect order: 2 of the 24 permutations reach |rho| = 1
+    assert stats.rank_test([1, 2, 3, 4], [9, 7, 5, 1]) == pytest.approx((-1.0, 2 / 24))
+    # ties take average ranks: ranks (1, 2.5, 2.5, 4) vs (1, 2, 3, 4)
+    rho, _ = stats.rank_test([1, 2, 2, 3], [1, 2, 3, 4])
+    assert rho == pytest.approx(4.5 / math.sqrt(4.5 * 5))
+    assert all(math.isnan(v) for v in stats.rank_test([1, 1, 1], [1, 2, 3]))
+    assert stats.rank_test([1, 2], [2, 1]) == pytest.approx((-1.0, 1.0))
+    rho, p = stats.rank_test(range(12), range(12))  # 12! permutations: sampled, seeded
+    assert rho == pytest.approx(1.0) and p == pytest.approx(1 / 20001)
+    assert stats.rank_test(range(12), range(12)) == (rho, p)
+
+
+def test_sign_test():
+    assert stats.sign_test(6, 6) == pytest.approx(2 / 64)
+    assert stats.sign_test(0, 6) == pytest.approx(2 / 64)
+    assert stats.sign_test(3, 6) == 1.0
+    assert math.isnan(stats.sign_test(0, 0))
+
+
+def test_group_permutation_test_by_hand():
+    # two groups of two items, x = y: the observed grouping {0, 1 | 2, 3} is the most extreme
+    # of the 6 equally likely ones (with its mirror image {2, 3 | 0, 1})
+    groups, x, w = [0, 0, 1, 1], [0.0, 1.0, 2.0, 3.0], [1.0] * 4
+    cov, lower, upper = stats.group_permutation_test(groups, x, w, x, w, 3000, 0)
+    assert cov == pytest.approx(1.0)  # group means 0.5 and 2.5: ((1)(1) + (−1)(−1)) / 2
+    assert upper == pytest.approx(2 / 6, abs=0.03) and lower == pytest.approx(1.0)
+
+
+def test_z_signs_correct_for_many_comparisons():
+    a, b = (0.30, 0.20, 0.40), (0.10, 0.0, 0.20)  # z = 0.2 / (0.1·√2 / 1.96) = 2.77
+    assert stats.z_signs([a], [b], 0.05) == [1]  # above Φ⁻¹(1 − 0.025) = 1.96
+    assert stats.z_signs([b], [a], 0.05) == [-1]
+    assert stats.z_signs([a] * 20, [b] * 20, 0.05) == [0] * 20  # below Φ⁻¹(1 − 0.025/20) = 3.02
+    # the side facing the other value: a skewed interval with a long upper tail
+    assert stats.z_signs([(0.30, 0.29, 0.9)], [(0.10, 0.09, 0.11)], 0.05) == [1]
+    assert stats.z_signs([(0.30, 0.0, 0.31)], [(0.10, 0.09, 0.11)], 0.05) == [0]
+    assert stats.z_signs([(0.3, 0.3, 0.3)], [(0.1, 0.1, 0.1)], 0.05) == [1]  # collapsed intervals
+    assert stats.z_signs([(0.3, math.nan, 0.4)], [b], 0.05) == [0]
+    assert stats.z_signs([], [], 0.05) == []
+
+
+def test_relative_excess_by_hand():
+    assert stats.relative_excess([3, 3], [2, 2], 100, 0) == (0.5, 0.5, 0.5)
+    v, lo, hi = stats.relative_excess([1, 2, 3, 4], [1, 1, 2, 2], 500, 0)
+    assert v == pytest.approx(2 / 3) and lo < v < hi
+    assert all(math.isnan(x) for x in stats.relative_excess([1, 2], [0, 0], 50, 0))
+
+
+def test_trend_test_by_hand_and_against_brute_force():
+    import itertools
+
+    from scipy import stats as scipy_stats
+
+    # two groups: Fisher's exact test. 2 successes among 4 passages, both in the upper group:
+    # 1 of the C(4, 2) = 6 equally likely placements
+    assert stats.trend_test([0, 1], [2, 2], [0, 2]) == pytest.approx((1 / 6, 1.0))
+    for k in ([1, 4], [3, 1], [2, 2]):
+        n = [5, 6]
+        table = [[n[0] - k[0], k[0]], [n[1] - k[1], k[1]]]
+        up, down = stats.trend_test([0, 1], n, k)
+        assert up == pytest.approx(scipy_stats.fisher_exact(table, alternative="greater")[1])
+        assert down == pytest.approx(scipy_stats.fisher_exact(table, alternative="less")[1])
+    # three groups against every placement of the successes
+    scores, n, k = [0, 1, 2], [3, 2, 3], [0, 1, 2]
+    labels = [s for s, m in zip(scores, n, strict=True) for _ in range(m)]
+    observed = sum(s * x for s, x in zip(scores, k, strict=True))
+    sums = [sum(labels[i] for i in c) for c in itertools.combinations(range(8), sum(k))]
+    up = sum(t >= observed for t in sums) / len(sums)
+    down = sum(t <= observed for t in sums) / len(sums)
+    assert stats.trend_test(scores, n, k) == pytest.approx((up, down))
+    assert stats.trend_test([0, 1], [3, 3], [0, 0]) == (1.0, 1.0)
+    assert stats.trend_test([0, 1], [3, 3], [3, 3]) == (1.0, 1.0)
+
+
+def test_within_permutes_inside_groups_only():
+    groups = np.array([1, 1, 1, 2, 2, 5])
+    order = stats.within(groups, np.random.default_rng(0))
+    assert sorted(order) == list(range(6)) and (groups[order] == groups).all()
+
+
+def test_derangement_moves_every_position_of_a_group():
+    groups = np.array([1, 1, 2, 2, 2, 3, 4, 4, 4, 4])
+    for seed in range(20):
+        order = stats.derangement(groups, np.random.default_rng(seed))
+        assert sorted(order) == list(range(10)) and (groups[order] == groups).all()
+        moved = order != np.arange(10)
+        assert moved[groups != 3].all() and not moved[groups == 3].any()

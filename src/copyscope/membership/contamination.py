@@ -26,7 +26,7 @@ lengths.
 The windows of a text (:func:`window_hits`) are all its n-unit windows, or the whole text when
 it is shorter than n: a text of m ≥ n units has m − n + 1 windows, one of 0 < m < n units has
 one, an empty text none. Per benchmark the dirty rate carries a Wilson score interval
-(:func:`dirty_rate`, scipy's ``binomtest``).
+(:func:`dirty_rate`, :func:`copyscope.stats.wilson`).
 """
 
 from __future__ import annotations
@@ -36,9 +36,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from ..lazy import lazy_module
-
-scipy_stats = lazy_module("scipy.stats")
+from ..stats import wilson
 
 NGRAM = 13
 """The n of the n-gram rule (GPT-3's 13-grams)."""
@@ -197,9 +195,6 @@ def lookup_rows(
 
 
 def dirty_rate(k: int, n: int, level: float = 0.95) -> tuple[float, float, float]:
-    """The dirty rate k/n with its Wilson score interval at ``level`` (scipy
-    ``binomtest(k, n).proportion_ci(method="wilson")``); NaNs for n = 0."""
-    if n <= 0:
-        return math.nan, math.nan, math.nan
-    ci = scipy_stats.binomtest(int(k), int(n)).proportion_ci(level, method="wilson")
-    return k / n, float(ci.low), float(ci.high)
+    """The dirty rate k/n with its Wilson score interval at ``level``
+    (:func:`copyscope.stats.wilson`); NaNs for n = 0."""
+    return wilson(k, n, level)

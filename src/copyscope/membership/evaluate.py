@@ -43,7 +43,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..lazy import lazy_module
-from ..stats import bootstrap_weights, percentile_interval, stratified_indices
+from ..stats import bootstrap_weights, clopper_pearson, percentile_interval, stratified_indices
 
 metrics = lazy_module("sklearn.metrics")
 
@@ -340,12 +340,8 @@ def threshold_best_balanced(scores, labels) -> float:
 
 
 def _rate_ci(k: int, n: int, level: float) -> tuple[float, float, float]:
-    from scipy.stats import binomtest
-
-    if n == 0:
-        return (np.nan,) * 3
-    ci = binomtest(k, n).proportion_ci(confidence_level=level, method="exact")
-    return k / n, float(ci.low), float(ci.high)
+    """k/n with its exact interval at ``level`` (:func:`copyscope.stats.clopper_pearson`)."""
+    return clopper_pearson(k, n, level)
 
 
 def calibrated_thresholds(

@@ -31,10 +31,11 @@ nulls is standard — e.g. Good 2005, *Permutation, Parametric and Bootstrap Tes
   held-out, with the copy counts) labels permuted over whole plays, the same for every model;
   **permuted overlap** — the training plays' continuation overlap permuted over the plays.
 
-Which verdicts are false depends on the null (:func:`null_spec`): both, where the effect is
-0; ``holds`` only where the rule's "does not hold" also means "smaller than the paper's
-effect" or where the effect is the equivalence margin; ``does not hold`` only for an
-equivalence rule on a null without effect.
+Each claim declares its nulls with itself, in its paper's module
+(:class:`copyscope.report.findings.core.Null`, ``Claim.nulls``). Which verdicts are false
+depends on the null: both, where the effect is 0; ``holds`` only where the rule's "does not
+hold" also means "smaller than the paper's effect" or where the effect is the equivalence
+margin; ``does not hold`` only for an equivalence rule on a null without effect.
 
 Each null is drawn ``draws`` times (seeded); each draw builds the rule's input tables with the
 same builders as the workflow's report modules (:mod:`copyscope.report.novelty`,
@@ -57,6 +58,7 @@ import numpy as np
 import pandas as pd
 
 from ..io import write_csv
+from ..stats import wilson
 from ..syntax.io import read_parses
 from ..syntax.templates import (
     generated_text,
@@ -65,8 +67,9 @@ from . import corpus_sizes, require
 from . import findings as F
 from . import template_coverage as coverage_report
 from . import templates as templates_report
+from .findings.core import BOTH
+from .findings.data import STATE, Data, NullBuilder
 from .jobs import Input, Output, Params, fixed, per_model
-from .nulls import BOTH, NULLS, STATE, Data, NullBuilder, null_spec
 
 log = logging.getLogger(__name__)
 
@@ -129,7 +132,9 @@ INPUTS = {
     "contaminated": Input(
         ("MODEL", "DECODING"),
         "parse file (.parquet) of the contaminated human set",
-        files=fixed(("human", "contaminated"), "syntax/human/contaminated.parquet", when="excerpts"),
+        files=fixed(
+            ("human", "contaminated"), "syntax/human/contaminated.parquet", when="excerpts"
+        ),
         flag="parses",
     ),
     "training_tags": Input(
@@ -226,7 +231,7 @@ def false_verdicts(
         counts[decide(tables, drawn).verdict] += 1
         done += 1
     wrong = sum(counts[v] for v in {*false, F.MIXED})
-    rate, lo, hi = F.wilson(wrong, done)
+    rate, lo, hi = wilson(wrong, done)
     return {
         "false_verdicts": ", ".join(false),
         "draws": done,
@@ -251,7 +256,8 @@ def _draw_null(task: tuple[str, int]) -> tuple[str, str, dict | None, tuple[floa
     claim, k = task
     data, params = STATE["data"], STATE["params"]
     c = params["findings"]["calibration"]
-    name, builder, false = null_spec(NULLS[claim][k])
+    null = F.CLAIMS[claim].nulls[k]
+    name, builder, false = null.name, null.build, null.false
     start, cpu = time.perf_counter(), time.process_time()
     with warnings.catch_warnings():  # empty n-gram orders of short halves: NaN, by design
         warnings.simplefilter("ignore", RuntimeWarning)
@@ -304,7 +310,7 @@ def calibration_table(data: Data, params: Mapping, processes: int = 1) -> pd.Dat
     """One row per (claim, null) that this run has data for, in scorecard order
     (``findings.calibration``: ``draws`` and ``seed``), drawn by ``processes`` processes
     (forked; every draw is seeded by itself, so the table does not depend on them)."""
-    tasks = [(claim, k) for claim in F.CLAIMS for k in range(len(NULLS.get(claim, [])))]
+    tasks = [(claim, k) for claim in F.CLAIMS for k in range(len(F.CLAIMS[claim].nulls))]
     STATE.update(data=main_prompt_length(data, params), params=params)
     try:
         results = _draw_all(tasks, processes)

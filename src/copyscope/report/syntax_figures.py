@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from .. import plotting
+from ..stats import wilson
 
 FAMILIES = (("labeled_path", "labeled paths"), ("unlabeled_path", "unlabeled paths"))
 
@@ -92,8 +93,6 @@ def template_measures(table: pd.DataFrame, n: int, path) -> None:
     texts: a bar with its Wilson 95% interval over the set's texts. Templates per token and
     CR-POS are one value per set in the table (no per-text values to resample): points, and
     the panel says so."""
-    from scipy.stats import binomtest
-
     plotting.setup()
     sub = table[table["n"] == n].reset_index(drop=True)
     colors = _set_colors(sub["set"])
@@ -109,8 +108,8 @@ def template_measures(table: pd.DataFrame, n: int, path) -> None:
             err = np.zeros((2, len(sub)))
             for i, (rate, texts) in enumerate(zip(values, sub["texts"], strict=True)):
                 if texts > 0 and np.isfinite(rate):
-                    ci = binomtest(round(rate * texts), int(texts)).proportion_ci(method="wilson")
-                    err[:, i] = [rate - ci.low, ci.high - rate]
+                    _, low, high = wilson(round(rate * texts), int(texts))
+                    err[:, i] = [rate - low, high - rate]
             ax.barh(y, values, color=bar_colors, xerr=err.clip(min=0), capsize=2,
                     error_kw={"lw": 1})  # fmt: skip
             ax.set_xlim(0, 1.02)
@@ -130,8 +129,6 @@ def template_rate_by_n(table: pd.DataFrame, decoding: str | None, path) -> None:
     ``decoding`` samples (the greedy ones, as the paper's models; solid, in the model's colour)
     and the human continuations (``human/reference``, dashed black). ``decoding=None`` (a run
     without greedy samples): the human line alone, the title says so."""
-    from scipy.stats import binomtest
-
     plotting.setup()
     sets = [s for s in dict.fromkeys(table["set"]) if s == "human/reference"
             or (decoding is not None and s.split("/", 1)[-1] == decoding)]  # fmt: skip
@@ -145,8 +142,7 @@ def template_rate_by_n(table: pd.DataFrame, decoding: str | None, path) -> None:
         lo, hi = np.full(len(g), np.nan), np.full(len(g), np.nan)
         for i, (r, t) in enumerate(zip(rate, texts, strict=True)):
             if t > 0 and np.isfinite(r):
-                ci = binomtest(round(r * t), int(t)).proportion_ci(method="wilson")
-                lo[i], hi[i] = ci.low, ci.high
+                _, lo[i], hi[i] = wilson(round(r * t), int(t))
         human = _model(s) == "human"
         label = "human text" if human else _model(s)
         ax.plot(g["n"], rate, ls="--" if human else "-", marker="o", ms=3, color=colors[s],

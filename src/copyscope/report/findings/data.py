@@ -1,0 +1,110 @@
+"""The run's per-item data that the scorecard's nulls and known positives are drawn from
+(:class:`Data`, read by :func:`copyscope.report.calibration.load`), and the drawing helpers
+the paper modules share: halves of the human windows, resampling with replacement, the sizes
+a positive is measured at. Each claim's own null builders and positives live with the claim,
+in its paper's module."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .. import family
+from .. import templates as templates_report
+
+HUMAN = templates_report.HUMAN
+
+
+STATE: dict = {}
+"""The process's state while the calibration draws: its data and parameters, and what the
+nulls computed once per process (the completion points, the syntax items)."""
+
+
+@dataclass(frozen=True)
+class Data:
+    """The per-item data the nulls are drawn from."""
+
+    tokens: pd.DataFrame | None  # human/reference per-token L_t (tokens.parquet)
+    words: pd.DataFrame | None  # human/reference per-word RAVEN scores (words.parquet)
+    quality: pd.DataFrame | None  # human/reference per-text evaluator NLL (quality.csv)
+    corpus_size: int  # tokens of the index the human tokens were matched against
+    extraction: pd.DataFrame | None  # every model's per-passage ladder results
+    membership: pd.DataFrame | None  # every model's per-item membership scores
+    completion: pd.DataFrame | None = None  # every model's per-token completion losses
+    cloze: pd.DataFrame | None = None  # every model's per-item name cloze results
+    human_texts: list | None = None  # every human set's tagged generated texts (parses)
+    training_ngrams: tuple | None = None  # (ranks, counts, cut): training POS n-grams
+    syntax: tuple | None = None  # (units, novel, total): the human reference's syntax counts
+    syntax_files: tuple | None = None  # (parses, training parses): where ``syntax`` comes from
+    style: pd.DataFrame | None = None  # every model's per-passage style measures
+    contamination: pd.DataFrame | None = None  # the looked-up items (contamination_items.csv)
+
+
+Tables = dict[str, pd.DataFrame]
+
+
+NullBuilder = Callable[[np.random.Generator, Data, Mapping], Tables | None]
+
+
+def split_windows(windows: np.ndarray, parts: int, rng: np.random.Generator) -> list[np.ndarray]:
+    """The distinct ``windows`` shuffled and dealt into ``parts`` groups of (nearly) equal
+    size."""
+    w = rng.permutation(np.unique(windows))
+    return [np.sort(w[i::parts]) for i in range(parts)]
+
+
+def take(frame: pd.DataFrame, windows: np.ndarray) -> pd.DataFrame:
+    return frame[frame["window"].isin(windows)]
+
+
+def natural_tokens(tok: pd.DataFrame) -> pd.DataFrame:
+    """A per-token frame with ``L_nat`` (the natural-only L_t): its own where it has one, else
+    ``L`` (text matched against a training split with nothing planted)."""
+    return tok if "L_nat" in tok else tok.assign(L_nat=tok["L"])
+
+
+def first_decoding(params: Mapping, families: tuple[str, ...]) -> str | None:
+    """The first decoding of ``sampling.decodings`` in one of ``families``."""
+    decodings = params["sampling"]["decodings"]
+    for name in decodings:
+        if family(name, decodings) in families:
+            return name
+    return None
+
+
+def main_words(data: Data, params: Mapping) -> pd.DataFrame | None:
+    if data.words is None or not len(data.words):
+        return None
+    return data.words[data.words["prompt_length"] == params["sampling"]["prompt_length"]]
+
+
+def half_texts(data: Data, rng) -> tuple[list, list] | None:
+    """Two random halves of the human sets' parsed texts (the reference and, where the run
+    has it, the contaminated set's true continuations, pooled: halves as large as one set,
+    the size the template rules compare; both are human text of held-out plays)."""
+    if not data.human_texts:
+        return None
+    a, b = split_windows(np.arange(len(data.human_texts)), 2, rng)
+    return [data.human_texts[i] for i in a], [data.human_texts[i] for i in b]
+
+
+def resample_windows(frame: pd.DataFrame, size: int, rng: np.random.Generator) -> pd.DataFrame:
+    """``size`` windows of a per-token frame drawn with replacement, renumbered as texts."""
+    windows = np.unique(frame["window"].to_numpy())
+    pick = rng.choice(windows, size=size, replace=True)
+    groups = dict(tuple(frame.groupby("window", sort=False)))
+    return pd.concat(
+        [groups[w].assign(text=i, window=i) for i, w in enumerate(pick)], ignore_index=True
+    )
+
+
+def sizes_up_to(sizes, largest: int) -> list[int]:
+    return sorted({s for s in sizes if s <= largest} | {largest})
+
+
+def projected_sizes(sizes, observed: int) -> list[int]:
+    """Every configured size and the run's own one: the larger ones are projections."""
+    return sorted(set(sizes) | {observed})

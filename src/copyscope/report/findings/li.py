@@ -1,0 +1,336 @@
+"""Li 2023, "Estimating Contamination via Perplexity", and the memorization and
+contamination claims decided beside it (the membership and memorization analyses): Carlini et
+al. 2023 (extraction grows with duplication), Shi et al. 2024 (Min-K% Prob beats the loss),
+Brown et al. 2020 with Xu et al. 2025 (n-gram lookup finds the contaminated items), these
+three related claims. Each claim with its nulls (permuted copies, membership labels, planted
+labels) and known positives (the planted ladder, the planted contamination items)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+
+from ...membership.evaluate import fast_metrics, paired_auc_difference
+from ...stats import clopper_pearson, newcombe, trend_test, wilson
+from .. import membership as membership_report
+from ..membership import nll_delta_rows
+from ..memorization import memorization_table
+from .core import (
+    BROWN_XU,
+    CARLINI,
+    FAILS,
+    HOLDS,
+    LI,
+    SHI,
+    UNCLEAR,
+    Null,
+    Positive,
+    Tables,
+    ci,
+    ci_of,
+    claim,
+    decided,
+    effect_verdict,
+    g,
+)
+from .data import projected_sizes
+
+
+def permuted_copies(rng, data, params):
+    """The ladder's per-passage extraction results with their copy counts permuted over the
+    passages of each model (controls included)."""
+    if data.extraction is None or not len(data.extraction):
+        return None
+    frame = data.extraction.copy()
+    for _, idx in frame.groupby("model", sort=False).groups.items():
+        frame.loc[idx, "copies"] = rng.permutation(frame.loc[idx, "copies"].to_numpy())
+    m = params["analysis"]["memorization"]
+    return {"memorization": memorization_table(frame, m["bootstrap"], m["seed"])}
+
+
+def ladder_resample(rng, data, params, size):
+    """Builder: ``size`` passages per rung (and controls) of each model's ladder, drawn with
+    replacement."""
+    if data.extraction is None or not len(data.extraction):
+        return None
+    parts = []
+    for _, grp in data.extraction.groupby(["model", "copies"], sort=False):
+        parts.append(grp.iloc[rng.integers(len(grp), size=size)])
+    m = params["analysis"]["memorization"]
+    return {"memorization": memorization_table(pd.concat(parts), m["bootstrap"], m["seed"])}
+
+
+def ladder_positives(data, index, params: Mapping, shared: dict) -> list[Positive]:
+    """The planted ladder resampled per rung: extraction grows with planted copies in the run
+    (projected to larger sizes too: which budget would power the rule at the run's effect)."""
+    if data.extraction is None or not len(data.extraction):
+        return []
+    per = int(data.extraction.groupby(["model", "copies"]).size().max())
+    sizes = projected_sizes(params["findings"]["power"]["sizes"], per)
+    return [Positive("planted ladder", ladder_resample, HOLDS, sizes, per)]
+
+
+@claim(
+    "extraction-duplication",
+    "Extraction grows with the number of times a sequence is duplicated in training",
+    CARLINI,
+    "§4 (Fig. 1b)",
+    "GPT-Neo 125M–6B on the Pile; 50-token prefix, greedy decoding, extractable = the next 50 "
+    "tokens reproduced exactly",
+    ("memorization",),
+    "per model: the exact trend test of the extraction rate over the rungs (the never-planted "
+    "controls, copies = 0, then each rung in order of copies; the exact Cochran–Armitage "
+    "test of the per-passage outcomes, scores = rung rank): holds if the rate grows with the "
+    "copies with one-sided p < {alpha}/2, does not hold if it falls with p < {alpha}/2, else "
+    "inconclusive; the claim holds if every model holds, does not hold if every model does not",
+    setting="planted passages (the ladder) instead of naturally duplicated ones; prompt and "
+    "suffix of analysis.memorization tokens; each rung's rate is shown with its exact "
+    "(Clopper–Pearson) 95% interval",
+    related=True,
+    nulls=(Null("permuted copies", permuted_copies),),
+    positives=ladder_positives,
+)
+def extraction_duplication(tables: Tables, params: Mapping):
+    """Carlini et al. 2023: the more often a passage occurs in training, the more often
+    greedy decoding from its prefix reproduces it exactly."""
+    alpha = params["findings"]["alpha"]
+    mem = tables["memorization"]
+    parts, verdicts, models = [], [], []
+    for model, rows in mem.groupby("model", sort=False):
+        rows = rows.sort_values("copies")
+        if not (rows["copies"] == 0).any() or not (rows["copies"] > 0).any():
+            continue
+        n = rows["n"].astype(int).to_numpy()
+        k = np.rint(rows["extraction_rate"].to_numpy() * n).astype(int)
+        up, down = trend_test(range(len(rows)), n, k)
+        verdict = HOLDS if up < alpha / 2 else FAILS if down < alpha / 2 else UNCLEAR
+        steps = ", ".join(
+            f"{'control' if c == 0 else int(c)}: {kk}/{nn} = {ci(clopper_pearson(kk, nn))}"
+            for c, kk, nn in zip(rows["copies"], k, n, strict=True)
+        )
+        parts.append(f"{model}: {steps}; trend p↑ = {g(up)}, p↓ = {g(down)} → {verdict}")
+        verdicts.append(verdict)
+        models.append(model)
+    return decided(parts, verdicts, "no model with both control and planted passages", models)
+
+
+def _benchmark_items(texts: pd.DataFrame, planted: np.ndarray) -> pd.DataFrame:
+    """Benchmark rows with the given planted labels, ``copies`` 0 on the unplanted ones (the
+    per-copy contrasts follow the labels)."""
+    return texts.assign(planted=planted, copies=np.where(planted == 1, 1, 0))
+
+
+def permuted_placement(rng, data, params):
+    """The contamination set's per-item NLLs (Li's) with the planted labels permuted among its
+    items, per model: the NLL contrasts the placement rule reads
+    (:func:`copyscope.report.membership.nll_delta_rows`); no set can be more familiar."""
+    if data.membership is None or not len(data.membership):
+        return None
+    m = params["analysis"]["membership"]
+    bench = data.membership[data.membership["set"] == "benchmark"]
+    parts = [
+        _benchmark_items(grp, rng.permutation(grp["planted"].to_numpy().astype(int)))
+        for _, grp in bench.groupby("model", sort=False)
+    ]
+    if not parts:
+        return None
+    texts = pd.concat(parts, ignore_index=True)
+    return {"membership_nll_delta": membership_report.nll_delta_rows(texts, m["bootstrap"],
+                                                                     m["seed"])}  # fmt: skip
+
+
+def benchmark_resample(rng, data, params, size):
+    """Builder: ``size`` planted and ``size`` unplanted items of each model's contamination
+    set, drawn with replacement: planted items were seen in training, so Li's placement rule
+    must find them more familiar."""
+    if data.membership is None or not len(data.membership):
+        return None
+    bench = data.membership[data.membership["set"] == "benchmark"]
+    parts = [grp.iloc[rng.integers(len(grp), size=size)]
+             for _, grp in bench.groupby(["model", "planted"], sort=False)]  # fmt: skip
+    if not parts:
+        return None
+    m = params["analysis"]["membership"]
+    texts = pd.concat(parts, ignore_index=True)
+    return {"membership_nll_delta": nll_delta_rows(texts, m["bootstrap"], m["seed"])}
+
+
+def planted_item_positives(data, index, params: Mapping, shared: dict) -> list[Positive]:
+    """The contamination set's planted and unplanted items resampled: the planted ones were
+    trained on (projected to larger sizes too)."""
+    if data.membership is None or not (data.membership["set"] == "benchmark").any():
+        return []
+    bench = data.membership[data.membership["set"] == "benchmark"]
+    per = int(bench.groupby(["model", "planted"]).size().min())
+    sizes = projected_sizes(params["findings"]["power"]["sizes"], per)
+    return [Positive("planted benchmark items", benchmark_resample, HOLDS, sizes, per)]
+
+
+@claim(
+    "benchmark-placement",
+    "Contaminated benchmark text has lower perplexity than clean text of the same kind, "
+    "placing it toward the memorised baseline",
+    LI,
+    "§3–4 (placement between a memorised and a clean baseline)",
+    "real benchmarks (reading comprehension, summarisation: significant memorisation; "
+    "multiple choice: no clear evidence) against memorised and clean baselines of the same "
+    "source and format",
+    ("membership_nll_delta",),
+    "per model, the known-answer version: the benchmark's unplanted items' mean NLL minus its "
+    "planted items' (Li's per-item mean token NLL, nats), with its 95% bootstrap CI; holds if "
+    "the CI lies wholly above 0, does not hold if wholly below 0, else inconclusive; the "
+    "normalised position (clean − set)/(clean − memorised) is reported as a description only; "
+    "the claim holds if every model holds, does not hold if every model does not",
+    setting="a contamination set cut from held-out plays and planted (corpus.inject.benchmark), "
+    "not a real benchmark: the category claims need the real-material configurations",
+    nulls=(Null("permuted membership", permuted_placement),),
+    positives=planted_item_positives,
+)
+def benchmark_placement(tables: Tables, params: Mapping):
+    """Li (2023): contaminated items have lower perplexity, near the memorised baseline."""
+    t = tables["membership_nll_delta"]
+    t = t[t["contrast"] == "unplanted - planted"]
+    parts, verdicts, models = [], [], []
+    for _, r in t.iterrows():
+        d = ci_of(r, "delta", "lo", "hi")
+        if not np.isfinite(d[0]):
+            continue
+        verdict = effect_verdict(d)
+        verdicts.append(verdict)
+        models.append(r["model"])
+        parts.append(
+            f"{r['model']}: unplanted − planted NLL {ci(d)} nats "
+            f"({int(r['n_a'])} vs {int(r['n_b'])} items) → {verdict}"
+        )
+    return decided(parts, verdicts, "no model with planted and unplanted items", models)
+
+
+def permuted_membership(rng, data, params):
+    """The contamination set's per-item loss and Min-K% Prob (k = 20%) with the planted labels
+    permuted among its items, per model: the detector rows the Min-K% rule reads (AUC of each,
+    and Min-K%'s paired ΔAUC against the loss,
+    :func:`copyscope.membership.evaluate.paired_auc_difference`, as the detector table has
+    them)."""
+    if data.membership is None or not len(data.membership):
+        return None
+    m = params["analysis"]["membership"]
+    rows = []
+    for model, grp in data.membership[data.membership["set"] == "benchmark"].groupby(
+        "model", sort=False
+    ):
+        y = rng.permutation(grp["planted"].to_numpy().astype(int))
+        if y.min(initial=1) == 1 or y.max(initial=0) == 0:
+            continue
+        loss = membership_report._oriented(grp, "loss")
+        mink = membership_report._oriented(grp, "min_k_20")
+        d = paired_auc_difference(mink, loss, y, n_boot=m["bootstrap"], seed=m["seed"])
+        base = {"model": model, "label_set": "planted"}
+        rows.append(
+            base
+            | {"detector": "loss", "auc": fast_metrics(loss, y)[0]}
+            | dict(zip(membership_report.DELTA, (0.0, 0.0, 0.0), strict=True))
+        )
+        rows.append(base | {"detector": "min_k_20", "auc": fast_metrics(mink, y)[0]}
+                    | dict(zip(membership_report.DELTA, d, strict=True)))  # fmt: skip
+    return {"membership_detectors": pd.DataFrame(rows)}
+
+
+@claim(
+    "min-k-beats-loss",
+    "Min-K% Prob detects training members better than the loss (perplexity)",
+    SHI,
+    "§5, Table 1 (WikiMIA)",
+    "WikiMIA (Wikipedia events after vs before the models' cut-off) with Pythia, GPT-NeoX, "
+    "LLaMA, OPT; k = 20%",
+    ("membership_detectors",),
+    "per model, planted vs unplanted contamination-set items: the AUC of Min-K% Prob (k = 20%) "
+    "minus the AUC of the loss on the same items, with its 95% paired bootstrap CI; holds if "
+    "it lies wholly above 0, does not hold if wholly below 0, else inconclusive; the reference "
+    "ratio is reported; the claim holds if every model holds, "
+    "does not hold if every model does not",
+    setting="planted passages of a few dozen words, a few items per class",
+    related=True,
+    nulls=(Null("permuted membership", permuted_membership),),
+)
+def min_k_beats_loss(tables: Tables, params: Mapping):
+    """Shi et al. (2024): Min-K% Prob beats the loss as a membership detector."""
+    d = tables["membership_detectors"]
+    d = d[d["label_set"] == "planted"]
+    parts, verdicts, models = [], [], []
+    for model, rows in d.groupby("model", sort=False):
+        r = rows.set_index("detector")
+        if "loss" not in r.index or "min_k_20" not in r.index:
+            continue
+        v = ci_of(r.loc["min_k_20"], "delta_auc_vs_loss", "delta_auc_lo", "delta_auc_hi")
+        verdict = effect_verdict(v)
+        text = f"loss {g(r.at['loss', 'auc'])}, min_k_20 {g(r.at['min_k_20', 'auc'])}, ΔAUC {ci(v)}"
+        if "reference" in r.index:
+            ref = ci_of(r.loc["reference"], "delta_auc_vs_loss", "delta_auc_lo", "delta_auc_hi")
+            text += f"; reference {g(r.at['reference', 'auc'])}, ΔAUC {ci(ref)}"
+        parts.append(f"{model}: AUC {text} → {verdict}")
+        verdicts.append(verdict)
+        models.append(model)
+    return decided(parts, verdicts, "no model with Min-K% and loss AUCs on planted items", models)
+
+
+def permuted_contamination(rng, data, params):
+    """The planted contamination set's looked-up items (``contamination_items``) with the
+    planted / unplanted labels permuted among them: each rule flags the same share of both
+    groups in expectation, so neither verdict is right."""
+    from .. import contamination as contamination_report
+
+    items = data.contamination
+    if items is None:
+        return None
+    planted = items[
+        (items["benchmark"] == contamination_report.PLANTED)
+        & items["group"].isin(["planted", "unplanted"])
+    ].copy()
+    if planted["group"].nunique() < 2:
+        return None
+    planted["group"] = rng.permutation(planted["group"].to_numpy())
+    return {"contamination_known": contamination_report.known_rows(planted)}
+
+
+@claim(
+    "contamination-lookup",
+    "Exact overlap with the training data detects contaminated benchmark items: an item with "
+    "a 13-gram in the training data (GPT-3), or with at least 80% of its 50-character windows "
+    "in it (infini-gram mini), is dirty",
+    BROWN_XU,
+    "GPT-3 §4 and Appendix C; infini-gram mini §5 (benchmark contamination bulletin)",
+    "public benchmarks against web-scale pre-training corpora, whose items' membership is not "
+    "known",
+    ("contamination_known",),
+    "per rule (the n-gram rule and the character-window rule of analysis.contamination, "
+    "copyscope.membership.contamination), the planted contamination set's planted items "
+    "(positives) against its unplanted items (negatives): the share of positives flagged minus "
+    "the share of negatives flagged with Newcombe's 95% interval; a rule holds if it lies wholly "
+    "above 0, does not hold if wholly below 0, else inconclusive; the false-negative and "
+    "false-positive rates with 95% Wilson intervals are reported; the claim holds if both "
+    "rules hold, does not hold if both do not",
+    setting="the planted items are copied whole into training and the unplanted ones are "
+    "held-out play text: a known answer, not a real benchmark",
+    related=True,
+    nulls=(Null("permuted planted labels", permuted_contamination),),
+)
+def contamination_lookup(tables: Tables, params: Mapping):
+    """Brown et al. (2020), Xu et al. (2025): overlap rules flag contaminated items."""
+    from ..contamination import PLANTED
+
+    k = tables["contamination_known"]
+    k = k[(k["benchmark"] == PLANTED) & (k["positive"] == "planted")]
+    parts, verdicts = [], []
+    for r in k.itertuples():
+        pos, neg = int(r.tp + r.fn), int(r.fp + r.tn)
+        d = newcombe(int(r.tp), pos, int(r.fp), neg)
+        verdict = effect_verdict(d)
+        parts.append(
+            f"{r.rule}: FNR {int(r.fn)}/{pos} = {ci(wilson(int(r.fn), pos))}, FPR "
+            f"{int(r.fp)}/{neg} = {ci(wilson(int(r.fp), neg))}, flagged share planted − "
+            f"unplanted {ci(d)} → {verdict}"
+        )
+        verdicts.append(verdict)
+    return decided(parts, verdicts, "no planted contamination set in this run")

@@ -1,0 +1,384 @@
+"""The literature-memorization paper (Zhang et al. 2024: name cloze on English and French
+books with open LLMs) and Chang et al. 2023's name cloze (a related claim): each claim with its
+nulls (the play labels or the continuation overlap permuted over whole plays) and known
+positives (the excerpt plays, the training plays)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+
+from .. import name_cloze
+from ..name_cloze import cloze_excerpt_rows
+from .core import (
+    CHANG,
+    FAILS,
+    HOLDS,
+    UNCLEAR,
+    ZHANG,
+    NotMeasured,
+    Null,
+    Positive,
+    Tables,
+    ci,
+    ci_of,
+    claim,
+    decided,
+    effect_verdict,
+    g,
+    p_verdict,
+)
+from .data import Data, NullBuilder, projected_sizes
+
+
+def _cloze_n_boot(params: Mapping) -> tuple[int, int]:
+    m = params["analysis"]["membership"]
+    return m["bootstrap"], m["seed"]
+
+
+def _cloze(data: Data) -> pd.DataFrame | None:
+    return data.cloze if data.cloze is not None and len(data.cloze) else None
+
+
+def permuted_plays(cloze: pd.DataFrame, splits: tuple[str, ...], rng) -> pd.DataFrame:
+    """``cloze`` with the labels (``split``, ``excerpt_copies``) of its plays of ``splits``
+    permuted over those plays, the same for every model (a play's membership is the play's):
+    whole plays change group, their items stay together."""
+    if "excerpt_copies" not in cloze:
+        cloze = cloze.assign(excerpt_copies=0)
+    plays = cloze[cloze["split"].isin(splits)].drop_duplicates("play")[
+        ["play", "split", "excerpt_copies"]
+    ]
+    order = rng.permutation(len(plays))
+    new = plays.assign(split=plays["split"].to_numpy()[order],
+                       excerpt_copies=plays["excerpt_copies"].to_numpy()[order])  # fmt: skip
+    label = new.set_index("play")
+    hit = cloze["play"].isin(label.index)
+    out = cloze.copy()
+    out.loc[hit, "split"] = cloze.loc[hit, "play"].map(label["split"])
+    out.loc[hit, "excerpt_copies"] = cloze.loc[hit, "play"].map(label["excerpt_copies"])
+    return out
+
+
+def _excerpt_groups(cloze: pd.DataFrame) -> dict[tuple[str, str], pd.DataFrame]:
+    """Per (model, side) the name cloze items the excerpt rule compares: ``top``, the excerpt
+    plays of the highest copy count, and ``held-out``, the clean held-out plays."""
+    groups = {}
+    for model, grp in cloze.groupby("model", sort=False):
+        ex = grp[grp["split"] == "excerpt"]
+        if "excerpt_copies" in ex and len(ex):
+            groups[(model, "top")] = ex[ex["excerpt_copies"] == ex["excerpt_copies"].max()]
+        groups[(model, "held-out")] = grp[grp["split"] == "valid"]
+    return groups
+
+
+def _training_groups(cloze: pd.DataFrame) -> dict[tuple[str, str], pd.DataFrame]:
+    """Per (model, side) the name cloze items the training-plays rule compares: ``top``, the
+    training plays, and ``held-out``, the clean held-out plays."""
+    groups = {}
+    for model, grp in cloze.groupby("model", sort=False):
+        if (grp["split"] == "train").any():
+            groups[(model, "top")] = grp[grp["split"] == "train"]
+        groups[(model, "held-out")] = grp[grp["split"] == "valid"]
+    return groups
+
+
+def excerpt_plays(cloze: pd.DataFrame | None, groups_of=_excerpt_groups) -> int:
+    """The fewest plays of the ``top`` side of any model (the side the positive resizes; by
+    default the excerpt plays of the highest copy count, :func:`_excerpt_groups`); 0: no such
+    positive (no such plays or no held-out plays)."""
+    if cloze is None or not len(cloze):
+        return 0
+    groups = groups_of(cloze)
+    if len(groups) != 2 * cloze["model"].nunique():
+        return 0
+    if min(int(grp["play"].nunique()) for grp in groups.values()) == 0:
+        return 0
+    return min(int(grp["play"].nunique()) for (_, side), grp in groups.items() if side == "top")
+
+
+def excerpt_resample(rng, data, params, size, groups_of=_excerpt_groups):
+    """Builder: ``size`` excerpt plays of the highest copy count of each model's name cloze
+    (the ``top`` side of ``groups_of``), and as many clean held-out plays as the run has,
+    drawn with replacement as whole plays (a play drawn twice counts as two plays, each
+    keeping all its items): the excerpt plays' planted speeches were trained on, so the
+    excerpt rule must find them answered more often."""
+    if not excerpt_plays(data.cloze, groups_of):
+        return None
+    parts = []
+    for (_, side), h in groups_of(data.cloze).items():
+        plays = h["play"].unique()
+        n = size if side == "top" else len(plays)
+        for j, k in enumerate(rng.integers(len(plays), size=n)):
+            parts.append(h[h["play"] == plays[k]].assign(play=f"{plays[k]}#{j}"))
+    m = params["analysis"]["membership"]
+    frame = pd.concat(parts, ignore_index=True)
+    return {"membership_cloze_excerpts": cloze_excerpt_rows(frame, m["bootstrap"], m["seed"])}
+
+
+def training_resample(rng, data, params, size):
+    """Builder: ``size`` training plays of each model's name cloze and as many clean
+    held-out plays as the run has, drawn with replacement as whole plays
+    (:func:`excerpt_resample` with :func:`_training_groups`): the training plays were
+    trained on, so the training-plays rule must find them answered more often."""
+    return excerpt_resample(rng, data, params, size, _training_groups)
+
+
+def permuted_training_plays(rng, data, params):
+    """Name cloze items with the training / held-out labels permuted over those plays:
+    accuracy cannot be higher on the plays labelled training (the play groups and their
+    play-permutation tests by the membership report's
+    :func:`~copyscope.report.name_cloze.cloze_excerpt_rows`)."""
+    cloze = _cloze(data)
+    if cloze is None or not {"train", "valid"} <= set(cloze["split"]):
+        return None
+    permuted = permuted_plays(cloze, ("train", "valid"), rng)
+    rows = name_cloze.cloze_excerpt_rows(permuted, *_cloze_n_boot(params))
+    return {"membership_cloze_excerpts": rows}
+
+
+def training_play_positives(data, index, params: Mapping, shared: dict) -> list[Positive]:
+    """The training plays and the held-out plays resampled as whole plays: the training plays
+    were trained on (projected to larger sizes too)."""
+    if not (per := excerpt_plays(data.cloze, _training_groups)):
+        return []
+    sizes = projected_sizes(params["findings"]["power"]["sizes"], per)
+    return [Positive("training plays", training_resample, HOLDS, sizes, per)]
+
+
+@claim(
+    "cloze-training-plays",
+    "Name cloze accuracy reveals memorised books: models fill in character names far more "
+    "often for books they have seen",
+    CHANG,
+    "§3–4",
+    "GPT-4 and ChatGPT, instruction prompt, 100 passages per book of 571 English novels; "
+    "accuracy tracks web popularity",
+    ("membership_cloze_excerpts",),
+    "per model: the case-insensitive top-1 accuracy pooled over the items of the training "
+    "plays against that of the fully held-out plays, tested by permuting the training / "
+    "held-out labels over those plays (whole plays: a play's items share its familiarity; the "
+    "test of the excerpt row below): holds if higher with one-sided p < {alpha}/2, does not "
+    "hold if lower with p < {alpha}/2, else inconclusive (95% CIs over plays reported); the "
+    "claim holds if every model holds, does not hold if every model does not",
+    setting="base models trained here rank the play's speaker names by likelihood (copyscope's "
+    "adaptation of the instruction prompt)",
+    related=True,
+    nulls=(Null("permuted plays", permuted_training_plays),),
+    positives=training_play_positives,
+)
+def cloze_training_plays(tables: Tables, params: Mapping):
+    """Chang et al. (2023): name cloze accuracy is high on books in training (the training
+    plays' ``train`` row of ``membership_cloze_excerpts`` against its ``held-out`` row, with the
+    play-permutation p-values :func:`copyscope.report.name_cloze.play_difference_p`)."""
+    t = tables["membership_cloze_excerpts"]
+    if not {"p_up", "p_down"} <= set(t.columns):
+        raise NotMeasured("no p_up, p_down columns in membership_cloze_excerpts")
+    half = params["findings"]["alpha"] / 2
+    acc = ("acc_insensitive", "acc_insensitive_lo", "acc_insensitive_hi")
+    parts, verdicts, models = [], [], []
+    for model, rows in t.groupby("model", sort=False):
+        train, held = rows[rows["group"] == "train"], rows[rows["group"] == "held-out"]
+        if not len(train) or not len(held) or not int(train["items"].iloc[0]):
+            continue
+        train, held = train.iloc[0], held.iloc[0]
+        up, down = float(train["p_up"]), float(train["p_down"])
+        if not (np.isfinite(up) and np.isfinite(down)):
+            continue
+        verdict = HOLDS if up < half else FAILS if down < half else UNCLEAR
+        parts.append(
+            f"{model}: training plays {ci(ci_of(train, *acc))} ({int(train['items'])} items, "
+            f"{_plays(train)}) vs held-out {ci(ci_of(held, *acc))} ({int(held['items'])} items, "
+            f"{_plays(held)}), play-permutation p↑ = {g(up)}, p↓ = {g(down)} → {verdict}"
+        )
+        verdicts.append(verdict)
+        models.append(model)
+    return decided(
+        parts, verdicts, "no model with cloze items on training and held-out plays", models
+    )
+
+
+ZHANG_OLMO = (
+    "OLMo checkpoints with Dolma (known training data); English and French books; excerpts "
+    "found on the web"
+)
+
+
+def permuted_excerpt_plays(table: str) -> NullBuilder:
+    """Name cloze items with the excerpt / held-out labels (and the excerpt copy counts)
+    permuted over those plays: neither excerpts nor their copies can raise accuracy; the
+    ``table`` (``membership_cloze_excerpts`` or ``membership_cloze_trend``) by the membership
+    report's builder."""
+    builder = {
+        "membership_cloze_excerpts": name_cloze.cloze_excerpt_rows,
+        "membership_cloze_trend": name_cloze.cloze_trend_rows,
+    }[table]
+
+    def build(rng, data, params):
+        cloze = _cloze(data)
+        if cloze is None or not {"excerpt", "valid"} <= set(cloze["split"]):
+            return None
+        permuted = permuted_plays(cloze, ("excerpt", "valid"), rng)
+        return {table: builder(permuted, *_cloze_n_boot(params))}
+
+    return build
+
+
+def excerpt_play_positives(data, index, params: Mapping, shared: dict) -> list[Positive]:
+    """The excerpt plays of the highest copy count and the held-out plays resampled as whole
+    plays: the excerpt plays' planted speeches were trained on (projected to larger sizes
+    too)."""
+    if not (per := excerpt_plays(data.cloze)):
+        return []
+    sizes = projected_sizes(params["findings"]["power"]["sizes"], per)
+    return [Positive("planted excerpt plays (highest copies)", excerpt_resample, HOLDS, sizes,
+                     per)]  # fmt: skip
+
+
+@claim(
+    "cloze-excerpts",
+    "Excerpts of a book in the training data produce some name cloze memorization even when "
+    "the full text is not in training",
+    ZHANG,
+    "OLMo/Dolma analysis",
+    ZHANG_OLMO,
+    ("membership_cloze_excerpts",),
+    "per model: the case-insensitive accuracy on the plays whose excerpts are the most exposed "
+    "(the highest copy count of corpus.inject.excerpts: the claim is that excerpts can suffice, "
+    "and a pooled test over the copy counts averages in excerpts seen once, which this rule's "
+    "power measurement found undecidable) against that of fully held-out plays, tested by "
+    "permuting the excerpt / held-out labels over those plays (whole plays: a play's items "
+    "are not independent, and a bootstrap over a few excerpt plays is too narrow): holds if "
+    "higher with one-sided p < {alpha}/2, does not hold if lower with p < {alpha}/2, else "
+    "inconclusive (95% CIs over plays; every excerpt play pooled is reported beside it); the "
+    "claim holds if every model holds, does not hold if every model does not",
+    setting="excerpts are planted speeches of held-out plays, copied a known number of times",
+    nulls=(Null("permuted plays", permuted_excerpt_plays("membership_cloze_excerpts")),),
+    positives=excerpt_play_positives,
+)
+def cloze_excerpts(tables: Tables, params: Mapping):
+    """Zhang et al. 2024: excerpts alone raise name cloze accuracy (at the highest exposure)."""
+    t = tables["membership_cloze_excerpts"]
+    parts, verdicts, models = [], [], []
+    if not {"p_up", "p_down"} <= set(t.columns):
+        raise NotMeasured("no p_up, p_down columns in membership_cloze_excerpts")
+    half = params["findings"]["alpha"] / 2
+    acc = ("acc_insensitive", "acc_insensitive_lo", "acc_insensitive_hi")
+    for model, rows in t.groupby("model", sort=False):
+        held, ex = rows[rows["group"] == "held-out"], rows[rows["group"] == "excerpt"]
+        if not len(held) or not len(ex) or not ex["copies"].notna().any():
+            continue
+        top, held = ex.loc[ex["copies"].idxmax()], held.iloc[0]
+        up, down = float(top["p_up"]), float(top["p_down"])
+        verdict = HOLDS if up < half else FAILS if down < half else UNCLEAR
+        pooled = rows[rows["group"] == "excerpt-pooled"]
+        beside = (f"; every excerpt play pooled {ci(ci_of(pooled.iloc[0], *acc))}"
+                  if len(pooled) else "")  # fmt: skip
+        parts.append(
+            f"{model}: excerpt plays at {g(top['copies'])} copies {ci(ci_of(top, *acc))} "
+            f"({int(top['items'])} items, {_plays(top)}) vs held-out {ci(ci_of(held, *acc))} "
+            f"({int(held['items'])} items, {_plays(held)}), play-permutation p↑ = {g(up)}, "
+            f"p↓ = {g(down)} → {verdict}{beside}"
+        )
+        verdicts.append(verdict)
+        models.append(model)
+    return decided(parts, verdicts, "no model with excerpt and held-out cloze items", models)
+
+
+def _plays(row) -> str:
+    return f"{int(row['plays'])} plays" if "plays" in row.index else "plays unknown"
+
+
+@claim(
+    "cloze-excerpt-copies",
+    "Memorization rises with a book's presence on the web (popularity)",
+    ZHANG,
+    "popularity analysis",
+    ZHANG_OLMO + "; popularity measured by web presence",
+    ("membership_cloze_trend",),
+    "per model: Spearman ρ over items between correct (case-insensitive) and the number of "
+    "planted copies of the item's play's excerpts (0 for fully held-out plays), tested by "
+    "permuting the copy counts over the plays (whole plays: a play's items are not "
+    "independent); holds if ρ > 0 with two-sided p < {alpha}, does not hold if ρ < 0 with "
+    "p < {alpha}, else inconclusive (the 95% bootstrap CI over items is reported); the claim "
+    "holds if every model holds, does not hold if every model does not",
+    setting="popularity is stood in for by the planted copy count of a play's excerpts",
+    nulls=(Null("permuted plays", permuted_excerpt_plays("membership_cloze_trend")),),
+)
+def cloze_excerpt_copies(tables: Tables, params: Mapping):
+    """Zhang et al. 2024: the more often a work's text is on the web, the more it is
+    memorised."""
+    t = tables["membership_cloze_trend"]
+    if "p_value" not in t.columns:
+        raise NotMeasured("no p_value column in membership_cloze_trend (re-run report membership)")
+    parts, verdicts, models = [], [], []
+    for _, r in t.iterrows():
+        v = ci_of(r, "rho", "rho_lo", "rho_hi")
+        if not np.isfinite(v[0]):
+            continue
+        verdict = p_verdict(v[0], float(r["p_value"]), +1, params["findings"]["alpha"])
+        parts.append(
+            f"{r['model']}: ρ = {ci(v)} ({int(r['items'])} items), play-permutation "
+            f"p = {g(r['p_value'])} → {verdict}"
+        )
+        verdicts.append(verdict)
+        models.append(r["model"])
+    return decided(parts, verdicts, "no model with a copy-count trend", models)
+
+
+def permuted_overlap(rng, data, params):
+    """Name cloze items whose continuation-overlap match fractions are permuted over the
+    training plays (every item of play p gets the mean match fraction of play π(p)): across
+    training plays, overlap and cloze accuracy are unrelated (r by
+    :func:`~copyscope.report.name_cloze.cloze_tables`)."""
+    cloze = _cloze(data)
+    if cloze is None or "train" not in set(cloze["split"]):
+        return None
+    train = cloze["split"] == "train"
+    means = cloze[train].groupby("play", sort=False)["match_fraction"].mean()
+    moved = pd.Series(rng.permutation(means.to_numpy()), index=means.index)
+    out = cloze.copy()
+    out.loc[train, "match_fraction"] = cloze.loc[train, "play"].map(moved)
+    _, summary = name_cloze.cloze_tables(out, *_cloze_n_boot(params))
+    return {"membership_cloze_summary": summary}
+
+
+@claim(
+    "cloze-overlap-correlation",
+    "A continuation (n-gram overlap) test agrees with name cloze accuracy across books "
+    "(a positive correlation; the pilot found r = 0.77 over four books)",
+    ZHANG,
+    "pilot study",
+    'ChatGPT, four books with known cloze accuracy ("should be interpreted with caution"); an '
+    "unpublished novel as the never-seen baseline; with four points the 95% interval of r is "
+    "roughly [−0.74, 0.99], so the pilot gives a direction, not an effect size",
+    ("membership_cloze_summary",),
+    "per model: Pearson r across training plays only (so membership alone cannot make it "
+    "positive) between name cloze accuracy (case-insensitive) and the continuation overlap's "
+    "match fraction, with its 95% bootstrap CI; holds if the CI lies wholly above 0 (r > 0), "
+    "does not hold if it lies wholly below 0, else inconclusive (0.77 is not an effect to "
+    "exclude: its own interval over four books reaches below 0); the claim holds if every "
+    "model holds, does not hold if every model does not",
+    setting="few training plays (corpus.split), so r has a wide interval",
+    nulls=(Null("permuted overlap", permuted_overlap),),
+    ground_truth=False,
+)
+def cloze_overlap_correlation(tables: Tables, params: Mapping):
+    """Zhang et al. (2024)'s pilot: continuation overlap and name cloze accuracy agree
+    across books."""
+    s = tables["membership_cloze_summary"]
+    s = s[s["split"] == "train"] if "split" in s.columns else s
+    parts, verdicts, models = [], [], []
+    for model, rows in s.groupby("model", sort=False):
+        r = rows.iloc[0]
+        v = ci_of(r, "r_overlap", "r_lo", "r_hi")
+        if not np.isfinite(v[0]):
+            continue
+        verdict = effect_verdict(v)
+        plays = f", {int(r['r_plays'])} plays" if "r_plays" in r.index else ""
+        parts.append(f"{model}: r = {ci(v)}{plays} → {verdict}")
+        verdicts.append(verdict)
+        models.append(model)
+    return decided(parts, verdicts, "no model with r across at least 3 training plays", models)

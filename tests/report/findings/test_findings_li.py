@@ -1,0 +1,241 @@
+"""Li's and the memorization and contamination claims (copyscope.report.findings.li): each rule
+on synthetic tables whose verdict is known, its nulls and its known positives (the ladder, the
+planted items)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from copyscope.report import calibration as C
+from copyscope.report import findings as F
+from copyscope.report import membership as membership_report
+from copyscope.report import power as P
+from copyscope.report.findings import li as paper
+from copyscope.report.memorization import memorization_table
+from support.findings import (
+    CAL_PARAMS,
+    FAILS,
+    HOLDS,
+    POWER_PARAMS,
+    UNCLEAR,
+    data,
+    decide,
+    ladder_results,
+)
+
+
+def ladder(rates: dict[int, tuple[float, float, float]]) -> pd.DataFrame:
+    return pd.DataFrame(
+        [
+            {"model": "m", "copies": c, "extraction_rate": v, "ci_low": lo, "ci_high": hi}
+            | {"match_fraction": v, "lcp": 1.0, "n": 10}
+            for c, (v, lo, hi) in rates.items()
+        ]
+    )
+
+
+@pytest.mark.parametrize(
+    "rates, verdict",
+    [
+        ({0: 0.0, 1: 0.1, 4: 0.5, 16: 0.9}, HOLDS),
+        ({0: 0.6, 1: 0.3, 16: 0.0}, FAILS),  # falls with the copies
+        ({0: 0.0, 1: 0.9, 16: 0.1}, UNCLEAR),  # up then down: no trend over the rungs
+        ({0: 0.0, 1: 0.0, 16: 0.0}, UNCLEAR),  # nothing extracted: no outcome varies
+        ({0: 0.0, 16: 0.3}, UNCLEAR),  # 3 of 20, all on the top rung: p = 0.105
+    ],
+)
+def test_extraction_duplication(rates, verdict):
+    table = ladder({c: (v, v, v) for c, v in rates.items()})
+    f = decide("extraction-duplication", memorization=table)
+    assert f.verdict == verdict, f.measured
+    assert f.measured.startswith("m: control: 0/10 = 0 [0, 0.308]") or rates[0] > 0
+
+
+def test_extraction_without_the_memorization_table_is_not_measured():
+    f = decide("extraction-duplication")
+    assert (f.verdict, f.measured) == (UNCLEAR, "not measured: no memorization table in this run")
+
+
+def nll_delta(delta) -> pd.DataFrame:
+    cols = ["model", "contrast", "delta", "lo", "hi", "n_a", "n_b"]
+    rows = [
+        ("m", "unplanted - planted", *delta, 20, 20),
+        ("m", "clean − planted", -9, -10, -8, 20, 20),
+    ]
+    return pd.DataFrame(rows, columns=cols)
+
+
+@pytest.mark.parametrize(
+    "delta, verdict",
+    [((0.3, 0.1, 0.5), HOLDS), ((-0.3, -0.5, -0.1), FAILS), ((0.05, -0.1, 0.2), UNCLEAR)],
+)
+def test_benchmark_placement(delta, verdict):
+    f = decide("benchmark-placement", membership_nll_delta=nll_delta(delta))
+    assert f.verdict == verdict, f.measured
+    assert f.measured.startswith("m: unplanted − planted NLL ")
+
+
+def detectors(**deltas):
+    """Detector rows of model m on planted items: ``det=(auc, delta, lo, hi)``."""
+    cols = ["model", "label_set", "detector", "auc", "delta_auc_vs_loss", "delta_auc_lo"]
+    rows = [("m", "planted", d, *v) for d, v in deltas.items()]
+    rows.append(("m", "training", "min_k_20", 0.99, -0.3, -0.4, -0.2))  # another label set
+    return {"membership_detectors": pd.DataFrame(rows, columns=[*cols, "delta_auc_hi"])}
+
+
+LOSS = (0.8, 0.0, 0.0, 0.0)
+
+
+@pytest.mark.parametrize(
+    "deltas, verdict",
+    [
+        # overlapping AUC intervals, yet the paired difference excludes 0: holds
+        ({"loss": LOSS, "min_k_20": (0.85, 0.05, 0.01, 0.1), "reference": (0.8, 0.0, -0.1, 0.1)},
+         HOLDS),
+        ({"loss": LOSS, "min_k_20": (0.7, -0.1, -0.2, -0.02)}, FAILS),
+        ({"loss": LOSS, "min_k_20": (0.8, 0.0, -0.1, 0.1)}, UNCLEAR),
+    ],
+)  # fmt: skip
+def test_min_k_beats_loss(deltas, verdict):
+    f = decide("min-k-beats-loss", **detectors(**deltas))
+    assert f.verdict == verdict, f.measured
+
+
+def test_permuted_copies_break_the_ladder():
+    frame = ladder_results()
+    real = F.CLAIMS["extraction-duplication"](
+        {"memorization": memorization_table(frame, 200, 0)}, CAL_PARAMS
+    )
+    assert real.verdict == F.HOLDS  # the planted effect is found ...
+    r = C.false_verdicts(
+        "extraction-duplication", paper.permuted_copies, data(extraction=frame), CAL_PARAMS, 30, 0
+    )
+    assert r["holds"] <= 3  # ... and rarely once the copy counts are permuted
+    table = paper.permuted_copies(np.random.default_rng(0), data(extraction=frame), CAL_PARAMS)
+    assert sorted(table["memorization"]["n"]) == [20, 20, 20, 20]
+
+
+def test_permuted_membership_rows_are_the_min_k_rule_input():
+    rng = np.random.default_rng(0)
+    n = 40
+    planted = np.repeat([1, 0], n // 2)
+    loss = rng.normal(5.0, 0.3, n) - 0.5 * planted
+    texts = pd.DataFrame(
+        {"model": "m", "set": "benchmark", "id": range(n), "planted": planted, "loss": loss,
+         "min_k_20": loss + rng.normal(0, 0.1, n)}
+    )  # fmt: skip
+    tables = paper.permuted_membership(np.random.default_rng(1), data(membership=texts), CAL_PARAMS)
+    d = tables["membership_detectors"].set_index("detector")
+    assert list(d.index) == ["loss", "min_k_20"] and d.at["loss", "delta_auc_vs_loss"] == 0.0
+    assert 0.2 < d.at["min_k_20", "auc"] < 0.8  # the labels no longer mean membership
+    r = C.false_verdicts(
+        "min-k-beats-loss", paper.permuted_membership, data(membership=texts), CAL_PARAMS, 20, 0
+    )
+    assert r["draws"] == 20
+
+
+def benchmark_texts(n=40, effect=0.5, seed=0) -> pd.DataFrame:
+    """A contamination set of ``n`` items, half planted, whose planted items' Li NLL is lower
+    by ``effect`` nats."""
+    rng = np.random.default_rng(seed)
+    planted = np.repeat([1, 0], n // 2)
+    nll = rng.normal(5.0, 0.3, n) - effect * planted
+    return pd.DataFrame(
+        {"model": "m", "set": "benchmark", "id": range(n), "planted": planted,
+         "copies": np.where(planted == 1, 4, 0), "li_nll": nll, "loss": nll,
+         "min_k_20": nll + rng.normal(0, 0.1, n)}
+    )  # fmt: skip
+
+
+def test_permuted_placement_breaks_li_placement():
+    texts = benchmark_texts()
+    real = F.CLAIMS["benchmark-placement"](
+        {"membership_nll_delta": membership_report.nll_delta_rows(texts, 200, 0)}, CAL_PARAMS
+    )
+    assert real.verdict == F.HOLDS  # the planted effect is found ...
+    tables = paper.permuted_placement(np.random.default_rng(1), data(membership=texts), CAL_PARAMS)
+    d = tables["membership_nll_delta"].set_index("contrast")
+    assert d.at["unplanted - planted", "n_a"] == d.at["unplanted - planted", "n_b"] == 20
+    r = C.false_verdicts(
+        "benchmark-placement", paper.permuted_placement, data(membership=texts), CAL_PARAMS, 40, 0
+    )
+    assert r["holds"] + r["does_not_hold"] <= 6  # ... and rarely once the labels are permuted
+
+
+def looked_up_items(n: int = 30) -> pd.DataFrame:
+    """The planted set's looked-up items: ``n`` planted ones all flagged by both rules, ``n``
+    unplanted ones none, plus memorised / clean baselines the null leaves out."""
+    from copyscope.report import contamination as R
+
+    rows = [
+        {"benchmark": R.PLANTED, "group": g, "id": f"{g}-{i}",
+         "dirty_ngram": int(g in ("planted", "memorised")),
+         "dirty_chars": int(g in ("planted", "memorised"))}
+        for g in ("planted", "unplanted", "memorised", "clean") for i in range(n)
+    ]  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def test_the_contamination_null_permutes_the_planted_labels():
+    from copyscope.report import contamination as R
+
+    items = looked_up_items()
+    real = {"contamination_known": R.known_rows(items)}
+    assert F.CLAIMS["contamination-lookup"](real, CAL_PARAMS).verdict == F.HOLDS
+    out = paper.permuted_contamination(np.random.default_rng(0), data(contamination=items), CAL_PARAMS)
+    known = out["contamination_known"]
+    # only the planted / unplanted pair, the same counts of flagged items in all
+    assert set(known["positive"]) == {"planted"} and set(known["rule"]) == {"ngram", "chars"}
+    assert ((known["tp"] + known["fp"]) == 30).all() and ((known["tp"] + known["fn"]) == 30).all()
+    false = F.CLAIMS["contamination-lookup"].nulls[0].false
+    r = C.false_verdicts(
+        "contamination-lookup", paper.permuted_contamination, data(contamination=items), CAL_PARAMS,
+        20, 0, false,
+    )
+    assert r["holds"] + r["does_not_hold"] <= 3  # rarely a verdict once the labels are permuted
+    assert paper.permuted_contamination(np.random.default_rng(0), data(), CAL_PARAMS) is None
+    only_planted = items[items["group"] != "unplanted"]
+    assert paper.permuted_contamination(np.random.default_rng(0), data(contamination=only_planted),
+                                    CAL_PARAMS) is None  # fmt: skip
+
+
+def test_the_ladder_resampled_keeps_its_rungs():
+    frame = ladder_results(per=6)
+    tables = paper.ladder_resample(np.random.default_rng(0), data(extraction=frame), POWER_PARAMS, 4)
+    mem = tables["memorization"]
+    assert sorted(mem["copies"]) == [0, 1, 16, 256] and (mem["n"] == 4).all()
+
+
+def test_the_benchmark_resampled_finds_the_planted_items():
+    texts = benchmark_texts(n=60, effect=0.6)
+    tables = paper.benchmark_resample(np.random.default_rng(0), data(membership=texts), POWER_PARAMS, 7)
+    d = tables["membership_nll_delta"].set_index("contrast")
+    assert d.at["unplanted - planted", "n_a"] == d.at["unplanted - planted", "n_b"] == 7
+    big = P.power_at("benchmark-placement", paper.benchmark_resample, F.HOLDS,
+                     data(membership=texts), POWER_PARAMS, 30, 10, 0)  # fmt: skip
+    # a control: unplanted items with exactly the planted items' NLLs
+    same = texts.assign(li_nll=np.tile(texts["li_nll"].to_numpy()[:30], 2))
+    none = P.power_at("benchmark-placement", paper.benchmark_resample, F.HOLDS,
+                      data(membership=same), POWER_PARAMS, 30, 20, 0)  # fmt: skip
+    assert big["power"] >= 0.9 and none["power"] <= 0.15
+
+
+def test_the_ladder_is_projected_beyond_the_runs_own_size():
+    d = data(extraction=ladder_results(per=6))
+    params = {**POWER_PARAMS, "findings": {**POWER_PARAMS["findings"],
+              "power": {**POWER_PARAMS["findings"]["power"], "sizes": [4, 12]}}}  # fmt: skip
+    table = P.power_table(d, None, params)
+    assert table["size"].tolist() == [4, 6, 12] and (table["observed"] == 6).all()
+    # the scorecard's column: the run's own size, and the projected size reaching 0.8
+    fake = table.assign(power=[0.2, 0.5, 0.9])
+    text = F.power_column(["extraction-duplication"], fake).iloc[0]
+    assert text == "planted ladder: 0.5 at 6; 0.8 from 12 (projected)"
+    # no projected size reaches it: said, so a reader does not take more passages as the fix
+    flat = table.assign(power=[0.0, 0.0, 0.1])
+    text = F.power_column(["extraction-duplication"], flat).iloc[0]
+    assert text == "planted ladder: 0 at 6; below 0.8 even at 12 (projected)"
+    # the run's own size is the largest: nothing projected, nothing said
+    own = table[table["size"] <= 6].assign(power=[0.0, 0.1])
+    assert F.power_column(["extraction-duplication"], own).iloc[0] == "planted ladder: 0.1 at 6"

@@ -1,0 +1,218 @@
+"""The name cloze claims (copyscope.report.findings.literature): each rule on synthetic tables
+whose verdict is known, its nulls and its known positives (excerpt and training plays)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from copyscope.report import calibration as C
+from copyscope.report import findings as F
+from copyscope.report import membership as membership_report
+from copyscope.report import power as P
+from copyscope.report.findings import literature as paper
+from support.findings import (
+    CAL_PARAMS,
+    FAILS,
+    HOLDS,
+    POWER_PARAMS,
+    UNCLEAR,
+    cloze_items,
+    data,
+    decide,
+)
+
+
+def cloze_summary(train, valid, r):
+    cols = ["model", "split", "acc_insensitive", "acc_insensitive_lo", "acc_insensitive_hi"]
+    frame = pd.DataFrame([("m", "train", *train), ("m", "valid", *valid)], columns=cols)
+    frame["r_overlap"], frame["r_lo"], frame["r_hi"] = r
+    frame["r_plays"] = 10
+    return {"membership_cloze_summary": frame}
+
+
+@pytest.mark.parametrize(
+    "r, verdict",
+    [
+        ((0.7, 0.4, 0.9), HOLDS),
+        ((0.1, -0.4, 0.8), UNCLEAR),
+        # straddles 0, below the pilot's 0.77: not a refutation (0.77 came from four books,
+        # its own interval reaches below 0); only an interval below 0 refutes r > 0
+        ((0.1, -0.3, 0.5), UNCLEAR),
+        ((-0.5, -0.8, -0.2), FAILS),
+    ],
+)
+def test_cloze_overlap_correlation(r, verdict):
+    t = cloze_summary((0.8, 0.7, 0.9), (0.2, 0.1, 0.3), r)
+    f = decide("cloze-overlap-correlation", **t)
+    assert f.verdict == verdict and "10 plays" in f.measured
+    assert "below the paper's" not in f.rule  # 0.77 is no effect size to exclude
+    t = cloze_summary((0.1, 0.0, 0.2), (0.8, 0.7, 0.9), (float("nan"),) * 3)
+    assert decide("cloze-overlap-correlation", **t).measured.startswith("not measured")
+
+
+@pytest.mark.parametrize(
+    "train, p, verdict",
+    [
+        ((0.4, 0.3, 0.5), (0.001, 1.0), HOLDS),
+        ((0.05, 0.0, 0.1), (1.0, 0.001), FAILS),
+        ((0.15, 0.05, 0.25), (0.3, 0.7), UNCLEAR),
+        # intervals over plays apart, but whole plays permuted do not make it rare
+        ((0.4, 0.3, 0.5), (0.04, 0.97), UNCLEAR),
+    ],
+)
+def test_cloze_training_plays(train, p, verdict):
+    """Chang et al.'s claim, decided by permuting whole plays between training and held-out
+    (the test of the excerpt row), not by comparing two intervals over items."""
+    t = excerpts((0.4, 0.3, 0.5), (0.1, 0.0, 0.2), (1.0, 0.001))
+    columns = ["acc_insensitive", "acc_insensitive_lo", "acc_insensitive_hi", "p_up", "p_down"]
+    t.loc[t["group"] == "train", columns] = [*train, *p]
+    f = decide("cloze-training-plays", membership_cloze_excerpts=t)
+    assert f.verdict == verdict, f.measured
+    assert "(100 items, 10 plays) vs held-out" in f.measured and "play-permutation" in f.measured
+    assert f.related
+
+
+def excerpts(excerpt, held_out, p=(0.5, 0.5)) -> pd.DataFrame:
+    """The excerpt table: the highest copy count (16) has ``excerpt`` and ``p``; a lower count
+    and the pooled plays carry the opposite p-values, which the rule must not read."""
+    cols = ["model", "group", "copies", "plays", "items", "acc_insensitive"]
+    cols += ["acc_insensitive_lo", "acc_insensitive_hi", "p_up", "p_down"]
+    rows = [
+        ("m", "train", None, 10, 100, 0.9, 0.8, 1.0, 0.001, 1.0),
+        ("m", "held-out", None, 6, 60, *held_out, math.nan, math.nan),
+        ("m", "excerpt", 1, 2, 30, *held_out, *p[::-1]),
+        ("m", "excerpt", 16, 2, 20, *excerpt, *p),
+        ("m", "excerpt-pooled", None, 4, 50, *held_out, *p[::-1]),
+    ]
+    return pd.DataFrame(rows, columns=cols)
+
+
+@pytest.mark.parametrize(
+    "excerpt, held_out, p, verdict",
+    [
+        ((0.4, 0.3, 0.5), (0.1, 0.0, 0.2), (0.001, 1.0), HOLDS),
+        ((0.1, 0.0, 0.2), (0.4, 0.3, 0.5), (1.0, 0.001), FAILS),
+        ((0.15, 0.05, 0.25), (0.1, 0.0, 0.2), (0.3, 0.7), UNCLEAR),
+        # intervals apart, but whole plays permuted do not make it rare: no verdict
+        ((0.4, 0.3, 0.5), (0.1, 0.0, 0.2), (0.04, 0.97), UNCLEAR),
+    ],
+)
+def test_cloze_excerpts(excerpt, held_out, p, verdict):
+    f = decide("cloze-excerpts", membership_cloze_excerpts=excerpts(excerpt, held_out, p))
+    assert f.verdict == verdict, f.measured
+    assert "excerpt plays at 16 copies" in f.measured and "(20 items, 2 plays)" in f.measured
+    assert "(60 items, 6 plays)" in f.measured and "every excerpt play pooled" in f.measured
+
+
+@pytest.mark.parametrize(
+    "rho, p, verdict",
+    [
+        ((0.3, 0.1, 0.5), 0.01, HOLDS),
+        ((-0.3, -0.5, -0.1), 0.01, FAILS),
+        ((0.1, -0.1, 0.3), 0.3, UNCLEAR),
+        ((0.3, 0.1, 0.5), 0.2, UNCLEAR),  # the items' CI excludes 0, the plays' test does not
+    ],
+)
+def test_cloze_excerpt_copies(rho, p, verdict):
+    cols = ["model", "items", "rho", "rho_lo", "rho_hi", "p_value"]
+    t = pd.DataFrame([("m", 120, *rho, p)], columns=cols)
+    f = decide("cloze-excerpt-copies", membership_cloze_trend=t)
+    assert f.verdict == verdict and f"p = {p:g}" in f.measured
+
+
+def test_permuted_plays_move_whole_plays():
+    cloze = cloze_items()
+    out = paper.permuted_plays(cloze, ("train", "valid"), np.random.default_rng(0))
+    per_play = out.groupby(["model", "play"])["split"].nunique()
+    assert (per_play == 1).all()  # a play's items stay together
+    counts = [t.groupby("play")["split"].first().value_counts().sort_index() for t in (out, cloze)]
+    pd.testing.assert_series_equal(*counts)
+    a = out[out["model"] == "a"].drop_duplicates("play").set_index("play")["split"]
+    b = out[out["model"] == "b"].drop_duplicates("play").set_index("play")["split"]
+    assert (a == b).all()  # the same labels for every model
+    ex = out[cloze["split"] == "excerpt"]
+    assert (ex["split"] == "excerpt").all()  # plays outside the permuted splits stay
+
+
+@pytest.mark.parametrize(
+    ("claim", "builder", "table"),
+    [
+        ("cloze-training-plays", paper.permuted_training_plays, None),
+        ("cloze-excerpts", paper.permuted_excerpt_plays("membership_cloze_excerpts"), None),
+        ("cloze-excerpt-copies", paper.permuted_excerpt_plays("membership_cloze_trend"), None),
+        ("cloze-overlap-correlation", paper.permuted_overlap, None),
+    ],
+)
+def test_cloze_nulls_break_the_planted_effects(claim, builder, table):
+    cloze = cloze_items()
+    m = CAL_PARAMS["analysis"]["membership"]
+    plays, summary = membership_report.cloze_tables(cloze, m["bootstrap"], m["seed"])
+    real = {
+        "membership_cloze_summary": summary,
+        "membership_cloze_excerpts": membership_report.cloze_excerpt_rows(cloze, 200, 0),
+        "membership_cloze_trend": membership_report.cloze_trend_rows(cloze, 200, 0),
+    }
+    assert F.CLAIMS[claim](real, CAL_PARAMS).verdict == F.HOLDS  # the planted effect is found ...
+    false = F.CLAIMS[claim].nulls[0].false
+    r = C.false_verdicts(claim, builder, data(cloze=cloze), CAL_PARAMS, 20, 0, false)
+    assert r["holds"] <= 2  # ... and rarely once the labels are permuted
+
+
+def test_the_cloze_overlap_null_keeps_the_accuracy():
+    cloze = cloze_items()
+    out = paper.permuted_overlap(np.random.default_rng(0), data(cloze=cloze), CAL_PARAMS)
+    s = out["membership_cloze_summary"]
+    _, real = membership_report.cloze_tables(cloze, 200, 0)
+    pd.testing.assert_series_equal(s["acc_insensitive"], real["acc_insensitive"])
+    assert abs(s["r_overlap"].iloc[0]) < abs(real["r_overlap"].iloc[0])
+
+
+def test_the_excerpt_plays_resampled_as_whole_plays():
+    cloze = cloze_items()
+    # the excerpt rule's sides: 2 plays at the highest copy count (16), 12 held-out plays
+    assert paper.excerpt_plays(cloze) == 2
+    assert paper.excerpt_plays(cloze[cloze["split"] != "valid"]) == 0  # no held-out side
+    tables = paper.excerpt_resample(np.random.default_rng(0), data(cloze=cloze), POWER_PARAMS, 9)
+    t = tables["membership_cloze_excerpts"].set_index(["model", "group"])
+    assert (t.xs("held-out", level="group")["plays"] == 12).all()  # the run's own held-out
+    assert (t.xs("excerpt", level="group")["copies"] == 16).all()
+    assert (t.xs("excerpt-pooled", level="group")["plays"] == 9).all()
+    # the planted effect is found at a size above the run's own; a control without it is not
+    strong = P.power_at("cloze-excerpts", paper.excerpt_resample, F.HOLDS, data(cloze=cloze),
+                        POWER_PARAMS, 16, 10, 0)  # fmt: skip
+    flat = cloze.assign(correct_insensitive=np.where(cloze["split"] == "excerpt", 0,
+                                                     cloze["correct_insensitive"]))  # fmt: skip
+    none = P.power_at("cloze-excerpts", paper.excerpt_resample, F.HOLDS, data(cloze=flat),
+                      POWER_PARAMS, 16, 10, 0)  # fmt: skip
+    assert strong["power"] >= 0.8 and none["power"] == 0.0
+    # no excerpt positive without excerpt plays
+    assert paper.excerpt_plays(cloze[cloze["split"] != "excerpt"]) == 0
+    table = P.power_table(data(cloze=cloze), None, POWER_PARAMS)
+    table = table[table["positive"] != "training plays"]
+    assert set(table["positive"]) == {"planted excerpt plays (highest copies)"}
+    assert table["size"].tolist() == [2, 5, 10] and (table["observed"] == 2).all()
+
+
+def test_the_training_plays_resampled_as_whole_plays():
+    """Chang et al.'s positive: k training plays (trained on, answered more often) against
+    the run's held-out plays, by the training-plays rule's whole-play permutation test."""
+    cloze = cloze_items()
+    assert paper.excerpt_plays(cloze, paper._training_groups) == 12
+    tables = paper.training_resample(np.random.default_rng(0), data(cloze=cloze), POWER_PARAMS, 5)
+    t = tables["membership_cloze_excerpts"].set_index(["model", "group"])
+    assert (t.xs("train", level="group")["plays"] == 5).all()
+    assert (t.xs("held-out", level="group")["plays"] == 12).all()
+    strong = P.power_at("cloze-training-plays", paper.training_resample, F.HOLDS, data(cloze=cloze),
+                        POWER_PARAMS, 10, 10, 0)  # fmt: skip
+    flat = cloze.assign(correct_insensitive=np.where(cloze["split"] == "train", 0,
+                                                     cloze["correct_insensitive"]))  # fmt: skip
+    none = P.power_at("cloze-training-plays", paper.training_resample, F.HOLDS, data(cloze=flat),
+                      POWER_PARAMS, 10, 10, 0)  # fmt: skip
+    assert strong["power"] >= 0.8 and none["power"] == 0.0
+    table = P.power_table(data(cloze=cloze), None, POWER_PARAMS)
+    rows = table[table["positive"] == "training plays"]
+    assert set(rows["claim"]) == {"cloze-training-plays"} and (rows["observed"] == 12).all()

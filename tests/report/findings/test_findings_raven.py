@@ -1,0 +1,471 @@
+"""McCoy et al.'s (RAVEN) claims (copyscope.report.findings.raven): each rule on synthetic
+tables whose verdict is known, and its nulls."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from copyscope import stats as S
+from copyscope.report import calibration as C
+from copyscope.report import findings as F
+from copyscope.report.findings import raven as paper
+from copyscope.syntax.syntactic_novelty import novelty_rows
+from support.findings import (
+    CAL_PARAMS,
+    FAILS,
+    FAMILY,
+    HOLDS,
+    PARAMS,
+    SYNTAX,
+    UNCLEAR,
+    data,
+    decide,
+    verdict_rule,
+    with_findings,
+)
+
+
+def raven(
+    sets: dict[tuple[str, str], dict[int, float]], half=0.02, source="natural", **extra
+) -> pd.DataFrame:
+    """raven_summary rows (``source``: by default natural text ∪ context, the source the
+    n-gram rows read with findings.novelty_source natural; main prompt length): (model,
+    decoding) → {n: novelty}."""
+    rows = []
+    for (model, dec), values in sets.items():
+        row = {"model": model, "decoding": dec, "family": FAMILY[dec], "prompt_length": 8}
+        row |= {"source": source, "truncated_score": 2.0, "perplexity": 50.0} | extra
+        for n, v in values.items():
+            row |= {
+                f"novelty_{n}": v,
+                f"novelty_{n}_ci_low": v - half,
+                f"novelty_{n}_ci_high": v + half,
+            }
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+RH = {1: 0.06, 2: 0.4, 3: 0.8, 4: 0.9}
+
+
+def text_novelty(summary: pd.DataFrame, texts=40, ngrams=100, spread=3) -> pd.DataFrame:
+    """raven_text_novelty rows of each (source, model, decoding) of a raven_summary table
+    (union and natural rows): ``texts`` texts of ``ngrams`` n-grams at every n, their novel
+    counts round(v · ngrams) ± ``spread`` in turn (clipped to 0..ngrams), so each set's pooled
+    novelty(n) is v where v is at least spread / ngrams from 0 and 1."""
+    rows = []
+    for _, r in summary[summary["source"].isin(["union", "natural"])].iterrows():
+        ns = [int(c.split("_")[1]) for c in r.index if c.count("_") == 1 and
+              c.startswith("novelty_") and pd.notna(r[c])]  # fmt: skip
+        for t in range(texts):
+            row = {"source": r["source"], "model": r["model"], "decoding": r["decoding"]}
+            row["text"] = t
+            for n in ns:
+                k = round(r[f"novelty_{n}"] * ngrams) + (spread if t % 2 else -spread)
+                row |= {f"novel_{n}": min(max(k, 0), ngrams), f"ngrams_{n}": ngrams}
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def decide_raven(claim: str, table: pd.DataFrame, **kw) -> F.Finding:
+    return decide(claim, raven_summary=table, raven_text_novelty=text_novelty(table, **kw))
+
+
+@pytest.mark.parametrize(
+    "model, verdict",
+    [({1: 0.02, 2: 0.3}, HOLDS), ({1: 0.12, 2: 0.5}, FAILS), ({1: 0.07, 2: 0.39}, UNCLEAR)],
+)
+def test_raven_top40_small_n(model, verdict):
+    table = raven({("human", "reference"): RH, ("m", "k40"): model | {3: 0.1, 4: 0.1}})
+    # pure sampling, the "train" source and all training text ∪ context (union) do not count
+    table = pd.concat([table, raven({("m", "pure"): dict.fromkeys(RH, 0.9)})])
+    train = raven({("m", "k40"): dict.fromkeys(RH, 0.9)}).assign(source="train")
+    union = raven(
+        {("m", "k40"): dict.fromkeys(RH, 0.9), ("human", "reference"): RH}, source="union"
+    )
+    f = decide_raven("raven-top40-small-n", pd.concat([table, train, union]))
+    assert f.verdict == verdict, f.measured
+    assert f.measured.startswith("m k40: novelty(1) ") and "natural training text" in f.rule
+    # matched against all training text (novelty_source all), the union rows decide
+    g = decide("raven-top40-small-n", with_findings(novelty_source="all"),
+               raven_summary=union, raven_text_novelty=text_novelty(union))  # fmt: skip
+    assert g.verdict == FAILS and "all training text ∪ context" in g.rule
+
+
+def test_raven_rows_without_natural_rows_are_not_measured():
+    union = raven({("m", "k40"): RH, ("human", "reference"): RH}, source="union")
+    f = decide_raven("raven-top40-small-n", union)
+    assert f.measured == "not measured: no 'natural' rows in the RAVEN tables (re-run report raven)"
+
+
+def test_novelty_rows_correct_over_every_set_of_a_claim():
+    """One model's novelty(1) lies below the human one with a permutation p ≈ 0.009
+    (40 texts a side, novel 446 ± 100 vs 500 ± 100 of 1,000): decided alone (Bonferroni over
+    its 2 n's: p < 0.0125), but not beside a second model (over 2 sets × 2 n's: p < 0.00625),
+    whose own clear difference is still decided; a rule that corrected over one set's n's
+    only would say "holds" for both and err more often with every set it adds."""
+    human, weak, clear = {1: 0.5, 2: 0.5}, {1: 0.446, 2: 0.5}, {1: 0.3, 2: 0.3}
+    kw = {"ngrams": 1000, "spread": 100}
+    one = raven({("human", "reference"): human, ("a", "k40"): weak})
+    assert decide_raven("raven-top40-small-n", one, **kw).verdict == HOLDS
+    two = raven({("human", "reference"): human, ("a", "k40"): weak, ("b", "k40"): clear})
+    f = decide_raven("raven-top40-small-n", two, **kw)
+    assert f.verdict == UNCLEAR, f.measured
+    assert "a k40: novelty(1) 0.446" in f.measured and "below at n ∈ {} → inconclusive" in f.measured
+    assert "b k40: novelty(1) 0.3 " in f.measured and "below at n ∈ {1, 2} → holds" in f.measured
+
+
+@pytest.mark.parametrize(
+    "model, verdict",
+    [({3: 0.9, 4: 0.95}, HOLDS), ({3: 0.7, 4: 0.95}, FAILS), ({3: 0.81, 4: 0.9}, UNCLEAR)],
+)
+def test_raven_top40_large_n(model, verdict):
+    table = raven({("human", "reference"): RH, ("m", "k40"): {1: 0.0, 2: 0.0} | model})
+    assert decide_raven("raven-top40-large-n", table).verdict == verdict
+
+
+@pytest.mark.parametrize(
+    "model, verdict",
+    [({1: 0.2, 2: 0.5, 3: 0.8}, HOLDS), ({1: 0.2, 2: 0.3}, FAILS), (RH, UNCLEAR)],
+)
+def test_raven_pure_every_n(model, verdict):
+    table = raven({("human", "reference"): RH, ("m", "pure"): model})
+    assert decide_raven("raven-pure-every-n", table).verdict == verdict
+
+
+@pytest.mark.parametrize(
+    "lstm, verdict",
+    [({1: 0.01, 2: 0.2}, HOLDS), ({1: 0.2, 2: 0.4}, FAILS), ({1: 0.06, 2: 0.31}, UNCLEAR)],
+)
+def test_lstm_less_novel_small_n(lstm, verdict):
+    table = raven({("big", "k40"): {1: 0.05, 2: 0.3}, ("lstm", "k40"): lstm})
+    f = decide("lstm-less-novel-small-n", raven_summary=table)
+    assert f.verdict == verdict, f.measured
+    assert f.measured.startswith("lstm vs big: ")
+    f = decide("lstm-less-novel-small-n", raven_summary=raven({("big", "k40"): RH}))
+    assert f.measured.startswith("not measured: no lstm")
+
+
+def test_lstm_row_without_an_lstm_is_not_tested_here():
+    """The default zoo has no LSTM: the claim compares one with a Transformer, so the row is
+    not tested here (apart from inconclusive), whatever the tables hold."""
+    zoo = {k: v for k, v in PARAMS["models"]["zoo"].items() if v["kind"] != "lstm"}
+    params = {**PARAMS, "models": {**PARAMS["models"], "zoo": zoo}}
+    table = raven({("big", "k40"): {1: 0.05, 2: 0.3}, ("lstm", "k40"): {1: 0.01, 2: 0.2}})
+    f = decide("lstm-less-novel-small-n", params, raven_summary=table)
+    assert f.verdict == F.NOT_TESTED
+    assert f.measured.startswith("not tested here: models.zoo has no lstm model")
+
+
+def quality_tables(model, evaluator, means, per=12, item_slope=0.0, seed=0):
+    """raven_summary and raven_texts of ``model``: decoding d{i} has texts whose truncated
+    score averages ``means[i][0]`` and whose NLL per token averages ``means[i][1]``; within a
+    decoding, a text's NLL moves with its own score by ``item_slope``."""
+    rng = np.random.default_rng(seed)
+    texts, summary = [], []
+    for i, (score, nll) in enumerate(means):
+        x = score + rng.normal(0, 0.5, per)
+        y = nll + item_slope * (x - score) + rng.normal(0, 0.05, per)
+        for j in range(per):
+            texts.append((model, f"d{i}", j, 10 * x[j], 10, 20 * y[j], 20, evaluator))
+        summary.append(
+            {"model": model, "decoding": f"d{i}", "source": "union", "prompt_length": 8}
+            | {"truncated_score": x.mean(), "perplexity": math.exp(y.mean())}
+            | {"evaluator": evaluator, "distinct": per}
+        )
+    cols = ["model", "decoding", "text", "score_sum", "score_tokens", "nll_sum"]
+    cols += ["nll_tokens", "evaluator"]
+    return pd.DataFrame(summary), pd.DataFrame(texts, columns=cols)
+
+
+@pytest.mark.parametrize(
+    "nll, verdict",
+    [([5, 4, 3, 2, 1], HOLDS), ([1, 2, 3, 4, 5], FAILS), ([3, 3, 3, 3, 3], UNCLEAR)],
+)
+def test_novelty_quality(nll, verdict):
+    means = list(zip([1, 2, 3, 4, 5], nll, strict=True))
+    summary, texts = quality_tables("m", "e", means)
+    # other sources, the human reference and a model scored by itself are left out
+    other, other_texts = quality_tables("e", "e", [(s, -y) for s, y in means])
+    rows = pd.concat([summary, summary.assign(source="train", truncated_score=0.0), other])
+    f = decide("novelty-quality", raven_summary=rows,
+               raven_texts=pd.concat([texts, other_texts]))  # fmt: skip
+    assert f.verdict == verdict, f.measured
+    assert f.measured.startswith("m (scored by e): ") and "5 decodings, 60 texts" in f.measured
+
+
+def test_novelty_quality_is_not_fooled_by_texts_that_covary():
+    """Texts that copy more have a lower NLL, but the decodings do not differ: their means
+    still line up (ρ = −1 here), a correlation of means would say "holds", the regrouping
+    test stays inconclusive; with such texts and a real decoding effect it holds."""
+    summary, texts = quality_tables("m", "e", [(3, 3)] * 5, per=4, item_slope=-2.0, seed=3)
+    assert S.rank_test(summary["truncated_score"], summary["perplexity"])[0] < -0.8
+    f = decide("novelty-quality", raven_summary=summary, raven_texts=texts)
+    assert f.verdict == UNCLEAR, f.measured
+    means = [(1, 5), (2, 4), (3, 3), (4, 2), (5, 1)]
+    summary, texts = quality_tables("m", "e", means, per=12, item_slope=-2.0, seed=3)
+    assert decide("novelty-quality", raven_summary=summary, raven_texts=texts).verdict == HOLDS
+
+
+def test_novelty_quality_corrects_over_its_models():
+    """A weak decoding effect (p↓ ≈ 0.02), decided for one model alone (p < 0.05/2), is not
+    decided when a second model is judged too (each at 0.05/4); the second model's clear
+    effect still is."""
+    means = [(s, 3.2 - 0.006 * i) for i, s in enumerate([1, 2, 3, 4, 5])]
+    a, a_texts = quality_tables("a", "e", means, per=12, seed=1)
+    lower = S.group_permutation_test(
+        a_texts["decoding"], a_texts["score_sum"], a_texts["score_tokens"],
+        a_texts["nll_sum"], a_texts["nll_tokens"], paper.QUALITY_PERMUTATIONS, 0,
+    )[1]  # fmt: skip
+    assert 0.05 / 4 < lower < 0.05 / 2
+    assert decide("novelty-quality", raven_summary=a, raven_texts=a_texts).verdict == HOLDS
+    b, b_texts = quality_tables("b", "e", [(1, 5), (2, 4), (3, 3), (4, 2), (5, 1)])
+    f = decide("novelty-quality", raven_summary=pd.concat([a, b]),
+               raven_texts=pd.concat([a_texts, b_texts]))  # fmt: skip
+    assert f.verdict == UNCLEAR, f.measured
+    assert f.measured.split("; ")[1].endswith("→ holds"), f.measured
+
+
+def test_novelty_quality_needs_another_evaluator_and_three_decodings():
+    big, big_texts = quality_tables("big", "big", [(1, 5), (2, 4), (3, 3), (4, 2), (5, 1)])
+    small, small_texts = quality_tables("small", "big", [(1, 1), (2, 2)])
+    rows, texts = pd.concat([big, small]), pd.concat([big_texts, small_texts])
+    f = decide("novelty-quality", raven_summary=rows, raven_texts=texts)
+    assert f.measured.startswith("not measured: no model with ≥ 3 decodings scored by another")
+    # without an evaluator column the config says who scores whom: big is scored by small
+    f = decide("novelty-quality", raven_summary=rows.drop(columns="evaluator"), raven_texts=texts)
+    assert f.verdict == HOLDS and f.measured.startswith("big (scored by small)"), f.measured
+
+
+def contrasts(rows: list[tuple]) -> pd.DataFrame:
+    cols = ["kind", "model", "decoding", "a", "b", "delta", "delta_lo", "delta_hi"]
+    cols += ["distinct_a", "distinct_b"]
+    return pd.DataFrame(rows, columns=cols)
+
+
+@pytest.mark.parametrize(
+    "deltas, verdict",
+    [
+        ([(0.05, -0.05, 0.15), (-0.1, -0.2, 0.0)], HOLDS),
+        ([(0.05, -0.05, 0.15), (0.6, 0.4, 0.8)], FAILS),  # a clear effect at one length
+        ([(0.05, -0.3, 0.4), (0.0, -0.1, 0.1)], UNCLEAR),  # too wide to bound
+    ],
+)
+def test_prompt_length_no_effect(deltas, verdict):
+    rows = [
+        ("prompt_length", "big", "pure", a, 8, *d, 100, 100)
+        for a, d in zip((0, 16), deltas, strict=True)
+    ]
+    # greedy of an empty prompt: one distinct text, left out whatever it shows
+    rows.append(("prompt_length", "big", "greedy", 0, 8, 3.0, 2.9, 3.1, 1, 100))
+    rows.append(("prompt_length", "human", "reference", 0, 8, 3.0, 2.9, 3.1, 100, 100))
+    f = decide("prompt-length-no-effect", raven_contrasts=contrasts(rows))
+    assert f.verdict == verdict, f.measured
+    assert f.measured.startswith("big pure: 0 − 8: ") and "left out (1 and 100" in f.measured
+    assert "human" not in f.measured
+
+
+def test_train_vs_union():
+    rows = [
+        ("source", "m", d, "union", "train", 0.05, 0.02, 0.08, 100, 100) for d in ("pure", "k40")
+    ]
+    rows.append(
+        ("source", "m", "greedy", "union", "train", 2.0, 1.8, 2.2, 100, 100)
+    )  # not compared
+    assert decide("train-vs-union", raven_contrasts=contrasts(rows)).verdict == HOLDS
+    rows[1] = ("source", "m", "k40", "union", "train", 0.5, 0.3, 0.7, 100, 100)
+    assert decide("train-vs-union", raven_contrasts=contrasts(rows)).verdict == FAILS
+    rows[1] = ("source", "m", "k40", "union", "train", 0.1, 0.0, 0.2, 100, 100)
+    assert decide("train-vs-union", raven_contrasts=contrasts(rows)).verdict == UNCLEAR
+
+
+def syntax_novelty(model: dict[str, float], human: dict[str, float], half=0.02) -> pd.DataFrame:
+    """Syntactic-novelty rows (unit → novelty) of the human reference and of model m's top-40
+    sampling, each with a ±half interval; m's pure sampling, which the claim must ignore."""
+    rows = []
+    for name, dec, values in (
+        ("human", "reference", human),
+        ("m", "k40", model),
+        ("m", "pure", dict.fromkeys(model, 0.0)),
+    ):
+        for unit, v in values.items():
+            rows.append(
+                {"model": name, "decoding": dec, "decoding_family": FAMILY[dec], "unit": unit}
+                | {"novelty": v, "ci_low": v - half, "ci_high": v + half, "total": 50}
+            )
+    return pd.DataFrame(rows)
+
+
+LOCAL = {"labeled_arc": 0.3, "dependency_role": 0.1, "labeled_path_3": 0.4, "labeled_path_1": 0.1}
+
+
+WHOLE = {"pos_sequence": 0.9, "dependency_structure": 0.95}
+
+
+@pytest.mark.parametrize(
+    "model, verdict",
+    [
+        # local below human (path_1, the word itself, is not a local unit), whole within 0.1
+        ({"labeled_arc": 0.2, "dependency_role": 0.05, "labeled_path_3": 0.3}
+         | {"labeled_path_1": 0.9, "pos_sequence": 0.92, "dependency_structure": 0.97}, HOLDS),
+        # local below but whole-sentence structure far below
+        ({"labeled_arc": 0.2, "dependency_role": 0.05, "labeled_path_3": 0.3}
+         | {"pos_sequence": 0.6, "dependency_structure": 0.95}, FAILS),
+        # local above human, whole equal
+        ({"labeled_arc": 0.4, "dependency_role": 0.1, "labeled_path_3": 0.4} | WHOLE, FAILS),
+        # local below, whole differs by 0.1 ± 0.04: neither bounded within 0.1 nor outside
+        ({"labeled_arc": 0.2, "dependency_role": 0.05, "labeled_path_3": 0.3}
+         | {"pos_sequence": 0.8, "dependency_structure": 0.95}, UNCLEAR),
+    ],
+)  # fmt: skip
+def test_syntax_local_less_novel(model, verdict):
+    f = decide("syntax-local-less-novel", syntax_novelty=syntax_novelty(model, LOCAL | WHOLE))
+    assert f.verdict == verdict, f.measured
+    assert f.measured.startswith("m k40: local below human at {")
+    assert "labeled_path_1" not in f.measured
+
+
+def test_syntax_units_are_read_from_the_config():
+    model = {
+        "labeled_arc": 0.2,
+        "dependency_role": 0.05,
+        "labeled_path_3": 0.3,
+        "labeled_path_1": 0.9,
+    }
+    table = syntax_novelty(model | WHOLE, LOCAL | WHOLE)
+    assert decide("syntax-local-less-novel", syntax_novelty=table).verdict == HOLDS
+    params = with_findings(local_units=["labeled_arc", "labeled_path_1"])
+    assert decide("syntax-local-less-novel", params, syntax_novelty=table).verdict == UNCLEAR
+
+
+def test_syntax_units_without_occurrences_are_not_compared():
+    """A unit with total 0 (no generated sentence) counts neither way; with no whole-sentence
+    unit measured the model is left out and the claim is not measured."""
+    table = syntax_novelty({"labeled_arc": 0.1, "pos_sequence": 0.1}, LOCAL | WHOLE)
+    table.loc[table["unit"] == "pos_sequence", "total"] = 0
+    f = decide("syntax-local-less-novel", syntax_novelty=table)
+    assert (f.verdict, f.measured.startswith("not measured")) == (UNCLEAR, True)
+
+
+def human_words(windows=120, length=30, seed=2) -> pd.DataFrame:
+    """Per-word RAVEN scores of ``windows`` human continuations at the main prompt length."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for w in range(windows):
+        s = np.minimum(rng.geometric(0.45, size=length), 8)
+        rows.append(pd.DataFrame({"text": w, "window": w, "prompt_length": 8, "t": range(length),
+                                  "word": rng.integers(0, 10**6, length), "s_train": s,
+                                  "s_union": s + (rng.random(length) < 0.05)}))  # fmt: skip
+    return pd.concat(rows, ignore_index=True)
+
+
+def delta_of(kind):
+    def stat(t):
+        return float(t.loc[t["kind"] == kind, "delta"].iloc[0])
+
+    return stat
+
+
+def test_prompt_length_nulls_have_the_effect_they_state(monkeypatch):
+    d = data(words=human_words())
+    margin = CAL_PARAMS["findings"]["prompt_length_margin"]
+    flat = paper.human_halves_prompt_length(False)(np.random.default_rng(4), d, CAL_PARAMS)
+    shifted = paper.human_halves_prompt_length(True)(np.random.default_rng(4), d, CAL_PARAMS)
+    a = flat["raven_contrasts"].set_index("kind").loc["prompt_length"]
+    b = shifted["raven_contrasts"].set_index("kind").loc["prompt_length"]
+    assert a["model"] == "null" and a["distinct_a"] == a["distinct_b"] == 60
+    assert b["delta"] == pytest.approx(a["delta"] - margin)  # the same halves, shifted
+    claim = "prompt-length-no-effect"
+    shift = C.false_verdicts(claim, paper.human_halves_prompt_length(True), d, CAL_PARAMS, 30, 0,
+                             (F.HOLDS,))  # fmt: skip
+    assert shift["holds"] <= 3 and shift["does_not_hold"] >= 1
+    zero = C.false_verdicts(claim, paper.human_halves_prompt_length(False), d, CAL_PARAMS, 30, 0,
+                            (F.FAILS,))  # fmt: skip
+    assert zero["does_not_hold"] <= 3 and zero["holds"] >= 20  # the absence is found
+    # a rule that reads the point estimate only says "no effect" half the time at the margin
+    monkeypatch.setitem(F.CLAIMS, "bad", verdict_rule("raven_contrasts",
+                                                      delta_of("prompt_length"), -margin))  # fmt: skip
+    bad = C.false_verdicts("bad", paper.human_halves_prompt_length(True), d, CAL_PARAMS, 30, 0,
+                           (F.HOLDS,))  # fmt: skip
+    assert bad["false_rate"] > 0.25
+
+
+def test_planted_context_has_the_margin_as_its_effect(monkeypatch):
+    d = data(words=human_words())
+    margin = CAL_PARAMS["findings"]["source_margin"]
+    deltas = [
+        paper.planted_context(np.random.default_rng(i), d, CAL_PARAMS)["raven_contrasts"]
+        .query("kind == 'source'")["delta"]
+        .to_numpy()
+        for i in range(20)
+    ]
+    assert np.mean(deltas) == pytest.approx(margin, abs=0.01)
+    r = C.false_verdicts("train-vs-union", paper.planted_context, d, CAL_PARAMS, 30, 0, (F.HOLDS,))
+    assert r["holds"] <= 2
+    monkeypatch.setitem(F.CLAIMS, "bad", verdict_rule("raven_contrasts",
+                                                      lambda t: margin - delta_of("source")(t)))  # fmt: skip
+    bad = C.false_verdicts("bad", paper.planted_context, d, CAL_PARAMS, 30, 0, (F.HOLDS,))
+    assert bad["false_rate"] > 0.25
+
+
+def parsed_passages(n=60, seed=7, generated=True, set_name="human/reference") -> list:
+    """``n`` parsed passages of four chain-shaped sentences (each word headed by the next) of
+    random words, tags and labels (RAVEN counts the middle two of generated text)."""
+    from copyscope.syntax.types import Passage, Sentence, Word
+
+    rng = np.random.default_rng(seed)
+    out = []
+    for p in range(n):
+        sents = []
+        for _ in range(4):
+            k = int(rng.integers(3, 7))
+            words = tuple(
+                Word(f"w{rng.integers(40)}", str(rng.choice(list("NVDJ"))),
+                     i + 2 if i + 1 < k else 0, str(rng.choice(["nsubj", "dobj", "amod"])),
+                     generated)
+                for i in range(k)
+            )  # fmt: skip
+            sents.append(Sentence(words))
+        out.append(Passage(set_name, p, tuple(sents)))
+    return out
+
+
+def test_human_halves_syntax_build_the_syntax_table(monkeypatch):
+    from copyscope.syntax.syntactic_novelty import (
+        count_matrices,
+        extract_set,
+        novelty_table,
+        query_items,
+        training_hits,
+        units,
+    )
+
+    syntax = {**SYNTAX, "max_path_words": 3}
+    params = {**CAL_PARAMS, "analysis": {**CAL_PARAMS["analysis"], "syntax": syntax}}
+    parsed = extract_set("human/reference", parsed_passages(), "clearnlp", 3)
+    query, words = query_items([parsed])
+    train = parsed_passages(200, seed=8, generated=False, set_name="train")
+    hits = training_hits(train, query, words, "clearnlp", 3)
+    names = units(3)
+    d = data(syntax=(names, *count_matrices(parsed, hits, names)))
+    # rows of a subset of the counted passages are the table of that subset of passages
+    whole = novelty_table(parsed, hits, 3, 200, 0)
+    pd.testing.assert_frame_equal(novelty_rows("human/reference", names, *d.syntax[1:], 200, 0),
+                                  whole)  # fmt: skip
+    t = paper.human_halves_syntax(np.random.default_rng(0), d, params)["syntax_novelty"]
+    assert set(zip(t["model"], t["decoding"], strict=True)) == {("null", "k40"),
+                                                                 ("human", "reference")}  # fmt: skip
+    assert (t["passages"] == 30).all() and (t.loc[t["unit"] == "labeled_arc", "total"] > 0).all()
+    r = C.false_verdicts("syntax-local-less-novel", paper.human_halves_syntax, d, params, 20, 0)
+    assert r["false_rate"] <= 0.1
+
+    def local_gap(t):
+        u = t[t["unit"] == "labeled_arc"].set_index("model")["novelty"]
+        return u["human"] - u["null"]
+
+    monkeypatch.setitem(F.CLAIMS, "bad", verdict_rule("syntax_novelty", local_gap))
+    assert C.false_verdicts("bad", paper.human_halves_syntax, d, params, 20, 0)["false_rate"] == 1.0

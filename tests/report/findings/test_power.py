@@ -1,0 +1,55 @@
+"""Power on known positives (copyscope.report.power): the power table over every claim's
+known positives, the size for power, the figure."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from copyscope.report import findings as F
+from copyscope.report import power as P
+from support.findings import (
+    POWER_PARAMS,
+    cloze_items,
+    corpus,
+    data,
+    human_tokens_with_ids,
+    ladder_results,
+)
+
+
+def test_the_power_table_and_the_size_for_power(tmp_path):
+    rng = np.random.default_rng(0)
+    _, index = corpus(tmp_path, rng)
+    d = data(tokens=human_tokens_with_ids(rng), extraction=ladder_results())
+    table = P.power_table(d, index, POWER_PARAMS)
+    assert list(table.columns) == P.COLUMNS
+    assert set(table["positive"]) == {"copier 10%", "copier 50%", "copier 10% vs 50%",
+                                      "planted ladder"}  # fmt: skip
+    assert sorted(set(table.loc[table["positive"] == "planted ladder", "size"])) == [5, 10, 20]
+    assert set(table.loc[table["positive"] == "planted ladder", "observed"]) == {20}
+    assert ((table["power"] >= 0) & (table["power"] <= 1)).all()
+    sizes = P.size_for_power(pd.DataFrame(
+        [("c", "p", 5, 0.5), ("c", "p", 10, 0.85), ("c", "p", 20, 0.9), ("d", "q", 5, 0.1)],
+        columns=["claim", "positive", "size", "power"]))  # fmt: skip
+    assert sizes["size_for_power"].iloc[0] == 10 and np.isnan(sizes["size_for_power"].iloc[1])
+    P.fig.power(table, 0.8, tmp_path / "power.png")
+    import matplotlib.image
+
+    img = matplotlib.image.imread(tmp_path / "power.png")
+    assert img.shape[1] > img.shape[0] * 0.8 and img[..., :3].std() > 0.05  # drawn, not blank
+
+
+def test_the_positives_come_from_the_claims_in_the_tables_order():
+    """Every claim's own positives (Claim.positives), listed in P.TABLE_ORDER (not registry
+    order: the excerpt plays before the training plays), one per positive this run has data
+    for (no copier without an index, no templater without parsed text)."""
+    d = data(extraction=ladder_results(), cloze=cloze_items())
+    found = P.positives(d, None, POWER_PARAMS)
+    assert [(c, p.name) for c, p in found] == [
+        ("extraction-duplication", "planted ladder"),
+        ("cloze-excerpts", "planted excerpt plays (highest copies)"),
+        ("cloze-training-plays", "training plays"),
+    ]
+    assert all(p.right == F.HOLDS and p.observed in p.sizes for _, p in found)
+    assert list(F.CLAIMS).index("cloze-training-plays") < list(F.CLAIMS).index("cloze-excerpts")
