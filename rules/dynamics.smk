@@ -18,9 +18,9 @@ rule dynamics:
         "../envs/models.yaml"
     threads: config["models"]["probe_threads"]
     resources:
+        **MODEL_JOB_RESOURCES,
         mem_mb=3000,
         runtime=60,
-        slurm_extra=gpu_request,
     params:
         settings=as_json(PLAN.dynamics_params()),
         files=lambda w, input: args(PLAN.dynamics_args(input)),

@@ -18,12 +18,14 @@ MODEL_RULES = {
     "train_model",
     "sample",
     "sample_shared",
+    "sample_training_prompts",
     "analyze",
     "analyze_shared",
     "analyze_human",
     "probe",
     "membership_books",
     "membership_benchmark",
+    "dynamics",
 }
 
 

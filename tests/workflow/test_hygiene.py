@@ -196,7 +196,8 @@ def test_model_job_commands_of_a_dry_run_parse(tmp_path):
         for line in proc.stdout.splitlines()
         if re.search(r"python -m copyscope (sample|analyze|probe) model ", line)
     ]
-    assert len(lines) == 10  # 3 models x (sample, analyze, probe) and the human sets
+    # 3 models x (sample, analyze, probe), the human sets and the training-prompt samples
+    assert len(lines) == 11
     commands = [shlex.split(line) for line in lines]
     assert [_parses(argv) for argv in commands] == [None] * len(commands)
     outs = {f for argv in commands for f in _written(argv)}

@@ -22,97 +22,31 @@ questions); no stage imports it (``docs/architecture.md``, "Import order").
 
 from __future__ import annotations
 
-import json
 import os
-import shlex
 from collections.abc import Mapping, Sequence
 
-from .clikit import labelled
-from .config import evaluator_of, model_file
-from .corpus import plants_anything
-from .sample.external import check_setting_name, has_references, reference_decoding
-
-# the files of ``analyze setting`` per sample set, in the order of its --out-* flags
-ANALYSIS_OUTPUTS = (
-    "tokens.parquet",
-    "words.parquet",
-    "quality.csv",
-    "supercopies.csv",
-    "planted.csv",
+from ..clikit import labelled  # noqa: F401 (rules/common.smk imports it from the plan)
+from ..config import evaluator_of, model_file
+from ..corpus import plants_anything
+from ..sample.external import check_setting_name, has_references, reference_decoding
+from .base import (  # noqa: F401 (the plan's helpers, imported from copyscope.plan)
+    ANALYSIS_OUTPUTS,
+    BOOK_KEYS,
+    CHECKPOINT_OWN,
+    EXPLORER_FILES,
+    OWN_BENCHMARK_KEYS,
+    as_json,
+    checkpoint_name,
+    external_index_path,
+    link_flags,
+    shell_words,
+    with_checkpoints,
 )
-# the files of a setting the explorer shows: its samples and three analysis files
-EXPLORER_FILES = ("samples", "tokens", "words", "supercopies")
-# the keys of analysis.membership a book job reads (with in_training per book)
-BOOK_KEYS = (
-    "cloze_per_play",
-    "cloze_distractors",
-    "ner_model",
-    "prompt_tokens",
-    "new_tokens",
-    "batch_size",
-    "seed",
-)
-# the keys of analysis.membership an own-benchmark job reads
-OWN_BENCHMARK_KEYS = ("li_words", "seed", "batch_size", "baseline_passages")
+from .commands import CommandLines
+from .training_prompts import TrainingPrompts
 
 
-def as_json(obj) -> str:
-    """``obj`` as the JSON of a ``--params-json`` flag (keys sorted, so a job's parameters,
-    and Snakemake's rerun decisions, do not depend on the config's key order)."""
-    return json.dumps(obj, sort_keys=True)
-
-
-def shell_words(args: Sequence) -> str:
-    """An argument list as one shell-quoted string for a ``shell:`` line (``shlex.join``;
-    plain names and paths stay as they are, a JSON block is single-quoted)."""
-    return shlex.join(str(a) for a in args)
-
-
-def checkpoint_name(model: str, step: int) -> str:
-    """The model name of ``model``'s checkpoint at training step ``step``: ``<model>@step<k>``
-    (every per-model job and table names it so)."""
-    return f"{model}@step{step}"
-
-
-def with_checkpoints(zoo: Mapping) -> dict:
-    """``models.zoo`` with every checkpoint of a pretrained model's ``checkpoints`` series as a
-    model of its own (:func:`checkpoint_name`), listed before the model itself, in the order
-    of the series: the model's spec with the checkpoint's ``path`` (a local Hugging Face
-    folder, never a GGUF file or a fetched one), its ``step``, and ``checkpoint_of`` the model.
-    """
-    out: dict = {}
-    for m, spec in zoo.items():
-        for ckpt in spec.get("checkpoints") or []:
-            base = {k: v for k, v in spec.items() if k not in CHECKPOINT_OWN}
-            out[checkpoint_name(m, ckpt["step"])] = {
-                **base,
-                "path": ckpt["path"],
-                "step": ckpt["step"],
-                "checkpoint_of": m,
-            }
-        out[m] = spec
-    return out
-
-
-CHECKPOINT_OWN = ("checkpoints", "path", "gguf_file", "sha256", "wheel", "step")
-"""The keys of a pretrained model that are its own file's, not its checkpoints'."""
-
-
-def external_index_path(spec) -> str:
-    """The folder of ``tokenizers.<name>.index``: the string itself, or its ``path``."""
-    return spec if isinstance(spec, str) else spec["path"]
-
-
-def link_flags(spec) -> str:
-    """The ``copyscope index link`` flags of ``tokenizers.<name>.index``: none for a
-    copyscope index, ``--format infini-gram`` (and ``--token-dtype``) for an infini-gram one."""
-    if isinstance(spec, str) or spec.get("format", "copyscope") == "copyscope":
-        return ""
-    dtype = f" --token-dtype {spec['token_dtype']}" if spec.get("token_dtype") else ""
-    return f"--format infini-gram{dtype}"
-
-
-class Plan:
+class Plan(TrainingPrompts, CommandLines):
     """The run plan of one validated config; see the module docstring. Attributes are the
     config's decisions (lists in the config's order), methods the per-model and per-job
     answers; paths are under ``self.results`` (``R``)."""
@@ -692,125 +626,6 @@ class Plan:
         }
         return jobs
 
-    # ------------------------------------------------------------------ training prompts
-    def training_settings(self) -> list[tuple[str, str]]:
-        """(model, decoding) of every training-prompt set (``sampling.training_prompts``),
-        model-major in the config's order; none without it."""
-        return [(m, d) for m in self.training_models for d in self.training_decodings]
-
-    def training_prompts_file(self) -> str:
-        """The prompt windows cut from the natural training text."""
-        return f"{self.results}/training_prompts/prompts.jsonl"
-
-    def training_samples(self, model: str = "{model}") -> list[str]:
-        """The training-prompt sample sets of ``model``, one per decoding (named apart from the
-        held-out sets: under ``training_prompts/``)."""
-        R = self.results
-        return [f"{R}/training_prompts/samples/{model}/{d}.jsonl" for d in self.training_decodings]
-
-    def training_tokens(self, model: str = "{model}") -> list[str]:
-        """The per-token L_t files (tokens.parquet) of ``model``'s training-prompt sets."""
-        R = self.results
-        return [
-            f"{R}/training_prompts/analysis/{model}/{d}/tokens.parquet"
-            for d in self.training_decodings
-        ]
-
-    def training_token_files(self) -> list[str]:
-        """tokens.parquet of every training-prompt set, in the order of training_settings()."""
-        return [f for m in self.training_models for f in self.training_tokens(m)]
-
-    def training_prompts_inputs(self) -> dict[str, str]:
-        """What the training-prompt windows are cut from: the natural training text in the
-        model tokenizer (``natural``: the training split before any planting), and the index of
-        the training split (a window is kept when the training text holds it whole)."""
-        R = self.results
-        return {
-            "natural": f"{R}/tokens/{self.model_tok}/natural.npy",
-            "natural_meta": f"{R}/tokens/{self.model_tok}/natural.json",
-            "index": self.index_file(self.model_tok),
-        }
-
-    def training_prompts_params(self) -> dict:
-        """``sample training-prompts --params-json``: the block's lengths, prompts and seed,
-        and ``sampling.new_tokens`` (each window's continuation slot)."""
-        tp = self.training_prompts
-        return {
-            "lengths": tp["lengths"], "prompts": tp["prompts"], "seed": tp["seed"],
-            "new_tokens": self.config["sampling"]["new_tokens"],
-        }  # fmt: skip
-
-    def training_sample_inputs(self, model: str) -> dict[str, str]:
-        """What a model's training-prompt sample job reads: the model, the windows, their
-        tokenizer."""
-        return {
-            **self.sample_inputs(model),
-            "prompts": self.training_prompts_file(),
-        }
-
-    def training_sample_params(self, model: str) -> dict:
-        """``sample model --params-json`` of a training-prompt sample job: as
-        :meth:`sample_params`, with the block's decodings at its prompt lengths and its seed."""
-        s, tp = self.config["sampling"], self.training_prompts
-        return {
-            "new_tokens": s["new_tokens"], "seed": tp["seed"], "batch_size": s["batch_size"],
-            "decodings": {d: {"method": s["decodings"][d], "prompt_lengths": sorted(tp["lengths"])}
-                          for d in self.training_decodings},
-        }  # fmt: skip
-
-    def training_sample_files(self, outputs: Sequence[str]) -> list[str]:
-        """``--out DECODING PATH`` of a training-prompt sample job, in the decodings' order."""
-        if len(outputs) != len(self.training_decodings):
-            raise ValueError(f"{len(self.training_decodings)} decodings, {len(outputs)} files")
-        pairs = zip(self.training_decodings, outputs, strict=True)
-        return [w for d, out in pairs for w in ("--out", d, out)]
-
-    def training_analysis_inputs(self, model: str) -> dict[str, str]:
-        """What the L_t job of a model's training-prompt sets reads: the index of its tokens,
-        the natural text's index, its tokenizer, the manifest (planted texts), the samples."""
-        tok = self.model_tokenizer(model)
-        inputs = {
-            "index": self.index_file(tok),
-            "natural_index": self.index_file(self.natural_index(tok)),
-            "tokenizer": self.tokenizer_dir(model),
-            "manifest": f"{self.results}/corpus/manifest.json",
-        }
-        for d, path in zip(self.training_decodings, self.training_samples(model), strict=True):
-            inputs[f"samples_{d}"] = path
-        return inputs
-
-    def training_analysis_files(
-        self, inputs: Mapping[str, str], outputs: Sequence[str]
-    ) -> list[str]:
-        """``--set SAMPLES TOKENS`` of every training-prompt set of an L_t job."""
-        pairs = zip(self.training_decodings, outputs, strict=True)
-        return [w for d, out in pairs for w in ("--set", inputs[f"samples_{d}"], out)]
-
-    def training_jobs(self) -> dict[str, dict]:
-        """The training-prompt jobs (rule name and model → what it runs, reads and writes):
-        the windows, and per model of the block its sample job and its L_t job."""
-        if not self.training_prompts:
-            return {}
-        jobs = {
-            "training_prompts/natural": {
-                "steps": ["sample training-prompts"],
-                "inputs": self.training_prompts_inputs(),
-                "outputs": [self.training_prompts_file()],
-            }
-        }
-        for m in self.training_models:
-            jobs[f"sample_training_prompts/{m}"] = {
-                "steps": [f"sample generate {d}" for d in self.training_decodings],
-                "inputs": self.training_sample_inputs(m),
-                "outputs": self.training_samples(m),
-            }
-            jobs[f"analyze_training_prompts/{m}"] = {
-                "steps": [f"analyze tokens {d}" for d in self.training_decodings],
-                "inputs": self.training_analysis_inputs(m),
-                "outputs": self.training_tokens(m),
-            }
-        return jobs
-
     def kept_files(self) -> list[str]:
         """The intermediate files of a finished run that the final target names, so that a
         later run rebuilds any that went missing: every model job's outputs (samples, analysis
@@ -860,185 +675,3 @@ class Plan:
     def own_benchmark_params(self) -> dict:
         """The parameters of an own-benchmark job (OWN_BENCHMARK_KEYS of analysis.membership)."""
         return {k: self.membership[k] for k in OWN_BENCHMARK_KEYS}
-
-    # ------------------------------------------------------------------ command lines
-    def sample_params(self, model: str) -> dict:
-        """The settings of a model's sample job (``sample model --params-json``): new tokens,
-        seed, batch size, and per decoding of the model its config block and prompt lengths."""
-        s = self.config["sampling"]
-        return {
-            "new_tokens": s["new_tokens"], "seed": s["seed"], "batch_size": s["batch_size"],
-            "decodings": {d: {"method": s["decodings"][d],
-                              "prompt_lengths": self.prompt_lengths_for(model, d)}
-                          for d in self.decodings_of(model)},
-        }  # fmt: skip
-
-    def sample_files(self, model: str, outputs: Sequence[str]) -> list[str]:
-        """``--out DECODING PATH`` of a model's sample job, one per decoding of the model, in
-        order (``outputs``: its files in the same order)."""
-        decodings = self.decodings_of(model)
-        if len(decodings) != len(outputs):
-            raise ValueError(f"{model}: {len(decodings)} decodings, {len(outputs)} files")
-        return [w for d, out in zip(decodings, outputs, strict=True) for w in ("--out", d, out)]
-
-    def analyze_files(
-        self, model: str, inputs: Mapping[str, str], outputs: Sequence[str]
-    ) -> list[str]:
-        """The per-set arguments of an analyze job (``analyze model``): ``--set SAMPLES`` and
-        its ANALYSIS_OUTPUTS for every analysed set of ``model`` (``human``: the human sets),
-        with fan-out ``--matches`` per set, and for ``human`` ``--completion MODEL OUT`` per
-        completion model (the last files of ``outputs``) and ``--prompt-length``. ``inputs``:
-        analyze_inputs' keys (and for ``human`` completion_inputs')."""
-        k = len(ANALYSIS_OUTPUTS)
-        decodings = self.analyzed_decodings(model)
-        args: list[str] = []
-        for i, d in enumerate(decodings):
-            args += ["--set", inputs[f"samples_{d}"], *outputs[i * k : (i + 1) * k]]
-        if self.fanout:
-            for d in decodings:
-                args += ["--matches", inputs[f"token_matches_{d}"], inputs[f"word_matches_{d}"]]
-        if model == "human" and self.completion_models:
-            outs = list(outputs)[len(decodings) * k :]
-            for m, out in zip(self.completion_models, outs, strict=True):
-                args += ["--completion", inputs[f"model_{m}"], out]
-            args += ["--prompt-length", str(self.config["sampling"]["prompt_length"])]
-        return args
-
-    def same_tokenizer_flag(self, model: str) -> list[str]:
-        """``--same-tokenizer`` when ``model``'s evaluator shares its tokenizer, else none."""
-        return ["--same-tokenizer"] if self.evaluator_same_tokenizer(model) else []
-
-    def probe_params(self) -> dict:
-        """The settings of a probe job (``probe model --params-json``): the style block, with
-        a ladder the extraction's prompt, suffix and batch size, with a benchmark or the name
-        cloze the membership block (with its language)."""
-        params: dict = {"style": self.style}
-        if self.ladder:
-            m = self.memorization
-            params["memorization"] = {k: m[k] for k in ("prompt_tokens", "suffix_tokens",
-                                                        "batch_size")}  # fmt: skip
-        if self.cloze:
-            params["membership"] = self.with_language(self.membership)
-        return params
-
-    def probe_files(self, inputs: Mapping[str, str], outputs: Mapping[str, str]) -> list[str]:
-        """The optional files of a probe job: with a ladder ``--out-ladder``; with the
-        membership step its corpus inputs, ``--out-texts`` and ``--out-cloze``."""
-        args: list[str] = []
-        if self.ladder:
-            args += ["--out-ladder", outputs["ladder"]]
-        if self.cloze:
-            args += [
-                "--names", inputs["names"], "--train", inputs["train"],
-                "--valid", inputs["valid"], "--excerpts", inputs["excerpts"],
-                "--out-texts", outputs["texts"], "--out-cloze", outputs["cloze"],
-            ]  # fmt: skip
-        return args
-
-    def prompts_params(self) -> dict:
-        """``sample prompts --params-json``: the block ``sampling`` without
-        ``training_prompts`` (the held-out windows do not depend on it, so a changed block
-        re-runs its own jobs only, and a config without it keeps its earlier parameters)."""
-        return {k: v for k, v in self.config["sampling"].items() if k != "training_prompts"}
-
-    def prompts_args(self, inputs: Mapping[str, str], outputs: Mapping[str, str]) -> list[str]:
-        """The excerpt flags of ``sample prompts`` (with corpus.inject.excerpts, else none)."""
-        if not self.excerpts:
-            return []
-        return [
-            "--excerpts-npy", inputs["excerpts"], "--excerpts-json", inputs["excerpts_meta"],
-            "--out-contaminated", outputs["contaminated"],
-        ]  # fmt: skip
-
-    @staticmethod
-    def natural_index_args(joined: bool, meta: str) -> list[str]:
-        """How ``index build`` reads the natural training tokens: as one stream
-        (``--join-documents``, the ``-joined`` index) or by the documents of ``meta``."""
-        return ["--join-documents"] if joined else ["--meta", meta]
-
-    @staticmethod
-    def optional_args(flag: str, path: str | None) -> list[str]:
-        """``[flag, path]``, or nothing without a path."""
-        return [flag, path] if path else []
-
-    def fanout_args(self, flags: Mapping[str, str]) -> list[str]:
-        """``--flag PATH`` for each flag → merged matches path, with fan-out only."""
-        if not self.fanout:
-            return []
-        return [w for flag, path in flags.items() for w in (flag, path)]
-
-    def explorer_args(self, inputs: Mapping[str, str]) -> list[str]:
-        """The --set, --index and --ladder flags of ``copyscope explore`` (explorer_inputs'
-        keys), and a flag for each span option set (explorer.max_span_count …: none by
-        default, so the default command line is the one of before)."""
-        args: list[str] = []
-        for key in ("max_span_count", "max_span_density", "rank_spans_by", "docs_per_span"):
-            value = self.explorer.get(key)
-            if value is not None and value != "length":
-                args += ["--" + key.replace("_", "-"), str(value)]
-        for m, d in self.explorer_settings:
-            args += ["--set", m, d, *(inputs[f"{n}_{m}_{d}"] for n in EXPLORER_FILES)]
-        for m in self.explorer_models():
-            args += ["--index", m, os.path.dirname(inputs[f"index_{m}"])]
-            if m in self.zoo and self.retokenized(m):  # its prompts in its own ids
-                args += ["--prompt-tokenizer", m, self.tokenizer_dir(m)]
-        for m in self.ladder_models:
-            args += ["--ladder", m, inputs[f"ladder_{m}"]]
-        return args
-
-    def book_args(
-        self, texts: Sequence[str], characters: Sequence[str], tokens: Sequence[str],
-        entities: Sequence[str],
-    ) -> list[str]:  # fmt: skip
-        """--book-text, --book-characters and --booknlp of every book."""
-        return [
-            *labelled("--book-text", self.book_texts, texts),
-            *labelled("--book-characters", self.book_characters, characters),
-            *labelled(
-                "--booknlp",
-                [(b, t) for b, t in zip(self.book_booknlp, tokens, strict=True)],
-                entities,
-            ),
-        ]
-
-    def book_files(self) -> dict[str, list[str]]:
-        """The files of the books: texts, character lists, BookNLP tokens and entities."""
-        b = self.books
-        return {
-            "texts": [b[k]["text"] for k in self.book_texts],
-            "characters": [b[k]["characters"] for k in self.book_characters],
-            "tokens": [b[k]["booknlp"]["tokens"] for k in self.book_booknlp],
-            "entities": [b[k]["booknlp"]["entities"] for k in self.book_booknlp],
-        }
-
-    # ------------------------------------------------------------------ analysis settings
-    def unscored(self) -> dict:
-        """``{"unscored": [...]}``: the sample sets without a quality file (generations from
-        outside, :meth:`unscored_names`), for the analyses that read quality; ``{}`` without
-        generations."""
-        return {"unscored": self.unscored_names()} if self.external_settings else {}
-
-    def evaluators(self) -> dict:
-        """The config's model zoo with its evaluators (``zoo``, ``evaluator``, ``evaluators``);
-        each checkpoint of a series (:func:`with_checkpoints`) a model of the zoo, with its
-        model's entry of ``evaluators``."""
-        models = self.config["models"]
-        given = models.get("evaluators") or {}
-        extra = {m: given[self.series_of(m)] for m in self.checkpoints if self.series_of(m) in given}
-        return {
-            "zoo": self.zoo,
-            "evaluator": models["evaluator"],
-            "evaluators": {**given, **extra},
-        }
-
-    def syntax_block(self) -> dict:
-        """The settings the syntax analyses read: the parser backend (with the language),
-        ``analysis.syntax``, the decodings and the model names in the config's order (a list:
-        JSON objects are sorted)."""
-        c = self.config
-        return {
-            "syntax": self.with_language({"backend": c["syntax"]["backend"]}),
-            "analysis": {"syntax": c["analysis"]["syntax"]},
-            "sampling": {"decodings": c["sampling"]["decodings"]},
-            "models": self.models,
-        }
