@@ -128,6 +128,11 @@ def test_defaults_are_filled():
     }
     assert out["analysis"] == {
         "words": "words",
+        "dynamics": {
+            "enabled": False, "cloze_per_play": 4, "prompts": 16, "new_tokens": 32,
+            "template_sentences": 64, "novelty_n": 4, "batch_size": 16, "bootstrap": 200,
+            "seed": 0,
+        },  # fmt: skip
         "raven_boundaries": "documents",
         "supercopy_min": 100,
         "planted_min_copy": 20,

@@ -5,6 +5,7 @@ config error naming its key. Read from dry runs of the tiny configuration."""
 
 from __future__ import annotations
 
+import pytest
 import yaml
 
 from support.models import write_pretrained
@@ -36,6 +37,7 @@ def dry_run(tmp_path, cfg):
     return snakemake("-n", "--configfile", str(path), timeout=600)
 
 
+@pytest.mark.e2e
 def test_every_checkpoint_is_a_model_of_the_run(tmp_path):
     cfg, folders = series_config(tmp_path)
     proc = dry_run(tmp_path, cfg)
@@ -52,6 +54,7 @@ def test_every_checkpoint_is_a_model_of_the_run(tmp_path):
     assert "models/mine" not in out.replace(str(tmp_path), "")  # never trained
 
 
+@pytest.mark.e2e
 def test_a_missing_checkpoint_folder_is_a_config_error(tmp_path):
     cfg, _ = series_config(tmp_path, steps=(0,))
     cfg["models"]["zoo"]["mine"]["checkpoints"].append({"step": 7, "path": str(tmp_path / "no")})

@@ -42,6 +42,7 @@ def planned_resources(text: str) -> dict[str, list[dict[str, str]]]:
     return out
 
 
+@pytest.mark.e2e
 def test_model_jobs_ask_for_the_gpu_and_index_jobs_do_not(tmp_path):
     cfg = yaml.safe_load((ROOT / "config" / "tiny.yaml").read_text())
     cfg["results"] = str(tmp_path / "results")

@@ -123,6 +123,7 @@ def test_there_is_one_config_per_paper_setting():
             assert word.lower() in head.lower(), (path.name, word)
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("path", PAPERS, ids=[p.stem for p in PAPERS])
 def test_a_paper_config_plans_its_run_on_stand_ins(path, tmp_path):
     pytest.importorskip("infini_gram")

@@ -20,27 +20,17 @@ def _given(a, names, prefix: str = "") -> dict:
 
 
 def cmd_setting(a) -> None:
-    from . import (
-        INPUTS,
-        NATURAL_INPUTS,
-        OUTPUTS,
-        RETOKENIZE_INPUTS,
-        SCORED_INPUTS,
-        SCORED_OUTPUTS,
-        analyze_setting,
-    )
+    from .. import analyze as an
 
-    analyze_setting(
-        _given(a, (*INPUTS, *NATURAL_INPUTS, *RETOKENIZE_INPUTS, *SCORED_INPUTS)),
-        _given(a, (*OUTPUTS, *SCORED_OUTPUTS), "out_"),
-        evaluator_same_tokenizer=a.same_tokenizer,
-        supercopy_min=a.supercopy_min,
-        planted_min_copy=a.planted_min,
-        device=a.device,
+    inputs = (*an.INPUTS, *an.NATURAL_INPUTS, *an.RETOKENIZE_INPUTS, *an.SCORED_INPUTS)
+    an.analyze_setting(
+        _given(a, inputs),
+        _given(a, (*an.OUTPUTS, *an.SCORED_OUTPUTS), "out_"),
+        evaluator_same_tokenizer=a.same_tokenizer, supercopy_min=a.supercopy_min,
+        planted_min_copy=a.planted_min, device=a.device,
         matches={"index": a.token_matches, "word_index": a.word_matches},
-        evaluator_name=a.evaluator_name,
-        ngram_tokenizer=a.ngram_tokenizer,
-    )
+        evaluator_name=a.evaluator_name, ngram_tokenizer=a.ngram_tokenizer,
+    )  # fmt: skip
     log.info("%s: analysed", a.samples)
 
 

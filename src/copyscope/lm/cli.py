@@ -14,18 +14,25 @@ def cmd_train(a):
     from ..tokenize import read_split
     from . import train_model
 
-    _, _, train = read_split(a.train_npy, a.train_json)
+    _, meta, train = read_split(a.train_npy, a.train_json)
     _, _, valid = read_split(a.valid_npy, a.valid_json)
     kw = {"seed": a.seed, "device": a.device, "log_csv": a.log_csv}
     kw["name"] = f"models.zoo.{a.model_name}"
-    if a.manifest:  # known-answer timing: the groups of the training documents
-        from ..corpus.timing import training_plan
-
-        kw["timing"] = training_plan(a.manifest, read_split(a.train_npy, a.train_json)[1])
+    kw["timing"] = _timing(a.manifest, meta)
     stats = train_model(a.params_json, a.tokenizer, train, valid, a.out, **kw)
     log.info("%s: %s", a.model_name, json.dumps(stats, default=str))
     rate = stats["tokens"] / max(stats["seconds"], 1e-9)
     log.info("%s: trained on %d tokens, %.0f tokens/s", a.model_name, stats["tokens"], rate)
+
+
+def _timing(manifest, meta):
+    """The known-answer timing groups of the training documents (the manifest's ``timing``
+    plan, :func:`copyscope.corpus.timing.training_plan`), or None without ``--manifest``."""
+    if not manifest:
+        return None
+    from ..corpus.timing import training_plan
+
+    return training_plan(manifest, meta)
 
 
 def cmd_fetch(a):
