@@ -36,7 +36,7 @@ def cmd_benchmark(a) -> None:
     frame = score_benchmark_file(
         a.model, a.model_name, a.benchmark, spec, paths, a.params_json, a.out, a.device
     )
-    n = int((frame["set"] == "benchmark").sum())
+    n = int((frame["set"] == "benchmark").sum())  # the own benchmark's items
     log.info("%s on %s: %d items and %d baseline passages scored", a.model_name, a.benchmark, n,
              len(frame) - n)  # fmt: skip
 

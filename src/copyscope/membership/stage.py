@@ -143,13 +143,13 @@ def membership_scores(
     full = [encode(t["text"]) for t in texts]
     lower = [encode(t["text"].lower()) for t in texts]
     windows = []
-    for name in SETS:
+    for name in dict.fromkeys(t["set"] for t in texts):  # the sets in order, any names
         part = [t["text"] for t in texts if t["set"] == name]
         windows += placement.word_windows(part, li_words, seed) if part else []
     win = [encode(w) for w in windows]
     seqs = [placement.window_ids(x, limit) for x in full + lower + win]
     if any(x.size == 0 for x in seqs):
-        raise InputError("benchmark", "a text encodes to no tokens")
+        raise InputError("membership texts", "a text encodes to no tokens")
     scored = token_moments(model, seqs, eos_id=tokenizer.eos_token_id, **kw)
     lps = [s[0] for s in scored]
     n = len(texts)

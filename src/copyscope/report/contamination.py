@@ -186,7 +186,7 @@ def own_items(files) -> list[dict]:
                 {
                     "benchmark": bench,
                     "format": form,
-                    "set": "benchmark",
+                    "set": "benchmark",  # an own benchmark's item
                     "group": group,
                     "id": r["id"],
                     "label": label,

@@ -240,9 +240,11 @@ def with_reference(texts: pd.DataFrame, reference: str) -> pd.DataFrame:
 
 
 def label_sets(g: pd.DataFrame) -> dict[str, tuple[pd.DataFrame, np.ndarray]]:
-    """The two labelled text sets of one model's rows: (rows, labels 1 = member)."""
-    bench = g[g["set"] == "benchmark"]
-    base = g[g["set"].isin(["memorised", "clean"])]
+    """The two labelled text sets of one model's rows: (rows, labels 1 = member): the items
+    (every set but the two baselines: the planted contamination set's, or an own benchmark's)
+    and the baselines (memorised = member)."""
+    items = ~g["set"].isin(["memorised", "clean"])
+    bench, base = g[items], g[~items]
     return {
         "planted": (bench, bench["planted"].to_numpy()),
         "training": (base, (base["set"] == "memorised").to_numpy().astype(int)),
