@@ -1,8 +1,8 @@
-# Contamination and membership detectors on the planted benchmark (corpus.inject.benchmark):
+# Contamination and membership detectors on the planted contamination set (corpus.inject.contamination):
 # each model's probe job (rules/probe.smk) scores every benchmark and baseline text and the
 # name cloze items (copyscope.membership); nothing runs without a benchmark, except the name
 # cloze with analysis.membership.cloze (the texts table is then empty). Whether each part
-# runs: copyscope.plan (Plan.benchmark, Plan.cloze, Plan.books, Plan.own_benchmarks).
+# runs: copyscope.plan (Plan.contamination, Plan.cloze, Plan.books, Plan.own_benchmarks).
 
 
 # name cloze on a researcher's own books (analysis.membership.books: name -> a text book with

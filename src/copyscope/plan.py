@@ -128,14 +128,14 @@ class Plan:
         self.excerpts = bool(inject.get("excerpts"))
         self.human_decodings = ["reference", "contaminated"] if self.excerpts else ["reference"]
         self.ladder = bool(inject.get("ladder"))
-        self.benchmark = bool(inject.get("benchmark"))
+        self.contamination = bool(inject.get("contamination"))
         # anything planted: the natural training text then has its own indexes
         self.plants = plants_anything(c["corpus"].get("inject"))
         self.memorization = c["analysis"]["memorization"]
         self.membership = c["analysis"]["membership"]
         self.style = c["analysis"]["style"]
         # the name cloze and continuation overlap: with a benchmark, or alone (cloze: true)
-        self.cloze = self.benchmark or self.membership["cloze"]
+        self.cloze = self.contamination or self.membership["cloze"]
         self.own_benchmarks = self.membership["benchmarks"]
         self.books = self.membership["books"]
         self.book_texts = [b for b in self.books if "text" in self.books[b]]
@@ -194,9 +194,9 @@ class Plan:
         return self.models if self.cloze else []
 
     @property
-    def benchmark_models(self) -> list[str]:
+    def contamination_models(self) -> list[str]:
         """The models whose membership files the findings read (with a benchmark only)."""
-        return self.models if self.benchmark else []
+        return self.models if self.contamination else []
 
     @property
     def book_models(self) -> list[str]:
@@ -212,7 +212,7 @@ class Plan:
         """Which optional parts the config has, by name."""
         return {
             "ladder": self.ladder,
-            "benchmark": self.benchmark,
+            "contamination": self.contamination,
             "cloze": bool(self.cloze),
             "excerpts": self.excerpts,
             "books": bool(self.books),

@@ -8,7 +8,7 @@ import copy
 
 import numpy as np
 import pytest
-from test_benchmark import BENCH
+from test_contamination_set import BENCH
 
 from copyscope.config import validate
 from copyscope.corpus import CorpusPaths, prepare_corpus
@@ -31,7 +31,7 @@ def read(path) -> dict[str, str]:
 def corpus_cfg(path, excerpts=EXCERPTS) -> dict:
     cfg = copy.deepcopy(dict(CORPUS, path=str(path)))
     cfg["split"] = {"valid_ids": HELD}
-    cfg["inject"]["benchmark"] = BENCH
+    cfg["inject"]["contamination"] = BENCH
     cfg["inject"]["excerpts"] = excerpts
     return cfg
 
@@ -132,11 +132,11 @@ def test_ladder_and_benchmark_are_cut_from_the_clean_plays_only(planted):
     excerpt_plays = {p["play"] for p in m["excerpts"]["plays"]}
     clean = set(m["valid_ids"])
     sources = [p["source_doc"] for p in m["ladder"]["passages"]]
-    sources += [p["source_doc"] for p in m["benchmark"]["items"] + m["benchmark"]["clean"]]
+    sources += [p["source_doc"] for p in m["contamination"]["items"] + m["contamination"]["clean"]]
     assert set(sources) <= clean and set(sources).isdisjoint(excerpt_plays)
     # no ladder or benchmark text inside an excerpt play, hence none in a planted excerpt
     whole = " ".join(" ".join(planted["excerpts"].values()).split())
-    for p in m["ladder"]["passages"] + m["benchmark"]["items"]:
+    for p in m["ladder"]["passages"] + m["contamination"]["items"]:
         assert " ".join(p["text"].split()[4:12]) not in whole, p.get("id")
 
 

@@ -142,7 +142,7 @@ def test_permuted_membership_rows_are_the_min_k_rule_input():
     planted = np.repeat([1, 0], n // 2)
     loss = rng.normal(5.0, 0.3, n) - 0.5 * planted
     texts = pd.DataFrame(
-        {"model": "m", "set": "benchmark", "id": range(n), "planted": planted, "loss": loss,
+        {"model": "m", "set": "contamination", "id": range(n), "planted": planted, "loss": loss,
          "min_k_20": loss + rng.normal(0, 0.1, n)}
     )  # fmt: skip
     tables = N.permuted_membership(np.random.default_rng(1), data(membership=texts), PARAMS)
@@ -155,21 +155,21 @@ def test_permuted_membership_rows_are_the_min_k_rule_input():
     assert r["draws"] == 20
 
 
-def benchmark_texts(n=40, effect=0.5, seed=0) -> pd.DataFrame:
+def contamination_texts(n=40, effect=0.5, seed=0) -> pd.DataFrame:
     """A contamination set of ``n`` items, half planted, whose planted items' Li NLL is lower
     by ``effect`` nats."""
     rng = np.random.default_rng(seed)
     planted = np.repeat([1, 0], n // 2)
     nll = rng.normal(5.0, 0.3, n) - effect * planted
     return pd.DataFrame(
-        {"model": "m", "set": "benchmark", "id": range(n), "planted": planted,
+        {"model": "m", "set": "contamination", "id": range(n), "planted": planted,
          "copies": np.where(planted == 1, 4, 0), "li_nll": nll, "loss": nll,
          "min_k_20": nll + rng.normal(0, 0.1, n)}
     )  # fmt: skip
 
 
 def test_permuted_placement_breaks_li_placement():
-    texts = benchmark_texts()
+    texts = contamination_texts()
     real = F.CLAIMS["benchmark-placement"](
         {"membership_nll_delta": N.membership_report.nll_delta_rows(texts, 200, 0)}, PARAMS
     )

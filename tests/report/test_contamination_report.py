@@ -51,7 +51,7 @@ def corpus(tmp_path_factory):
                      "--tokenizer-kind", kind]) == 0  # fmt: skip
     items = [{"id": f"bench-{i}", "planted": i < 4, "copies": 1 if i < 4 else 0, "text": t}
              for i, t in enumerate(planted + unplanted)]  # fmt: skip
-    manifest = {"benchmark": {"items": items, "memorised": [{"text": t} for t in memorised],
+    manifest = {"contamination": {"items": items, "memorised": [{"text": t} for t in memorised],
                               "clean": [{"text": t} for t in clean]}}  # fmt: skip
     (tmp / "manifest.json").write_text(json.dumps(manifest))
     own = [{"text": " ".join(docs[0][200:240]), "label": 1},

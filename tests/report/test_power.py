@@ -9,7 +9,7 @@ import pandas as pd
 from test_calibration import PARAMS as CAL_PARAMS
 from test_calibration import (
     SYNTAX,
-    benchmark_texts,
+    contamination_texts,
     cloze_items,
     creativity_words,
     data,
@@ -86,15 +86,15 @@ def test_the_ladder_resampled_keeps_its_rungs():
 
 
 def test_the_benchmark_resampled_finds_the_planted_items():
-    texts = benchmark_texts(n=60, effect=0.6)
-    tables = P.benchmark_resample(np.random.default_rng(0), data(membership=texts), PARAMS, 7)
+    texts = contamination_texts(n=60, effect=0.6)
+    tables = P.contamination_resample(np.random.default_rng(0), data(membership=texts), PARAMS, 7)
     d = tables["membership_nll_delta"].set_index("contrast")
     assert d.at["unplanted - planted", "n_a"] == d.at["unplanted - planted", "n_b"] == 7
-    big = P.power_at("benchmark-placement", P.benchmark_resample, F.HOLDS,
+    big = P.power_at("benchmark-placement", P.contamination_resample, F.HOLDS,
                      data(membership=texts), PARAMS, 30, 10, 0)  # fmt: skip
     # a control: unplanted items with exactly the planted items' NLLs
     same = texts.assign(li_nll=np.tile(texts["li_nll"].to_numpy()[:30], 2))
-    none = P.power_at("benchmark-placement", P.benchmark_resample, F.HOLDS,
+    none = P.power_at("benchmark-placement", P.contamination_resample, F.HOLDS,
                       data(membership=same), PARAMS, 30, 20, 0)  # fmt: skip
     assert big["power"] >= 0.9 and none["power"] <= 0.15
 

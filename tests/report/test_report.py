@@ -195,7 +195,7 @@ def synthetic_tables() -> dict[str, pd.DataFrame]:
         "planted": planted,
         "memorization": memorization,
         "training": training,
-        # no planted benchmark: the membership section is empty
+        # no planted contamination set: the membership section is empty
         **{n: pd.DataFrame(columns=c) for n, c in MEMBERSHIP_EMPTY.items()},
         # no own benchmark: that section is empty too
         **{n: pd.DataFrame(columns=c) for n, c in OWN_EMPTY.items()},
@@ -537,8 +537,8 @@ def test_raven_contrasts_by_hand():
 def test_membership_summary_section():
     place = pd.DataFrame(
         [
-            ("m", "benchmark_planted", 0.9, 0.7, 1.1),
-            ("m", "benchmark_unplanted", 0.1, -0.1, 0.3),
+            ("m", "contamination_planted", 0.9, 0.7, 1.1),
+            ("m", "contamination_unplanted", 0.1, -0.1, 0.3),
             ("m", "clean", 0.0, 0.0, 0.0),
         ],
         columns=["model", "set", "position", "position_lo", "position_hi"],
@@ -557,7 +557,7 @@ def test_membership_summary_section():
         "membership_cloze_summary": summ,
     }
     (line,) = [x for x in membership.summary_section(tables, {}) if x.startswith("- m:")]
-    assert "benchmark_planted 0.9 [0.7, 1.1]" in line and "clean" not in line
+    assert "contamination_planted 0.9 [0.7, 1.1]" in line and "clean" not in line
     assert "AUC min_k_20 0.8 [0.7, 0.9]" in line and "cloze valid 0.2 (chance 0.1)" in line
 
 
@@ -566,8 +566,8 @@ def test_membership_report_without_cloze_items(tmp_path):
     rng = np.random.default_rng(0)
     rows = []
     for i in range(24):
-        s = ("benchmark", "memorised", "clean")[i % 3]
-        planted = int(s == "memorised" or (s == "benchmark" and i % 2 == 0))
+        s = ("contamination", "memorised", "clean")[i % 3]
+        planted = int(s == "memorised" or (s == "contamination" and i % 2 == 0))
         copies = (1 + 3 * (i % 4 == 0)) * planted  # planted items: 1 or 4 copies
         row = {"model": "m", "set": s, "id": f"{s}-{i}", "planted": planted, "copies": copies}
         row["n_params"] = 10
@@ -579,13 +579,13 @@ def test_membership_report_without_cloze_items(tmp_path):
     cloze = tmp_path / "cloze.csv"
     pd.DataFrame(columns=["model", "play", "split"]).to_csv(cloze, index=False)
     # the benchmark's texts (blind baselines) and their training overlap
-    keys = {"benchmark": "items", "memorised": "memorised", "clean": "clean"}
+    keys = {"contamination": "items", "memorised": "memorised", "clean": "clean"}
     block = {k: [] for k in keys.values()}
     for r in rows:
         text = " ".join(rng.choice(["a", "b", "c", "d"], size=int(rng.integers(3, 9))))
         block[keys[r["set"]]].append({"id": r["id"], "copies": r["copies"], "text": text})
     manifest = tmp_path / "manifest.json"
-    manifest.write_text(json.dumps({"benchmark": block}))
+    manifest.write_text(json.dumps({"contamination": block}))
     ov = pd.DataFrame(
         [
             {"set": r["set"], "id": r["id"], "overlap_7": rng.random() * (1 - r["planted"])}
@@ -608,12 +608,12 @@ def test_membership_report_without_cloze_items(tmp_path):
     assert det["delta_auc_lo"].le(det["delta_auc_vs_loss"]).all()
     place = pd.read_csv(out["placement"]).set_index("set")
     assert place.loc["memorised", "position"] == 1.0
-    planted = [s for s in place.index if s.startswith("benchmark_copies_")]
-    assert planted == ["benchmark_copies_1", "benchmark_copies_4"]
-    assert place.loc["benchmark_copies_4", "copies"] == 4
-    assert place.loc["benchmark_unplanted", "copies"] == 0
-    n = place.loc[["benchmark_copies_1", "benchmark_copies_4"], "n"].sum()
-    assert n == place.loc["benchmark_planted", "n"]
+    planted = [s for s in place.index if s.startswith("contamination_copies_")]
+    assert planted == ["contamination_copies_1", "contamination_copies_4"]
+    assert place.loc["contamination_copies_4", "copies"] == 4
+    assert place.loc["contamination_unplanted", "copies"] == 0
+    n = place.loc[["contamination_copies_1", "contamination_copies_4"], "n"].sum()
+    assert n == place.loc["contamination_planted", "n"]
     # issue 19 §4: low-FPR columns (4 and 8 non-members: 1% not estimable), blind rows
     # and margins, overlap strata, calibration/test thresholds
     assert set(det["detector"]) >= {"blind_length", "blind_bow"}
@@ -722,9 +722,9 @@ def test_cloze_excerpt_groups_trend_and_within_training_r():
 def test_nll_delta_contrasts_hand_worked():
     rows = []
     sets = {
-        ("benchmark", 0): [3.0, 3.0, 4.0, 4.0],  # unplanted: mean 3.5
-        ("benchmark", 1): [1.0],  # planted, 1 copy
-        ("benchmark", 4): [2.0],  # planted, 4 copies
+        ("contamination", 0): [3.0, 3.0, 4.0, 4.0],  # unplanted: mean 3.5
+        ("contamination", 1): [1.0],  # planted, 1 copy
+        ("contamination", 4): [2.0],  # planted, 4 copies
         ("clean", 0): [5.0, 5.0],
         ("memorised", 1): [0.5, 1.5],
     }

@@ -428,7 +428,7 @@ def check_natural(out) -> None:
         m = index.longest_matches([g["id"].to_numpy()])
         assert m.length.tolist() == g["L_nat"].tolist()
         assert m.count.tolist() == g["C_nat"].tolist()
-    classes = {"none", "natural", "duplicate", "ladder", "benchmark", "excerpt", "mixed"}
+    classes = {"none", "natural", "duplicate", "ladder", "contamination", "excerpt", "mixed"}
     for f in ("tokens", "words"):
         frame = pd.read_parquet(out / f"analysis/gpt2-b/greedy/{f}.parquet")
         assert set(frame["source_class"]) <= classes
@@ -471,7 +471,7 @@ def check_excerpts(out, cfg: dict) -> None:
         for s in p["planted"]:  # at least c: a short speech may also occur in a training play
             assert counts.get(s["text"], 0) >= p["copies"], (p["play"], s["index"])
     ladder = [q["source_doc"] for q in manifest["ladder"]["passages"]]
-    assert set(ladder + [q["source_doc"] for q in manifest["benchmark"]["items"]]).isdisjoint(plays)
+    assert set(ladder + [q["source_doc"] for q in manifest["contamination"]["items"]]).isdisjoint(plays)
 
     def flat(text: str) -> str:
         return " ".join(text.split())

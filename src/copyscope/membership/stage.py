@@ -1,7 +1,7 @@
 """One model's membership job: every score of every benchmark and baseline text, Li's
 per-sample NLL, the name cloze predictions and the continuation overlap, as two tables.
 
-Texts (the corpus manifest's ``benchmark`` block, :mod:`copyscope.corpus.benchmark`) are
+Texts (the corpus manifest's ``benchmark`` block, :mod:`copyscope.corpus.contamination_set`) are
 encoded with the model's tokenizer without special tokens and scored after one end-of-text
 token; a text longer than the model's context minus one is truncated to it (Li's rule, applied
 to every score) and counted in ``truncated`` and in the log. All texts, their lowercased forms
@@ -26,7 +26,7 @@ from . import cloze, overlap, placement, scores
 
 log = logging.getLogger(__name__)
 
-SETS = ("benchmark", "memorised", "clean")
+SETS = ("contamination", "memorised", "clean")
 TEXT_COLUMNS = [
     "model",
     "set",
@@ -59,12 +59,12 @@ CLOZE_COLUMNS = [
 ]
 
 
-def benchmark_texts(manifest: dict, where: str) -> list[dict]:
+def contamination_texts(manifest: dict, where: str) -> list[dict]:
     """``{"set", "id", "planted", "copies", "text"}`` of every benchmark item and baseline
     passage of a corpus manifest; InputError without a benchmark or with an empty text."""
-    b = manifest.get("benchmark")
+    b = manifest.get("contamination")
     if not b:
-        raise InputError(where, "expected a 'benchmark' block (corpus.inject.benchmark)")
+        raise InputError(where, "expected a 'benchmark' block (corpus.inject.contamination)")
     rows = []
     for name, key in zip(SETS, ("items", "memorised", "clean"), strict=True):
         for i, p in enumerate(b[key]):
@@ -352,7 +352,7 @@ def score_model_files(
 
     manifest = read_json(paths["manifest"])
     # without a benchmark (the name cloze alone: analysis.membership.cloze) no text is scored
-    texts = benchmark_texts(manifest, str(paths["manifest"])) if manifest.get("benchmark") else []
+    texts = contamination_texts(manifest, str(paths["manifest"])) if manifest.get("contamination") else []
     splits = [s for s in ("train", "valid", "excerpts") if paths.get(s)]
     docs = {r["id"]: r["text"] for s in splits for r in read_jsonl(paths[s])}
     model, tok = load_model(model_dir, device)
@@ -392,7 +392,7 @@ OVERLAP_COLUMNS = [
 
 
 def overlap_rows(index, tokenizer, texts: list[dict], ns=overlap.TRAINING_NS) -> list[dict]:
-    """Per text of :func:`benchmark_texts`: its tokens under the index's tokenizer
+    """Per text of :func:`contamination_texts`: its tokens under the index's tokenizer
     (``n_tokens``) and ``overlap_<n>``, the share of its n-grams in the training split
     (:func:`copyscope.membership.overlap.ngram_overlap` on the index's L_t), per n of ``ns``."""
     ids = [np.asarray(tokenizer.encode(t["text"]), np.int64) for t in texts]
@@ -412,7 +412,7 @@ def overlap_file(manifest_json, index_dir, out) -> pd.DataFrame:
     from ..index.query import open_with_tokenizer
     from ..io import read_json, write_csv
 
-    texts = benchmark_texts(read_json(manifest_json), str(manifest_json))
+    texts = contamination_texts(read_json(manifest_json), str(manifest_json))
     index, tokenizer = open_with_tokenizer(index_dir)
     if tokenizer is None:
         raise InputError(index_dir, "expected an index that records its tokenizer (index.json)")

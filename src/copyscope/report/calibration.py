@@ -101,7 +101,7 @@ INPUTS = {
     "membership": Input(
         ("MODEL",),
         "a model's per-item membership scores (membership/<m>/texts.csv)",
-        files=per_model("membership/{model}/texts.csv", "benchmark_models"),
+        files=per_model("membership/{model}/texts.csv", "contamination_models"),
     ),
     "completion": Input(
         ("MODEL",),
@@ -111,13 +111,13 @@ INPUTS = {
     "cloze": Input(
         ("MODEL",),
         "a model's per-item name cloze results (membership/<m>/cloze.csv)",
-        files=per_model("membership/{model}/cloze.csv", "benchmark_models"),
+        files=per_model("membership/{model}/cloze.csv", "contamination_models"),
     ),
     "contamination": Input(
         ("SPLIT",),
         "the planted contamination set's items looked up in the training data "
         "(tables/contamination_items.csv)",
-        files=fixed("planted", "tables/contamination_items.csv", when="benchmark"),
+        files=fixed("planted", "tables/contamination_items.csv", when="contamination"),
     ),
     "parses": Input(
         ("MODEL", "DECODING"),

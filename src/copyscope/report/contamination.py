@@ -1,7 +1,7 @@
 """Benchmark contamination looked up in the training data
 (:mod:`copyscope.membership.contamination` for the definitions and sources).
 
-Every item of the planted contamination set (``corpus.inject.benchmark``: its planted and
+Every item of the planted contamination set (``corpus.inject.contamination``: its planted and
 unplanted items, and the memorised and clean baseline passages) and of every own benchmark
 (``analysis.membership.benchmarks``, each item formatted into one text as the perplexity audit
 scores it, :func:`copyscope.membership.own_benchmarks.format_item`) is looked up in the
@@ -69,8 +69,8 @@ INPUTS = {
     ),
     "manifest": Input(
         ("SPLIT",),
-        "corpus manifest.json (the planted contamination set, corpus.inject.benchmark)",
-        files=fixed("corpus", "corpus/manifest.json", when="benchmark"),
+        "corpus manifest.json (the planted contamination set, corpus.inject.contamination)",
+        files=fixed("corpus", "corpus/manifest.json", when="contamination"),
     ),
     # the rule input "files" ("items" names a method of Snakemake's input list)
     "files": Input(
@@ -145,13 +145,13 @@ def rule_label(rule: str, params: Mapping) -> str:
 
 def planted_items(manifest: Mapping, where: str) -> list[dict]:
     """The texts of the planted contamination set (:func:`copyscope.membership.stage.
-    benchmark_texts`) as items: ``group`` planted / unplanted for the benchmark items,
+    contamination_texts`) as items: ``group`` planted / unplanted for the benchmark items,
     memorised / clean for the baselines; ``label`` 1 for text in training."""
-    from ..membership.stage import benchmark_texts
+    from ..membership.stage import contamination_texts
 
     out = []
-    for t in benchmark_texts(manifest, where):
-        if t["set"] == "benchmark":
+    for t in contamination_texts(manifest, where):
+        if t["set"] == "contamination":
             group = "planted" if t["planted"] else "unplanted"
         else:
             group = t["set"]

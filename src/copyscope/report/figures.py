@@ -394,16 +394,16 @@ def memorization(table: pd.DataFrame, path, suffix_tokens: int) -> None:
 def membership_placement(table: pd.DataFrame, path) -> None:
     """Li's placement, two panels with one row per model. Left (Li 2023): the mean NLL (95%
     CI) of the clean baseline, the benchmark, its unplanted items, its planted items per copy
-    count (``benchmark_copies_<c>``) and the memorised baseline on one axis. Right:
+    count (``contamination_copies_<c>``) and the memorised baseline on one axis. Right:
     copyscope's normalised position (clean − set) / (clean − memorised) of the benchmark sets
     with its 95% CI (0 = clean, 1 = memorised; not Li's)."""
     plotting.setup()
     models = plotting.model_order(table["model"])
     copies = sorted(
-        {s for s in table["set"] if s.startswith("benchmark_copies_")},
+        {s for s in table["set"] if s.startswith("contamination_copies_")},
         key=lambda s: int(s.rsplit("_", 1)[1]),
     )
-    sets = ["clean", "benchmark", "benchmark_unplanted", *copies, "memorised"]
+    sets = ["clean", "contamination", "contamination_unplanted", *copies, "memorised"]
     markers = dict(zip(sets, "oDv^<>pPX*hs"[: len(sets) - 1] + "s", strict=True))
     colors = plotting.set_colors(sets)
     fig, (left, right) = plt.subplots(
@@ -415,11 +415,11 @@ def membership_placement(table: pd.DataFrame, path) -> None:
         if not len(g):
             continue
         y = [models.index(m) + 0.5 * (k - (n - 1) / 2) / n for m in g["model"]]
-        label = name.replace("benchmark_copies_", "planted ×")
+        label = name.replace("contamination_copies_", "planted ×")
         err = [g["mean_nll"] - g["lo"], g["hi"] - g["mean_nll"]]
         style = {"fmt": markers[name], "color": colors[name], "capsize": 3}
         left.errorbar(g["mean_nll"], y, xerr=err, label=label, **style)
-        if name.startswith("benchmark"):
+        if name.startswith("contamination"):
             perr = [g["position"] - g["position_lo"], g["position_hi"] - g["position"]]
             right.errorbar(g["position"], y, xerr=perr, **style)
     for x in (0, 1):

@@ -1680,12 +1680,12 @@ def extraction_duplication(tables: Tables, params: Mapping):
     "multiple choice: no clear evidence) against memorised and clean baselines of the same "
     "source and format",
     ("membership_nll_delta",),
-    "per model, the known-answer version: the benchmark's unplanted items' mean NLL minus its "
+    "per model, the known-answer version: the contamination set's unplanted items' mean NLL minus its "
     "planted items' (Li's per-item mean token NLL, nats), with its 95% bootstrap CI; holds if "
     "the CI lies wholly above 0, does not hold if wholly below 0, else inconclusive; the "
     "normalised position (clean − set)/(clean − memorised) is reported as a description only; "
     "the claim holds if every model holds, does not hold if every model does not",
-    setting="a contamination set cut from held-out plays and planted (corpus.inject.benchmark), "
+    setting="a contamination set cut from held-out plays and planted (corpus.inject.contamination), "
     "not a real benchmark: the category claims need the real-material configurations",
 )
 def benchmark_placement(tables: Tables, params: Mapping):

@@ -46,7 +46,7 @@ from ..membership.evaluate import (
 from ..membership.overlap import TRAINING_NS
 from ..membership.placement import placement_table
 from ..membership.scores import HEADLINE, MEMBER_SIGN
-from ..membership.stage import benchmark_texts
+from ..membership.stage import contamination_texts
 from ..stats import (
     bootstrap_difference_ci,
 )
@@ -69,7 +69,7 @@ from .name_cloze import (
 fig = lazy_module("copyscope.report.figures")
 
 NAME = "membership"
-HELP = "contamination and membership detectors on the planted benchmark"
+HELP = "contamination and membership detectors on the planted contamination set"
 INPUTS = {
     "texts": Input(("MODEL",), "per-text membership scores (.csv) of a model", files=per_model("membership/{model}/texts.csv", "cloze_models")),
     "cloze": Input(
@@ -86,7 +86,7 @@ INPUTS = {
         ("TOKENIZER",),
         "each benchmark text's training n-gram overlap in a tokenizer's tokens (.csv)",
         files=lambda p: (
-            ([p.model_tok], [f"{p.results}/membership/overlap.csv"]) if p.benchmark else ([], [])
+            ([p.model_tok], [f"{p.results}/membership/overlap.csv"]) if p.contamination else ([], [])
         ),
         optional=True,
     ),
@@ -260,7 +260,7 @@ def with_blind(texts: pd.DataFrame, documents: list[dict], seed: int) -> pd.Data
     """``texts`` with a column per blind baseline of
     :data:`~copyscope.membership.blind.BLIND`: each text's out-of-fold score
     (:func:`~copyscope.membership.blind.blind_scores`, seeded) within its label set, from the
-    texts of ``documents`` (:func:`copyscope.membership.stage.benchmark_texts`, joined on set
+    texts of ``documents`` (:func:`copyscope.membership.stage.contamination_texts`, joined on set
     and id). The scores depend on the texts only, so every model's rows get the same. A label
     set with fewer than 2 items of a class, or a text missing from ``documents``, gets NaN."""
     out = texts.copy()
@@ -439,15 +439,15 @@ def threshold_rows(texts: pd.DataFrame, seed: int) -> pd.DataFrame:
 
 def placement_sets(g: pd.DataFrame) -> dict[str, np.ndarray]:
     """Li's per-sample NLLs of one model's rows per set: clean, benchmark, its planted and
-    unplanted halves, the planted items by copy count (``benchmark_copies_<c>``, ascending) and
+    unplanted halves, the planted items by copy count (``contamination_copies_<c>``, ascending) and
     memorised; empty sets left out."""
     nll = {"clean": g.loc[g["set"] == "clean", "li_nll"].to_numpy()}
-    bench = g[g["set"] == "benchmark"]
-    nll["benchmark"] = bench["li_nll"].to_numpy()
-    nll["benchmark_planted"] = bench.loc[bench["planted"] == 1, "li_nll"].to_numpy()
-    nll["benchmark_unplanted"] = bench.loc[bench["planted"] == 0, "li_nll"].to_numpy()
+    bench = g[g["set"] == "contamination"]
+    nll["contamination"] = bench["li_nll"].to_numpy()
+    nll["contamination_planted"] = bench.loc[bench["planted"] == 1, "li_nll"].to_numpy()
+    nll["contamination_unplanted"] = bench.loc[bench["planted"] == 0, "li_nll"].to_numpy()
     for c in sorted(bench.loc[bench["copies"] > 0, "copies"].unique()):
-        nll[f"benchmark_copies_{int(c)}"] = bench.loc[bench["copies"] == c, "li_nll"].to_numpy()
+        nll[f"contamination_copies_{int(c)}"] = bench.loc[bench["copies"] == c, "li_nll"].to_numpy()
     nll["memorised"] = g.loc[g["set"] == "memorised", "li_nll"].to_numpy()
     return {k: v for k, v in nll.items() if len(v)}
 
@@ -464,11 +464,11 @@ def placement_rows(texts: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFrame:
 
 
 CONTRASTS = (
-    ("unplanted - planted", "benchmark_unplanted", "benchmark_planted"),
-    ("clean - planted", "clean", "benchmark_planted"),
-    ("unplanted - memorised", "benchmark_unplanted", "memorised"),
+    ("unplanted - planted", "contamination_unplanted", "contamination_planted"),
+    ("clean - planted", "clean", "contamination_planted"),
+    ("unplanted - memorised", "contamination_unplanted", "memorised"),
     ("clean - memorised", "clean", "memorised"),
-    ("clean - unplanted", "clean", "benchmark_unplanted"),
+    ("clean - unplanted", "clean", "contamination_unplanted"),
 )
 """The NLL contrasts ``(name, set a, set b)`` of :func:`nll_delta_rows`: mean NLL of a minus
 that of b (positive = b is more familiar to the model)."""
@@ -485,9 +485,9 @@ def nll_delta_rows(texts: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFrame:
         nll = placement_sets(g)
         pairs = list(CONTRASTS)
         pairs += [
-            (f"unplanted - copies_{k.rsplit('_', 1)[1]}", "benchmark_unplanted", k)
+            (f"unplanted - copies_{k.rsplit('_', 1)[1]}", "contamination_unplanted", k)
             for k in nll
-            if k.startswith("benchmark_copies_")
+            if k.startswith("contamination_copies_")
         ]
         for name, a, b in pairs:
             if a not in nll or b not in nll:
@@ -508,11 +508,11 @@ def nll_delta_rows(texts: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFrame:
 
 
 def set_copies(name: str) -> float:
-    """The copy count of a placement set: c of ``benchmark_copies_<c>``, 0 for the unplanted
+    """The copy count of a placement set: c of ``contamination_copies_<c>``, 0 for the unplanted
     items, NaN (no single count) otherwise."""
-    if name.startswith("benchmark_copies_"):
+    if name.startswith("contamination_copies_"):
         return float(name.rsplit("_", 1)[1])
-    return 0.0 if name == "benchmark_unplanted" else float("nan")
+    return 0.0 if name == "contamination_unplanted" else float("nan")
 
 
 EMPTY = {
@@ -559,14 +559,14 @@ EMPTY = {
 
 def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
     """Build the tables from the models' text and cloze tables; draw the figures.
-    Without inputs (no ``corpus.inject.benchmark``) the tables are empty and the figures
+    Without inputs (no ``corpus.inject.contamination``) the tables are empty and the figures
     say so; with cloze tables but no text scored (``analysis.membership.cloze`` without a
     benchmark: no ground truth) only the name cloze tables are filled."""
     if not inputs["texts"]:
         for name, columns in EMPTY.items():
             write_csv(out[name], pd.DataFrame(columns=columns))
         for name in ("fig_placement", "fig_roc_planted", "fig_roc_training", "fig_cloze"):
-            fig.not_measured(out[name], "no planted benchmark (corpus.inject.benchmark)")
+            fig.not_measured(out[name], "no planted contamination set (corpus.inject.contamination)")
         return
     texts = pd.concat([pd.read_csv(p) for _, p in inputs["texts"]], ignore_index=True)
     cloze = pd.concat([pd.read_csv(p) for _, p in inputs["cloze"]], ignore_index=True)
@@ -575,7 +575,7 @@ def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
         return _cloze_only(cloze, inputs, out, n_boot, seed)
     texts = with_reference(texts, reference_model(texts, params.get("reference")))
     (_, manifest), (tokenizer, overlap_csv) = _one(inputs, "manifest"), _one(inputs, "overlap")
-    documents = benchmark_texts(read_json(manifest), str(manifest))
+    documents = contamination_texts(read_json(manifest), str(manifest))
     texts = with_blind(texts, documents, seed)
     overlap = pd.read_csv(overlap_csv)
     detectors = detector_table(texts, n_boot, seed)
@@ -626,7 +626,7 @@ def _cloze_only(cloze, inputs: Mapping, out: Mapping, n_boot: int, seed: int) ->
         frame = tables.get(name, pd.DataFrame())
         write_csv(out[name], frame if len(frame.columns) else pd.DataFrame(columns=columns))
     for name in ("fig_placement", "fig_roc_planted", "fig_roc_training"):
-        fig.not_measured(out[name], "no planted benchmark (corpus.inject.benchmark)")
+        fig.not_measured(out[name], "no planted contamination set (corpus.inject.contamination)")
     if len(plays):
         fig.membership_cloze(plays, out["fig_cloze"])
     else:
@@ -666,7 +666,7 @@ def summary_section(tables: Mapping[str, pd.DataFrame], params: Mapping) -> list
         return []
     lines = [
         "",
-        "## Contamination and membership (planted benchmark)",
+        "## Contamination and membership (planted contamination set)",
         "",
         "copyscope's normalised position (clean − bench) / (clean − memorised) of Li's mean "
         "NLLs (0 = clean, 1 = memorised); AUC of planted vs unplanted items and its margin "
@@ -677,7 +677,7 @@ def summary_section(tables: Mapping[str, pd.DataFrame], params: Mapping) -> list
         parts = [
             f"{r.set} {fmt(r.position, 2)} [{fmt(r.position_lo, 2)}, {fmt(r.position_hi, 2)}]"
             for r in g.itertuples()
-            if r.set.startswith("benchmark")
+            if r.set.startswith("contamination")
         ]
         parts += [
             f"NLL {r.contrast} {fmt(r.delta, 2)} [{fmt(r.lo, 2)}, {fmt(r.hi, 2)}] nats"

@@ -251,7 +251,7 @@ def permuted_membership(rng, data, params):
         return None
     m = params["analysis"]["membership"]
     rows = []
-    for model, g in data.membership[data.membership["set"] == "benchmark"].groupby(
+    for model, g in data.membership[data.membership["set"] == "contamination"].groupby(
         "model", sort=False
     ):
         y = rng.permutation(g["planted"].to_numpy().astype(int))
@@ -271,7 +271,7 @@ def permuted_membership(rng, data, params):
     return {"membership_detectors": pd.DataFrame(rows)}
 
 
-def _benchmark_items(texts: pd.DataFrame, planted: np.ndarray) -> pd.DataFrame:
+def _contamination_items(texts: pd.DataFrame, planted: np.ndarray) -> pd.DataFrame:
     """Benchmark rows with the given planted labels, ``copies`` 0 on the unplanted ones (the
     per-copy contrasts follow the labels)."""
     return texts.assign(planted=planted, copies=np.where(planted == 1, 1, 0))
@@ -284,9 +284,9 @@ def permuted_placement(rng, data, params):
     if data.membership is None or not len(data.membership):
         return None
     m = params["analysis"]["membership"]
-    bench = data.membership[data.membership["set"] == "benchmark"]
+    bench = data.membership[data.membership["set"] == "contamination"]
     parts = [
-        _benchmark_items(g, rng.permutation(g["planted"].to_numpy().astype(int)))
+        _contamination_items(g, rng.permutation(g["planted"].to_numpy().astype(int)))
         for _, g in bench.groupby("model", sort=False)
     ]
     if not parts:

@@ -240,13 +240,13 @@ def ladder_resample(rng, data, params, size):
     return {"memorization": memorization_table(pd.concat(parts), m["bootstrap"], m["seed"])}
 
 
-def benchmark_resample(rng, data, params, size):
+def contamination_resample(rng, data, params, size):
     """Builder: ``size`` planted and ``size`` unplanted items of each model's contamination
     set, drawn with replacement: planted items were seen in training, so Li's placement rule
     must find them more familiar."""
     if data.membership is None or not len(data.membership):
         return None
-    bench = data.membership[data.membership["set"] == "benchmark"]
+    bench = data.membership[data.membership["set"] == "contamination"]
     parts = [g.iloc[rng.integers(len(g), size=size)]
              for _, g in bench.groupby(["model", "planted"], sort=False)]  # fmt: skip
     if not parts:
@@ -468,11 +468,11 @@ def power_table(data: Data, index, params: Mapping) -> pd.DataFrame:
             ("extraction-duplication", "planted ladder", ladder_resample, F.HOLDS,
              _projected(p["sizes"], per), per)
         )  # fmt: skip
-    if data.membership is not None and (data.membership["set"] == "benchmark").any():
-        bench = data.membership[data.membership["set"] == "benchmark"]
+    if data.membership is not None and (data.membership["set"] == "contamination").any():
+        bench = data.membership[data.membership["set"] == "contamination"]
         per = int(bench.groupby(["model", "planted"]).size().min())
         positives.append(
-            ("benchmark-placement", "planted benchmark items", benchmark_resample, F.HOLDS,
+            ("benchmark-placement", "planted contamination items", contamination_resample, F.HOLDS,
              _projected(p["sizes"], per), per)
         )  # fmt: skip
     if per := excerpt_plays(data.cloze):

@@ -236,7 +236,7 @@ def excluded_texts(manifest: Mapping, which: str = "all") -> list[str]:
     if which == "all":
         out += [r["text"] for r in manifest.get("injected", [])]
         out += [
-            p["text"] for p in (manifest.get("benchmark") or {}).get("items", []) if p["planted"]
+            p["text"] for p in (manifest.get("contamination") or {}).get("items", []) if p["planted"]
         ]
     return [t for t in out if t.strip()]
 
