@@ -93,7 +93,7 @@ def detector_colors(detectors) -> dict[str, str]:
 
 def set_colors(sets) -> dict[str, tuple | str]:
     """Colours of Li's placement sets: the baselines neutral (clean light grey, memorised
-    black), the benchmark and its unplanted items from 'Set2', planted copy counts darker with
+    black), the contamination set and its unplanted items from 'Set2', planted copy counts darker with
     more copies ('rocket')."""
     sets = list(dict.fromkeys(sets))
     planted = [s for s in sets if s.startswith("contamination_copies_")]

@@ -348,7 +348,7 @@ def test_text_index_lengths_and_counts_equal_brute_force():
 
 
 def test_planted_lengths_hand_worked():
-    planted = {"duplicate": ["1 2 3", "7 8"], "ladder": [], "benchmark": ["3 4"]}
+    planted = {"duplicate": ["1 2 3", "7 8"], "ladder": [], "contamination": ["3 4"]}
     got = planted_lengths(planted, ints, [np.array([1, 2, 3, 4]), np.array([8, 7, 8])])
     assert list(got) == ["duplicate", "ladder", "contamination"]  # the order of ``planted``
     assert got["duplicate"].tolist() == [1, 2, 3, 0, 1, 1, 2]

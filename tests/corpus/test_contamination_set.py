@@ -1,5 +1,5 @@
-"""The planted contamination set (corpus.inject.contamination) on a synthetic corpus: ground truth in the
-manifest, exact copy counts in training, no overlap with the ladder or the validation split,
+"""The planted contamination set (corpus.inject.contamination) on a synthetic corpus: ground
+truth in the manifest, exact copy counts in training, no overlap with the ladder or the validation split,
 the two baselines, the config block and its errors."""
 
 from __future__ import annotations
@@ -99,7 +99,7 @@ def test_baselines_memorised_in_training_clean_held_out(bench):
         assert p["text"] not in items
 
 
-def test_benchmark_is_reproducible_and_absent_when_unconfigured(bench, tmp_path):
+def test_contamination_set_is_reproducible_and_absent_when_unconfigured(bench, tmp_path):
     again = prepare_corpus(bench["cfg"], CorpusPaths.in_dir(tmp_path / "a"))
     assert again["contamination"] == bench["manifest"]["contamination"]
     cfg = copy.deepcopy(bench["cfg"])
@@ -110,7 +110,7 @@ def test_benchmark_is_reproducible_and_absent_when_unconfigured(bench, tmp_path)
 def test_too_many_items_name_the_config_key(bench, tmp_path):
     cfg = copy.deepcopy(bench["cfg"])
     cfg["inject"]["contamination"]["items"] = 500
-    with pytest.raises(ConfigError, match=r"corpus\.inject\.benchmark\.items"):
+    with pytest.raises(ConfigError, match=r"corpus\.inject\.contamination\.items"):
         prepare_corpus(cfg, CorpusPaths.in_dir(tmp_path / "c"))
 
 

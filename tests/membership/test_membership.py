@@ -637,7 +637,7 @@ def manifest_with(items):
     return {"contamination": {"items": items, "memorised": [{"text": "w1 w2"}], "clean": []}}
 
 
-def test_benchmark_texts_labels_and_rejects_empty_items():
+def test_contamination_texts_labels_and_rejects_empty_items():
     rows = stage.contamination_texts(
         manifest_with(
             [{"id": "b0", "copies": 4, "text": "w1 w3"}, {"id": "b1", "copies": 0, "text": "w5"}]
@@ -645,11 +645,11 @@ def test_benchmark_texts_labels_and_rejects_empty_items():
         "m.json",
     )
     assert [(r["set"], r["planted"], r["copies"]) for r in rows] == [
-        ("benchmark", 1, 4),
-        ("benchmark", 0, 0),
+        ("contamination", 1, 4),
+        ("contamination", 0, 0),
         ("memorised", 1, 1),
     ]
-    with pytest.raises(InputError, match=r"benchmark.items\[1\] has an empty text"):
+    with pytest.raises(InputError, match=r"contamination.items\[1\] has an empty text"):
         stage.contamination_texts(manifest_with([{"text": "w1"}, {"text": "  "}]), "m.json")
     with pytest.raises(InputError, match="corpus.inject.contamination"):
         stage.contamination_texts({}, "m.json")

@@ -109,7 +109,7 @@ def test_corpus_baselines_are_seeded_windows_of_the_splits():
 
 def test_corpus_baselines_of_a_planted_set_are_its_own():
     manifest = {
-        "benchmark": {
+        "contamination": {
             "items": [{"text": "i1", "copies": 1}],
             "memorised": [{"text": "m1"}, {"text": "m2"}],
             "clean": [{"text": "c1"}],

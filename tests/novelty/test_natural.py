@@ -30,7 +30,7 @@ def read(path) -> list[tuple[str, str]]:
 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory):
-    """The synthetic corpus with duplicates, ladder and benchmark planted, in whitespace words
+    """The synthetic corpus with duplicates, ladder and contamination set planted, in whitespace words
     (ids from one vocabulary), with indexes of the training split and of the natural text."""
     tmp = tmp_path_factory.mktemp("natural")
     synthetic_corpus(tmp / "docs.jsonl")
@@ -74,7 +74,7 @@ def test_natural_text_is_the_training_split_before_planting(corpus):
     assert len(texts["duplicate"]) == 2
     assert len(texts["ladder"]) == 6  # controls (copies 0) are not planted
     assert len(texts["contamination"]) == 4  # nor the unplanted items
-    # every planted text occurs in training, the ladder and benchmark texts not in natural text
+    # every planted text occurs in training, the ladder and contamination-set texts not in natural text
     train = dict(read(tmp / "corpus/train.jsonl"))
     for t in texts["ladder"] + texts["contamination"]:
         assert any(t in d for d in train.values())

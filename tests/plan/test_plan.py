@@ -128,7 +128,7 @@ def test_default_config_plan(default):
     assert default.ladder and default.contamination and default.excerpts and not default.books
 
 
-def test_pretrained_plan_without_ladder_benchmark_or_plants(pretrained):
+def test_pretrained_plan_without_ladder_contamination_or_plants(pretrained):
     p = pretrained
     gguf = "resources/smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
     assert p.models == p.grid_models == ["smollm2"] and p.shared_models == []
@@ -146,7 +146,7 @@ def test_pretrained_plan_without_ladder_benchmark_or_plants(pretrained):
     assert p.ladder_files() == [] and p.ladder_models == [] and p.contamination_models == []
     assert sorted(p.probe_outputs("smollm2")) == ["cloze", "repeats", "texts"]
     assert list(p.fetched) == ["smollm2"] and p.model_file("smollm2") == gguf
-    # the cloze without a benchmark: the membership report reads the manifest, no overlap
+    # the cloze without a contamination set: the membership report reads the manifest, no overlap
     membership = report_job(p, "membership").inputs
     assert list(membership) == ["texts", "cloze", "manifest"]
     assert report_flags(p, "membership")[-3:] == ["--manifest", "corpus", "/r/corpus/manifest.json"]
@@ -156,7 +156,7 @@ def test_pretrained_plan_without_ladder_benchmark_or_plants(pretrained):
 
 
 
-def test_a_config_without_ladder_or_benchmark_has_no_such_files():
+def test_a_config_without_ladder_or_contamination_has_no_such_files():
     def drop(cfg):
         for part in ("ladder", "contamination"):
             cfg["corpus"]["inject"].pop(part)

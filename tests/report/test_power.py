@@ -9,8 +9,8 @@ import pandas as pd
 from test_calibration import PARAMS as CAL_PARAMS
 from test_calibration import (
     SYNTAX,
-    contamination_texts,
     cloze_items,
+    contamination_texts,
     creativity_words,
     data,
     ladder_results,
@@ -85,7 +85,7 @@ def test_the_ladder_resampled_keeps_its_rungs():
     assert sorted(mem["copies"]) == [0, 1, 16, 256] and (mem["n"] == 4).all()
 
 
-def test_the_benchmark_resampled_finds_the_planted_items():
+def test_the_contamination_set_resampled_finds_the_planted_items():
     texts = contamination_texts(n=60, effect=0.6)
     tables = P.contamination_resample(np.random.default_rng(0), data(membership=texts), PARAMS, 7)
     d = tables["membership_nll_delta"].set_index("contrast")

@@ -578,7 +578,7 @@ def test_membership_report_without_cloze_items(tmp_path):
     pd.DataFrame(rows).to_csv(texts, index=False)
     cloze = tmp_path / "cloze.csv"
     pd.DataFrame(columns=["model", "play", "split"]).to_csv(cloze, index=False)
-    # the benchmark's texts (blind baselines) and their training overlap
+    # the contamination set's texts (blind baselines) and their training overlap
     keys = {"contamination": "items", "memorised": "memorised", "clean": "clean"}
     block = {k: [] for k in keys.values()}
     for r in rows:

@@ -1,7 +1,7 @@
 """Corpus stage: read the source, split train/valid, plant excerpts of held-out plays
 (:mod:`copyscope.corpus.excerpts`), duplicates, the memorization ladder
-(:mod:`copyscope.corpus.ladder`) and the benchmark (:mod:`copyscope.corpus.contamination_set`), write
-jsonl + manifest."""
+(:mod:`copyscope.corpus.ladder`) and the contamination set
+(:mod:`copyscope.corpus.contamination_set`), write jsonl + manifest."""
 
 from __future__ import annotations
 
@@ -152,8 +152,8 @@ def ladder_passages(manifest: Mapping) -> list[dict]:
 def planted_texts(manifest: dict) -> dict[str, list[str]]:
     """The texts planted into the training split, per class of :data:`PLANTED_CLASSES`, from
     a corpus manifest: ``duplicate`` — the copied passages (``injected``); ``ladder`` — the
-    ladder passages with at least one copy; ``benchmark`` — the benchmark items planted at
-    least once; ``excerpt`` — the planted speeches of the excerpt plays
+    ladder passages with at least one copy; ``contamination`` — the contamination set's items
+    planted at least once; ``excerpt`` — the planted speeches of the excerpt plays
     (``corpus.inject.excerpts``). The controls, the clean items and the memorised baseline (cut
     from natural training text, not added) are not planted."""
     ladder = ladder_passages(manifest)
@@ -222,7 +222,7 @@ def prepare_corpus(cfg: dict, out: CorpusPaths, wheel_path=None) -> dict:
     ``splits.<split>.path`` is the split file's name (and ``natural.path`` the natural text's).
 
     The natural text is the training split right after the train/valid split, before any
-    planting (duplicates, ladder, benchmark): every planting below only adds to ``train``.
+    planting (duplicates, ladder, contamination set): every planting below only adds to ``train``.
     """
     out = CorpusPaths(*(None if p is None else Path(p) for p in out))
     docs = load_documents(cfg, wheel_path)
@@ -245,7 +245,7 @@ def prepare_corpus(cfg: dict, out: CorpusPaths, wheel_path=None) -> dict:
     natural = list(train)  # before any planting: the one place the natural text is taken
     inject = cfg.get("inject") or {}
     # excerpts (class "excerpt"): first, so the excerpt plays leave the validation split before
-    # the ladder and the benchmark cut their passages from it (see copyscope.corpus.excerpts)
+    # the ladder and the contamination set cut their passages from it (see copyscope.corpus.excerpts)
     train, valid, excerpt_docs, excerpts = inject_excerpts(train, valid, inject.get("excerpts"))
     train, injected = inject_groups(train, inject.get("duplicates"))
     spans: dict[str, list] = {}
@@ -260,7 +260,7 @@ def prepare_corpus(cfg: dict, out: CorpusPaths, wheel_path=None) -> dict:
     if bench:
         valid_before = valid
         train, valid, items, clean = inject_contamination(train, valid, bench, spans, ladder)
-        benchmark = contamination_record(bench, items, memorised, clean, valid_before, valid)
+        contamination = contamination_record(bench, items, memorised, clean, valid_before, valid)
     files = {}
     parts = [("train", train, out.train), ("valid", valid, out.valid)]
     if out.excerpts is not None:
@@ -289,7 +289,7 @@ def prepare_corpus(cfg: dict, out: CorpusPaths, wheel_path=None) -> dict:
     if ladder is not None:
         manifest["ladder"] = ladder
     if bench:
-        manifest["contamination"] = benchmark
+        manifest["contamination"] = contamination
     if wheel_path is not None:
         manifest["wheel"] = {"path": str(wheel_path), "sha256": pinned_digest(wheel_path)}
     described = {d.id: _description(d) for d in docs}

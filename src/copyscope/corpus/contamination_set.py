@@ -1,10 +1,11 @@
-"""The planted contamination set (``corpus.inject.contamination``): items whose membership is known.
+"""The planted contamination set (``corpus.inject.contamination``): items whose membership is
+known.
 
 Li (2023)'s contamination test and the membership detectors (:mod:`copyscope.membership`) need
-a benchmark some of whose items are in training, and two baselines of the same form. All three
+a set of items some of which are in training, and two baselines of the same form. All three
 are passages of exactly ``words`` whitespace words, cut with the ladder's functions
 (:func:`copyscope.corpus.ladder.cut_passages`, which keeps line breaks and whitespace-normalises
-every line) and recorded in the corpus manifest under ``benchmark``:
+every line) and recorded in the corpus manifest under ``contamination``:
 
 * **items** — ``items`` passages cut from the held-out documents *after* the ladder has removed
   its passages' lines from them (so no item overlaps a ladder passage); every source line of an
@@ -141,7 +142,7 @@ def inject_contamination(train, valid, spec, forbidden, ladder):
 
 
 def contamination_record(spec, items, memorised, clean, valid_before, valid_after) -> dict:
-    """The manifest's ``benchmark`` block: the settings, the items (the ground truth), the two
+    """The manifest's ``contamination`` block: the settings, the items (the ground truth), the two
     baselines, the words the planted copies add and the held-out words the items remove."""
 
     def words_of(docs: list[Document]) -> int:

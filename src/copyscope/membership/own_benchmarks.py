@@ -210,7 +210,7 @@ def corpus_baselines(
         return [
             {"set": t["set"], "id": str(t["id"]), "text": t["text"], "label": int(t["set"] == "memorised")}
             for t in contamination_texts(manifest, "corpus manifest")
-            if t["set"] != "benchmark"
+            if t["set"] != "contamination"
         ]
     rng = np.random.default_rng(seed)
     out = []

@@ -64,12 +64,12 @@ def contamination_texts(manifest: dict, where: str) -> list[dict]:
     passage of a corpus manifest; InputError without a benchmark or with an empty text."""
     b = manifest.get("contamination")
     if not b:
-        raise InputError(where, "expected a 'benchmark' block (corpus.inject.contamination)")
+        raise InputError(where, "expected a 'contamination' block (corpus.inject.contamination)")
     rows = []
     for name, key in zip(SETS, ("items", "memorised", "clean"), strict=True):
         for i, p in enumerate(b[key]):
             if not p.get("text", "").strip():
-                raise InputError(where, f"benchmark.{key}[{i}] has an empty text")
+                raise InputError(where, f"contamination.{key}[{i}] has an empty text")
             copies = int(p.get("copies", 1 if name == "memorised" else 0))
             rows.append(
                 {

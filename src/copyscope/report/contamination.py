@@ -145,7 +145,7 @@ def rule_label(rule: str, params: Mapping) -> str:
 
 def planted_items(manifest: Mapping, where: str) -> list[dict]:
     """The texts of the planted contamination set (:func:`copyscope.membership.stage.
-    contamination_texts`) as items: ``group`` planted / unplanted for the benchmark items,
+    contamination_texts`) as items: ``group`` planted / unplanted for the set's items,
     memorised / clean for the baselines; ``label`` 1 for text in training."""
     from ..membership.stage import contamination_texts
 

@@ -393,9 +393,9 @@ def memorization(table: pd.DataFrame, path, suffix_tokens: int) -> None:
 
 def membership_placement(table: pd.DataFrame, path) -> None:
     """Li's placement, two panels with one row per model. Left (Li 2023): the mean NLL (95%
-    CI) of the clean baseline, the benchmark, its unplanted items, its planted items per copy
+    CI) of the clean baseline, the contamination set, its unplanted items, its planted items per copy
     count (``contamination_copies_<c>``) and the memorised baseline on one axis. Right:
-    copyscope's normalised position (clean − set) / (clean − memorised) of the benchmark sets
+    copyscope's normalised position (clean − set) / (clean − memorised) of the contamination sets
     with its 95% CI (0 = clean, 1 = memorised; not Li's)."""
     plotting.setup()
     models = plotting.model_order(table["model"])

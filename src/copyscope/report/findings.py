@@ -2125,7 +2125,7 @@ NO_GROUND_TRUTH = ("more-templates", "cloze-overlap-correlation")
 continuations of the same prompts (templates), and name cloze accuracy against continuation
 overlap across plays. Every other claim needs the model's training data (novelty, copying and
 completion loss against the training index; planted passages, excerpts, the ladder, the
-benchmark; training vs held-out plays)."""
+contamination set; training vs held-out plays)."""
 NO_GROUND_TRUTH_NOTE = (
     "This run has no training-data ground truth (only pretrained models, whose training data "
     "is unknown, and nothing planted): the scorecard carries only the claims that need none "

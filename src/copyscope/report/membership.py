@@ -4,7 +4,7 @@ detector table (Shi et al. 2024; Carlini et al. 2021) on two label sets, name cl
 al. 2023; Zhang et al. 2024) per play and its correlation with continuation overlap (the name
 cloze tables are built in :mod:`copyscope.report.name_cloze`).
 
-Label sets: ``planted`` — benchmark items planted into training (members) vs never planted;
+Label sets: ``planted`` — contamination-set items planted into training (members) vs never planted;
 ``training`` — the memorised baseline (training passages) vs the clean baseline (held-out
 passages); ``plays`` — name cloze accuracy per play, training plays vs clean held-out plays
 (the excerpt plays of ``corpus.inject.excerpts``, partly in training, are in neither).
@@ -79,12 +79,12 @@ INPUTS = {
     ),
     "manifest": Input(
         ("CORPUS",),
-        "corpus manifest.json (the benchmark's texts, for blind baselines)",
+        "corpus manifest.json (the contamination set's texts, for blind baselines)",
         files=fixed("corpus", "corpus/manifest.json", when="cloze"),
     ),
     "overlap": Input(
         ("TOKENIZER",),
-        "each benchmark text's training n-gram overlap in a tokenizer's tokens (.csv)",
+        "each contamination-set text's training n-gram overlap in a tokenizer's tokens (.csv)",
         files=lambda p: (
             ([p.model_tok], [f"{p.results}/membership/overlap.csv"]) if p.contamination else ([], [])
         ),
@@ -438,9 +438,9 @@ def threshold_rows(texts: pd.DataFrame, seed: int) -> pd.DataFrame:
 
 
 def placement_sets(g: pd.DataFrame) -> dict[str, np.ndarray]:
-    """Li's per-sample NLLs of one model's rows per set: clean, benchmark, its planted and
-    unplanted halves, the planted items by copy count (``contamination_copies_<c>``, ascending) and
-    memorised; empty sets left out."""
+    """Li's per-sample NLLs of one model's rows per set: clean, contamination, its planted
+    and unplanted halves, the planted items by copy count (``contamination_copies_<c>``,
+    ascending) and memorised; empty sets left out."""
     nll = {"clean": g.loc[g["set"] == "clean", "li_nll"].to_numpy()}
     bench = g[g["set"] == "contamination"]
     nll["contamination"] = bench["li_nll"].to_numpy()
@@ -554,14 +554,14 @@ EMPTY = {
         "test_fpr",
     ],
 }
-"""Header of each table written without a benchmark (no inputs: every table is empty)."""
+"""Header of each table written without a contamination set (no inputs: every table is empty)."""
 
 
 def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
     """Build the tables from the models' text and cloze tables; draw the figures.
     Without inputs (no ``corpus.inject.contamination``) the tables are empty and the figures
     say so; with cloze tables but no text scored (``analysis.membership.cloze`` without a
-    benchmark: no ground truth) only the name cloze tables are filled."""
+    contamination set: no ground truth) only the name cloze tables are filled."""
     if not inputs["texts"]:
         for name, columns in EMPTY.items():
             write_csv(out[name], pd.DataFrame(columns=columns))
@@ -613,7 +613,7 @@ def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
 
 
 def _cloze_only(cloze, inputs: Mapping, out: Mapping, n_boot: int, seed: int) -> None:
-    """The name cloze tables and figure of a run without a benchmark; every table of the
+    """The name cloze tables and figure of a run without a contamination set; every table of the
     planted ground truth is empty and its figure says so."""
     (_, manifest) = _one(inputs, "manifest")
     genre = genres(read_json(manifest))

@@ -255,7 +255,7 @@ def summary_section(tables: Mapping[str, pd.DataFrame], params: Mapping) -> list
         lines += [
             "",
             "Natural-only: L_t against the training text before any planting (duplicated "
-            "passages, ladder, benchmark); novelty_samples.csv / nnsl_samples.csv, column "
+            "passages, ladder, contamination set); novelty_samples.csv / nnsl_samples.csv, column "
             "source.",
         ]
     focus = params["models"]["evaluator"]

@@ -272,7 +272,7 @@ def permuted_membership(rng, data, params):
 
 
 def _contamination_items(texts: pd.DataFrame, planted: np.ndarray) -> pd.DataFrame:
-    """Benchmark rows with the given planted labels, ``copies`` 0 on the unplanted ones (the
+    """Item rows with the given planted labels, ``copies`` 0 on the unplanted ones (the
     per-copy contrasts follow the labels)."""
     return texts.assign(planted=planted, copies=np.where(planted == 1, 1, 0))
 
