@@ -180,7 +180,7 @@ def test_blind_baseline_finds_a_length_shift_and_takes_the_detectors_credit():
     assert r.at["blind_length", "auc"] > 0.95
     assert r.at["loss", "blind_auc"] > 0.95
     assert abs(r.at["loss", "delta_auc_vs_blind"]) < 0.05
-    assert r.at["loss", "delta_blind_lo"] <= 0 <= r.at["loss", "delta_blind_hi"]
+    assert r.at["loss", "delta_auc_vs_blind_lo"] <= 0 <= r.at["loss", "delta_auc_vs_blind_hi"]
     assert r.at["loss", "blind_detector"] in blind.BLIND
 
 
@@ -196,7 +196,7 @@ def test_blind_baseline_control_without_a_shift_credits_the_detector():
     for b in blind.BLIND:
         assert 0.3 < r.at[b, "auc"] < 0.7, b
     assert r.at["loss", "auc"] > 0.8
-    assert r.at["loss", "delta_blind_lo"] > 0
+    assert r.at["loss", "delta_auc_vs_blind_lo"] > 0
     assert r.at["loss", "delta_auc_vs_blind"] == pytest.approx(
         r.at["loss", "auc"] - r.at["loss", "blind_auc"]
     )

@@ -246,8 +246,8 @@ def test_table_rates_and_bootstrap_intervals():
     assert table["lcp"].tolist() == [1.5, 7.5, 3.5, 1.5]
     assert table["match_fraction"].tolist() == [0.5, 0.875, 0.625, 0.5]
     for value, low, high in (
-        ("extraction_rate", "ci_low", "ci_high"),
-        ("lcp", "lcp_ci_low", "lcp_ci_high"),
+        ("extraction_rate", "extraction_rate_lo", "extraction_rate_hi"),
+        ("lcp", "lcp_lo", "lcp_hi"),
     ):
         assert ((table[low] <= table[value]) & (table[value] <= table[high])).all()
     varied = table["extraction_rate"].between(0.01, 0.99)
@@ -272,8 +272,8 @@ def test_report_command_and_summary(tmp_path):
         "model",
         "copies",
         "extraction_rate",
-        "ci_low",
-        "ci_high",
+        "extraction_rate_lo",
+        "extraction_rate_hi",
         "match_fraction",
         "lcp",
         "n",

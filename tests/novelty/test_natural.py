@@ -323,8 +323,8 @@ def test_summary_reports_natural_only_numbers():
             "decoding": ["reference", "pure"] * 2,
             "prompt_length": [8] * 4,
             "mean_nnsl": [2.0, 3.0, 1.5, 2.5],
-            "ci_low": [1.0] * 4,
-            "ci_high": [4.0] * 4,
+            "mean_nnsl_lo": [1.0] * 4,
+            "mean_nnsl_hi": [4.0] * 4,
             "source": ["all", "all", "natural", "natural"],
         }
     )

@@ -104,7 +104,7 @@ def ladder_table(control_hi: float):
         for copies, rate in ((0, 0.0), (4, 0.0), (64, 0.5)):
             hi = control_hi if copies == 0 else min(1, rate + 0.3)
             rows.append({"model": m, "copies": copies, "extraction_rate": rate,
-                         "ci_low": 0.0, "ci_high": hi, "n": 8})  # fmt: skip
+                         "extraction_rate_lo": 0.0, "extraction_rate_hi": hi, "n": 8})  # fmt: skip
     return pd.DataFrame(rows)
 
 
@@ -141,7 +141,7 @@ def curves_table():
             for n in (1, 2, 4):
                 rows.append({"model": m, "decoding": d, "prompt_length": 32, "n": n,
                              "family": "top-k" if d.startswith("top_k") else d,
-                             "novelty": n / 5, "ci_low": n / 5 - 0.05, "ci_high": n / 5 + 0.05,
+                             "novelty": n / 5, "novelty_lo": n / 5 - 0.05, "novelty_hi": n / 5 + 0.05,
                              "lower_bound": 0.1})  # fmt: skip
     return pd.DataFrame(rows)
 
@@ -237,7 +237,7 @@ def test_style_memorization_keeps_equal_lines_visible(drawn, tmp_path):
             for s in strata:
                 row = {"model": m, "source": source, "stratum": s}
                 for col in ("exact_rate", "pos_rate", "word_match", "pos_match"):
-                    row |= {col: 0.5, f"{col}_ci_low": 0.4, f"{col}_ci_high": 0.6}
+                    row |= {col: 0.5, f"{col}_lo": 0.4, f"{col}_hi": 0.6}
                 rows.append(row)
     style_memorization(pd.DataFrame(rows), tmp_path / "style.png")
     ax = drawn[0].axes[0]

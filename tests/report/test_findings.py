@@ -168,7 +168,7 @@ def test_sign_test():
 
 def test_trends_from_two_points_decide_nothing():
     pts = pd.DataFrame(
-        {"x": [1, 2], "value": [1.0, 5.0], "ci_low": [0.9, 4.9], "ci_high": [1.1, 5.1]}
+        {"x": [1, 2], "value": [1.0, 5.0], "value_lo": [0.9, 4.9], "value_hi": [1.1, 5.1]}
     )
     assert F.trend_verdict(pts, "x", 1, 0.8, 3)[0] == UNCLEAR
     assert F.trend_verdict(pts, "x", 1, 0.8, 2)[0] == HOLDS
@@ -182,7 +182,7 @@ def curves(sets: dict[tuple[str, str], dict[int, float]], half=0.02, source="nat
         for n, v in values.items():
             rows.append(
                 {"model": model, "decoding": dec, "family": FAMILY[dec], "prompt_length": 8}
-                | {"n": n, "novelty": v, "ci_low": v - half, "ci_high": v + half}
+                | {"n": n, "novelty": v, "novelty_lo": v - half, "novelty_hi": v + half}
                 | {"source": source, "distinct": 100}
                 | extra
             )
@@ -307,7 +307,7 @@ def nnsl(rows: list[tuple], source="natural", distinct=100) -> pd.DataFrame:
     return pd.DataFrame(
         [
             {"model": m, "decoding": d, "family": FAMILY[d], "prompt_length": p}
-            | {"mean_nnsl": v, "ci_low": v - h, "ci_high": v + h}
+            | {"mean_nnsl": v, "mean_nnsl_lo": v - h, "mean_nnsl_hi": v + h}
             | {"source": source, "distinct": distinct}
             for m, d, p, v, h in rows
         ]
@@ -434,8 +434,8 @@ def raven(
         for n, v in values.items():
             row |= {
                 f"novelty_{n}": v,
-                f"novelty_{n}_ci_low": v - half,
-                f"novelty_{n}_ci_high": v + half,
+                f"novelty_{n}_lo": v - half,
+                f"novelty_{n}_hi": v + half,
             }
         rows.append(row)
     return pd.DataFrame(rows)
@@ -710,7 +710,7 @@ def syntax_novelty(model: dict[str, float], human: dict[str, float], half=0.02) 
         for unit, v in values.items():
             rows.append(
                 {"model": name, "decoding": dec, "decoding_family": FAMILY[dec], "unit": unit}
-                | {"novelty": v, "ci_low": v - half, "ci_high": v + half, "total": 50}
+                | {"novelty": v, "novelty_lo": v - half, "novelty_hi": v + half, "total": 50}
             )
     return pd.DataFrame(rows)
 
@@ -965,7 +965,7 @@ def test_pos_exceeds_exact(n, exact, pos, verdict):
 def ladder(rates: dict[int, tuple[float, float, float]]) -> pd.DataFrame:
     return pd.DataFrame(
         [
-            {"model": "m", "copies": c, "extraction_rate": v, "ci_low": lo, "ci_high": hi}
+            {"model": "m", "copies": c, "extraction_rate": v, "extraction_rate_lo": lo, "extraction_rate_hi": hi}
             | {"match_fraction": v, "lcp": 1.0, "n": 10}
             for c, (v, lo, hi) in rates.items()
         ]
@@ -1021,7 +1021,7 @@ def test_extraction_without_the_memorization_table_is_not_measured():
 
 
 def nll_delta(delta) -> pd.DataFrame:
-    cols = ["model", "contrast", "delta", "lo", "hi", "n_a", "n_b"]
+    cols = ["model", "contrast", "delta", "delta_lo", "delta_hi", "n_a", "n_b"]
     rows = [
         ("m", "unplanted - planted", *delta, 20, 20),
         ("m", "clean − planted", -9, -10, -8, 20, 20),
@@ -1041,10 +1041,10 @@ def test_benchmark_placement(delta, verdict):
 
 def detectors(**deltas):
     """Detector rows of model m on planted items: ``det=(auc, delta, lo, hi)``."""
-    cols = ["model", "label_set", "detector", "auc", "delta_auc_vs_loss", "delta_auc_lo"]
+    cols = ["model", "label_set", "detector", "auc", "delta_auc_vs_loss", "delta_auc_vs_loss_lo"]
     rows = [("m", "planted", d, *v) for d, v in deltas.items()]
     rows.append(("m", "training", "min_k_20", 0.99, -0.3, -0.4, -0.2))  # another label set
-    return {"membership_detectors": pd.DataFrame(rows, columns=[*cols, "delta_auc_hi"])}
+    return {"membership_detectors": pd.DataFrame(rows, columns=[*cols, "delta_auc_vs_loss_hi"])}
 
 
 LOSS = (0.8, 0.0, 0.0, 0.0)
@@ -1069,7 +1069,7 @@ def test_min_k_beats_loss(deltas, verdict):
 def cloze_summary(train, valid, r):
     cols = ["model", "split", "acc_insensitive", "acc_insensitive_lo", "acc_insensitive_hi"]
     frame = pd.DataFrame([("m", "train", *train), ("m", "valid", *valid)], columns=cols)
-    frame["r_overlap"], frame["r_lo"], frame["r_hi"] = r
+    frame["r_overlap"], frame["r_overlap_lo"], frame["r_overlap_hi"] = r
     frame["r_plays"] = 10
     return {"membership_cloze_summary": frame}
 
@@ -1204,8 +1204,8 @@ def test_markdown_of_a_scorecard():
 
 
 CALIBRATION_COLUMNS = [
-    "claim", "null", "draws", "holds", "does_not_hold", "inconclusive", "false_rate", "false_lo",
-    "false_hi",
+    "claim", "null", "draws", "holds", "does_not_hold", "inconclusive", "false_rate", "false_rate_lo",
+    "false_rate_hi",
 ]  # fmt: skip
 
 
@@ -1320,13 +1320,13 @@ COLUMNS = {
     "novelty_texts": ["source", "model", "decoding", "text", "novel_1", "ngrams_1"],
     "completion_loss": ["model", "curve", "x", "loss", "tokens"],
     "completion_loss_slope": ["model", "n", "tokens", "texts", "slope", "slope_lo", "slope_hi"],
-    "memorization": ["model", "copies", "extraction_rate", "ci_low", "ci_high"],
+    "memorization": ["model", "copies", "extraction_rate", "extraction_rate_lo", "extraction_rate_hi"],
     "syntax_novelty": ["model", "decoding", "decoding_family", "unit", "novelty", "total"],
     "templates": ["model", "decoding", "decoding_family", "n", "template_rate", "cr_pos",
                   "p_up", "p_down"],  # fmt: skip
     "template_coverage_delta": ["model", "decoding", "n", "delta", "delta_lo", "delta_hi"],
     "template_coverage": ["model", "decoding", "coverage_templates", "coverage_non_templates"],
-    "membership_nll_delta": ["model", "contrast", "delta", "lo", "hi"],
+    "membership_nll_delta": ["model", "contrast", "delta", "delta_lo", "delta_hi"],
     "membership_detectors": ["model", "label_set", "detector", "auc", "delta_auc_vs_loss"],
     "contamination_known": ["benchmark", "positive", "rule", "tp", "fn", "fp", "tn"],
     "membership_cloze_summary": ["model", "split", "acc_insensitive", "r_overlap"],

@@ -47,8 +47,8 @@ def synthetic_tables() -> dict[str, pd.DataFrame]:
             "decoding": ["reference", "pure", "greedy", "pure", "pure"],
             "prompt_length": [8, 8, 8, 16, 8],
             "mean_nnsl": [2.5, 3.25, 7.125, 3.0, 2.0],
-            "ci_low": [2.25, 3.0, 6.5, 2.5, 1.75],
-            "ci_high": [2.75, 3.5, 7.75, 3.5, np.nan],
+            "mean_nnsl_lo": [2.25, 3.0, 6.5, 2.5, 1.75],
+            "mean_nnsl_hi": [2.75, 3.5, 7.75, 3.5, np.nan],
         }
     )
     rows = []
@@ -95,8 +95,8 @@ def synthetic_tables() -> dict[str, pd.DataFrame]:
             "model": ["gpt2", "gpt2"],
             "copies": [0, 4],
             "extraction_rate": [0.0, 0.5],
-            "ci_low": [0.0, 0.25],
-            "ci_high": [0.0, 0.75],
+            "extraction_rate_lo": [0.0, 0.25],
+            "extraction_rate_hi": [0.0, 0.75],
         }
     )
     training = pd.DataFrame(
@@ -132,7 +132,7 @@ def synthetic_tables() -> dict[str, pd.DataFrame]:
             v = base * scale if total else np.nan
             novelty_rows.append(
                 {"model": m, "decoding": d, "decoding_family": fam, "unit": unit, "total": total}
-                | {"novelty": v, "ci_low": v - 0.125, "ci_high": v + 0.125}
+                | {"novelty": v, "novelty_lo": v - 0.125, "novelty_hi": v + 0.125}
             )
     templates = pd.DataFrame(
         {
@@ -167,7 +167,7 @@ def synthetic_tables() -> dict[str, pd.DataFrame]:
             **{
                 f"{m}{suffix}": [0.5, v + d]
                 for m, v in (("exact_rate", 0.25), ("pos_rate", 0.5))
-                for suffix, d in (("", 0.0), ("_ci_low", -0.125), ("_ci_high", 0.125))
+                for suffix, d in (("", 0.0), ("_lo", -0.125), ("_hi", 0.125))
             },
         }
     )
@@ -187,8 +187,8 @@ def synthetic_tables() -> dict[str, pd.DataFrame]:
                 "decoding": ["reference", "pure", "greedy", "pure"],
                 "source": ["all", "all", "all", "natural"],
                 "index": [7.5, 6.0, 2.0, 7.0],
-                "ci_low": [7.25, 5.5, 1.5, 6.5],
-                "ci_high": [7.75, 6.5, 2.5, 7.5],
+                "index_lo": [7.25, 5.5, 1.5, 6.5],
+                "index_hi": [7.75, 6.5, 2.5, 7.5],
                 "texts": [8, 8, 8, 8],
             }
         ),
@@ -604,8 +604,8 @@ def test_membership_report_without_cloze_items(tmp_path):
     assert set(det["label_set"]) == {"planted", "training"}
     assert "reference" not in set(det["detector"])  # the only model is its own reference
     loss = det[det["detector"] == "loss"]
-    assert (loss[["delta_auc_vs_loss", "delta_auc_lo", "delta_auc_hi"]] == 0).all().all()
-    assert det["delta_auc_lo"].le(det["delta_auc_vs_loss"]).all()
+    assert (loss[["delta_auc_vs_loss", "delta_auc_vs_loss_lo", "delta_auc_vs_loss_hi"]] == 0).all().all()
+    assert det["delta_auc_vs_loss_lo"].le(det["delta_auc_vs_loss"]).all()
     place = pd.read_csv(out["placement"]).set_index("set")
     assert place.loc["memorised", "position"] == 1.0
     planted = [s for s in place.index if s.startswith("contamination_copies_")]
@@ -733,7 +733,7 @@ def test_nll_delta_contrasts_hand_worked():
             rows.append({"model": "m", "set": s, "id": f"{s}-{c}-{i}", "planted": int(c > 0),
                          "copies": c, "li_nll": v})  # fmt: skip
     delta = membership.nll_delta_rows(pd.DataFrame(rows), n_boot=300, seed=0)
-    assert list(delta.columns) == ["model", "contrast", "delta", "lo", "hi", "n_a", "n_b"]
+    assert list(delta.columns) == ["model", "contrast", "delta", "delta_lo", "delta_hi", "n_a", "n_b"]
     got = delta.set_index("contrast")
     want = {
         "unplanted - planted": (2.0, 4, 2),

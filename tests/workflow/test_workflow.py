@@ -118,7 +118,7 @@ def check_novelty_curves(curves: pd.DataFrame, by: list[str], texts=None, length
     assert (ratio - curves["novelty"][defined]).abs().max() < 1e-5
     assert (curves["novel"] <= curves["total"]).all()
     assert curves["lower_bound"].between(0, 1).all()
-    assert _brackets(curves, "novelty", "ci_low", "ci_high")
+    assert _brackets(curves, "novelty", "novelty_lo", "novelty_hi")
     for key, g in curves.groupby(by):
         g = g.sort_values("n")
         assert g["n"].tolist() == list(range(1, len(g) + 1)), key
@@ -210,7 +210,7 @@ def check_tables(out, cfg: dict) -> None:
     check_novelty_curves(curves[whole], key, full, new_tokens)
     if (~whole).any():  # settings with generations cut at eos
         check_novelty_curves(curves[~whole], key)
-    assert _brackets(nnsl, "mean_nnsl", "ci_low", "ci_high")
+    assert _brackets(nnsl, "mean_nnsl", "mean_nnsl_lo", "mean_nnsl_hi")
 
     raven = pd.read_csv(out / "tables/raven_summary.csv")
     main = cfg["sampling"]["prompt_length"]
@@ -221,11 +221,11 @@ def check_tables(out, cfg: dict) -> None:
     assert got == {(m, d, s) for m, d in pairs for s in sources}
     assert (raven["prompt_length"] == cfg["sampling"]["prompt_length"]).all()
     assert raven["truncated_score"].between(1, 5).all()
-    assert _brackets(raven, "truncated_score", "truncated_ci_low", "truncated_ci_high")
+    assert _brackets(raven, "truncated_score", "truncated_score_lo", "truncated_score_hi")
     for k in range(1, 11):
         col = f"novelty_{k}"
         assert raven[col].between(0, 1).all(), col
-        assert _brackets(raven, col, f"{col}_ci_low", f"{col}_ci_high"), col
+        assert _brackets(raven, col, f"{col}_lo", f"{col}_hi"), col
     union = raven[raven["source"] == "union"].set_index(["model", "decoding"])
     train = raven[raven["source"] == "train"].set_index(["model", "decoding"])
     # the union of sources can only find more: never a lower duplication score; the natural
@@ -283,7 +283,7 @@ def check_syntax_tables(out, cfg: dict) -> None:
     assert ((nov["novel"] >= 0) & (nov["novel"] <= nov["total"])).all()
     assert nov["novelty"].isna().eq(nov["total"] == 0).all()
     assert nov["novelty"].dropna().between(0, 1).all()
-    assert _brackets(nov, "novelty", "ci_low", "ci_high")
+    assert _brackets(nov, "novelty", "novelty_lo", "novelty_hi")
     if cfg["syntax"]["backend"] == "spacy":  # no constituency: the dependency tree stands in
         trees = nov["unit"].isin(["constituency_structure", "cfg_rule"])
         assert (nov.loc[trees, "total"] == 0).all()
@@ -369,7 +369,7 @@ def check_memorization(out, cfg: dict) -> None:
     ]
     n = [ladder["controls"], *[ladder["per_rung"]] * len(ladder["copies"])]
     assert table["n"].tolist() == n * len(cfg["models"]["zoo"])
-    assert _brackets(table, "extraction_rate", "ci_low", "ci_high")
+    assert _brackets(table, "extraction_rate", "extraction_rate_lo", "extraction_rate_hi")
     assert table["lcp"].between(0, cfg["analysis"]["memorization"]["suffix_tokens"]).all()
 
 
@@ -408,7 +408,7 @@ def check_style(out, cfg: dict) -> None:
     pooled = table[table["source"] == "all"]
     assert pooled["model"].tolist() == list(cfg["models"]["zoo"])
     for name in ("exact_rate", "pos_rate", "pos_minus_exact"):
-        assert _brackets(table, name, f"{name}_ci_low", f"{name}_ci_high"), name
+        assert _brackets(table, name, f"{name}_lo", f"{name}_hi"), name
 
 
 def check_natural(out) -> None:
@@ -491,7 +491,7 @@ def check_excerpts(out, cfg: dict) -> None:
             "acc_insensitive", "acc_insensitive_lo", "acc_insensitive_hi", "p_up", "p_down",
         ],
         "membership_cloze_trend": ["model", "items", "rho", "rho_lo", "rho_hi", "p_value"],
-        "membership_nll_delta": ["model", "contrast", "delta", "lo", "hi", "n_a", "n_b"],
+        "membership_nll_delta": ["model", "contrast", "delta", "delta_lo", "delta_hi", "n_a", "n_b"],
         "membership_overlap": [
             "tokenizer", "label_set", "member", "n", "texts", "mean", "min", "max",
             "bin_none", "bin_low", "bin_mid", "bin_high",
@@ -517,7 +517,7 @@ def check_excerpts(out, cfg: dict) -> None:
         "clean - planted",
         "unplanted - memorised",
     }
-    assert _brackets(delta, "delta", "lo", "hi")
+    assert _brackets(delta, "delta", "delta_lo", "delta_hi")
     ex = pd.read_csv(out / "tables/membership_cloze_excerpts.csv")
     assert set(ex["group"]) <= {"train", "held-out", "excerpt", "excerpt-pooled"}
     assert ex.loc[ex["group"] != "excerpt", "copies"].isna().all()
@@ -527,7 +527,7 @@ def check_excerpts(out, cfg: dict) -> None:
     det = pd.read_csv(out / "tables/membership_detectors.csv")
     assert {"blind_length", "blind_bow"} <= set(det["detector"])
     low = [f"tpr_at_{x}fpr{s}" for x in ("0p1", "1", "5") for s in ("", "_lo", "_hi", "_fp")]
-    blind = ["blind_detector", "blind_auc", "delta_auc_vs_blind", "delta_blind_lo"]
+    blind = ["blind_detector", "blind_auc", "delta_auc_vs_blind", "delta_auc_vs_blind_lo"]
     assert set(low + blind) <= set(det.columns)
     few = det["n_nonmembers"] < 1000  # 0.1% FPR allows no false positive: not estimable
     assert (

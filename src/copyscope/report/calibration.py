@@ -189,8 +189,8 @@ COLUMNS = [
     "mixed",
     "not_tested",
     "false_rate",
-    "false_lo",
-    "false_hi",
+    "false_rate_lo",
+    "false_rate_hi",
 ]
 
 
@@ -236,8 +236,8 @@ def false_verdicts(
         "mixed": counts[F.MIXED],
         "not_tested": counts[F.NOT_TESTED],
         "false_rate": rate,
-        "false_lo": lo,
-        "false_hi": hi,
+        "false_rate_lo": lo,
+        "false_rate_hi": hi,
     }
 
 

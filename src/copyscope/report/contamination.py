@@ -122,7 +122,7 @@ BY_FORMAT = "(own, by format)"
 
 ITEM_COLUMNS = ["benchmark", "format", "set", "group", "id", "label", "copies",
                 *cm.COLUMNS, "dirty"]  # fmt: skip
-RATE_COLUMNS = ["benchmark", "format", "group", "rule", "n", "dirty", "rate", "lo", "hi"]
+RATE_COLUMNS = ["benchmark", "format", "group", "rule", "n", "dirty", "rate", "rate_lo", "rate_hi"]
 KNOWN_COLUMNS = [
     "benchmark", "positive", "negative", "rule", "tp", "fn", "fp", "tn",
     "fnr", "fnr_lo", "fnr_hi", "fpr", "fpr_lo", "fpr_hi", "recall", "precision",
@@ -217,7 +217,7 @@ def _rate_rows(g: pd.DataFrame, head: dict) -> list[dict]:
     for rule in cm.RULES:
         k, n = int(g[f"dirty_{rule}"].sum()), len(g)
         rate, lo, hi = cm.dirty_rate(k, n)
-        rows.append({**head, "rule": rule, "n": n, "dirty": k, "rate": rate, "lo": lo, "hi": hi})
+        rows.append({**head, "rule": rule, "n": n, "dirty": k, "rate": rate, "rate_lo": lo, "rate_hi": hi})
     return rows
 
 
@@ -324,8 +324,8 @@ def figure(items: pd.DataFrame, rates: pd.DataFrame, params: Mapping, path) -> N
                 row = r.loc[key]
                 ys.append(y + (k - 0.5) * 0.3)
                 xs.append(row["rate"])
-                err[0].append(row["rate"] - row["lo"])
-                err[1].append(row["hi"] - row["rate"])
+                err[0].append(row["rate"] - row["rate_lo"])
+                err[1].append(row["rate_hi"] - row["rate"])
         right.errorbar(xs, ys, xerr=err, fmt=markers[rule], color="0.25" if k else "0.55",
                        capsize=3, label=rule_label(rule, params))  # fmt: skip
     right.set_xlim(-0.03, 1.03)
@@ -406,7 +406,7 @@ def summary_section(tables: Mapping[str, pd.DataFrame], params: Mapping) -> list
         if bench == BY_FORMAT:
             name = f"own benchmarks of format {g['format'].iloc[0]}"
         parts = [
-            f"{r.rule} {r.dirty}/{r.n} = {fmt(r.rate, 2)} [{fmt(r.lo, 2)}, {fmt(r.hi, 2)}]"
+            f"{r.rule} {r.dirty}/{r.n} = {fmt(r.rate, 2)} [{fmt(r.rate_lo, 2)}, {fmt(r.rate_hi, 2)}]"
             for r in g.itertuples()
         ]
         lines.append(f"- {name}, {group}: " + "; ".join(parts) + ".")

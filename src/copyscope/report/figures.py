@@ -19,8 +19,8 @@ HUMAN = "human text"
 def _curve(ax, g: pd.DataFrame, label: str, **kw):
     g = g.dropna(subset=["novelty"])
     line = ax.plot(g["n"], g["novelty"], label=label, **kw)[0]
-    if "ci_low" in g:
-        ax.fill_between(g["n"], g["ci_low"], g["ci_high"], alpha=0.2, color=line.get_color())
+    if "novelty_lo" in g:
+        ax.fill_between(g["n"], g["novelty_lo"], g["novelty_hi"], alpha=0.2, color=line.get_color())
     return line
 
 
@@ -140,8 +140,8 @@ def completion_loss_frequency(freq: pd.DataFrame, path, min_tokens: int = 10) ->
                 c["log10_count"],
                 c["loss"],
                 yerr=[
-                    (c["loss"] - c["ci_low"]).clip(lower=0).fillna(0),
-                    (c["ci_high"] - c["loss"]).clip(lower=0).fillna(0),
+                    (c["loss"] - c["loss_lo"]).clip(lower=0).fillna(0),
+                    (c["loss_hi"] - c["loss"]).clip(lower=0).fillna(0),
                 ],
                 marker="o",
                 ms=4,
@@ -344,8 +344,8 @@ def memorization(table: pd.DataFrame, path, suffix_tokens: int) -> None:
     rungs = sorted(planted["copies"].unique())
     models, colors = plotting.model_order(planted["model"]), plotting.model_colors(planted["model"])
     if len(controls):
-        low = np.nanmin(controls[["ci_low", "extraction_rate"]].to_numpy())
-        high = np.nanmax(controls[["ci_high", "extraction_rate"]].to_numpy())
+        low = np.nanmin(controls[["extraction_rate_lo", "extraction_rate"]].to_numpy())
+        high = np.nanmax(controls[["extraction_rate_hi", "extraction_rate"]].to_numpy())
         if high - low > 0.004:
             ax.axhspan(low, high, color="0.6", alpha=0.3, lw=0,
                        label="controls: 95% CIs, all models")  # fmt: skip
@@ -363,7 +363,7 @@ def memorization(table: pd.DataFrame, path, suffix_tokens: int) -> None:
         shift = 1.06 ** (i - (len(models) - 1) / 2)
         x = g["copies"].to_numpy() * shift
         y = g["extraction_rate"].to_numpy()
-        err = np.vstack([y - g["ci_low"].to_numpy(), g["ci_high"].to_numpy() - y])
+        err = np.vstack([y - g["extraction_rate_lo"].to_numpy(), g["extraction_rate_hi"].to_numpy() - y])
         ax.errorbar(
             x,
             y,
@@ -416,7 +416,7 @@ def membership_placement(table: pd.DataFrame, path) -> None:
             continue
         y = [models.index(m) + 0.5 * (k - (n - 1) / 2) / n for m in g["model"]]
         label = name.replace("contamination_copies_", "planted ×")
-        err = [g["mean_nll"] - g["lo"], g["hi"] - g["mean_nll"]]
+        err = [g["mean_nll"] - g["mean_nll_lo"], g["mean_nll_hi"] - g["mean_nll"]]
         style = {"fmt": markers[name], "color": colors[name], "capsize": 3}
         left.errorbar(g["mean_nll"], y, xerr=err, label=label, **style)
         if name.startswith("contamination"):

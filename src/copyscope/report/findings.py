@@ -462,7 +462,7 @@ def trend_verdict(
     ``holds`` if want·ρ ≥ rho_min and the extremes' intervals differ in that direction,
     ``does not hold`` if want·ρ ≤ −rho_min and they differ the other way, else
     ``inconclusive`` — always with fewer than ``min_points`` points (two points give ρ = ±1
-    whatever they are). ``points`` has columns ``x``, value, ci_low, ci_high; returns
+    whatever they are). ``points`` has columns ``x``, value, value_lo, value_hi; returns
     (verdict, ρ)."""
     p = points.sort_values(x)
     rho, _ = rank_test(p[x], p["value"])
@@ -476,8 +476,8 @@ def trend_verdict(
     return UNCLEAR, rho
 
 
-def _ci(row, value: str = "value", lo: str = "ci_low", hi: str = "ci_high"):
-    return float(row[value]), float(row[lo]), float(row[hi])
+def _ci(row, value: str = "value", lo: str = "", hi: str = ""):
+    return float(row[value]), float(row[lo or f"{value}_lo"]), float(row[hi or f"{value}_hi"])
 
 
 def g(x: float) -> str:
@@ -606,9 +606,9 @@ def _novelty_vs_human(
     Exact under exchangeable texts: z scores from two bootstrap intervals erred too often
     where a few texts hold most of the copied n-grams (RAVEN's n ≥ 7 on halves of 50 human
     texts; Merrill's constrained decodings). ``table`` (shown: its value and 95% interval at
-    the first n) has columns model, decoding, n, ``value``, ci_low, ci_high."""
+    the first n) has columns model, decoding, n, ``value``, ``value_lo``, ``value_hi``."""
     f = params["findings"]
-    table = table.rename(columns={value: "value"})
+    table = table.rename(columns={value: "value", f"{value}_lo": "value_lo", f"{value}_hi": "value_hi"})
     h = _set(table, "human", human).set_index("n")
     texts_h = _set(counts, "human", human)
     if not len(h) or not len(texts_h):
@@ -778,7 +778,7 @@ def larger_less_novel(tables: Tables, params: Mapping):
     """Merrill et al. 2024: larger LMs generate less novel text (higher mean L_t)."""
     f = params["findings"]
     t = _enough(_main(_source(tables["nnsl_samples"], f["novelty_source"]), params), params)
-    t = t[t["decoding"] == f["pure_decoding"]].rename(columns={"mean_nnsl": "value"})
+    t = t[t["decoding"] == f["pure_decoding"]].rename(columns={"mean_nnsl": "value", "mean_nnsl_lo": "value_lo", "mean_nnsl_hi": "value_hi"})
     zoo = params["models"]["zoo"]
     sized = sorted(
         (model_size(zoo[m]), m) for m in _models(t) if m in zoo and model_size(zoo[m]) is not None
@@ -857,7 +857,7 @@ def constrained_less_novel(tables: Tables, params: Mapping):
     """Merrill et al. 2024 Fig. 2: more constrained decoding decreases novelty (raises L_t)."""
     f = params["findings"]
     nnsl = _enough(_main(_source(tables["nnsl_samples"], f["novelty_source"]), params), params)
-    nnsl = nnsl.rename(columns={"mean_nnsl": "value"})
+    nnsl = nnsl.rename(columns={"mean_nnsl": "value", "mean_nnsl_lo": "value_lo", "mean_nnsl_hi": "value_hi"})
     texts, verdicts, models = [], [], []
     for model in _models(nnsl):
         parts = _constraint_parts(nnsl[nnsl["model"] == model], params)
@@ -1033,7 +1033,7 @@ def _raven_rows(table: pd.DataFrame, params: Mapping) -> pd.DataFrame:
 
 def _raven_curves(table: pd.DataFrame, params: Mapping) -> pd.DataFrame:
     """raven_summary (the source of :func:`raven_source`, main prompt length) as long rows:
-    model, decoding, family, n, novelty, ci_low, ci_high."""
+    model, decoding, family, n, novelty, novelty_lo, novelty_hi."""
     t = _enough(_main(_raven_rows(table, params), params), params)
     rows = []
     for _, r in t.iterrows():
@@ -1046,11 +1046,11 @@ def _raven_curves(table: pd.DataFrame, params: Mapping) -> pd.DataFrame:
                         "family": r["family"],
                         "n": n,
                         "novelty": r[f"novelty_{n}"],
-                        "ci_low": r[f"novelty_{n}_ci_low"],
-                        "ci_high": r[f"novelty_{n}_ci_high"],
+                        "novelty_lo": r[f"novelty_{n}_lo"],
+                        "novelty_hi": r[f"novelty_{n}_hi"],
                     }
                 )
-    cols = ["model", "decoding", "family", "n", "novelty", "ci_low", "ci_high"]
+    cols = ["model", "decoding", "family", "n", "novelty", "novelty_lo", "novelty_hi"]
     return pd.DataFrame(rows, columns=cols)
 
 
@@ -1166,8 +1166,8 @@ def lstm_less_novel_small_n(tables: Tables, params: Mapping):
     parts, verdicts, models = [], [], []
     ns = range(1, f["raven_small_max"] + 1)
     for lstm, gpt in itertools.product(lstms, gpts):
-        a = t[t["model"] == lstm].set_index("n").rename(columns={"novelty": "value"})
-        b = t[t["model"] == gpt].set_index("n").rename(columns={"novelty": "value"})
+        a = t[t["model"] == lstm].set_index("n").rename(columns={"novelty": "value", "novelty_lo": "value_lo", "novelty_hi": "value_hi"})
+        b = t[t["model"] == gpt].set_index("n").rename(columns={"novelty": "value", "novelty_lo": "value_lo", "novelty_hi": "value_hi"})
         signs = {
             n: compare(_ci(a.loc[n]), _ci(b.loc[n])) for n in ns if n in a.index and n in b.index
         }
@@ -1344,8 +1344,8 @@ def train_vs_union(tables: Tables, params: Mapping):
 def _unit_signs(model: pd.DataFrame, human: pd.DataFrame, units: Sequence[str]) -> dict:
     """unit → (:func:`compare` of the model's novelty interval with the human one, model
     interval, human interval), for the units with generated occurrences in both."""
-    m = model[model["total"] > 0].set_index("unit").rename(columns={"novelty": "value"})
-    h = human[human["total"] > 0].set_index("unit").rename(columns={"novelty": "value"})
+    m = model[model["total"] > 0].set_index("unit").rename(columns={"novelty": "value", "novelty_lo": "value_lo", "novelty_hi": "value_hi"})
+    h = human[human["total"] > 0].set_index("unit").rename(columns={"novelty": "value", "novelty_lo": "value_lo", "novelty_hi": "value_hi"})
     return {
         u: (compare(_ci(m.loc[u]), _ci(h.loc[u])), _ci(m.loc[u]), _ci(h.loc[u]))
         for u in units
@@ -1694,7 +1694,7 @@ def benchmark_placement(tables: Tables, params: Mapping):
     t = t[t["contrast"] == "unplanted - planted"]
     parts, verdicts, models = [], [], []
     for _, r in t.iterrows():
-        d = _ci(r, "delta", "lo", "hi")
+        d = _ci(r, "delta", "delta_lo", "delta_hi")
         if not np.isfinite(d[0]):
             continue
         verdict = effect_verdict(d)
@@ -1732,11 +1732,11 @@ def min_k_beats_loss(tables: Tables, params: Mapping):
         r = rows.set_index("detector")
         if "loss" not in r.index or "min_k_20" not in r.index:
             continue
-        v = _ci(r.loc["min_k_20"], "delta_auc_vs_loss", "delta_auc_lo", "delta_auc_hi")
+        v = _ci(r.loc["min_k_20"], "delta_auc_vs_loss", "delta_auc_vs_loss_lo", "delta_auc_vs_loss_hi")
         verdict = effect_verdict(v)
         text = f"loss {g(r.at['loss', 'auc'])}, min_k_20 {g(r.at['min_k_20', 'auc'])}, ΔAUC {ci(v)}"
         if "reference" in r.index:
-            ref = _ci(r.loc["reference"], "delta_auc_vs_loss", "delta_auc_lo", "delta_auc_hi")
+            ref = _ci(r.loc["reference"], "delta_auc_vs_loss", "delta_auc_vs_loss_lo", "delta_auc_vs_loss_hi")
             text += f"; reference {g(r.at['reference', 'auc'])}, ΔAUC {ci(ref)}"
         parts.append(f"{model}: AUC {text} → {verdict}")
         verdicts.append(verdict)
@@ -1956,7 +1956,7 @@ def cloze_overlap_correlation(tables: Tables, params: Mapping):
     parts, verdicts, models = [], [], []
     for model, rows in s.groupby("model", sort=False):
         r = rows.iloc[0]
-        v = _ci(r, "r_overlap", "r_lo", "r_hi")
+        v = _ci(r, "r_overlap", "r_overlap_lo", "r_overlap_hi")
         if not np.isfinite(v[0]):
             continue
         verdict = effect_verdict(v)
@@ -2078,7 +2078,7 @@ def calibration_columns(ids: Sequence[str], cal: pd.DataFrame | None) -> pd.Data
             text.append(f"not tested on {w['null']} ({int(w['draws'])} draws)")
             continue
         text.append(
-            f"{w['false_rate']:.1%} [{w['false_lo']:.1%}, {w['false_hi']:.1%}] on "
+            f"{w['false_rate']:.1%} [{w['false_rate_lo']:.1%}, {w['false_rate_hi']:.1%}] on "
             f"{w['null']} ({int(w['draws'])} draws)"
         )
     return pd.DataFrame({"null_false_rate": rate, "calibration": text})

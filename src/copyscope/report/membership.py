@@ -202,9 +202,9 @@ SUMMARY_TABLES = (
 )
 
 LABEL_SETS = ("planted", "training")
-DELTA = ("delta_auc_vs_loss", "delta_auc_lo", "delta_auc_hi")
+DELTA = ("delta_auc_vs_loss", "delta_auc_vs_loss_lo", "delta_auc_vs_loss_hi")
 """The detector table's paired comparison with the loss (AUC difference and 95% CI)."""
-BLIND_DELTA = ("delta_auc_vs_blind", "delta_blind_lo", "delta_blind_hi")
+BLIND_DELTA = ("delta_auc_vs_blind", "delta_auc_vs_blind_lo", "delta_auc_vs_blind_hi")
 """The detector table's paired comparison with the better blind baseline (``blind_detector``)."""
 SIGN = {**MEMBER_SIGN, **{b: 1 for b in BLIND}}
 """Every detector of the table with its orientation (+1: higher = member): the scores of
@@ -288,14 +288,14 @@ def _usable(rows: pd.DataFrame, det: str) -> bool:
 def detector_table(texts: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFrame:
     """One row per model, label set and detector (scores oriented by :data:`SIGN`; the blind
     baselines are detectors too) with the metrics and their CIs, and ``delta_auc_vs_loss`` with
-    ``delta_auc_lo`` / ``delta_auc_hi``: the detector's AUC minus the loss's on the same items
+    ``delta_auc_vs_loss_lo`` / ``delta_auc_vs_loss_hi``: the detector's AUC minus the loss's on the same items
     with the paired bootstrap interval
     (:func:`~copyscope.membership.evaluate.paired_auc_difference`; 0 for the loss itself). Then
     the TPR at 0.1%, 1% and 5% FPR (:func:`~copyscope.membership.evaluate.low_fpr_row`: value,
     interval and ``_fp``, the non-members the threshold may let through; NaN where that is 0;
     the 5% value and interval are the columns ``tpr_at_5fpr*`` of before), ``blind_detector``
     and ``blind_auc``, the better blind baseline on these items, and
-    ``delta_auc_vs_blind`` with ``delta_blind_lo`` / ``delta_blind_hi``: the detector's margin
+    ``delta_auc_vs_blind`` with ``delta_auc_vs_blind_lo`` / ``delta_auc_vs_blind_hi``: the detector's margin
     over it (paired bootstrap, :func:`~copyscope.membership.evaluate.paired_auc_margin`; NaN
     without blind scores). A detector without values for a model
     (the reference ratio of the reference model) is left out."""
@@ -498,8 +498,8 @@ def nll_delta_rows(texts: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFrame:
                     "model": model,
                     "contrast": name,
                     "delta": d,
-                    "lo": lo,
-                    "hi": hi,
+                    "delta_lo": lo,
+                    "delta_hi": hi,
                     "n_a": len(nll[a]),
                     "n_b": len(nll[b]),
                 }
@@ -516,7 +516,7 @@ def set_copies(name: str) -> float:
 
 
 EMPTY = {
-    "placement": ["model", "set", "n", "mean_nll", "lo", "hi", "position"],
+    "placement": ["model", "set", "n", "mean_nll", "mean_nll_lo", "mean_nll_hi", "position"],
     "detectors": ["model", "label_set", "detector", "n_members", "n_nonmembers", "auc"],
     "cloze": ["model", "play", "split", "n", "acc_insensitive", "chance"],
     "cloze_summary": [
@@ -530,7 +530,7 @@ EMPTY = {
         "r_plays",
     ],
     **CLOZE_COLUMNS,
-    "nll_delta": ["model", "contrast", "delta", "lo", "hi", "n_a", "n_b"],
+    "nll_delta": ["model", "contrast", "delta", "delta_lo", "delta_hi", "n_a", "n_b"],
     "overlap": [
         "tokenizer",
         "label_set",
@@ -649,7 +649,7 @@ def _blind_margin(r: pd.Series) -> str:
         return ""
     return (
         f" (margin over {r['blind_detector']} {fmt(r['delta_auc_vs_blind'], 2)} "
-        f"[{fmt(r['delta_blind_lo'], 2)}, {fmt(r['delta_blind_hi'], 2)}])"
+        f"[{fmt(r['delta_auc_vs_blind_lo'], 2)}, {fmt(r['delta_auc_vs_blind_hi'], 2)}])"
     )
 
 
@@ -680,7 +680,7 @@ def summary_section(tables: Mapping[str, pd.DataFrame], params: Mapping) -> list
             if r.set.startswith("contamination")
         ]
         parts += [
-            f"NLL {r.contrast} {fmt(r.delta, 2)} [{fmt(r.lo, 2)}, {fmt(r.hi, 2)}] nats"
+            f"NLL {r.contrast} {fmt(r.delta, 2)} [{fmt(r.delta_lo, 2)}, {fmt(r.delta_hi, 2)}] nats"
             for r in delta[delta["model"] == model].itertuples()
             if r.contrast == "unplanted - planted"
         ]

@@ -246,7 +246,7 @@ def summary_section(tables: Mapping[str, pd.DataFrame], params: Mapping) -> list
                 continue
             s = s.iloc[0]
             cells += [
-                f"{fmt(s['mean_nnsl'])} [{fmt(s['ci_low'])}, {fmt(s['ci_high'])}]",
+                f"{fmt(s['mean_nnsl'])} [{fmt(s['mean_nnsl_lo'])}, {fmt(s['mean_nnsl_hi'])}]",
                 fmt(c.get(4)),
                 fmt(c.get(8)),
             ]

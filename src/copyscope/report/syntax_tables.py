@@ -55,7 +55,7 @@ def raven_table1(novelty: pd.DataFrame, sets: Sequence[str], digits: int = 3) ->
     for s in sets:
         g = rows[rows["set"] == s].set_index("unit")
         out[s] = [
-            cell(g.at[u, "novelty"], g.at[u, "ci_low"], g.at[u, "ci_high"], digits) for u in present
+            cell(g.at[u, "novelty"], g.at[u, "novelty_lo"], g.at[u, "novelty_hi"], digits) for u in present
         ]
     return out
 
@@ -64,7 +64,7 @@ def path_curves(novelty: pd.DataFrame) -> pd.DataFrame:
     """The dependency-path rows (``family`` = ``labeled_path`` / ``unlabeled_path``) with
     occurrences: ``set``, ``family``, ``k``, ``novelty``, ``ci_low``, ``ci_high``, ``total``."""
     rows = novelty[(novelty["family"] != "unit") & (novelty["total"] > 0)]
-    cols = ["set", "family", "k", "novelty", "ci_low", "ci_high", "novel", "total"]
+    cols = ["set", "family", "k", "novelty", "novelty_lo", "novelty_hi", "novel", "total"]
     return rows[cols].sort_values(["set", "family", "k"], kind="stable").reset_index(drop=True)
 
 

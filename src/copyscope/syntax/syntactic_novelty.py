@@ -567,8 +567,8 @@ def novelty_rows(
             "novel": sums_n,
             "total": sums_t,
             "novelty": rate,
-            "ci_low": lo,
-            "ci_high": hi,
+            "novelty_lo": lo,
+            "novelty_hi": hi,
             "passages": len(novel),
         }
     )
