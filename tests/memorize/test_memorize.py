@@ -251,8 +251,8 @@ def test_table_rates_and_bootstrap_intervals():
     ):
         assert ((table[low] <= table[value]) & (table[value] <= table[high])).all()
     varied = table["extraction_rate"].between(0.01, 0.99)
-    assert (table.loc[varied, "ci_low"] < table.loc[varied, "ci_high"]).all()
-    assert table.loc[~varied, ["ci_low", "ci_high"]].eq(0).all().all()  # no variation, no width
+    assert (table.loc[varied, "extraction_rate_lo"] < table.loc[varied, "extraction_rate_hi"]).all()
+    assert table.loc[~varied, ["extraction_rate_lo", "extraction_rate_hi"]].eq(0).all().all()  # no variation, no width
     assert table["kind"].tolist() == ["control", "planted", "control", "planted"]
     same = memorization_table(per_passage(), n_boot=500, seed=0)
     pd.testing.assert_frame_equal(table, same)

@@ -124,7 +124,7 @@ def test_rates_per_group_and_format(tables):
     mine = rates[(rates["benchmark"] == "mine") & (rates["rule"] == "ngram")]
     assert mine.set_index("group")["n"].to_dict() == {"label 1": 2, "label 0": 1, "all": 3}
     row = rates[(rates["benchmark"] == rc.PLANTED) & (rates["group"] == "planted")].iloc[0]
-    assert (row["rate"], row["hi"]) == (1.0, 1.0) and row["lo"] == pytest.approx(0.5101, abs=1e-4)
+    assert (row["rate"], row["rate_hi"]) == (1.0, 1.0) and row["rate_lo"] == pytest.approx(0.5101, abs=1e-4)
 
 
 def test_figure_and_summary(tables, corpus, tmp_path):

@@ -467,7 +467,7 @@ def test_completion_loss_command_on_hand_made_frames(tmp_path):
     ]
     small = freq[freq["model"] == "small"].set_index(["n", "log10_count"])["loss"]
     assert small[(4, 1)] > small[(4, 3)]  # the planted frequency effect
-    assert ((freq["ci_low"] <= freq["loss"]) & (freq["loss"] <= freq["ci_high"])).all()
+    assert ((freq["loss_lo"] <= freq["loss"]) & (freq["loss"] <= freq["loss_hi"])).all()
     # the figures draw the tables: with the two models' frames swapped, other pixels
     assert (argv[3], argv[6]) == ("big", "small")
     again = {str(p): str(p.with_name(f"{p.stem}2{p.suffix}")) for p in out.values()}
@@ -748,10 +748,10 @@ def test_nll_delta_contrasts_hand_worked():
     for name, (d, n_a, n_b) in want.items():
         r = got.loc[name]
         assert r["delta"] == pytest.approx(d) and (r["n_a"], r["n_b"]) == (n_a, n_b), name
-        assert r["lo"] <= r["delta"] <= r["hi"], name
+        assert r["delta_lo"] <= r["delta"] <= r["delta_hi"], name
     # planted items on both sides of 1.5: the interval of unplanted − planted is wide
-    assert got.loc["unplanted - planted", "lo"] < 2.0 < got.loc["unplanted - planted", "hi"]
-    assert got.loc["clean - memorised", "lo"] == pytest.approx(3.5)  # memorised 0.5 or 1.5
+    assert got.loc["unplanted - planted", "delta_lo"] < 2.0 < got.loc["unplanted - planted", "delta_hi"]
+    assert got.loc["clean - memorised", "delta_lo"] == pytest.approx(3.5)  # memorised 0.5 or 1.5
 
 
 def test_play_level_tests_of_name_cloze_keep_plays_whole():

@@ -251,10 +251,10 @@ def test_unknown_key_in_every_block(block):
 
 def test_the_old_name_of_the_contamination_set_is_one_line_naming_the_new_one():
     def old_name(c):
-        c["corpus"]["inject"]["contamination"] = c["corpus"]["inject"].pop("contamination")
+        c["corpus"]["inject"]["benchmark"] = c["corpus"]["inject"].pop("contamination")  # old name
 
     assert problems(old_name) == [
-        "config key 'corpus.inject.contamination': expected corpus.inject.contamination, found the "
+        "config key 'corpus.inject.benchmark': expected corpus.inject.contamination, found the "  # old name
         "key's old name (rename it in the config)"
     ]
 

@@ -342,7 +342,7 @@ def completion_loss_frequency(
     .plot_by_freq``): for each fixed n of ``ns``, the tokens t ≥ 1 with L_t = n, bucketed by
     b = round(log10 C_t), C_t the training count of the n-gram the token completes.
 
-    Returns a tidy frame (model, n, log10_count, loss, ci_low, ci_high, tokens, texts): the
+    Returns a tidy frame (model, n, log10_count, loss, loss_lo, loss_hi, tokens, texts): the
     mean loss of the bucket pooled over its tokens, its percentile bootstrap interval
     (``n_boot`` resamples of the texts, all texts drawn, seeded; NaN when ``n_boot`` is 0),
     the number of tokens and of texts contributing. Only the (n, b) that occur are listed,

@@ -45,7 +45,7 @@ def raven_table1(novelty: pd.DataFrame, sets: Sequence[str], digits: int = 3) ->
     """One row per unit of :data:`BASE_UNITS` that occurs in at least one of ``sets`` (a unit the
     backend cannot give, e.g. constituency with spaCy, is left out), one column per set in the
     given order, formatted by :func:`cell`. ``novelty``: rows with ``set``, ``unit``,
-    ``novelty``, ``ci_low``, ``ci_high``, ``total``."""
+    ``novelty``, ``novelty_lo``, ``novelty_hi``, ``total``."""
     missing = [s for s in sets if s not in set(novelty["set"])]
     if missing:
         raise InputError("syntactic novelty table", f"rows for the text sets {missing}")
@@ -62,7 +62,7 @@ def raven_table1(novelty: pd.DataFrame, sets: Sequence[str], digits: int = 3) ->
 
 def path_curves(novelty: pd.DataFrame) -> pd.DataFrame:
     """The dependency-path rows (``family`` = ``labeled_path`` / ``unlabeled_path``) with
-    occurrences: ``set``, ``family``, ``k``, ``novelty``, ``ci_low``, ``ci_high``, ``total``."""
+    occurrences: ``set``, ``family``, ``k``, ``novelty``, ``novelty_lo``, ``novelty_hi``, ``total``."""
     rows = novelty[(novelty["family"] != "unit") & (novelty["total"] > 0)]
     cols = ["set", "family", "k", "novelty", "novelty_lo", "novelty_hi", "novel", "total"]
     return rows[cols].sort_values(["set", "family", "k"], kind="stable").reset_index(drop=True)
