@@ -15,6 +15,7 @@ import yaml
 
 from copyscope.config import SCHEMA_PATH, evaluator_of
 from copyscope.tokenize import load_hf_tokenizer
+from support.tables import interval_problems
 from support.workflow import ROOT, snakemake
 
 # every test here starts Snakemake (a dry run included) or reads the session's tiny run
@@ -576,6 +577,24 @@ def test_tiny_run_outputs(tiny_run):
     # several index shards were built as separate jobs (tiny shard size)
     assert len(list((out / "index/bpe").glob("shard-*"))) > 1
     assert len(list((out / "benchmarks").rglob("*.tsv"))) >= 10
+
+
+def test_tiny_run_interval_columns(tiny_run):
+    """Every table the tiny run writes names its intervals <quantity>_lo / <quantity>_hi
+    (docs/architecture.md, "Interval columns")."""
+    import pyarrow.parquet as pq
+
+    tables = sorted(tiny_run.rglob("*.csv")) + sorted(tiny_run.rglob("*.parquet"))
+    assert len(tables) > 30
+    bad = {}
+    for path in tables:
+        if path.suffix == ".csv":
+            cols = pd.read_csv(path, nrows=0).columns
+        else:
+            cols = pq.read_schema(path).names
+        if problems := interval_problems(cols):
+            bad[str(path.relative_to(tiny_run))] = problems
+    assert bad == {}
 
 
 def test_tiny_run_cli_on_built_index(tiny_run):
