@@ -8,8 +8,9 @@ import ast
 from pathlib import Path
 
 OLD_NAMES = ("lo", "hi", "low", "high", "ci_low", "ci_high", "lower", "upper")
-"""Interval column names of before (or of other conventions): wrong as a whole name, and all
-but ``lo`` / ``hi`` also as a ``_``-suffix."""
+"""Interval column names of before (or of other conventions), wrong as a whole name;
+``_ci_low`` / ``_ci_high`` are wrong as a suffix too (``bin_low`` of membership_overlap.csv is
+a count of the overlap bin "low", not a bound)."""
 
 
 def interval_problems(columns) -> list[str]:
@@ -20,7 +21,7 @@ def interval_problems(columns) -> list[str]:
     have = set(cols)
     out = []
     for c in cols:
-        if c in OLD_NAMES or any(c.endswith(f"_{old}") for old in OLD_NAMES[2:]):
+        if c in OLD_NAMES or c.endswith(("_ci_low", "_ci_high")):
             out.append(f"{c}: an interval column is <quantity>_lo / <quantity>_hi")
             continue
         for end, other in (("_lo", "_hi"), ("_hi", "_lo")):
