@@ -59,7 +59,7 @@ def variant_config(name: str, base: dict) -> dict:
     cfg = copy.deepcopy(base)
     cfg["results"] = f"results-setup/{name}"
     if not benchmark:
-        cfg["corpus"]["inject"].pop("benchmark", None)
+        cfg["corpus"]["inject"].pop("contamination", None)
     if split is not None:
         cfg["corpus"]["split"]["valid_ids"] = split
     if vocab is not None:

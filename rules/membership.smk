@@ -1,8 +1,8 @@
-# Contamination and membership detectors on the planted benchmark (corpus.inject.benchmark):
-# each model's probe job (rules/probe.smk) scores every benchmark and baseline text and the
-# name cloze items (copyscope.membership); nothing runs without a benchmark, except the name
-# cloze with analysis.membership.cloze (the texts table is then empty). Whether each part
-# runs: copyscope.plan (Plan.benchmark, Plan.cloze, Plan.books, Plan.own_benchmarks).
+# Contamination and membership detectors on the planted contamination set
+# (corpus.inject.contamination): each model's probe job (rules/probe.smk) scores every item and
+# baseline text of the set and the name cloze items (copyscope.membership); nothing runs
+# without a contamination set, except the name cloze with analysis.membership.cloze (the texts table is then empty). Whether each part
+# runs: copyscope.plan (Plan.contamination, Plan.cloze, Plan.books, Plan.own_benchmarks).
 
 
 # name cloze on a researcher's own books (analysis.membership.books: name -> a text book with
@@ -42,7 +42,7 @@ rule membership_books:
 
 
 rule membership_overlap:
-    # each benchmark and baseline text's 7- and 13-gram overlap with the training split
+    # each contamination-set item and baseline text's 7- and 13-gram overlap with the training split
     # (Duan et al. 2024), from the index of the trained models' tokenizer
     input:
         manifest=f"{R}/corpus/manifest.json",

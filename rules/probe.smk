@@ -1,6 +1,6 @@
 # A model's probes in one job (``copyscope probe model``: one torch/transformers start-up and
-# one model load): the style repeats, with a ladder the extraction test, with a benchmark or
-# the name cloze the membership detectors (copyscope.probe); what runs and what it reads and
+# one model load): the style repeats, with a ladder the extraction test, with a contamination set
+# or the name cloze the membership detectors (copyscope.probe); what runs and what it reads and
 # writes: copyscope.plan (Plan.probe_*). Each step writes the same file it writes run alone
 # (its randomness is seeded per file).
 

@@ -93,14 +93,14 @@ def detector_colors(detectors) -> dict[str, str]:
 
 def set_colors(sets) -> dict[str, tuple | str]:
     """Colours of Li's placement sets: the baselines neutral (clean light grey, memorised
-    black), the benchmark and its unplanted items from 'Set2', planted copy counts darker with
+    black), the contamination set and its unplanted items from 'Set2', planted copy counts darker with
     more copies ('rocket')."""
     sets = list(dict.fromkeys(sets))
-    planted = [s for s in sets if s.startswith("benchmark_copies_")]
+    planted = [s for s in sets if s.startswith("contamination_copies_")]
     shades = sns.color_palette("rocket_r", len(planted) + 2)[1:-1] if planted else []
     other = sns.color_palette("Set2", 8)
     fixed = {"clean": "0.6", "memorised": HUMAN}
-    fixed |= {"benchmark": other[1], "benchmark_unplanted": other[2]}
+    fixed |= {"contamination": other[1], "contamination_unplanted": other[2]}
     out = {s: fixed[s] for s in sets if s in fixed}
     out |= dict(zip(planted, shades, strict=True))
     rest = [s for s in sets if s not in out]

@@ -288,7 +288,7 @@ def test_source_classes_hand_worked_order_and_outside():
     planted = {
         "duplicate": np.array([0, 2, 0, 2, 1, 0, 1]),
         "ladder": np.array([0, 0, 0, 2, 3, 3, 0]),
-        "benchmark": np.array([0, 0, 0, 2, 3, 0, 0]),
+        "contamination": np.array([0, 0, 0, 2, 3, 0, 0]),
     }
     got = source_classes(length, natural, planted).tolist()
     # position 0: nothing copied, whatever the natural match; 3: the first planted class that
@@ -299,8 +299,8 @@ def test_source_classes_hand_worked_order_and_outside():
     # outside only turns a natural duplicate natural; a planted-only match stays planted
     assert got == ["none", "natural", "natural", "duplicate", "ladder", "ladder", "natural"]
     # the order of the classes decides between planted classes
-    swapped = {"benchmark": planted["benchmark"][4:6], "ladder": planted["ladder"][4:6]}
-    assert source_classes(length[4:6], natural[4:6], swapped).tolist() == ["benchmark", "ladder"]
+    swapped = {"contamination": planted["contamination"][4:6], "ladder": planted["ladder"][4:6]}
+    assert source_classes(length[4:6], natural[4:6], swapped).tolist() == ["contamination", "ladder"]
     assert source_classes(length, natural, {}).tolist() == [
         "none", "natural", "natural", "mixed", "mixed", "mixed", "natural"
     ]  # fmt: skip
@@ -349,12 +349,12 @@ def test_text_index_lengths_and_counts_equal_brute_force():
 
 
 def test_planted_lengths_hand_worked():
-    planted = {"duplicate": ["1 2 3", "7 8"], "ladder": [], "benchmark": ["3 4"]}
+    planted = {"duplicate": ["1 2 3", "7 8"], "ladder": [], "contamination": ["3 4"]}
     got = planted_lengths(planted, ints, [np.array([1, 2, 3, 4]), np.array([8, 7, 8])])
-    assert list(got) == ["duplicate", "ladder", "benchmark"]  # the order of ``planted``
+    assert list(got) == ["duplicate", "ladder", "contamination"]  # the order of ``planted``
     assert got["duplicate"].tolist() == [1, 2, 3, 0, 1, 1, 2]
     assert got["ladder"].tolist() == [0] * 7  # no text: no match
-    assert got["benchmark"].tolist() == [0, 0, 1, 2, 0, 0, 0]
+    assert got["contamination"].tolist() == [0, 0, 1, 2, 0, 0, 0]
 
 
 def test_natural_outside_duplicates_hand_worked():

@@ -1,5 +1,5 @@
 """Planted excerpts of held-out plays (corpus.inject.excerpts) on a synthetic corpus: exact copy
-counts, the plays held out whole, seeded, disjoint from the ladder and the benchmark; the
+counts, the plays held out whole, seeded, disjoint from the ladder and the contamination set; the
 contaminated human set; the config block and its errors."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import copy
 
 import numpy as np
 import pytest
-from test_benchmark import BENCH
+from test_contamination_set import BENCH
 
 from copyscope.config import validate
 from copyscope.corpus import CorpusPaths, prepare_corpus
@@ -31,7 +31,7 @@ def read(path) -> dict[str, str]:
 def corpus_cfg(path, excerpts=EXCERPTS) -> dict:
     cfg = copy.deepcopy(dict(CORPUS, path=str(path)))
     cfg["split"] = {"valid_ids": HELD}
-    cfg["inject"]["benchmark"] = BENCH
+    cfg["inject"]["contamination"] = BENCH
     cfg["inject"]["excerpts"] = excerpts
     return cfg
 
@@ -127,16 +127,16 @@ def test_each_planted_speech_occurs_copies_times_and_the_rest_never(planted):
                 assert text not in "\n\n".join(planted["train"].values()), (p["play"], i)
 
 
-def test_ladder_and_benchmark_are_cut_from_the_clean_plays_only(planted):
+def test_ladder_and_contamination_set_are_cut_from_the_clean_plays_only(planted):
     m = planted["manifest"]
     excerpt_plays = {p["play"] for p in m["excerpts"]["plays"]}
     clean = set(m["valid_ids"])
     sources = [p["source_doc"] for p in m["ladder"]["passages"]]
-    sources += [p["source_doc"] for p in m["benchmark"]["items"] + m["benchmark"]["clean"]]
+    sources += [p["source_doc"] for p in m["contamination"]["items"] + m["contamination"]["clean"]]
     assert set(sources) <= clean and set(sources).isdisjoint(excerpt_plays)
-    # no ladder or benchmark text inside an excerpt play, hence none in a planted excerpt
+    # no ladder or contamination-set text inside an excerpt play, hence none in a planted excerpt
     whole = " ".join(" ".join(planted["excerpts"].values()).split())
-    for p in m["ladder"]["passages"] + m["benchmark"]["items"]:
+    for p in m["ladder"]["passages"] + m["contamination"]["items"]:
         assert " ".join(p["text"].split()[4:12]) not in whole, p.get("id")
 
 

@@ -55,10 +55,10 @@ def test_extraction_per_rung_controls_and_timing_group():
 
 def test_nll_gap_is_unplanted_minus_planted():
     texts = [
-        {"set": "benchmark", "planted": 0, "li_nll": 3.0},
-        {"set": "benchmark", "planted": 0, "li_nll": 5.0},
-        {"set": "benchmark", "planted": 1, "li_nll": 1.0},
-        {"set": "benchmark", "planted": 1, "li_nll": 2.0},
+        {"set": "contamination", "planted": 0, "li_nll": 3.0},
+        {"set": "contamination", "planted": 0, "li_nll": 5.0},
+        {"set": "contamination", "planted": 1, "li_nll": 1.0},
+        {"set": "contamination", "planted": 1, "li_nll": 2.0},
         {"set": "clean", "planted": 0, "li_nll": 100.0},  # a baseline: not in the gap
     ]
     r = dyn.nll_gap_row(texts, PARAMS)
@@ -170,7 +170,7 @@ def manifest(tmp):
     timing = {"window": 0.1, "seed": 0, "groups": {
         "early": {"plays": [], "ladder": ["ladder-8-0"], "documents": []},
         "late": {"plays": [], "ladder": [], "documents": []}}}  # fmt: skip
-    m = {"valid_ids": [], "ladder": {"passages": passages}, "benchmark": bench, "timing": timing}
+    m = {"valid_ids": [], "ladder": {"passages": passages}, "contamination": bench, "timing": timing}
     (tmp / "manifest.json").write_text(json.dumps(m))
     return tmp / "manifest.json"
 

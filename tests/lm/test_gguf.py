@@ -235,7 +235,7 @@ def test_a_gguf_model_gives_every_membership_detector(tiny_gguf, tmp_path):
     build_index(stream, tmp_path / "index", extra={"tokenizer_sha256": sha})
     model, tokenizer = load_model(path, "cpu")
     texts = [
-        {"set": "benchmark", "id": f"b{i}", "planted": i % 2, "copies": i % 2, "text": t}
+        {"set": "contamination", "id": f"b{i}", "planted": i % 2, "copies": i % 2, "text": t}
         for i, t in enumerate([*LINES[:2], TEXT])
     ]
     rows = membership_scores(

@@ -208,7 +208,7 @@ def timed(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("timed")
     synthetic_corpus(tmp / "docs.jsonl")
     cfg = copy.deepcopy(dict(CORPUS, path=str(tmp / "docs.jsonl")))
-    cfg["inject"]["benchmark"] = BENCH
+    cfg["inject"]["contamination"] = BENCH
     cfg["inject"]["timing"] = TIMING
     manifest = prepare_corpus(cfg, CorpusPaths.in_dir(tmp / "corpus"))
     rows = [json.loads(x) for x in open(tmp / "corpus/train.jsonl")]
@@ -248,10 +248,10 @@ def test_the_manifest_records_which_items_are_timed(timed):
     timed_plays = {*early["plays"], *late["plays"]}
     for p in passages.values():
         assert not {d for d, _ in p["positions"]} & timed_plays
-    for item in manifest["benchmark"]["items"]:
+    for item in manifest["contamination"]["items"]:
         assert not {d for d, _ in item["positions"]} & timed_plays
     assert not {r["source_doc"] for r in manifest["injected"]} & timed_plays
-    assert not {r["source_doc"] for r in manifest["benchmark"]["memorised"]} & timed_plays
+    assert not {r["source_doc"] for r in manifest["contamination"]["memorised"]} & timed_plays
     # the groups of the training documents, and of the items
     groups = document_groups(manifest, [r["id"] for r in rows])
     assert {r["id"] for r, g in zip(rows, groups, strict=True) if g == "early"} == set(
@@ -268,7 +268,7 @@ def test_the_timing_plan_is_seeded_and_checked(timed, tmp_path):
     manifest, _, _ = timed
     synthetic_corpus(tmp_path / "docs.jsonl")
     cfg = copy.deepcopy(dict(CORPUS, path=str(tmp_path / "docs.jsonl")))
-    cfg["inject"]["benchmark"] = BENCH
+    cfg["inject"]["contamination"] = BENCH
     cfg["inject"]["timing"] = TIMING
     again = prepare_corpus(cfg, CorpusPaths.in_dir(tmp_path / "a"))
     assert again["timing"] == manifest["timing"]

@@ -242,8 +242,8 @@ def tok(tmp_path_factory):
 
 
 TEXTS = [
-    {"set": "benchmark", "id": "b0", "planted": 1, "copies": 1, "text": "w1 w2 w3 w1"},
-    {"set": "benchmark", "id": "b1", "planted": 0, "copies": 0, "text": "w7 w8 w9"},
+    {"set": "contamination", "id": "b0", "planted": 1, "copies": 1, "text": "w1 w2 w3 w1"},
+    {"set": "contamination", "id": "b1", "planted": 0, "copies": 0, "text": "w7 w8 w9"},
     {"set": "memorised", "id": "m0", "planted": 1, "copies": 1, "text": "w2 w2 w5"},
     {"set": "clean", "id": "c0", "planted": 0, "copies": 0, "text": "w30 w31 w4"},
 ]

@@ -634,31 +634,31 @@ def test_continue_passages_scores_greedy_continuations(tok):
 
 
 def manifest_with(items):
-    return {"benchmark": {"items": items, "memorised": [{"text": "w1 w2"}], "clean": []}}
+    return {"contamination": {"items": items, "memorised": [{"text": "w1 w2"}], "clean": []}}
 
 
-def test_benchmark_texts_labels_and_rejects_empty_items():
-    rows = stage.benchmark_texts(
+def test_contamination_texts_labels_and_rejects_empty_items():
+    rows = stage.contamination_texts(
         manifest_with(
             [{"id": "b0", "copies": 4, "text": "w1 w3"}, {"id": "b1", "copies": 0, "text": "w5"}]
         ),
         "m.json",
     )
     assert [(r["set"], r["planted"], r["copies"]) for r in rows] == [
-        ("benchmark", 1, 4),
-        ("benchmark", 0, 0),
+        ("contamination", 1, 4),
+        ("contamination", 0, 0),
         ("memorised", 1, 1),
     ]
-    with pytest.raises(InputError, match=r"benchmark.items\[1\] has an empty text"):
-        stage.benchmark_texts(manifest_with([{"text": "w1"}, {"text": "  "}]), "m.json")
-    with pytest.raises(InputError, match="corpus.inject.benchmark"):
-        stage.benchmark_texts({}, "m.json")
+    with pytest.raises(InputError, match=r"contamination.items\[1\] has an empty text"):
+        stage.contamination_texts(manifest_with([{"text": "w1"}, {"text": "  "}]), "m.json")
+    with pytest.raises(InputError, match="corpus.inject.contamination"):
+        stage.contamination_texts({}, "m.json")
 
 
 def test_membership_scores_truncate_long_texts_and_scores_every_set(tok):
     model = tiny_model("gpt2")
     texts = [
-        {"set": "benchmark", "id": "b0", "planted": 1, "copies": 1, "text": "w1 w2 w3 w4"},
+        {"set": "contamination", "id": "b0", "planted": 1, "copies": 1, "text": "w1 w2 w3 w4"},
         {"set": "memorised", "id": "m0", "planted": 1, "copies": 1, "text": "W5 w6 w7"},
         {"set": "clean", "id": "c0", "planted": 0, "copies": 0, "text": " ".join(["w8"] * 80)},
     ]

@@ -156,13 +156,13 @@ def _texts(rng, lengths) -> list[str]:
     return [" ".join(rng.choice(VOCAB, size=int(n))) for n in lengths]
 
 
-def _benchmark(texts, planted, loss) -> tuple[pd.DataFrame, list[dict]]:
+def _contamination(texts, planted, loss) -> tuple[pd.DataFrame, list[dict]]:
     ids = [f"bench-{i}" for i in range(len(texts))]
     frame = pd.DataFrame(
-        {"model": "m", "set": "benchmark", "id": ids, "planted": planted, "loss": loss}
+        {"model": "m", "set": "contamination", "id": ids, "planted": planted, "loss": loss}
     )
     docs = [
-        {"set": "benchmark", "id": i, "planted": p, "text": t}
+        {"set": "contamination", "id": i, "planted": p, "text": t}
         for i, p, t in zip(ids, planted, texts, strict=True)
     ]
     return frame, docs
@@ -174,13 +174,13 @@ def test_blind_baseline_finds_a_length_shift_and_takes_the_detectors_credit():
     rng = np.random.default_rng(0)
     y = np.r_[np.ones(40, int), np.zeros(40, int)]
     lengths = np.where(y == 1, rng.integers(60, 80, 80), rng.integers(30, 50, 80))
-    frame, docs = _benchmark(_texts(rng, lengths), y, -lengths.astype(float))
+    frame, docs = _contamination(_texts(rng, lengths), y, -lengths.astype(float))
     table = report.detector_table(report.with_blind(frame, docs, seed=0), n_boot=200, seed=0)
     r = table.set_index("detector")
     assert r.at["blind_length", "auc"] > 0.95
     assert r.at["loss", "blind_auc"] > 0.95
     assert abs(r.at["loss", "delta_auc_vs_blind"]) < 0.05
-    assert r.at["loss", "delta_blind_lo"] <= 0 <= r.at["loss", "delta_blind_hi"]
+    assert r.at["loss", "delta_auc_vs_blind_lo"] <= 0 <= r.at["loss", "delta_auc_vs_blind_hi"]
     assert r.at["loss", "blind_detector"] in blind.BLIND
 
 
@@ -190,13 +190,13 @@ def test_blind_baseline_control_without_a_shift_credits_the_detector():
     y = rng.permutation(np.r_[np.ones(60, int), np.zeros(60, int)])
     lengths = rng.integers(40, 60, 120)
     loss = rng.normal(size=120) - 1.5 * y  # lower loss = member
-    frame, docs = _benchmark(_texts(rng, lengths), y, loss)
+    frame, docs = _contamination(_texts(rng, lengths), y, loss)
     table = report.detector_table(report.with_blind(frame, docs, seed=0), n_boot=200, seed=0)
     r = table.set_index("detector")
     for b in blind.BLIND:
         assert 0.3 < r.at[b, "auc"] < 0.7, b
     assert r.at["loss", "auc"] > 0.8
-    assert r.at["loss", "delta_blind_lo"] > 0
+    assert r.at["loss", "delta_auc_vs_blind_lo"] > 0
     assert r.at["loss", "delta_auc_vs_blind"] == pytest.approx(
         r.at["loss", "auc"] - r.at["loss", "blind_auc"]
     )
@@ -261,7 +261,7 @@ def test_overlap_rows_and_strata_equal_brute_force_ngram_membership(tmp_path):
         for j in rng.choice(len(q), size=int(rng.integers(0, len(q))), replace=False):
             q[j] = int(rng.integers(0, 6))
         text = " ".join(vocab[t] for t in q)
-        texts.append({"set": "benchmark", "id": f"b{i}", "planted": int(i < 8), "text": text})
+        texts.append({"set": "contamination", "id": f"b{i}", "planted": int(i < 8), "text": text})
     rows = stage.overlap_rows(index, tok, texts, ns=(2, 3, 7))
     assert [r["id"] for r in rows] == [t["id"] for t in texts]
     for t, r in zip(texts, rows, strict=True):
@@ -275,7 +275,7 @@ def test_overlap_rows_and_strata_equal_brute_force_ngram_membership(tmp_path):
     frame = pd.DataFrame(
         {
             "model": "m",
-            "set": "benchmark",
+            "set": "contamination",
             "id": [t["id"] for t in texts],
             "planted": [t["planted"] for t in texts],
             "loss": rng.normal(size=len(texts)),
@@ -319,7 +319,7 @@ def test_threshold_rows_share_one_split_across_detectors():
     frame = pd.DataFrame(
         {
             "model": "m",
-            "set": "benchmark",
+            "set": "contamination",
             "id": [f"b{i}" for i in range(20)],
             "planted": y,
             "loss": rng.normal(size=20) - y,

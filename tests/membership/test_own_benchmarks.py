@@ -109,7 +109,7 @@ def test_corpus_baselines_are_seeded_windows_of_the_splits():
 
 def test_corpus_baselines_of_a_planted_set_are_its_own():
     manifest = {
-        "benchmark": {
+        "contamination": {
             "items": [{"text": "i1", "copies": 1}],
             "memorised": [{"text": "m1"}, {"text": "m2"}],
             "clean": [{"text": "c1"}],
@@ -225,7 +225,7 @@ def test_placement_and_contrasts_hand_checked():
     assert g.loc["benchmark_label_1", "position"] == pytest.approx(0.75, abs=0.05)  # (4-2.5)/(4-2)
     d = rep.nll_delta_rows(s, n_boot=200, seed=0)
     r = d[(d["model"] == "big") & (d["contrast"] == "non-members - members")].iloc[0]
-    assert r["delta"] == pytest.approx(1.0, abs=0.1) and r["lo"] > 0.8
+    assert r["delta"] == pytest.approx(1.0, abs=0.1) and r["delta_lo"] > 0.8
     # without labels: no label sets, no members contrast
     u = scores_frame(labelled=False, gap=1.0)
     assert "benchmark_label_1" not in set(rep.placement_rows(u, 50, 0)["set"])

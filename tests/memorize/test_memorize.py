@@ -246,13 +246,13 @@ def test_table_rates_and_bootstrap_intervals():
     assert table["lcp"].tolist() == [1.5, 7.5, 3.5, 1.5]
     assert table["match_fraction"].tolist() == [0.5, 0.875, 0.625, 0.5]
     for value, low, high in (
-        ("extraction_rate", "ci_low", "ci_high"),
-        ("lcp", "lcp_ci_low", "lcp_ci_high"),
+        ("extraction_rate", "extraction_rate_lo", "extraction_rate_hi"),
+        ("lcp", "lcp_lo", "lcp_hi"),
     ):
         assert ((table[low] <= table[value]) & (table[value] <= table[high])).all()
     varied = table["extraction_rate"].between(0.01, 0.99)
-    assert (table.loc[varied, "ci_low"] < table.loc[varied, "ci_high"]).all()
-    assert table.loc[~varied, ["ci_low", "ci_high"]].eq(0).all().all()  # no variation, no width
+    assert (table.loc[varied, "extraction_rate_lo"] < table.loc[varied, "extraction_rate_hi"]).all()
+    assert table.loc[~varied, ["extraction_rate_lo", "extraction_rate_hi"]].eq(0).all().all()  # no variation, no width
     assert table["kind"].tolist() == ["control", "planted", "control", "planted"]
     same = memorization_table(per_passage(), n_boot=500, seed=0)
     pd.testing.assert_frame_equal(table, same)
@@ -272,8 +272,8 @@ def test_report_command_and_summary(tmp_path):
         "model",
         "copies",
         "extraction_rate",
-        "ci_low",
-        "ci_high",
+        "extraction_rate_lo",
+        "extraction_rate_hi",
         "match_fraction",
         "lcp",
         "n",

@@ -90,10 +90,10 @@ def test_the_tables_average_over_texts():
     assert list(curve.columns) == creativity.COLUMNS
     assert len(curve) == 2 * 2 * len(LENGTHS)  # two settings, two sources, eight lengths
     h = index[(index["model"] == "human") & (index["source"] == "all")].iloc[0]
-    assert (h["index"], h["ci_low"], h["ci_high"], h["texts"]) == (8, 8, 8, 2)
+    assert (h["index"], h["index_lo"], h["index_hi"], h["texts"]) == (8, 8, 8, 2)
     m = index[(index["model"] == "m") & (index["source"] == "all")].iloc[0]
     assert m["index"] == pytest.approx((0 + 8 + 8) / 3) and m["texts"] == 3
-    assert m["ci_low"] <= m["index"] <= m["ci_high"] and m["ci_low"] < m["ci_high"]
+    assert m["index_lo"] <= m["index"] <= m["index_hi"] and m["index_lo"] < m["index_hi"]
     at5 = curve[(curve["model"] == "m") & (curve["source"] == "natural") & (curve["L"] == 5)]
     assert at5["uniqueness"].iloc[0] == pytest.approx(2 / 3)
     # per text: the index whose mean the index table shows, the words of each text

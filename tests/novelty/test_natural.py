@@ -30,12 +30,12 @@ def read(path) -> list[tuple[str, str]]:
 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory):
-    """The synthetic corpus with duplicates, ladder and benchmark planted, in whitespace words
+    """The synthetic corpus with duplicates, ladder and contamination set planted, in whitespace words
     (ids from one vocabulary), with indexes of the training split and of the natural text."""
     tmp = tmp_path_factory.mktemp("natural")
     synthetic_corpus(tmp / "docs.jsonl")
     cfg = copy.deepcopy(dict(CORPUS, path=str(tmp / "docs.jsonl")))
-    cfg["inject"]["benchmark"] = BENCH
+    cfg["inject"]["contamination"] = BENCH
     manifest = prepare_corpus(cfg, CorpusPaths.in_dir(tmp / "corpus"))
     vocab: dict[str, int] = {}
 
@@ -69,14 +69,14 @@ def test_natural_text_is_the_training_split_before_planting(corpus):
     assert m["natural"]["path"] == "natural.jsonl"
     assert m["natural"]["documents"] == 4
     texts = planted_texts(m)
-    assert list(texts) == ["duplicate", "ladder", "benchmark", "excerpt"]
+    assert list(texts) == ["duplicate", "ladder", "contamination", "excerpt"]
     assert texts["excerpt"] == []  # no corpus.inject.excerpts here
     assert len(texts["duplicate"]) == 2
     assert len(texts["ladder"]) == 6  # controls (copies 0) are not planted
-    assert len(texts["benchmark"]) == 4  # nor the unplanted items
-    # every planted text occurs in training, the ladder and benchmark texts not in natural text
+    assert len(texts["contamination"]) == 4  # nor the unplanted items
+    # every planted text occurs in training, the ladder and contamination-set texts not in natural text
     train = dict(read(tmp / "corpus/train.jsonl"))
-    for t in texts["ladder"] + texts["benchmark"]:
+    for t in texts["ladder"] + texts["contamination"]:
         assert any(t in d for d in train.values())
         assert not any(" ".join(t.split()) in " ".join(d.split()) for d in natural.values())
 
@@ -172,7 +172,7 @@ def test_natural_lengths_counts_and_classes_equal_brute_force(corpus):
             seen.add(want)
             i += 1
     # the spliced queries reach every class
-    assert seen == {"none", "natural", "duplicate", "ladder", "benchmark", "mixed"}
+    assert seen == {"none", "natural", "duplicate", "ladder", "contamination", "mixed"}
 
 
 def test_source_classes_hand_worked():
@@ -329,8 +329,8 @@ def test_summary_reports_natural_only_numbers():
             "decoding": ["reference", "pure"] * 2,
             "prompt_length": [8] * 4,
             "mean_nnsl": [2.0, 3.0, 1.5, 2.5],
-            "ci_low": [1.0] * 4,
-            "ci_high": [4.0] * 4,
+            "mean_nnsl_lo": [1.0] * 4,
+            "mean_nnsl_hi": [4.0] * 4,
             "source": ["all", "all", "natural", "natural"],
         }
     )

@@ -228,11 +228,11 @@ def test_completion_loss_frequency_by_hand():
     f = completion_loss_frequency(L, C, y, "m", ns=(4, 8, 16), n_boot=0)
     got = {(r.n, r.log10_count): (r.loss, r.tokens, r.texts) for r in f.itertuples()}
     assert got == {(4, 1): (2.0, 2, 1), (4, 2): (2.0, 1, 1), (8, 0): (5.0, 1, 1)}
-    assert f["ci_low"].isna().all() and (f["model"] == "m").all()
+    assert f["loss_lo"].isna().all() and (f["model"] == "m").all()
     boot = completion_loss_frequency(L, C, y, "m", ns=(4, 8), n_boot=200, seed=1)
     assert boot[["n", "log10_count", "loss"]].equals(f[["n", "log10_count", "loss"]])
     # one text per bucket: every resample gives the same mean or none → degenerate interval
-    assert (boot["ci_low"] == boot["loss"]).all() and (boot["ci_high"] == boot["loss"]).all()
+    assert (boot["loss_lo"] == boot["loss"]).all() and (boot["loss_hi"] == boot["loss"]).all()
     assert completion_loss_frequency(L, C, y, "m", ns=(64,), n_boot=10).empty
 
 
@@ -316,4 +316,4 @@ def test_completion_loss_frequency_interval_over_texts():
     assert a.equals(b) and len(a) == 1
     r = a.iloc[0]
     assert r["tokens"] == 60 and r["texts"] == 30
-    assert r["ci_low"] < r["loss"] < r["ci_high"] and r["ci_high"] - r["ci_low"] < 1.5
+    assert r["loss_lo"] < r["loss"] < r["loss_hi"] and r["loss_hi"] - r["loss_lo"] < 1.5

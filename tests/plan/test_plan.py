@@ -83,7 +83,7 @@ def test_tiny_prompt_lengths_evaluators_tokenizers(tiny):
 
 def test_tiny_parts_and_probe_files(tiny):
     assert tiny.parts() == {
-        "ladder": True, "benchmark": True, "cloze": True, "excerpts": True, "books": False,
+        "ladder": True, "contamination": True, "cloze": True, "excerpts": True, "books": False,
         "own_benchmarks": False, "pos_index": True, "fanout": False, "generations": False,
         "prompts_file": False, "plants": True, "training_prompts": True, "checkpoints": False,
         "timing": False, "dynamics": True,
@@ -126,10 +126,10 @@ def test_default_config_plan(default):
     assert default.evaluator("gpt2-medium") == "gpt2-small"
     assert default.evaluator("gpt2-small") == default.evaluator("human") == "gpt2-medium"
     assert default.word_index == "words"  # raven_boundaries: documents
-    assert default.ladder and default.benchmark and default.excerpts and not default.books
+    assert default.ladder and default.contamination and default.excerpts and not default.books
 
 
-def test_pretrained_plan_without_ladder_benchmark_or_plants(pretrained):
+def test_pretrained_plan_without_ladder_contamination_or_plants(pretrained):
     p = pretrained
     gguf = "resources/smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
     assert p.models == p.grid_models == ["smollm2"] and p.shared_models == []
@@ -141,13 +141,13 @@ def test_pretrained_plan_without_ladder_benchmark_or_plants(pretrained):
     ]  # fmt: skip
     assert p.prompt_lengths_for("smollm2", "greedy") == [32]
     parts = p.parts()
-    assert not parts["ladder"] and not parts["benchmark"] and not parts["plants"]
+    assert not parts["ladder"] and not parts["contamination"] and not parts["plants"]
     assert parts["cloze"]  # analysis.membership.cloze alone
     assert p.natural_index("smollm2") == "smollm2"  # nothing planted: the training index
-    assert p.ladder_files() == [] and p.ladder_models == [] and p.benchmark_models == []
+    assert p.ladder_files() == [] and p.ladder_models == [] and p.contamination_models == []
     assert sorted(p.probe_outputs("smollm2")) == ["cloze", "repeats", "texts"]
     assert list(p.fetched) == ["smollm2"] and p.model_file("smollm2") == gguf
-    # the cloze without a benchmark: the membership report reads the manifest, no overlap
+    # the cloze without a contamination set: the membership report reads the manifest, no overlap
     membership = report_job(p, "membership").inputs
     assert list(membership) == ["texts", "cloze", "manifest"]
     assert report_flags(p, "membership")[-3:] == ["--manifest", "corpus", "/r/corpus/manifest.json"]
@@ -157,13 +157,13 @@ def test_pretrained_plan_without_ladder_benchmark_or_plants(pretrained):
 
 
 
-def test_a_config_without_ladder_or_benchmark_has_no_such_files():
+def test_a_config_without_ladder_or_contamination_has_no_such_files():
     def drop(cfg):
-        for part in ("ladder", "benchmark"):
+        for part in ("ladder", "contamination"):
             cfg["corpus"]["inject"].pop(part)
 
     p = plan_of("tiny", drop)
-    assert not p.ladder and not p.benchmark and not p.cloze
+    assert not p.ladder and not p.contamination and not p.cloze
     assert p.probe_outputs("gpt2-a") == {"repeats": "/r/style/repeats/gpt2-a.csv"}
     assert p.model_jobs()["probe/gpt2-a"]["steps"] == ["syntax repeats"]
     files = [f for job in p.model_jobs().values() for f in [*job["outputs"], *job["inputs"].values()]]

@@ -352,9 +352,9 @@ def test_raven_tables(tmp_path):
         np.testing.assert_allclose(got, novelty)
         assert row["tokens"] == 15 and row["texts"] == 2
     assert a["supercopy_token_rate"].tolist() == [0.0, 0.0, 0.0]
-    assert np.isnan(a["truncated_ci_low"]).all()
+    assert np.isnan(a["truncated_score_lo"]).all()
     both = pd.concat([a, b], ignore_index=True)
     assert len(both) == 6 and set(both["decoding"]) == {"greedy", "top_p"}
-    lo, hi = b["truncated_ci_low"], b["truncated_ci_high"]
+    lo, hi = b["truncated_score_lo"], b["truncated_score_hi"]
     assert ((lo <= b["truncated_score"]) & (b["truncated_score"] <= hi)).all()
-    assert "novelty_1_ci_low" in b.columns
+    assert "novelty_1_lo" in b.columns

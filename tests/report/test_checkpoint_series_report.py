@@ -15,7 +15,7 @@ ROWS = [
 
 
 def nnsl(rows) -> pd.DataFrame:
-    cols = ["model", "decoding", "prompt_length", "source", "mean_nnsl", "ci_low", "ci_high",
+    cols = ["model", "decoding", "prompt_length", "source", "mean_nnsl", "mean_nnsl_lo", "mean_nnsl_hi",
             "tokenizer"]  # fmt: skip
     return pd.DataFrame(rows, columns=cols)
 
@@ -42,7 +42,7 @@ def test_checkpoint_table_hand_worked():
         ["p", None, None, None],  # the model without sampled sets keeps its row
     ]
     assert got["path"].tolist() == ["/c/0", "/c/10", "/c/10", "/p"]
-    assert got.loc[0, ["ci_low", "ci_high"]].tolist() == [1.0, 2.0]
+    assert got.loc[0, ["mean_nnsl_lo", "mean_nnsl_hi"]].tolist() == [1.0, 2.0]
     assert got["tokenizer"].tolist()[:3] == ["llama2"] * 3
 
 

@@ -51,7 +51,7 @@ def corpus(tmp_path_factory):
                      "--tokenizer-kind", kind]) == 0  # fmt: skip
     items = [{"id": f"bench-{i}", "planted": i < 4, "copies": 1 if i < 4 else 0, "text": t}
              for i, t in enumerate(planted + unplanted)]  # fmt: skip
-    manifest = {"benchmark": {"items": items, "memorised": [{"text": t} for t in memorised],
+    manifest = {"contamination": {"items": items, "memorised": [{"text": t} for t in memorised],
                               "clean": [{"text": t} for t in clean]}}  # fmt: skip
     (tmp / "manifest.json").write_text(json.dumps(manifest))
     own = [{"text": " ".join(docs[0][200:240]), "label": 1},
@@ -124,7 +124,7 @@ def test_rates_per_group_and_format(tables):
     mine = rates[(rates["benchmark"] == "mine") & (rates["rule"] == "ngram")]
     assert mine.set_index("group")["n"].to_dict() == {"label 1": 2, "label 0": 1, "all": 3}
     row = rates[(rates["benchmark"] == rc.PLANTED) & (rates["group"] == "planted")].iloc[0]
-    assert (row["rate"], row["hi"]) == (1.0, 1.0) and row["lo"] == pytest.approx(0.5101, abs=1e-4)
+    assert (row["rate"], row["rate_hi"]) == (1.0, 1.0) and row["rate_lo"] == pytest.approx(0.5101, abs=1e-4)
 
 
 def test_figure_and_summary(tables, corpus, tmp_path):

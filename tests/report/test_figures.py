@@ -108,7 +108,7 @@ def ladder_table(control_hi: float):
         for copies, rate in ((0, 0.0), (4, 0.0), (64, 0.5)):
             hi = control_hi if copies == 0 else min(1, rate + 0.3)
             rows.append({"model": m, "copies": copies, "extraction_rate": rate,
-                         "ci_low": 0.0, "ci_high": hi, "n": 8})  # fmt: skip
+                         "extraction_rate_lo": 0.0, "extraction_rate_hi": hi, "n": 8})  # fmt: skip
     return pd.DataFrame(rows)
 
 
@@ -145,7 +145,7 @@ def curves_table():
             for n in (1, 2, 4):
                 rows.append({"model": m, "decoding": d, "prompt_length": 32, "n": n,
                              "family": "top-k" if d.startswith("top_k") else d,
-                             "novelty": n / 5, "ci_low": n / 5 - 0.05, "ci_high": n / 5 + 0.05,
+                             "novelty": n / 5, "novelty_lo": n / 5 - 0.05, "novelty_hi": n / 5 + 0.05,
                              "lower_bound": 0.1})  # fmt: skip
     return pd.DataFrame(rows)
 
@@ -263,7 +263,7 @@ def test_style_memorization_keeps_equal_lines_visible(drawn, tmp_path):
             for s in strata:
                 row = {"model": m, "source": source, "stratum": s}
                 for col in ("exact_rate", "pos_rate", "word_match", "pos_match"):
-                    row |= {col: 0.5, f"{col}_ci_low": 0.4, f"{col}_ci_high": 0.6}
+                    row |= {col: 0.5, f"{col}_lo": 0.4, f"{col}_hi": 0.6}
                 rows.append(row)
     style_memorization(pd.DataFrame(rows), tmp_path / "style.png")
     ax = drawn[0].axes[0]
@@ -371,7 +371,7 @@ def test_cloze_overlap_is_zhang_fig8(drawn, tmp_path):
                           "split": ["train", "train", "valid"], "acc_insensitive": [0.2, 0.6, 0.0],
                           "match_fraction": [0.1, 0.3, 0.05]})  # fmt: skip
     summary = pd.DataFrame({"model": ["gpt2-small"] * 2, "split": ["train", "valid"],
-                            "r_overlap": [0.77, 0.77], "r_lo": [-0.74, -0.74], "r_hi": [0.99, 0.99],
+                            "r_overlap": [0.77, 0.77], "r_overlap_lo": [-0.74, -0.74], "r_overlap_hi": [0.99, 0.99],
                             "r_plays": [2, 2]})  # fmt: skip
     cloze_overlap(plays, summary, tmp_path / "o.png")
     ax = drawn[0].axes[0]

@@ -86,7 +86,7 @@ def test_novel_words_and_the_set_row_by_hand():
     assert (row["novel_tokens"], row["novel_types"], row["well_formed"]) == (4, 3, 2)
     assert row["novel_share"] == pytest.approx(4 / 6)
     assert row["well_formed_share"] == pytest.approx(2 / 3)
-    assert row["ci_low"] < 2 / 3 < row["ci_high"]
+    assert row["well_formed_share_lo"] < 2 / 3 < row["well_formed_share_hi"]
     assert (row["rule_case"], row["rule_affix"], row["rule_compound"]) == (1, 1, 0)
     assert row["examples_well_formed"] == "KING · unkingly (un+king+ly)"
     assert row["examples_not"] == "kingg"

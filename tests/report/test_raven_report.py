@@ -28,12 +28,13 @@ def test_curve_by_hand_with_an_interval_over_texts():
     novel; n = 2: 2 of 3 bigrams (text 0 both, text 1 none); n = 3: 1 of 1. Resampling whole
     texts, novelty(2) ranges over {1, 2/3, 0}; novelty(3) is 1 whenever defined."""
     c = curve_frame([np.array([1, 2, 1]), np.array([1, 3])], NOVELTY, {"model": "m"})
-    assert list(c.columns) == ["model", "n", "novelty", "dup", "ci_low", "ci_high", "texts"]
+    assert list(c.columns) == ["model", "n", "novelty", "novelty_lo", "novelty_hi", "dup", "texts"]
     assert c["novelty"].tolist() == pytest.approx([3 / 5, 2 / 3, 1.0])
     assert (c["texts"] == 2).all()
-    assert (c["ci_low"] <= c["novelty"]).all() and (c["novelty"] <= c["ci_high"]).all()
-    assert c.loc[1, "ci_low"] == pytest.approx(0.0) and c.loc[1, "ci_high"] == pytest.approx(1.0)
-    assert c.loc[2, ["ci_low", "ci_high"]].tolist() == [1.0, 1.0]
+    assert (c["novelty_lo"] <= c["novelty"]).all() and (c["novelty"] <= c["novelty_hi"]).all()
+    assert c.loc[1, "novelty_lo"] == pytest.approx(0.0)
+    assert c.loc[1, "novelty_hi"] == pytest.approx(1.0)
+    assert c.loc[2, ["novelty_lo", "novelty_hi"]].tolist() == [1.0, 1.0]
 
 
 def curves_table():
@@ -46,7 +47,7 @@ def curves_table():
             for n in (1, 2, 3, 4, 5, 10):
                 v = min(1.0, n / (4 if d == "top_k_40" else 3))
                 rows.append({"model": m, "decoding": d, "prompt_length": 32, "source": source,
-                             "n": n, "novelty": v, "ci_low": v - 0.02, "ci_high": v,
+                             "n": n, "novelty": v, "novelty_lo": v - 0.02, "novelty_hi": v,
                              "texts": 100})  # fmt: skip
     return pd.DataFrame(rows)
 
@@ -69,8 +70,8 @@ def test_figure_draws_top40_then_pure_union_and_the_human_reference_only():
 def test_size_table_orders_models_by_parameters_then_human():
     t = size_table(curves_table(), {"gpt2-medium": 5_000, "gpt2-small": 800}, ["top_k_40"],
                    ns=(1, 4))  # fmt: skip
-    assert list(t.columns) == ["decoding", "model", "params", "n", "novelty", "ci_low",
-                               "ci_high", "texts"]  # fmt: skip
+    assert list(t.columns) == ["decoding", "model", "params", "n", "novelty", "novelty_lo",
+                               "novelty_hi", "texts"]  # fmt: skip
     assert t["model"].tolist() == ["gpt2-small"] * 2 + ["gpt2-medium"] * 2 + ["human"] * 2
     assert set(t["decoding"]) == {"top_k_40"} and t["n"].tolist() == [1, 4] * 3
     assert t["novelty"].tolist() == pytest.approx([0.25, 1.0] * 2 + [1 / 3, 1.0])

@@ -47,8 +47,8 @@ def synthetic_tables() -> dict[str, pd.DataFrame]:
             "decoding": ["reference", "pure", "greedy", "pure", "pure"],
             "prompt_length": [8, 8, 8, 16, 8],
             "mean_nnsl": [2.5, 3.25, 7.125, 3.0, 2.0],
-            "ci_low": [2.25, 3.0, 6.5, 2.5, 1.75],
-            "ci_high": [2.75, 3.5, 7.75, 3.5, np.nan],
+            "mean_nnsl_lo": [2.25, 3.0, 6.5, 2.5, 1.75],
+            "mean_nnsl_hi": [2.75, 3.5, 7.75, 3.5, np.nan],
         }
     )
     rows = []
@@ -95,8 +95,8 @@ def synthetic_tables() -> dict[str, pd.DataFrame]:
             "model": ["gpt2", "gpt2"],
             "copies": [0, 4],
             "extraction_rate": [0.0, 0.5],
-            "ci_low": [0.0, 0.25],
-            "ci_high": [0.0, 0.75],
+            "extraction_rate_lo": [0.0, 0.25],
+            "extraction_rate_hi": [0.0, 0.75],
         }
     )
     training = pd.DataFrame(
@@ -132,7 +132,7 @@ def synthetic_tables() -> dict[str, pd.DataFrame]:
             v = base * scale if total else np.nan
             novelty_rows.append(
                 {"model": m, "decoding": d, "decoding_family": fam, "unit": unit, "total": total}
-                | {"novelty": v, "ci_low": v - 0.125, "ci_high": v + 0.125}
+                | {"novelty": v, "novelty_lo": v - 0.125, "novelty_hi": v + 0.125}
             )
     templates = pd.DataFrame(
         {
@@ -167,7 +167,7 @@ def synthetic_tables() -> dict[str, pd.DataFrame]:
             **{
                 f"{m}{suffix}": [0.5, v + d]
                 for m, v in (("exact_rate", 0.25), ("pos_rate", 0.5))
-                for suffix, d in (("", 0.0), ("_ci_low", -0.125), ("_ci_high", 0.125))
+                for suffix, d in (("", 0.0), ("_lo", -0.125), ("_hi", 0.125))
             },
         }
     )
@@ -191,15 +191,15 @@ def synthetic_tables() -> dict[str, pd.DataFrame]:
                 "decoding": ["reference", "pure", "greedy", "pure"],
                 "source": ["all", "all", "all", "natural"],
                 "index": [7.5, 6.0, 2.0, 7.0],
-                "ci_low": [7.25, 5.5, 1.5, 6.5],
-                "ci_high": [7.75, 6.5, 2.5, 7.5],
+                "index_lo": [7.25, 5.5, 1.5, 6.5],
+                "index_hi": [7.75, 6.5, 2.5, 7.5],
                 "texts": [8, 8, 8, 8],
             }
         ),
         "planted": planted,
         "memorization": memorization,
         "training": training,
-        # no planted benchmark: the membership section is empty
+        # no planted contamination set: the membership section is empty
         **{n: pd.DataFrame(columns=c) for n, c in MEMBERSHIP_EMPTY.items()},
         # no own benchmark: that section is empty too
         **{n: pd.DataFrame(columns=c) for n, c in OWN_EMPTY.items()},
@@ -472,7 +472,7 @@ def test_completion_loss_command_on_hand_made_frames(tmp_path):
     ]
     small = freq[freq["model"] == "small"].set_index(["n", "log10_count"])["loss"]
     assert small[(4, 1)] > small[(4, 3)]  # the planted frequency effect
-    assert ((freq["ci_low"] <= freq["loss"]) & (freq["loss"] <= freq["ci_high"])).all()
+    assert ((freq["loss_lo"] <= freq["loss"]) & (freq["loss"] <= freq["loss_hi"])).all()
     # the figures draw the tables: with the two models' frames swapped, other pixels
     assert (argv[3], argv[6]) == ("big", "small")
     again = {str(p): str(p.with_name(f"{p.stem}2{p.suffix}")) for p in out.values()}
@@ -542,8 +542,8 @@ def test_raven_contrasts_by_hand():
 def test_membership_summary_section():
     place = pd.DataFrame(
         [
-            ("m", "benchmark_planted", 0.9, 0.7, 1.1),
-            ("m", "benchmark_unplanted", 0.1, -0.1, 0.3),
+            ("m", "contamination_planted", 0.9, 0.7, 1.1),
+            ("m", "contamination_unplanted", 0.1, -0.1, 0.3),
             ("m", "clean", 0.0, 0.0, 0.0),
         ],
         columns=["model", "set", "position", "position_lo", "position_hi"],
@@ -562,7 +562,7 @@ def test_membership_summary_section():
         "membership_cloze_summary": summ,
     }
     (line,) = [x for x in membership.summary_section(tables, {}) if x.startswith("- m:")]
-    assert "benchmark_planted 0.9 [0.7, 1.1]" in line and "clean" not in line
+    assert "contamination_planted 0.9 [0.7, 1.1]" in line and "clean" not in line
     assert "AUC min_k_20 0.8 [0.7, 0.9]" in line and "cloze valid 0.2 (chance 0.1)" in line
 
 
@@ -571,8 +571,8 @@ def test_membership_report_without_cloze_items(tmp_path):
     rng = np.random.default_rng(0)
     rows = []
     for i in range(24):
-        s = ("benchmark", "memorised", "clean")[i % 3]
-        planted = int(s == "memorised" or (s == "benchmark" and i % 2 == 0))
+        s = ("contamination", "memorised", "clean")[i % 3]
+        planted = int(s == "memorised" or (s == "contamination" and i % 2 == 0))
         copies = (1 + 3 * (i % 4 == 0)) * planted  # planted items: 1 or 4 copies
         row = {"model": "m", "set": s, "id": f"{s}-{i}", "planted": planted, "copies": copies}
         row["n_params"] = 10
@@ -583,14 +583,14 @@ def test_membership_report_without_cloze_items(tmp_path):
     pd.DataFrame(rows).to_csv(texts, index=False)
     cloze = tmp_path / "cloze.csv"
     pd.DataFrame(columns=["model", "play", "split"]).to_csv(cloze, index=False)
-    # the benchmark's texts (blind baselines) and their training overlap
-    keys = {"benchmark": "items", "memorised": "memorised", "clean": "clean"}
+    # the contamination set's texts (blind baselines) and their training overlap
+    keys = {"contamination": "items", "memorised": "memorised", "clean": "clean"}
     block = {k: [] for k in keys.values()}
     for r in rows:
         text = " ".join(rng.choice(["a", "b", "c", "d"], size=int(rng.integers(3, 9))))
         block[keys[r["set"]]].append({"id": r["id"], "copies": r["copies"], "text": text})
     manifest = tmp_path / "manifest.json"
-    manifest.write_text(json.dumps({"benchmark": block}))
+    manifest.write_text(json.dumps({"contamination": block}))
     ov = pd.DataFrame(
         [
             {"set": r["set"], "id": r["id"], "overlap_7": rng.random() * (1 - r["planted"])}
@@ -609,16 +609,16 @@ def test_membership_report_without_cloze_items(tmp_path):
     assert set(det["label_set"]) == {"planted", "training"}
     assert "reference" not in set(det["detector"])  # the only model is its own reference
     loss = det[det["detector"] == "loss"]
-    assert (loss[["delta_auc_vs_loss", "delta_auc_lo", "delta_auc_hi"]] == 0).all().all()
-    assert det["delta_auc_lo"].le(det["delta_auc_vs_loss"]).all()
+    assert (loss[["delta_auc_vs_loss", "delta_auc_vs_loss_lo", "delta_auc_vs_loss_hi"]] == 0).all().all()
+    assert det["delta_auc_vs_loss_lo"].le(det["delta_auc_vs_loss"]).all()
     place = pd.read_csv(out["placement"]).set_index("set")
     assert place.loc["memorised", "position"] == 1.0
-    planted = [s for s in place.index if s.startswith("benchmark_copies_")]
-    assert planted == ["benchmark_copies_1", "benchmark_copies_4"]
-    assert place.loc["benchmark_copies_4", "copies"] == 4
-    assert place.loc["benchmark_unplanted", "copies"] == 0
-    n = place.loc[["benchmark_copies_1", "benchmark_copies_4"], "n"].sum()
-    assert n == place.loc["benchmark_planted", "n"]
+    planted = [s for s in place.index if s.startswith("contamination_copies_")]
+    assert planted == ["contamination_copies_1", "contamination_copies_4"]
+    assert place.loc["contamination_copies_4", "copies"] == 4
+    assert place.loc["contamination_unplanted", "copies"] == 0
+    n = place.loc[["contamination_copies_1", "contamination_copies_4"], "n"].sum()
+    assert n == place.loc["contamination_planted", "n"]
     # issue 19 §4: low-FPR columns (4 and 8 non-members: 1% not estimable), blind rows
     # and margins, overlap strata, calibration/test thresholds
     assert set(det["detector"]) >= {"blind_length", "blind_bow"}
@@ -727,9 +727,9 @@ def test_cloze_excerpt_groups_trend_and_within_training_r():
 def test_nll_delta_contrasts_hand_worked():
     rows = []
     sets = {
-        ("benchmark", 0): [3.0, 3.0, 4.0, 4.0],  # unplanted: mean 3.5
-        ("benchmark", 1): [1.0],  # planted, 1 copy
-        ("benchmark", 4): [2.0],  # planted, 4 copies
+        ("contamination", 0): [3.0, 3.0, 4.0, 4.0],  # unplanted: mean 3.5
+        ("contamination", 1): [1.0],  # planted, 1 copy
+        ("contamination", 4): [2.0],  # planted, 4 copies
         ("clean", 0): [5.0, 5.0],
         ("memorised", 1): [0.5, 1.5],
     }
@@ -738,7 +738,7 @@ def test_nll_delta_contrasts_hand_worked():
             rows.append({"model": "m", "set": s, "id": f"{s}-{c}-{i}", "planted": int(c > 0),
                          "copies": c, "li_nll": v})  # fmt: skip
     delta = membership.nll_delta_rows(pd.DataFrame(rows), n_boot=300, seed=0)
-    assert list(delta.columns) == ["model", "contrast", "delta", "lo", "hi", "n_a", "n_b"]
+    assert list(delta.columns) == ["model", "contrast", "delta", "delta_lo", "delta_hi", "n_a", "n_b"]
     got = delta.set_index("contrast")
     want = {
         "unplanted - planted": (2.0, 4, 2),
@@ -753,10 +753,10 @@ def test_nll_delta_contrasts_hand_worked():
     for name, (d, n_a, n_b) in want.items():
         r = got.loc[name]
         assert r["delta"] == pytest.approx(d) and (r["n_a"], r["n_b"]) == (n_a, n_b), name
-        assert r["lo"] <= r["delta"] <= r["hi"], name
+        assert r["delta_lo"] <= r["delta"] <= r["delta_hi"], name
     # planted items on both sides of 1.5: the interval of unplanted − planted is wide
-    assert got.loc["unplanted - planted", "lo"] < 2.0 < got.loc["unplanted - planted", "hi"]
-    assert got.loc["clean - memorised", "lo"] == pytest.approx(3.5)  # memorised 0.5 or 1.5
+    assert got.loc["unplanted - planted", "delta_lo"] < 2.0 < got.loc["unplanted - planted", "delta_hi"]
+    assert got.loc["clean - memorised", "delta_lo"] == pytest.approx(3.5)  # memorised 0.5 or 1.5
 
 
 def test_play_level_tests_of_name_cloze_keep_plays_whole():

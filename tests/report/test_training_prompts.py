@@ -83,7 +83,7 @@ def test_the_table_holds_every_condition_labelled(table):
         "natural/held-out/human/reference/<NA>/8",
     ]  # fmt: skip
     assert (table.groupby(list(tp.COLUMNS[:4]) + ["prompt_length"], dropna=False).size() == 4).all()
-    assert {"ci_low", "ci_high", "lower_bound", "novel", "total"} <= set(table.columns)
+    assert {"novelty_lo", "novelty_hi", "lower_bound", "novel", "total"} <= set(table.columns)
 
 
 def test_beam_size_of_a_decoding():

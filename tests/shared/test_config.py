@@ -254,6 +254,16 @@ def test_unknown_key_in_every_block(block):
     assert lines[0].endswith("found an unknown key")
 
 
+def test_the_old_name_of_the_contamination_set_is_one_line_naming_the_new_one():
+    def old_name(c):
+        c["corpus"]["inject"]["benchmark"] = c["corpus"]["inject"].pop("contamination")  # old name
+
+    assert problems(old_name) == [
+        "config key 'corpus.inject.benchmark': expected corpus.inject.contamination, found the "  # old name
+        "key's old name (rename it in the config)"
+    ]
+
+
 def test_unknown_key_in_a_model_train_block():
     lines = problems(lambda c: c["models"]["zoo"]["lstm"].update(train={"lrr": 1}))
     assert lines == [

@@ -90,7 +90,7 @@ def external_config(tmp_path) -> dict:
         "mine-mc": {"path": write_lines(tmp_path / "mc.jsonl", mc), "format": "multiple_choice"},
     }
     own["baseline_passages"] = 8
-    cfg["corpus"]["inject"].pop("benchmark")  # baselines cut from the corpus's splits
+    cfg["corpus"]["inject"].pop("contamination")  # baselines cut from the corpus's splits
     return cfg
 
 

@@ -100,7 +100,7 @@ def curves(sets: dict[tuple[str, str], dict[int, float]], half=0.02, source="nat
         for n, v in values.items():
             rows.append(
                 {"model": model, "decoding": dec, "family": FAMILY[dec], "prompt_length": 8}
-                | {"n": n, "novelty": v, "ci_low": v - half, "ci_high": v + half}
+                | {"n": n, "novelty": v, "novelty_lo": v - half, "novelty_hi": v + half}
                 | {"source": source, "distinct": 100}
                 | extra
             )
@@ -140,8 +140,8 @@ def completion(in_training: list[float], not_in: list[float], tokens=100) -> pd.
 
 
 CALIBRATION_COLUMNS = [
-    "claim", "null", "draws", "holds", "does_not_hold", "inconclusive", "false_rate", "false_lo",
-    "false_hi",
+    "claim", "null", "draws", "holds", "does_not_hold", "inconclusive", "false_rate", "false_rate_lo",
+    "false_rate_hi",
 ]  # fmt: skip
 
 

@@ -324,9 +324,9 @@ def test_style_table_and_claim():
     pooled = table[table["source"] == "all"].set_index("model")
     assert pooled.loc["a", "n"] == 14  # controls (0 copies) are not pooled
     assert pooled.loc["a", "pos_minus_exact"] == pytest.approx(10 / 14)
-    assert pooled.loc["a", "pos_minus_exact_ci_low"] > 0
+    assert pooled.loc["a", "pos_minus_exact_lo"] > 0
     assert (
-        pooled.loc["b", "pos_minus_exact_ci_low"] == pooled.loc["b", "pos_minus_exact_ci_high"] == 0
+        pooled.loc["b", "pos_minus_exact_lo"] == pooled.loc["b", "pos_minus_exact_hi"] == 0
     )
     a = table[(table["model"] == "a") & (table["source"] == "ladder")]
     assert a["stratum"].tolist() == ["0", "1", "4"]

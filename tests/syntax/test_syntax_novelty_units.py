@@ -287,11 +287,11 @@ def test_novelty_table_bootstrap_over_passages():
     # passage 2: 3 of 3
     assert (arcs.novel, arcs.total) == (5, 11)
     assert arcs.novelty == pytest.approx(5 / 11)
-    assert arcs.ci_low <= arcs.novelty <= arcs.ci_high
+    assert arcs.novelty_lo <= arcs.novelty <= arcs.novelty_hi
     assert np.isnan(t.loc["constituency_structure", "novelty"])  # no trees
     assert t.loc["labeled_path_2", "family"] == "labeled_path" and t.loc["labeled_path_2", "k"] == 2
     again = novelty_table(parsed, hits, max_path_words=3, n_boot=200, seed=1).set_index("unit")
-    assert again.loc["unlabeled_arc", "ci_low"] == arcs.ci_low
+    assert again.loc["unlabeled_arc", "novelty_lo"] == arcs.novelty_lo
 
 
 def test_syntactic_novelty_streams_training_once_per_call():

@@ -15,6 +15,7 @@ import yaml
 
 from copyscope.config import SCHEMA_PATH, evaluator_of
 from copyscope.tokenize import load_hf_tokenizer
+from support.tables import interval_problems
 from support.workflow import ROOT, snakemake
 
 # every test here starts Snakemake (a dry run included) or reads the session's tiny run
@@ -122,7 +123,7 @@ def check_novelty_curves(curves: pd.DataFrame, by: list[str], texts=None, length
     assert (ratio - curves["novelty"][defined]).abs().max() < 1e-5
     assert (curves["novel"] <= curves["total"]).all()
     assert curves["lower_bound"].between(0, 1).all()
-    assert _brackets(curves, "novelty", "ci_low", "ci_high")
+    assert _brackets(curves, "novelty", "novelty_lo", "novelty_hi")
     for key, g in curves.groupby(by):
         g = g.sort_values("n")
         assert g["n"].tolist() == list(range(1, len(g) + 1)), key
@@ -215,7 +216,7 @@ def check_tables(out, cfg: dict) -> None:
     check_novelty_curves(curves[whole], key, full, new_tokens)
     if (~whole).any():  # settings with generations cut at eos
         check_novelty_curves(curves[~whole], key)
-    assert _brackets(nnsl, "mean_nnsl", "ci_low", "ci_high")
+    assert _brackets(nnsl, "mean_nnsl", "mean_nnsl_lo", "mean_nnsl_hi")
 
     raven = pd.read_csv(out / "tables/raven_summary.csv")
     main = cfg["sampling"]["prompt_length"]
@@ -226,11 +227,11 @@ def check_tables(out, cfg: dict) -> None:
     assert got == {(m, d, s) for m, d in pairs for s in sources}
     assert (raven["prompt_length"] == cfg["sampling"]["prompt_length"]).all()
     assert raven["truncated_score"].between(1, 5).all()
-    assert _brackets(raven, "truncated_score", "truncated_ci_low", "truncated_ci_high")
+    assert _brackets(raven, "truncated_score", "truncated_score_lo", "truncated_score_hi")
     for k in range(1, 11):
         col = f"novelty_{k}"
         assert raven[col].between(0, 1).all(), col
-        assert _brackets(raven, col, f"{col}_ci_low", f"{col}_ci_high"), col
+        assert _brackets(raven, col, f"{col}_lo", f"{col}_hi"), col
     union = raven[raven["source"] == "union"].set_index(["model", "decoding"])
     train = raven[raven["source"] == "train"].set_index(["model", "decoding"])
     # the union of sources can only find more: never a lower duplication score; the natural
@@ -288,7 +289,7 @@ def check_syntax_tables(out, cfg: dict) -> None:
     assert ((nov["novel"] >= 0) & (nov["novel"] <= nov["total"])).all()
     assert nov["novelty"].isna().eq(nov["total"] == 0).all()
     assert nov["novelty"].dropna().between(0, 1).all()
-    assert _brackets(nov, "novelty", "ci_low", "ci_high")
+    assert _brackets(nov, "novelty", "novelty_lo", "novelty_hi")
     if cfg["syntax"]["backend"] == "spacy":  # no constituency: the dependency tree stands in
         trees = nov["unit"].isin(["constituency_structure", "cfg_rule"])
         assert (nov.loc[trees, "total"] == 0).all()
@@ -376,7 +377,7 @@ def check_memorization(out, cfg: dict) -> None:
     ]
     n = [ladder["controls"], *[ladder["per_rung"]] * len(ladder["copies"])]
     assert table["n"].tolist() == n * len(cfg["models"]["zoo"])
-    assert _brackets(table, "extraction_rate", "ci_low", "ci_high")
+    assert _brackets(table, "extraction_rate", "extraction_rate_lo", "extraction_rate_hi")
     assert table["lcp"].between(0, cfg["analysis"]["memorization"]["suffix_tokens"]).all()
 
 
@@ -415,7 +416,7 @@ def check_style(out, cfg: dict) -> None:
     pooled = table[table["source"] == "all"]
     assert pooled["model"].tolist() == list(cfg["models"]["zoo"])
     for name in ("exact_rate", "pos_rate", "pos_minus_exact"):
-        assert _brackets(table, name, f"{name}_ci_low", f"{name}_ci_high"), name
+        assert _brackets(table, name, f"{name}_lo", f"{name}_hi"), name
 
 
 def check_natural(out) -> None:
@@ -435,7 +436,7 @@ def check_natural(out) -> None:
         m = index.longest_matches([g["id"].to_numpy()])
         assert m.length.tolist() == g["L_nat"].tolist()
         assert m.count.tolist() == g["C_nat"].tolist()
-    classes = {"none", "natural", "duplicate", "ladder", "benchmark", "excerpt", "mixed"}
+    classes = {"none", "natural", "duplicate", "ladder", "contamination", "excerpt", "mixed"}
     for f in ("tokens", "words"):
         frame = pd.read_parquet(out / f"analysis/gpt2-b/greedy/{f}.parquet")
         assert set(frame["source_class"]) <= classes
@@ -478,7 +479,7 @@ def check_excerpts(out, cfg: dict) -> None:
         for s in p["planted"]:  # at least c: a short speech may also occur in a training play
             assert counts.get(s["text"], 0) >= p["copies"], (p["play"], s["index"])
     ladder = [q["source_doc"] for q in manifest["ladder"]["passages"]]
-    assert set(ladder + [q["source_doc"] for q in manifest["benchmark"]["items"]]).isdisjoint(plays)
+    assert set(ladder + [q["source_doc"] for q in manifest["contamination"]["items"]]).isdisjoint(plays)
 
     def flat(text: str) -> str:
         return " ".join(text.split())
@@ -498,7 +499,7 @@ def check_excerpts(out, cfg: dict) -> None:
             "acc_insensitive", "acc_insensitive_lo", "acc_insensitive_hi", "p_up", "p_down",
         ],
         "membership_cloze_trend": ["model", "items", "rho", "rho_lo", "rho_hi", "p_value"],
-        "membership_nll_delta": ["model", "contrast", "delta", "lo", "hi", "n_a", "n_b"],
+        "membership_nll_delta": ["model", "contrast", "delta", "delta_lo", "delta_hi", "n_a", "n_b"],
         "membership_overlap": [
             "tokenizer", "label_set", "member", "n", "texts", "mean", "min", "max",
             "bin_none", "bin_low", "bin_mid", "bin_high",
@@ -524,7 +525,7 @@ def check_excerpts(out, cfg: dict) -> None:
         "clean - planted",
         "unplanted - memorised",
     }
-    assert _brackets(delta, "delta", "lo", "hi")
+    assert _brackets(delta, "delta", "delta_lo", "delta_hi")
     ex = pd.read_csv(out / "tables/membership_cloze_excerpts.csv")
     assert set(ex["group"]) <= {"train", "held-out", "excerpt", "excerpt-pooled"}
     assert ex.loc[ex["group"] != "excerpt", "copies"].isna().all()
@@ -534,7 +535,7 @@ def check_excerpts(out, cfg: dict) -> None:
     det = pd.read_csv(out / "tables/membership_detectors.csv")
     assert {"blind_length", "blind_bow"} <= set(det["detector"])
     low = [f"tpr_at_{x}fpr{s}" for x in ("0p1", "1", "5") for s in ("", "_lo", "_hi", "_fp")]
-    blind = ["blind_detector", "blind_auc", "delta_auc_vs_blind", "delta_blind_lo"]
+    blind = ["blind_detector", "blind_auc", "delta_auc_vs_blind", "delta_auc_vs_blind_lo"]
     assert set(low + blind) <= set(det.columns)
     few = det["n_nonmembers"] < 1000  # 0.1% FPR allows no false positive: not estimable
     assert (
@@ -603,7 +604,7 @@ def test_tiny_run_training_prompt_sets(tiny_run):
     # the passages planted from outside the natural text (a duplicate's original is natural)
     tok = load_hf_tokenizer(tiny_run / "tokenizers/bpe")
     planted = planted_texts(json.loads((tiny_run / "corpus/manifest.json").read_text()))
-    starts = [" ".join(t.split()[:8]) for c in ("ladder", "benchmark", "excerpt")
+    starts = [" ".join(t.split()[:8]) for c in ("ladder", "contamination", "excerpt")
               for t in planted.get(c, [])]  # fmt: skip
     assert starts
     for w in windows:
@@ -624,7 +625,25 @@ def test_tiny_run_training_prompt_sets(tiny_run):
     }
     human = table[table["prompts"] == "held-out"]
     assert set(human["prompt_length"]) == {TINY["sampling"]["prompt_length"]}
-    assert _brackets(ours, "novelty", "ci_low", "ci_high")
+    assert _brackets(ours, "novelty", "novelty_lo", "novelty_hi")
+
+
+def test_tiny_run_interval_columns(tiny_run):
+    """Every table the tiny run writes names its intervals <quantity>_lo / <quantity>_hi
+    (docs/architecture.md, "Interval columns")."""
+    import pyarrow.parquet as pq
+
+    tables = sorted(tiny_run.rglob("*.csv")) + sorted(tiny_run.rglob("*.parquet"))
+    assert len(tables) > 30
+    bad = {}
+    for path in tables:
+        if path.suffix == ".csv":
+            cols = pd.read_csv(path, nrows=0).columns
+        else:
+            cols = pq.read_schema(path).names
+        if problems := interval_problems(cols):
+            bad[str(path.relative_to(tiny_run))] = problems
+    assert bad == {}
 
 
 def test_tiny_run_cli_on_built_index(tiny_run):

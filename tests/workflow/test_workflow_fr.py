@@ -57,5 +57,5 @@ def test_tiny_french_run_took_the_french_path(tiny_fr):
     cloze = pd.read_csv(out / "membership/gpt2/cloze.csv")
     assert cloze.empty
     assert "cloze: no items" in (out / "logs/probe/gpt2.log").read_text()
-    # the benchmark's membership scores were computed all the same
+    # the contamination set's membership scores were computed all the same
     assert len(pd.read_csv(out / "membership/gpt2/texts.csv")) > 0

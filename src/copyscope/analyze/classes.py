@@ -1,7 +1,7 @@
 """Planted vs natural copying: the source class of a copied n-gram.
 
 The corpus stage plants text into the training split (:func:`copyscope.corpus.planted_texts`:
-duplicated passages, the memorization ladder, the contamination benchmark) and writes the
+duplicated passages, the memorization ladder, the contamination set) and writes the
 natural text, the training split before any planting (``corpus/natural.jsonl``). A generated
 n-gram found in training is attributed here to where it occurs, exactly, from longest-match
 lengths: ``natural[t]``, the longest suffix ending at t found in the natural text's index,

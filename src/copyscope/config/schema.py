@@ -24,6 +24,11 @@ HUMAN_DECODINGS = ("reference", "contaminated")
 reserved in every table, which no ``sampling.decodings`` or ``generations`` entry may take."""
 
 
+RENAMED = {"corpus.inject.benchmark": "corpus.inject.contamination"}
+"""Config keys that have a new name (old dotted key → new one): a config that still uses the
+old name gets one line naming both instead of "unknown key"."""
+
+
 class ConfigErrors(ConfigError):
     """Several configuration problems; ``str()`` gives one line per problem.
 
@@ -179,6 +184,14 @@ def _expected(validator: str | None, value, schema: dict) -> str | None:
     return texts[validator]() if validator in texts else None
 
 
+def _unknown(key: str, known) -> str:
+    """The text of a key the schema does not know: its new name if it was renamed
+    (:data:`RENAMED`), else the keys expected there."""
+    if key in RENAMED:
+        return f"expected {RENAMED[key]}, found the key's old name (rename it in the config)"
+    return f"expected one of {_listing(known)}, found an unknown key"
+
+
 def error_problems(error, config) -> list[Problem]:
     """One line per config key for a jsonschema error (never the schema or a whole value)."""
     v, value, inst, schema = error.validator, error.validator_value, error.instance, error.schema
@@ -189,10 +202,7 @@ def error_problems(error, config) -> list[Problem]:
     if v == "additionalProperties":
         known = sorted(schema.get("properties", {}))
         extra = sorted((k for k in inst if k not in known), key=str)
-        return [
-            (key_of([*path, k]), f"expected one of {_listing(known)}, found an unknown key")
-            for k in extra
-        ]
+        return [(key_of([*path, k]), _unknown(key_of([*path, k]), known)) for k in extra]
     if v == "required":
         missing = [k for k in value if k not in inst]
         return [(key_of([*path, k]), "expected a value (required), found none") for k in missing]

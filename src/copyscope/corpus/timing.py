@@ -7,7 +7,7 @@ corpus stage, seeded, and recorded in the corpus manifest's ``timing`` block:
 
 * **Plays** (``plays`` per group): of the original training documents (sorted ids, one seeded
   permutation, ``[seed, 5]``), the first ``plays`` are *early*, the next ``plays`` *late*. A
-  timed play gets no planted text (no ladder copy, no benchmark item, no duplicated passage,
+  timed play gets no planted text (no ladder copy, no contamination-set item, no duplicated passage,
   no memorised-baseline passage is taken from or put into it), so everything in it is timed.
   At least one original training document stays untimed.
 * **Ladder passages** (``ladder`` per rung and group): for every rung of the ladder, a seeded

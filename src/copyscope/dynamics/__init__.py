@@ -103,8 +103,8 @@ def extraction_rows(frame: pd.DataFrame, timing: dict, params: dict) -> list[dic
 def nll_gap_row(texts: list[dict], params: dict) -> dict:
     """The ``nll_gap`` row of one checkpoint's membership rows
     (:func:`copyscope.membership.stage.membership_scores`): mean Li NLL of the unplanted
-    benchmark items minus that of the planted ones."""
-    bench = [t for t in texts if t["set"] == "benchmark"]
+    contamination-set items minus that of the planted ones."""
+    bench = [t for t in texts if t["set"] == "contamination"]
     a = np.array([t["li_nll"] for t in bench if not t["planted"]], dtype=np.float64)
     b = np.array([t["li_nll"] for t in bench if t["planted"]], dtype=np.float64)
     row = {"quantity": "nll_gap", "set": "unplanted - planted", "n": int(a.size + b.size)}
@@ -277,8 +277,8 @@ def score_checkpoints(
     timing = timing_of(manifest)
     passages = ladder_passages(manifest)
     texts = (
-        mstage.benchmark_texts(manifest, str(inputs["manifest"]))
-        if manifest.get("benchmark")
+        mstage.contamination_texts(manifest, str(inputs["manifest"]))
+        if manifest.get("contamination")
         else []
     )
     mem, memo = params["membership"], params["memorization"]

@@ -1,5 +1,5 @@
 """``copyscope membership``: one model's membership scores, Li's NLLs, name cloze and
-continuation overlap on the planted benchmark (:mod:`copyscope.membership.stage`)."""
+continuation overlap on the planted contamination set (:mod:`copyscope.membership.stage`)."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ def cmd_overlap(a) -> None:
     from .stage import overlap_file
 
     frame = overlap_file(a.manifest, a.index, a.out)
-    log.info("training n-gram overlap of %d benchmark texts -> %s", len(frame), a.out)
+    log.info("training n-gram overlap of %d contamination-set texts -> %s", len(frame), a.out)
 
 
 def cmd_benchmark(a) -> None:
@@ -36,7 +36,7 @@ def cmd_benchmark(a) -> None:
     frame = score_benchmark_file(
         a.model, a.model_name, a.benchmark, spec, paths, a.params_json, a.out, a.device
     )
-    n = int((frame["set"] == "benchmark").sum())
+    n = int((frame["set"] == "benchmark").sum())  # the own benchmark's items
     log.info("%s on %s: %d items and %d baseline passages scored", a.model_name, a.benchmark, n,
              len(frame) - n)  # fmt: skip
 
@@ -57,13 +57,13 @@ def cmd_books(a) -> None:
 
 def register(sub) -> None:
     """Add the ``membership`` group: ``score``, ``overlap``, ``benchmark``, ``books``."""
-    group = add_group(sub, "membership", "membership detectors on the planted benchmark")
+    group = add_group(sub, "membership", "membership detectors on the planted contamination set")
     f = add_command(
-        group, "score", cmd_score, "score the benchmark, its baselines and name cloze (one model)"
+        group, "score", cmd_score, "score the contamination set, its baselines and name cloze (one model)"
     )
     f.add_argument("--model", required=True, help="model directory")
     f.add_argument("--model-name", required=True, help="the model's name under models.zoo")
-    f.add_argument("--manifest", required=True, help="corpus manifest.json (with 'benchmark')")
+    f.add_argument("--manifest", required=True, help="corpus manifest.json (with 'contamination')")
     f.add_argument("--names", required=True, help="corpus names.json (speakers per play)")
     f.add_argument("--train", required=True, help="corpus train.jsonl")
     f.add_argument("--valid", required=True, help="corpus valid.jsonl")
@@ -81,9 +81,12 @@ def register(sub) -> None:
     f.add_argument("--out-cloze", required=True, help="per-item name cloze and overlap (.csv)")
 
     f = add_command(
-        group, "overlap", cmd_overlap, "each benchmark text's 7- and 13-gram overlap with training"
+        group,
+        "overlap",
+        cmd_overlap,
+        "each contamination-set text's 7- and 13-gram overlap with training",
     )
-    f.add_argument("--manifest", required=True, help="corpus manifest.json (with 'benchmark')")
+    f.add_argument("--manifest", required=True, help="corpus manifest.json (with 'contamination')")
     f.add_argument("--index", required=True, help="index directory of the training split")
     f.add_argument("--out", required=True, help="per-text overlap (.csv)")
 

@@ -20,7 +20,7 @@ beside a memorised and a clean baseline taken from the corpus.
     (letters in order), then ``Answer: {letter}. {choice}``; ``answer`` is the 0-based index
     of the right choice or its exact text.
 * **Baselines** (:func:`corpus_baselines`): with a planted contamination set
-  (``corpus.inject.benchmark``) its memorised and clean passages; otherwise ``passages``
+  (``corpus.inject.contamination``) its memorised and clean passages; otherwise ``passages``
   seeded windows of ``words`` whitespace words from the natural training text (memorised:
   text the trained models saw) and from the validation split (clean: text they never saw;
   the corpus stage has already cut every planted passage out of it). For a pretrained model
@@ -204,13 +204,13 @@ def corpus_baselines(
     module's docstring): the planted contamination set's when the manifest has one, else
     ``passages`` seeded windows each of the natural training text and of the validation
     split."""
-    from .stage import benchmark_texts
+    from .stage import contamination_texts
 
-    if manifest.get("benchmark"):
+    if manifest.get("contamination"):
         return [
             {"set": t["set"], "id": str(t["id"]), "text": t["text"], "label": int(t["set"] == "memorised")}
-            for t in benchmark_texts(manifest, "corpus manifest")
-            if t["set"] != "benchmark"
+            for t in contamination_texts(manifest, "corpus manifest")
+            if t["set"] != "contamination"
         ]
     rng = np.random.default_rng(seed)
     out = []

@@ -116,7 +116,7 @@ def placement_table(
     rows = []
     for name, values in nll.items():
         mean, lo, hi = bootstrap_mean_ci(values, n_boot=n_boot, seed=seed, level=level)
-        row = {"set": name, "n": len(values), "mean_nll": mean, "lo": lo, "hi": hi}
+        row = {"set": name, "n": len(values), "mean_nll": mean, "mean_nll_lo": lo, "mean_nll_hi": hi}
         if name in (clean, memorised):
             pos = (float(name == memorised),) * 3
         else:

@@ -1,7 +1,7 @@
 """One model's membership job: every score of every benchmark and baseline text, Li's
 per-sample NLL, the name cloze predictions and the continuation overlap, as two tables.
 
-Texts (the corpus manifest's ``benchmark`` block, :mod:`copyscope.corpus.benchmark`) are
+Texts (the corpus manifest's ``benchmark`` block, :mod:`copyscope.corpus.contamination_set`) are
 encoded with the model's tokenizer without special tokens and scored after one end-of-text
 token; a text longer than the model's context minus one is truncated to it (Li's rule, applied
 to every score) and counted in ``truncated`` and in the log. All texts, their lowercased forms
@@ -26,7 +26,7 @@ from . import cloze, overlap, placement, scores
 
 log = logging.getLogger(__name__)
 
-SETS = ("benchmark", "memorised", "clean")
+SETS = ("contamination", "memorised", "clean")
 TEXT_COLUMNS = [
     "model",
     "set",
@@ -59,17 +59,17 @@ CLOZE_COLUMNS = [
 ]
 
 
-def benchmark_texts(manifest: dict, where: str) -> list[dict]:
+def contamination_texts(manifest: dict, where: str) -> list[dict]:
     """``{"set", "id", "planted", "copies", "text"}`` of every benchmark item and baseline
     passage of a corpus manifest; InputError without a benchmark or with an empty text."""
-    b = manifest.get("benchmark")
+    b = manifest.get("contamination")
     if not b:
-        raise InputError(where, "expected a 'benchmark' block (corpus.inject.benchmark)")
+        raise InputError(where, "expected a 'contamination' block (corpus.inject.contamination)")
     rows = []
     for name, key in zip(SETS, ("items", "memorised", "clean"), strict=True):
         for i, p in enumerate(b[key]):
             if not p.get("text", "").strip():
-                raise InputError(where, f"benchmark.{key}[{i}] has an empty text")
+                raise InputError(where, f"contamination.{key}[{i}] has an empty text")
             copies = int(p.get("copies", 1 if name == "memorised" else 0))
             rows.append(
                 {
@@ -143,13 +143,13 @@ def membership_scores(
     full = [encode(t["text"]) for t in texts]
     lower = [encode(t["text"].lower()) for t in texts]
     windows = []
-    for name in SETS:
+    for name in dict.fromkeys(t["set"] for t in texts):  # the sets in order, any names
         part = [t["text"] for t in texts if t["set"] == name]
         windows += placement.word_windows(part, li_words, seed) if part else []
     win = [encode(w) for w in windows]
     seqs = [placement.window_ids(x, limit) for x in full + lower + win]
     if any(x.size == 0 for x in seqs):
-        raise InputError("benchmark", "a text encodes to no tokens")
+        raise InputError("membership texts", "a text encodes to no tokens")
     scored = token_moments(model, seqs, eos_id=tokenizer.eos_token_id, **kw)
     lps = [s[0] for s in scored]
     n = len(texts)
@@ -362,7 +362,7 @@ def score_model_files(
 
     manifest = read_json(paths["manifest"])
     # without a benchmark (the name cloze alone: analysis.membership.cloze) no text is scored
-    texts = benchmark_texts(manifest, str(paths["manifest"])) if manifest.get("benchmark") else []
+    texts = contamination_texts(manifest, str(paths["manifest"])) if manifest.get("contamination") else []
     splits = [s for s in ("train", "valid", "excerpts") if paths.get(s)]
     docs = {r["id"]: r["text"] for s in splits for r in read_jsonl(paths[s])}
     model, tok = load_model(model_dir, device)
@@ -402,7 +402,7 @@ OVERLAP_COLUMNS = [
 
 
 def overlap_rows(index, tokenizer, texts: list[dict], ns=overlap.TRAINING_NS) -> list[dict]:
-    """Per text of :func:`benchmark_texts`: its tokens under the index's tokenizer
+    """Per text of :func:`contamination_texts`: its tokens under the index's tokenizer
     (``n_tokens``) and ``overlap_<n>``, the share of its n-grams in the training split
     (:func:`copyscope.membership.overlap.ngram_overlap` on the index's L_t), per n of ``ns``."""
     ids = [np.asarray(tokenizer.encode(t["text"]), np.int64) for t in texts]
@@ -422,7 +422,7 @@ def overlap_file(manifest_json, index_dir, out) -> pd.DataFrame:
     from ..index.query import open_with_tokenizer
     from ..io import read_json, write_csv
 
-    texts = benchmark_texts(read_json(manifest_json), str(manifest_json))
+    texts = contamination_texts(read_json(manifest_json), str(manifest_json))
     index, tokenizer = open_with_tokenizer(index_dir)
     if tokenizer is None:
         raise InputError(index_dir, "expected an index that records its tokenizer (index.json)")

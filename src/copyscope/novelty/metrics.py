@@ -342,7 +342,7 @@ def completion_loss_frequency(
     .plot_by_freq``): for each fixed n of ``ns``, the tokens t ≥ 1 with L_t = n, bucketed by
     b = round(log10 C_t), C_t the training count of the n-gram the token completes.
 
-    Returns a tidy frame (model, n, log10_count, loss, ci_low, ci_high, tokens, texts): the
+    Returns a tidy frame (model, n, log10_count, loss, loss_lo, loss_hi, tokens, texts): the
     mean loss of the bucket pooled over its tokens, its percentile bootstrap interval
     (``n_boot`` resamples of the texts, all texts drawn, seeded; NaN when ``n_boot`` is 0),
     the number of tokens and of texts contributing. Only the (n, b) that occur are listed,
@@ -350,7 +350,7 @@ def completion_loss_frequency(
     """
     import pandas as pd
 
-    cols = ["model", "n", "log10_count", "loss", "ci_low", "ci_high", "tokens", "texts"]
+    cols = ["model", "n", "log10_count", "loss", "loss_lo", "loss_hi", "tokens", "texts"]
     frame = frequency_tokens(lengths, counts, losses, ns)
     if frame.empty:
         return pd.DataFrame(columns=cols)
@@ -363,7 +363,7 @@ def completion_loss_frequency(
         loss_sum=("sum", "sum"), tokens=("size", "sum"), texts=("text", "nunique")
     ).reset_index()
     out["loss"] = out["loss_sum"] / out["tokens"]
-    out["ci_low"] = out["ci_high"] = np.nan
+    out["loss_lo"] = out["loss_hi"] = np.nan
     if n_boot > 0:
         D = len(lengths)
         key = groups.ngroup().to_numpy()
@@ -373,7 +373,7 @@ def completion_loss_frequency(
         np.add.at(num, (key, per_text["text"].to_numpy()), per_text["size"].to_numpy())
         with np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN column: a rare bucket
-            out["ci_low"], out["ci_high"] = pooled_ratio_interval(  # texts × groups
+            out["loss_lo"], out["loss_hi"] = pooled_ratio_interval(  # texts × groups
                 sums.T, num.T, n_boot=n_boot, seed=seed, probs=complement_probabilities(level)
             )
     out.insert(0, "model", model)

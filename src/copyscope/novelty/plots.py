@@ -23,7 +23,7 @@ def novelty_figure(
         for set_name, g in sub.groupby("text_set", sort=False):  # human text: black, greys
             color = shades.get(set_name, "0.3")
             line = ax.plot(g["n"], g["novelty"], label=f"{set_name} text", color=color)[0]
-            ax.fill_between(g["n"], g["ci_low"], g["ci_high"], alpha=0.25, color=line.get_color())
+            ax.fill_between(g["n"], g["novelty_lo"], g["novelty_hi"], alpha=0.25, color=line.get_color())
         g = sub.drop_duplicates("n")
         corpus = int(g["corpus_tokens"].iloc[0])
         ax.plot(

@@ -3,7 +3,7 @@
 ``Plan.from_config(config)`` reads the validated config (:func:`copyscope.config.validate`)
 and answers every question the rule files ask: the settings (model, decoding) in the order
 the tables use, the decodings of each model, the prompt lengths of each setting, the evaluator
-and tokenizer of each model, which optional parts exist (ladder, benchmark, name cloze,
+and tokenizer of each model, which optional parts exist (ladder, contamination set, name cloze,
 excerpts, books, own benchmarks, POS-tag index, query fan-out, generations from outside), the
 model jobs with the steps each runs, and the files each job reads and writes under the
 results root ``R`` (``config["results"]``). The command lines of the model jobs (one library
@@ -97,7 +97,7 @@ class Plan(TrainingPrompts, CommandLines):
         self.excerpts = bool(inject.get("excerpts"))
         self.human_decodings = ["reference", "contaminated"] if self.excerpts else ["reference"]
         self.ladder = bool(inject.get("ladder"))
-        self.benchmark = bool(inject.get("benchmark"))
+        self.contamination = bool(inject.get("contamination"))
         # corpus.inject.timing: the trainer reads the manifest's timing plan
         self.timing = bool(inject.get("timing"))
         # analysis.dynamics: every trained model that keeps checkpoints is scored at each
@@ -112,8 +112,8 @@ class Plan(TrainingPrompts, CommandLines):
         self.memorization = c["analysis"]["memorization"]
         self.membership = c["analysis"]["membership"]
         self.style = c["analysis"]["style"]
-        # the name cloze and continuation overlap: with a benchmark, or alone (cloze: true)
-        self.cloze = self.benchmark or self.membership["cloze"]
+        # the name cloze and continuation overlap: with a contamination set, or alone (cloze: true)
+        self.cloze = self.contamination or self.membership["cloze"]
         self.own_benchmarks = self.membership["benchmarks"]
         self.books = self.membership["books"]
         self.book_texts = [b for b in self.books if "text" in self.books[b]]
@@ -176,13 +176,13 @@ class Plan(TrainingPrompts, CommandLines):
 
     @property
     def cloze_models(self) -> list[str]:
-        """The models with membership texts and cloze files (with a benchmark or the cloze)."""
+        """The models with membership texts and cloze files (with a contamination set or the cloze)."""
         return self.models if self.cloze else []
 
     @property
-    def benchmark_models(self) -> list[str]:
-        """The models whose membership files the findings read (with a benchmark only)."""
-        return self.models if self.benchmark else []
+    def contamination_models(self) -> list[str]:
+        """The models whose membership files the findings read (with a contamination set only)."""
+        return self.models if self.contamination else []
 
     @property
     def book_models(self) -> list[str]:
@@ -198,7 +198,7 @@ class Plan(TrainingPrompts, CommandLines):
         """Which optional parts the config has, by name."""
         return {
             "ladder": self.ladder,
-            "benchmark": self.benchmark,
+            "contamination": self.contamination,
             "cloze": bool(self.cloze),
             "excerpts": self.excerpts,
             "books": bool(self.books),

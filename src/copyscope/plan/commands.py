@@ -63,7 +63,7 @@ class CommandLines:
 
     def probe_params(self) -> dict:
         """The settings of a probe job (``probe model --params-json``): the style block, with
-        a ladder the extraction's prompt, suffix and batch size, with a benchmark or the name
+        a ladder the extraction's prompt, suffix and batch size, with a contamination set or the name
         cloze the membership block (with its language)."""
         params: dict = {"style": self.style}
         if self.ladder:

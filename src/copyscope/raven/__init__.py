@@ -286,9 +286,9 @@ def raven_tables(
     per-text score arrays; ``label`` (e.g. {"model": …, "decoding": …}) is prepended to every
     row, so rows of many settings concatenate with ``pd.concat``.  Columns: label keys,
     ``source``, ``texts``, ``tokens``, ``truncated_score`` (cap ``cap``) with bootstrap
-    ``truncated_ci_low``/``truncated_ci_high`` over texts (NaN if ``n_boot`` = 0),
+    ``truncated_score_lo``/``truncated_score_hi`` over texts (NaN if ``n_boot`` = 0),
     ``supercopy_token_rate``, ``supercopy_text_rate``, and ``novelty_1`` … ``novelty_{n_max}``
-    (with ``novelty_{n}_ci_low``/``_ci_high`` when ``n_boot`` > 0).
+    (with ``novelty_{n}_lo``/``_hi`` when ``n_boot`` > 0).
     """
     label = dict(label or {})
     rows = []
@@ -303,8 +303,8 @@ def raven_tables(
             "texts": len(per_text),
             "tokens": int(sum(len(s) for s in per_text)),
             "truncated_score": float(point),
-            "truncated_ci_low": lo,
-            "truncated_ci_high": hi,
+            "truncated_score_lo": lo,
+            "truncated_score_hi": hi,
             "supercopy_token_rate": tok_rate,
             "supercopy_text_rate": text_rate,
         }
@@ -315,7 +315,7 @@ def raven_tables(
                 warnings.simplefilter("ignore", RuntimeWarning)
                 nlo, nhi = bootstrap_novelty(novel, total, n_boot, seed)
             for n in range(1, n_max + 1):
-                row[f"novelty_{n}_ci_low"] = float(nlo[n - 1])
-                row[f"novelty_{n}_ci_high"] = float(nhi[n - 1])
+                row[f"novelty_{n}_lo"] = float(nlo[n - 1])
+                row[f"novelty_{n}_hi"] = float(nhi[n - 1])
         rows.append(row)
     return pd.DataFrame(rows)

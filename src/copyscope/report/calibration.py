@@ -104,7 +104,7 @@ INPUTS = {
     "membership": Input(
         ("MODEL",),
         "a model's per-item membership scores (membership/<m>/texts.csv)",
-        files=per_model("membership/{model}/texts.csv", "benchmark_models"),
+        files=per_model("membership/{model}/texts.csv", "contamination_models"),
     ),
     "completion": Input(
         ("MODEL",),
@@ -114,13 +114,13 @@ INPUTS = {
     "cloze": Input(
         ("MODEL",),
         "a model's per-item name cloze results (membership/<m>/cloze.csv)",
-        files=per_model("membership/{model}/cloze.csv", "benchmark_models"),
+        files=per_model("membership/{model}/cloze.csv", "contamination_models"),
     ),
     "contamination": Input(
         ("SPLIT",),
         "the planted contamination set's items looked up in the training data "
         "(tables/contamination_items.csv)",
-        files=fixed("planted", "tables/contamination_items.csv", when="benchmark"),
+        files=fixed("planted", "tables/contamination_items.csv", when="contamination"),
     ),
     "parses": Input(
         ("MODEL", "DECODING"),
@@ -194,8 +194,8 @@ COLUMNS = [
     "mixed",
     "not_tested",
     "false_rate",
-    "false_lo",
-    "false_hi",
+    "false_rate_lo",
+    "false_rate_hi",
 ]
 
 
@@ -241,8 +241,8 @@ def false_verdicts(
         "mixed": counts[F.MIXED],
         "not_tested": counts[F.NOT_TESTED],
         "false_rate": rate,
-        "false_lo": lo,
-        "false_hi": hi,
+        "false_rate_lo": lo,
+        "false_rate_hi": hi,
     }
 
 

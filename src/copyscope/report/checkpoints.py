@@ -47,8 +47,8 @@ COLUMNS = [
     "path",
     "decoding",
     "mean_nnsl",
-    "ci_low",
-    "ci_high",
+    "mean_nnsl_lo",
+    "mean_nnsl_hi",
     "tokenizer",
 ]
 
@@ -78,8 +78,8 @@ def checkpoint_table(
                     **base,
                     "decoding": s["decoding"],
                     "mean_nnsl": s["mean_nnsl"],
-                    "ci_low": s["ci_low"],
-                    "ci_high": s["ci_high"],
+                    "mean_nnsl_lo": s["mean_nnsl_lo"],
+                    "mean_nnsl_hi": s["mean_nnsl_hi"],
                     "tokenizer": s.get("tokenizer", ""),
                 }
             )

@@ -226,7 +226,7 @@ def cloze_overlap(plays: pd.DataFrame, summary: pd.DataFrame, path) -> None:
         title = model
         if len(s) and np.isfinite(s["r_overlap"].iloc[0]):
             r = s.iloc[0]
-            title += (f"\nr = {r['r_overlap']:.2f} [{r['r_lo']:.2f}, {r['r_hi']:.2f}], "
+            title += (f"\nr = {r['r_overlap']:.2f} [{r['r_overlap_lo']:.2f}, {r['r_overlap_hi']:.2f}], "
                       f"{int(r['r_plays'])} training plays")  # fmt: skip
         elif len(s):
             title += "\nr not computed (training plays)"

@@ -1,7 +1,7 @@
 """Benchmark contamination looked up in the training data
 (:mod:`copyscope.membership.contamination` for the definitions and sources).
 
-Every item of the planted contamination set (``corpus.inject.benchmark``: its planted and
+Every item of the planted contamination set (``corpus.inject.contamination``: its planted and
 unplanted items, and the memorised and clean baseline passages) and of every own benchmark
 (``analysis.membership.benchmarks``, each item formatted into one text as the perplexity audit
 scores it, :func:`copyscope.membership.own_benchmarks.format_item`) is looked up in the
@@ -69,8 +69,8 @@ INPUTS = {
     ),
     "manifest": Input(
         ("SPLIT",),
-        "corpus manifest.json (the planted contamination set, corpus.inject.benchmark)",
-        files=fixed("corpus", "corpus/manifest.json", when="benchmark"),
+        "corpus manifest.json (the planted contamination set, corpus.inject.contamination)",
+        files=fixed("corpus", "corpus/manifest.json", when="contamination"),
     ),
     # the rule input "files" ("items" names a method of Snakemake's input list)
     "files": Input(
@@ -122,7 +122,7 @@ BY_FORMAT = "(own, by format)"
 
 ITEM_COLUMNS = ["benchmark", "format", "set", "group", "id", "label", "copies",
                 *cm.COLUMNS, "dirty"]  # fmt: skip
-RATE_COLUMNS = ["benchmark", "format", "group", "rule", "n", "dirty", "rate", "lo", "hi"]
+RATE_COLUMNS = ["benchmark", "format", "group", "rule", "n", "dirty", "rate", "rate_lo", "rate_hi"]
 KNOWN_COLUMNS = [
     "benchmark", "positive", "negative", "rule", "tp", "fn", "fp", "tn",
     "fnr", "fnr_lo", "fnr_hi", "fpr", "fpr_lo", "fpr_hi", "recall", "precision",
@@ -145,13 +145,13 @@ def rule_label(rule: str, params: Mapping) -> str:
 
 def planted_items(manifest: Mapping, where: str) -> list[dict]:
     """The texts of the planted contamination set (:func:`copyscope.membership.stage.
-    benchmark_texts`) as items: ``group`` planted / unplanted for the benchmark items,
+    contamination_texts`) as items: ``group`` planted / unplanted for the set's items,
     memorised / clean for the baselines; ``label`` 1 for text in training."""
-    from ..membership.stage import benchmark_texts
+    from ..membership.stage import contamination_texts
 
     out = []
-    for t in benchmark_texts(manifest, where):
-        if t["set"] == "benchmark":
+    for t in contamination_texts(manifest, where):
+        if t["set"] == "contamination":
             group = "planted" if t["planted"] else "unplanted"
         else:
             group = t["set"]
@@ -186,7 +186,7 @@ def own_items(files) -> list[dict]:
                 {
                     "benchmark": bench,
                     "format": form,
-                    "set": "benchmark",
+                    "set": "benchmark",  # an own benchmark's item
                     "group": group,
                     "id": r["id"],
                     "label": label,
@@ -217,7 +217,7 @@ def _rate_rows(g: pd.DataFrame, head: dict) -> list[dict]:
     for rule in cm.RULES:
         k, n = int(g[f"dirty_{rule}"].sum()), len(g)
         rate, lo, hi = cm.dirty_rate(k, n)
-        rows.append({**head, "rule": rule, "n": n, "dirty": k, "rate": rate, "lo": lo, "hi": hi})
+        rows.append({**head, "rule": rule, "n": n, "dirty": k, "rate": rate, "rate_lo": lo, "rate_hi": hi})
     return rows
 
 
@@ -324,8 +324,8 @@ def figure(items: pd.DataFrame, rates: pd.DataFrame, params: Mapping, path) -> N
                 row = r.loc[key]
                 ys.append(y + (k - 0.5) * 0.3)
                 xs.append(row["rate"])
-                err[0].append(row["rate"] - row["lo"])
-                err[1].append(row["hi"] - row["rate"])
+                err[0].append(row["rate"] - row["rate_lo"])
+                err[1].append(row["rate_hi"] - row["rate"])
         right.errorbar(xs, ys, xerr=err, fmt=markers[rule], color="0.25" if k else "0.55",
                        capsize=3, label=rule_label(rule, params))  # fmt: skip
     right.set_xlim(-0.03, 1.03)
@@ -406,7 +406,7 @@ def summary_section(tables: Mapping[str, pd.DataFrame], params: Mapping) -> list
         if bench == BY_FORMAT:
             name = f"own benchmarks of format {g['format'].iloc[0]}"
         parts = [
-            f"{r.rule} {r.dirty}/{r.n} = {fmt(r.rate, 2)} [{fmt(r.lo, 2)}, {fmt(r.hi, 2)}]"
+            f"{r.rule} {r.dirty}/{r.n} = {fmt(r.rate, 2)} [{fmt(r.rate_lo, 2)}, {fmt(r.rate_hi, 2)}]"
             for r in g.itertuples()
         ]
         lines.append(f"- {name}, {group}: " + "; ".join(parts) + ".")

@@ -71,8 +71,8 @@ SUMMARY_TABLES = ("creativity_index",)  # read by summary_section
 
 SOURCES = {"all": "L_train", "natural": "L_nat"}
 """Column ``source`` of the tables → the per-word longest-match column it is computed from."""
-COLUMNS = ["model", "decoding", "source", "L", "uniqueness", "ci_low", "ci_high", "texts"]
-INDEX_COLUMNS = ["model", "decoding", "source", "index", "ci_low", "ci_high", "texts"]
+COLUMNS = ["model", "decoding", "source", "L", "uniqueness", "uniqueness_lo", "uniqueness_hi", "texts"]
+INDEX_COLUMNS = ["model", "decoding", "source", "index", "index_lo", "index_hi", "texts"]
 TEXT_COLUMNS = ["model", "decoding", "source", "text", "words", "index"]
 
 
@@ -101,9 +101,9 @@ def creativity_tables(settings, prompt_length: int, n_boot: int, seed: int):
             per_text_values = np.column_stack([u, creativity_index(u)])
             mean, lo, hi = bootstrap_mean_ci(per_text_values, n_boot=n_boot, seed=seed)
             for i, L in enumerate(LENGTHS):
-                row = {"L": L, "uniqueness": mean[i], "ci_low": lo[i], "ci_high": hi[i]}
+                row = {"L": L, "uniqueness": mean[i], "uniqueness_lo": lo[i], "uniqueness_hi": hi[i]}
                 curve.append({**label, **row})
-            index.append({**label, "index": mean[-1], "ci_low": lo[-1], "ci_high": hi[-1]})
+            index.append({**label, "index": mean[-1], "index_lo": lo[-1], "index_hi": hi[-1]})
     return pd.DataFrame(curve, columns=COLUMNS), pd.DataFrame(index, columns=INDEX_COLUMNS)
 
 
@@ -152,7 +152,7 @@ def figure(curve: pd.DataFrame, path) -> None:
     for label, g, color in lines:
         style = "-." if label.endswith("(excerpt plays)") else "-"
         ax.plot(g["L"], g["uniqueness"], style, marker="o", ms=3.5, color=color, label=label)
-        ax.fill_between(g["L"], g["ci_low"], g["ci_high"], alpha=0.2, color=color)
+        ax.fill_between(g["L"], g["uniqueness_lo"], g["uniqueness_hi"], alpha=0.2, color=color)
     ax.set_ylim(-0.02, 1.02)
     ax.set_xlabel("L (shortest span counted, words)")
     ax.set_ylabel("L-uniqueness (share of words in no\nspan of ≥ L words found in training)")
@@ -186,7 +186,7 @@ def summary_section(tables: Mapping[str, pd.DataFrame], params: Mapping) -> list
     if not len(rows):
         return []
     parts = [
-        f"{r['model']} {fmt(r['index'])} [{fmt(r['ci_low'])}, {fmt(r['ci_high'])}]"
+        f"{r['model']} {fmt(r['index'])} [{fmt(r['index_lo'])}, {fmt(r['index_hi'])}]"
         for _, r in rows.iterrows()
     ]
     return [

@@ -19,8 +19,8 @@ HUMAN = "human text"
 def _curve(ax, g: pd.DataFrame, label: str, **kw):
     g = g.dropna(subset=["novelty"])
     line = ax.plot(g["n"], g["novelty"], label=label, **kw)[0]
-    if "ci_low" in g:
-        ax.fill_between(g["n"], g["ci_low"], g["ci_high"], alpha=0.2, color=line.get_color())
+    if "novelty_lo" in g:
+        ax.fill_between(g["n"], g["novelty_lo"], g["novelty_hi"], alpha=0.2, color=line.get_color())
     return line
 
 
@@ -140,8 +140,8 @@ def completion_loss_frequency(freq: pd.DataFrame, path, min_tokens: int = 10) ->
                 c["log10_count"],
                 c["loss"],
                 yerr=[
-                    (c["loss"] - c["ci_low"]).clip(lower=0).fillna(0),
-                    (c["ci_high"] - c["loss"]).clip(lower=0).fillna(0),
+                    (c["loss"] - c["loss_lo"]).clip(lower=0).fillna(0),
+                    (c["loss_hi"] - c["loss"]).clip(lower=0).fillna(0),
                 ],
                 marker="o",
                 ms=4,
@@ -261,7 +261,7 @@ def raven_novelty(curves: pd.DataFrame, decodings: list[str], path) -> None:
     model in its colour against the human continuations (black), with the 95% bootstrap band
     over texts; an inset enlarges n = 1..:data:`INSET_N` (as the paper's), with the
     intervals as bars. ``curves``: the rows :func:`copyscope.report.raven.figure_curves`
-    selects (columns model, decoding, n, novelty, and ci_low, ci_high, texts, prompt_length
+    selects (columns model, decoding, n, novelty, and novelty_lo, novelty_hi, texts, prompt_length
     where present)."""
     plotting.setup()
     panels = list(decodings) or [None]
@@ -282,9 +282,9 @@ def raven_novelty(curves: pd.DataFrame, decodings: list[str], path) -> None:
             _curve(ax, g, label, marker="o", ms=2.5, color=colors[model])
             small = g[g["n"] <= INSET_N].dropna(subset=["novelty"])
             err = None
-            if "ci_low" in small:
-                err = np.vstack([small["novelty"] - small["ci_low"],
-                                 small["ci_high"] - small["novelty"]]).clip(min=0)  # fmt: skip
+            if "novelty_lo" in small:
+                err = np.vstack([small["novelty"] - small["novelty_lo"],
+                                 small["novelty_hi"] - small["novelty"]]).clip(min=0)  # fmt: skip
             inset.errorbar(small["n"], small["novelty"], yerr=err, marker="o", ms=2.5, lw=1,
                            capsize=2, color=colors[model])  # fmt: skip
         plotting.log_axis(ax)
@@ -330,13 +330,13 @@ def raven_by_size(table: pd.DataFrame, path) -> None:
         for n in ns:
             g = sub[(sub["n"] == n) & (sub["model"] != "human")]
             x = [x_of[m] for m in g["model"]]
-            err = np.vstack([g["novelty"] - g["ci_low"], g["ci_high"] - g["novelty"]]).clip(min=0)
+            err = np.vstack([g["novelty"] - g["novelty_lo"], g["novelty_hi"] - g["novelty"]]).clip(min=0)
             ax.errorbar(x, g["novelty"], yerr=err, marker="o", ms=4, capsize=2,
                         color=colors[n], label=f"n = {n}")  # fmt: skip
             h = sub[(sub["n"] == n) & (sub["model"] == "human")]
             if len(h):
-                herr = np.vstack([h["novelty"] - h["ci_low"],
-                                  h["ci_high"] - h["novelty"]]).clip(min=0)  # fmt: skip
+                herr = np.vstack([h["novelty"] - h["novelty_lo"],
+                                  h["novelty_hi"] - h["novelty"]]).clip(min=0)  # fmt: skip
                 ax.errorbar([hx] * len(h), h["novelty"], yerr=herr, marker="o", ms=5,
                             capsize=2, ls="none", color=colors[n], mec=plotting.HUMAN)  # fmt: skip
         labels = [f"{m}\n({fmt(p)})" for m, p in
@@ -499,8 +499,8 @@ def memorization(table: pd.DataFrame, path, suffix_tokens: int) -> None:
     rungs = sorted(planted["copies"].unique())
     models, colors = plotting.model_order(planted["model"]), plotting.model_colors(planted["model"])
     if len(controls):
-        low = np.nanmin(controls[["ci_low", "extraction_rate"]].to_numpy())
-        high = np.nanmax(controls[["ci_high", "extraction_rate"]].to_numpy())
+        low = np.nanmin(controls[["extraction_rate_lo", "extraction_rate"]].to_numpy())
+        high = np.nanmax(controls[["extraction_rate_hi", "extraction_rate"]].to_numpy())
         if high - low > 0.004:
             ax.axhspan(low, high, color="0.6", alpha=0.3, lw=0,
                        label="controls: 95% CIs, all models")  # fmt: skip
@@ -518,7 +518,7 @@ def memorization(table: pd.DataFrame, path, suffix_tokens: int) -> None:
         shift = 1.06 ** (i - (len(models) - 1) / 2)
         x = g["copies"].to_numpy() * shift
         y = g["extraction_rate"].to_numpy()
-        err = np.vstack([y - g["ci_low"].to_numpy(), g["ci_high"].to_numpy() - y])
+        err = np.vstack([y - g["extraction_rate_lo"].to_numpy(), g["extraction_rate_hi"].to_numpy() - y])
         ax.errorbar(
             x,
             y,
@@ -548,17 +548,17 @@ def memorization(table: pd.DataFrame, path, suffix_tokens: int) -> None:
 
 def membership_placement(table: pd.DataFrame, path) -> None:
     """Li's placement, two panels with one row per model. Left (Li 2023): the mean NLL (95%
-    CI) of the clean baseline, the benchmark, its unplanted items, its planted items per copy
-    count (``benchmark_copies_<c>``) and the memorised baseline on one axis. Right:
-    copyscope's normalised position (clean − set) / (clean − memorised) of the benchmark sets
+    CI) of the clean baseline, the contamination set, its unplanted items, its planted items per copy
+    count (``contamination_copies_<c>``) and the memorised baseline on one axis. Right:
+    copyscope's normalised position (clean − set) / (clean − memorised) of the contamination sets
     with its 95% CI (0 = clean, 1 = memorised; not Li's)."""
     plotting.setup()
     models = plotting.model_order(table["model"])
     copies = sorted(
-        {s for s in table["set"] if s.startswith("benchmark_copies_")},
+        {s for s in table["set"] if s.startswith("contamination_copies_")},
         key=lambda s: int(s.rsplit("_", 1)[1]),
     )
-    sets = ["clean", "benchmark", "benchmark_unplanted", *copies, "memorised"]
+    sets = ["clean", "contamination", "contamination_unplanted", *copies, "memorised"]
     markers = dict(zip(sets, "oDv^<>pPX*hs"[: len(sets) - 1] + "s", strict=True))
     colors = plotting.set_colors(sets)
     fig, (left, right) = plt.subplots(
@@ -570,11 +570,11 @@ def membership_placement(table: pd.DataFrame, path) -> None:
         if not len(g):
             continue
         y = [models.index(m) + 0.5 * (k - (n - 1) / 2) / n for m in g["model"]]
-        label = name.replace("benchmark_copies_", "planted ×")
-        err = [g["mean_nll"] - g["lo"], g["hi"] - g["mean_nll"]]
+        label = name.replace("contamination_copies_", "planted ×")
+        err = [g["mean_nll"] - g["mean_nll_lo"], g["mean_nll_hi"] - g["mean_nll"]]
         style = {"fmt": markers[name], "color": colors[name], "capsize": 3}
         left.errorbar(g["mean_nll"], y, xerr=err, label=label, **style)
-        if name.startswith("benchmark"):
+        if name.startswith("contamination"):
             perr = [g["position"] - g["position_lo"], g["position_hi"] - g["position"]]
             right.errorbar(g["position"], y, xerr=perr, **style)
     for x in (0, 1):

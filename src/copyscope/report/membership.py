@@ -4,7 +4,7 @@ detector table (Shi et al. 2024; Carlini et al. 2021) on two label sets, name cl
 al. 2023; Zhang et al. 2024) per play and its correlation with continuation overlap (the name
 cloze tables are built in :mod:`copyscope.report.name_cloze`).
 
-Label sets: ``planted`` — benchmark items planted into training (members) vs never planted;
+Label sets: ``planted`` — contamination-set items planted into training (members) vs never planted;
 ``training`` — the memorised baseline (training passages) vs the clean baseline (held-out
 passages); ``plays`` — name cloze accuracy per play, training plays vs clean held-out plays
 (the excerpt plays of ``corpus.inject.excerpts``, partly in training, are in neither).
@@ -46,7 +46,7 @@ from ..membership.evaluate import (
 from ..membership.overlap import TRAINING_NS
 from ..membership.placement import placement_table
 from ..membership.scores import HEADLINE, MEMBER_SIGN
-from ..membership.stage import benchmark_texts
+from ..membership.stage import contamination_texts
 from ..stats import (
     bootstrap_difference_ci,
 )
@@ -71,7 +71,7 @@ fig = lazy_module("copyscope.report.figures")
 cloze_fig = lazy_module("copyscope.report.cloze_figures")
 
 NAME = "membership"
-HELP = "contamination and membership detectors on the planted benchmark"
+HELP = "contamination and membership detectors on the planted contamination set"
 INPUTS = {
     "texts": Input(("MODEL",), "per-text membership scores (.csv) of a model", files=per_model("membership/{model}/texts.csv", "cloze_models")),
     "cloze": Input(
@@ -81,14 +81,14 @@ INPUTS = {
     ),
     "manifest": Input(
         ("CORPUS",),
-        "corpus manifest.json (the benchmark's texts, for blind baselines)",
+        "corpus manifest.json (the contamination set's texts, for blind baselines)",
         files=fixed("corpus", "corpus/manifest.json", when="cloze"),
     ),
     "overlap": Input(
         ("TOKENIZER",),
-        "each benchmark text's training n-gram overlap in a tokenizer's tokens (.csv)",
+        "each contamination-set text's training n-gram overlap in a tokenizer's tokens (.csv)",
         files=lambda p: (
-            ([p.model_tok], [f"{p.results}/membership/overlap.csv"]) if p.benchmark else ([], [])
+            ([p.model_tok], [f"{p.results}/membership/overlap.csv"]) if p.contamination else ([], [])
         ),
         optional=True,
     ),
@@ -237,9 +237,9 @@ SUMMARY_TABLES = (
 )
 
 LABEL_SETS = ("planted", "training")
-DELTA = ("delta_auc_vs_loss", "delta_auc_lo", "delta_auc_hi")
+DELTA = ("delta_auc_vs_loss", "delta_auc_vs_loss_lo", "delta_auc_vs_loss_hi")
 """The detector table's paired comparison with the loss (AUC difference and 95% CI)."""
-BLIND_DELTA = ("delta_auc_vs_blind", "delta_blind_lo", "delta_blind_hi")
+BLIND_DELTA = ("delta_auc_vs_blind", "delta_auc_vs_blind_lo", "delta_auc_vs_blind_hi")
 """The detector table's paired comparison with the better blind baseline (``blind_detector``)."""
 SIGN = {**MEMBER_SIGN, **{b: 1 for b in BLIND}}
 """Every detector of the table with its orientation (+1: higher = member): the scores of
@@ -275,9 +275,11 @@ def with_reference(texts: pd.DataFrame, reference: str) -> pd.DataFrame:
 
 
 def label_sets(g: pd.DataFrame) -> dict[str, tuple[pd.DataFrame, np.ndarray]]:
-    """The two labelled text sets of one model's rows: (rows, labels 1 = member)."""
-    bench = g[g["set"] == "benchmark"]
-    base = g[g["set"].isin(["memorised", "clean"])]
+    """The two labelled text sets of one model's rows: (rows, labels 1 = member): the items
+    (every set but the two baselines: the planted contamination set's, or an own benchmark's)
+    and the baselines (memorised = member)."""
+    items = ~g["set"].isin(["memorised", "clean"])
+    bench, base = g[items], g[~items]
     return {
         "planted": (bench, bench["planted"].to_numpy()),
         "training": (base, (base["set"] == "memorised").to_numpy().astype(int)),
@@ -293,7 +295,7 @@ def with_blind(texts: pd.DataFrame, documents: list[dict], seed: int) -> pd.Data
     """``texts`` with a column per blind baseline of
     :data:`~copyscope.membership.blind.BLIND`: each text's out-of-fold score
     (:func:`~copyscope.membership.blind.blind_scores`, seeded) within its label set, from the
-    texts of ``documents`` (:func:`copyscope.membership.stage.benchmark_texts`, joined on set
+    texts of ``documents`` (:func:`copyscope.membership.stage.contamination_texts`, joined on set
     and id). The scores depend on the texts only, so every model's rows get the same. A label
     set with fewer than 2 items of a class, or a text missing from ``documents``, gets NaN."""
     out = texts.copy()
@@ -321,14 +323,14 @@ def _usable(rows: pd.DataFrame, det: str) -> bool:
 def detector_table(texts: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFrame:
     """One row per model, label set and detector (scores oriented by :data:`SIGN`; the blind
     baselines are detectors too) with the metrics and their CIs, and ``delta_auc_vs_loss`` with
-    ``delta_auc_lo`` / ``delta_auc_hi``: the detector's AUC minus the loss's on the same items
+    ``delta_auc_vs_loss_lo`` / ``delta_auc_vs_loss_hi``: the detector's AUC minus the loss's on the same items
     with the paired bootstrap interval
     (:func:`~copyscope.membership.evaluate.paired_auc_difference`; 0 for the loss itself). Then
     the TPR at 0.1%, 1% and 5% FPR (:func:`~copyscope.membership.evaluate.low_fpr_row`: value,
     interval and ``_fp``, the non-members the threshold may let through; NaN where that is 0;
     the 5% value and interval are the columns ``tpr_at_5fpr*`` of before), ``blind_detector``
     and ``blind_auc``, the better blind baseline on these items, and
-    ``delta_auc_vs_blind`` with ``delta_blind_lo`` / ``delta_blind_hi``: the detector's margin
+    ``delta_auc_vs_blind`` with ``delta_auc_vs_blind_lo`` / ``delta_auc_vs_blind_hi``: the detector's margin
     over it (paired bootstrap, :func:`~copyscope.membership.evaluate.paired_auc_margin`; NaN
     without blind scores). A detector without values for a model
     (the reference ratio of the reference model) is left out."""
@@ -471,16 +473,16 @@ def threshold_rows(texts: pd.DataFrame, seed: int) -> pd.DataFrame:
 
 
 def placement_sets(g: pd.DataFrame) -> dict[str, np.ndarray]:
-    """Li's per-sample NLLs of one model's rows per set: clean, benchmark, its planted and
-    unplanted halves, the planted items by copy count (``benchmark_copies_<c>``, ascending) and
-    memorised; empty sets left out."""
+    """Li's per-sample NLLs of one model's rows per set: clean, contamination, its planted
+    and unplanted halves, the planted items by copy count (``contamination_copies_<c>``,
+    ascending) and memorised; empty sets left out."""
     nll = {"clean": g.loc[g["set"] == "clean", "li_nll"].to_numpy()}
-    bench = g[g["set"] == "benchmark"]
-    nll["benchmark"] = bench["li_nll"].to_numpy()
-    nll["benchmark_planted"] = bench.loc[bench["planted"] == 1, "li_nll"].to_numpy()
-    nll["benchmark_unplanted"] = bench.loc[bench["planted"] == 0, "li_nll"].to_numpy()
+    bench = g[g["set"] == "contamination"]
+    nll["contamination"] = bench["li_nll"].to_numpy()
+    nll["contamination_planted"] = bench.loc[bench["planted"] == 1, "li_nll"].to_numpy()
+    nll["contamination_unplanted"] = bench.loc[bench["planted"] == 0, "li_nll"].to_numpy()
     for c in sorted(bench.loc[bench["copies"] > 0, "copies"].unique()):
-        nll[f"benchmark_copies_{int(c)}"] = bench.loc[bench["copies"] == c, "li_nll"].to_numpy()
+        nll[f"contamination_copies_{int(c)}"] = bench.loc[bench["copies"] == c, "li_nll"].to_numpy()
     nll["memorised"] = g.loc[g["set"] == "memorised", "li_nll"].to_numpy()
     return {k: v for k, v in nll.items() if len(v)}
 
@@ -497,11 +499,11 @@ def placement_rows(texts: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFrame:
 
 
 CONTRASTS = (
-    ("unplanted - planted", "benchmark_unplanted", "benchmark_planted"),
-    ("clean - planted", "clean", "benchmark_planted"),
-    ("unplanted - memorised", "benchmark_unplanted", "memorised"),
+    ("unplanted - planted", "contamination_unplanted", "contamination_planted"),
+    ("clean - planted", "clean", "contamination_planted"),
+    ("unplanted - memorised", "contamination_unplanted", "memorised"),
     ("clean - memorised", "clean", "memorised"),
-    ("clean - unplanted", "clean", "benchmark_unplanted"),
+    ("clean - unplanted", "clean", "contamination_unplanted"),
 )
 """The NLL contrasts ``(name, set a, set b)`` of :func:`nll_delta_rows`: mean NLL of a minus
 that of b (positive = b is more familiar to the model)."""
@@ -518,9 +520,9 @@ def nll_delta_rows(texts: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFrame:
         nll = placement_sets(g)
         pairs = list(CONTRASTS)
         pairs += [
-            (f"unplanted - copies_{k.rsplit('_', 1)[1]}", "benchmark_unplanted", k)
+            (f"unplanted - copies_{k.rsplit('_', 1)[1]}", "contamination_unplanted", k)
             for k in nll
-            if k.startswith("benchmark_copies_")
+            if k.startswith("contamination_copies_")
         ]
         for name, a, b in pairs:
             if a not in nll or b not in nll:
@@ -531,8 +533,8 @@ def nll_delta_rows(texts: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFrame:
                     "model": model,
                     "contrast": name,
                     "delta": d,
-                    "lo": lo,
-                    "hi": hi,
+                    "delta_lo": lo,
+                    "delta_hi": hi,
                     "n_a": len(nll[a]),
                     "n_b": len(nll[b]),
                 }
@@ -541,15 +543,15 @@ def nll_delta_rows(texts: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFrame:
 
 
 def set_copies(name: str) -> float:
-    """The copy count of a placement set: c of ``benchmark_copies_<c>``, 0 for the unplanted
+    """The copy count of a placement set: c of ``contamination_copies_<c>``, 0 for the unplanted
     items, NaN (no single count) otherwise."""
-    if name.startswith("benchmark_copies_"):
+    if name.startswith("contamination_copies_"):
         return float(name.rsplit("_", 1)[1])
-    return 0.0 if name == "benchmark_unplanted" else float("nan")
+    return 0.0 if name == "contamination_unplanted" else float("nan")
 
 
 EMPTY = {
-    "placement": ["model", "set", "n", "mean_nll", "lo", "hi", "position"],
+    "placement": ["model", "set", "n", "mean_nll", "mean_nll_lo", "mean_nll_hi", "position"],
     "detectors": ["model", "label_set", "detector", "n_members", "n_nonmembers", "auc"],
     "cloze": ["model", "play", "split", "n", "acc_insensitive", "chance"],
     "cloze_summary": [
@@ -563,7 +565,7 @@ EMPTY = {
         "r_plays",
     ],
     **CLOZE_COLUMNS,
-    "nll_delta": ["model", "contrast", "delta", "lo", "hi", "n_a", "n_b"],
+    "nll_delta": ["model", "contrast", "delta", "delta_lo", "delta_hi", "n_a", "n_b"],
     "overlap": [
         "tokenizer",
         "label_set",
@@ -587,20 +589,20 @@ EMPTY = {
         "test_fpr",
     ],
 }
-"""Header of each table written without a benchmark (no inputs: every table is empty)."""
+"""Header of each table written without a contamination set (no inputs: every table is empty)."""
 
 
 def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
     """Build the tables from the models' text and cloze tables; draw the figures.
-    Without inputs (no ``corpus.inject.benchmark``) the tables are empty and the figures
+    Without inputs (no ``corpus.inject.contamination``) the tables are empty and the figures
     say so; with cloze tables but no text scored (``analysis.membership.cloze`` without a
-    benchmark: no ground truth) only the name cloze tables are filled."""
+    contamination set: no ground truth) only the name cloze tables are filled."""
     if not inputs["texts"]:
         for name, columns in EMPTY.items():
             write_csv(out[name], pd.DataFrame(columns=columns))
         for name in ("fig_placement", "fig_roc_planted", "fig_roc_training", *CLOZE_FIGURES,
                      "fig_cloze_popularity"):  # fmt: skip
-            fig.not_measured(out[name], "no planted benchmark (corpus.inject.benchmark)")
+            fig.not_measured(out[name], "no planted contamination set (corpus.inject.contamination)")
         return
     texts = pd.concat([pd.read_csv(p) for _, p in inputs["texts"]], ignore_index=True)
     cloze = pd.concat([pd.read_csv(p) for _, p in inputs["cloze"]], ignore_index=True)
@@ -609,7 +611,7 @@ def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
         return _cloze_only(cloze, inputs, out, n_boot, seed)
     texts = with_reference(texts, reference_model(texts, params.get("reference")))
     (_, manifest), (tokenizer, overlap_csv) = _one(inputs, "manifest"), _one(inputs, "overlap")
-    documents = benchmark_texts(read_json(manifest), str(manifest))
+    documents = contamination_texts(read_json(manifest), str(manifest))
     texts = with_blind(texts, documents, seed)
     overlap = pd.read_csv(overlap_csv)
     detectors = detector_table(texts, n_boot, seed)
@@ -662,7 +664,7 @@ def _cloze_figures(tables: Mapping[str, pd.DataFrame], out: Mapping, why: str) -
 
 
 def _cloze_only(cloze, inputs: Mapping, out: Mapping, n_boot: int, seed: int) -> None:
-    """The name cloze tables and figure of a run without a benchmark; every table of the
+    """The name cloze tables and figure of a run without a contamination set; every table of the
     planted ground truth is empty and its figure says so."""
     (_, manifest) = _one(inputs, "manifest")
     genre = genres(read_json(manifest))
@@ -676,7 +678,7 @@ def _cloze_only(cloze, inputs: Mapping, out: Mapping, n_boot: int, seed: int) ->
         frame = tables.get(name, pd.DataFrame())
         write_csv(out[name], frame if len(frame.columns) else pd.DataFrame(columns=columns))
     for name in ("fig_placement", "fig_roc_planted", "fig_roc_training"):
-        fig.not_measured(out[name], "no planted benchmark (corpus.inject.benchmark)")
+        fig.not_measured(out[name], "no planted contamination set (corpus.inject.contamination)")
     fig.not_measured(out["fig_cloze_popularity"], "no planted excerpts (no ground truth)")
     _cloze_figures(tables, out, "no name cloze item fits the models' context")
 
@@ -697,7 +699,7 @@ def _blind_margin(r: pd.Series) -> str:
         return ""
     return (
         f" (margin over {r['blind_detector']} {fmt(r['delta_auc_vs_blind'], 2)} "
-        f"[{fmt(r['delta_blind_lo'], 2)}, {fmt(r['delta_blind_hi'], 2)}])"
+        f"[{fmt(r['delta_auc_vs_blind_lo'], 2)}, {fmt(r['delta_auc_vs_blind_hi'], 2)}])"
     )
 
 
@@ -714,7 +716,7 @@ def summary_section(tables: Mapping[str, pd.DataFrame], params: Mapping) -> list
         return []
     lines = [
         "",
-        "## Contamination and membership (planted benchmark)",
+        "## Contamination and membership (planted contamination set)",
         "",
         "copyscope's normalised position (clean − bench) / (clean − memorised) of Li's mean "
         "NLLs (0 = clean, 1 = memorised); AUC of planted vs unplanted items and its margin "
@@ -725,10 +727,10 @@ def summary_section(tables: Mapping[str, pd.DataFrame], params: Mapping) -> list
         parts = [
             f"{r.set} {fmt(r.position, 2)} [{fmt(r.position_lo, 2)}, {fmt(r.position_hi, 2)}]"
             for r in g.itertuples()
-            if r.set.startswith("benchmark")
+            if r.set.startswith("contamination")
         ]
         parts += [
-            f"NLL {r.contrast} {fmt(r.delta, 2)} [{fmt(r.lo, 2)}, {fmt(r.hi, 2)}] nats"
+            f"NLL {r.contrast} {fmt(r.delta, 2)} [{fmt(r.delta_lo, 2)}, {fmt(r.delta_hi, 2)}] nats"
             for r in delta[delta["model"] == model].itertuples()
             if r.contrast == "unplanted - planted"
         ]

@@ -49,14 +49,14 @@ COLUMNS = [
     "copies",
     "n",
     "extraction_rate",
-    "ci_low",
-    "ci_high",
+    "extraction_rate_lo",
+    "extraction_rate_hi",
     "match_fraction",
-    "match_fraction_ci_low",
-    "match_fraction_ci_high",
+    "match_fraction_lo",
+    "match_fraction_hi",
     "lcp",
-    "lcp_ci_low",
-    "lcp_ci_high",
+    "lcp_lo",
+    "lcp_hi",
 ]
 
 
@@ -74,12 +74,12 @@ def bootstrap_means(values: np.ndarray, n_boot: int, seed: int, level: float = 0
 
 def bootstrap_cells(values, names, n_boot: int, seed: int, bounds: Mapping | None = None) -> dict:
     """The cells of one table row for the measures in the columns of ``values`` (passages ×
-    measures), named ``names``: ``{name: mean, name_ci_low: …, name_ci_high: …}`` per measure
+    measures), named ``names``: ``{name: mean, name_lo: …, name_hi: …}`` per measure
     (:func:`bootstrap_means`); ``bounds`` maps a name to other names of its two bounds."""
     point, low, high = bootstrap_means(values, n_boot, seed)
     cells = {}
     for j, name in enumerate(names):
-        low_name, high_name = (bounds or {}).get(name, (f"{name}_ci_low", f"{name}_ci_high"))
+        low_name, high_name = (bounds or {}).get(name, (f"{name}_lo", f"{name}_hi"))
         cells |= {name: point[j], low_name: low[j], high_name: high[j]}
     return cells
 
@@ -103,7 +103,7 @@ def memorization_table(frame: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFr
                 MEASURES.values(),
                 n_boot,
                 seed,
-                bounds={"extraction_rate": ("ci_low", "ci_high")},
+                bounds={"extraction_rate": ("extraction_rate_lo", "extraction_rate_hi")},
             )
             rows.append(row | cells)
     return pd.DataFrame(rows, columns=COLUMNS)
@@ -138,7 +138,7 @@ def summary_section(tables: Mapping[str, pd.DataFrame], params: Mapping) -> list
     for model, g in table.groupby("model", sort=False):
         parts = [
             f"{'controls' if r.copies == 0 else f'{r.copies}×'} {fmt(r.extraction_rate, 2)} "
-            f"[{fmt(r.ci_low, 2)}, {fmt(r.ci_high, 2)}]"
+            f"[{fmt(r.extraction_rate_lo, 2)}, {fmt(r.extraction_rate_hi, 2)}]"
             for r in g.itertuples()
         ]
         lines.append(f"- {model}: " + "; ".join(parts))

@@ -185,7 +185,7 @@ def cloze_tables(cloze: pd.DataFrame, n_boot: int, seed: int):
             note = f"r not computed (training plays): {exc}"
         for row in summary:
             if row["model"] == model:
-                row |= {"r_overlap": r, "r_lo": lo, "r_hi": hi, "r_plays": len(p), "note": note}
+                row |= {"r_overlap": r, "r_overlap_lo": lo, "r_overlap_hi": hi, "r_plays": len(p), "note": note}
     return plays, pd.DataFrame(summary)
 
 

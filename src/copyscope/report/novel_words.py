@@ -233,7 +233,7 @@ def novel_words(texts: Iterable[list[str]], vocab: Mapping | set) -> Counter:
 
 LIST_COLUMNS = ["model", "decoding", "word", "count", "well_formed", "rule", "analysis"]
 TABLE_COLUMNS = ["model", "decoding", "texts", "words", "novel_tokens", "novel_types",
-                 "novel_share", "well_formed", "well_formed_share", "ci_low", "ci_high",
+                 "novel_share", "well_formed", "well_formed_share", "well_formed_share_lo", "well_formed_share_hi",
                  *(f"rule_{r}" for r in RULES), "examples_well_formed",
                  "examples_not"]  # fmt: skip
 
@@ -264,7 +264,7 @@ def set_row(model: str, decoding: str, texts: int, words: int, listed: pd.DataFr
         "model": model, "decoding": decoding, "texts": texts, "words": words,
         "novel_tokens": novel, "novel_types": types,
         "novel_share": novel / words if words else float("nan"),
-        "well_formed": good, "well_formed_share": share, "ci_low": lo, "ci_high": hi,
+        "well_formed": good, "well_formed_share": share, "well_formed_share_lo": lo, "well_formed_share_hi": hi,
         **{f"rule_{r}": int(rules.get(r, 0)) for r in RULES},
         "examples_well_formed": " · ".join(
             f"{w} ({a})" if a and r != "case" else w

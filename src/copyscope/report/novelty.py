@@ -256,7 +256,7 @@ def summary_section(tables: Mapping[str, pd.DataFrame], params: Mapping) -> list
                 continue
             s = s.iloc[0]
             cells += [
-                f"{fmt(s['mean_nnsl'])} [{fmt(s['ci_low'])}, {fmt(s['ci_high'])}]",
+                f"{fmt(s['mean_nnsl'])} [{fmt(s['mean_nnsl_lo'])}, {fmt(s['mean_nnsl_hi'])}]",
                 fmt(c.get(4)),
                 fmt(c.get(8)),
             ]
@@ -265,7 +265,7 @@ def summary_section(tables: Mapping[str, pd.DataFrame], params: Mapping) -> list
         lines += [
             "",
             "Natural-only: L_t against the training text before any planting (duplicated "
-            "passages, ladder, benchmark); novelty_samples.csv / nnsl_samples.csv, column "
+            "passages, ladder, contamination set); novelty_samples.csv / nnsl_samples.csv, column "
             "source.",
         ]
     focus = params["models"]["evaluator"]

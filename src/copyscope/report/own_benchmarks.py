@@ -91,10 +91,10 @@ CONTRASTS = (
 EMPTY = {
     "scores": ["model", "benchmark", "format", "set", "id", "label", "li_nll"],
     "placement": [
-        "benchmark", "format", "labelled", "model", "set", "n", "mean_nll", "lo", "hi",
+        "benchmark", "format", "labelled", "model", "set", "n", "mean_nll", "mean_nll_lo", "mean_nll_hi",
         "position", "position_lo", "position_hi",
     ],
-    "nll_delta": ["benchmark", "labelled", "model", "contrast", "delta", "lo", "hi", "n_a", "n_b"],
+    "nll_delta": ["benchmark", "labelled", "model", "contrast", "delta", "delta_lo", "delta_hi", "n_a", "n_b"],
     "detectors": ["benchmark", "model", "label_set", "detector", "n_members", "n_nonmembers", "auc", "reason"],
 }  # fmt: skip
 
@@ -145,7 +145,7 @@ def nll_delta_rows(scores: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFrame
             d, lo, hi = bootstrap_difference_ci(nll[a], nll[b], n_boot=n_boot, seed=seed)
             rows.append(
                 {"benchmark": bench, "labelled": _labelled(g), "model": model, "contrast": name,
-                 "delta": d, "lo": lo, "hi": hi, "n_a": len(nll[a]), "n_b": len(nll[b])}
+                 "delta": d, "delta_lo": lo, "delta_hi": hi, "n_a": len(nll[a]), "n_b": len(nll[b])}
             )  # fmt: skip
     return pd.DataFrame(rows, columns=EMPTY["nll_delta"])
 
@@ -256,7 +256,7 @@ def summary_section(tables: Mapping[str, pd.DataFrame], params: Mapping) -> list
         s = g.set_index("set")
         b = s.loc["benchmark"]
         parts = [
-            f"items {fmt(b.mean_nll)} [{fmt(b.lo)}, {fmt(b.hi)}] (n = {int(b.n)})",
+            f"items {fmt(b.mean_nll)} [{fmt(b.mean_nll_lo)}, {fmt(b.mean_nll_hi)}] (n = {int(b.n)})",
             *(
                 f"{k} {fmt(s.loc[k, 'mean_nll'])}"
                 for k in ("memorised", "clean")
@@ -266,7 +266,7 @@ def summary_section(tables: Mapping[str, pd.DataFrame], params: Mapping) -> list
         ]
         d = delta[(delta["benchmark"] == bench) & (delta["model"] == model)]
         parts += [
-            f"{r.contrast} {fmt(r.delta, 2)} [{fmt(r.lo, 2)}, {fmt(r.hi, 2)}] nats"
+            f"{r.contrast} {fmt(r.delta, 2)} [{fmt(r.delta_lo, 2)}, {fmt(r.delta_hi, 2)}] nats"
             for r in d.itertuples()
             if r.contrast in ("clean - benchmark", "benchmark - memorised", "non-members - members")
         ]

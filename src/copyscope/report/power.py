@@ -12,7 +12,7 @@ verdict where the answer is known, at increasing sample sizes.
 * **ladder** — the memorization ladder's per-passage extraction results resampled with
   k passages per rung: extraction does grow with planted copies in the run, so "extraction
   grows with duplication" must ``hold``.
-* **benchmark** — k planted and k unplanted items of the contamination set resampled: the
+* **contamination** — k planted and k unplanted items of the contamination set resampled: the
   planted ones were trained on, so Li's placement ("contaminated items have lower
   perplexity") must ``hold``.
 * **excerpt plays** — k excerpt plays of the highest copy count and the run's fully held-out

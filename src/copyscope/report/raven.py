@@ -200,7 +200,7 @@ def build(
 def curve_frame(texts: list[np.ndarray], novelty: Mapping, label: Mapping) -> pd.DataFrame:
     """RAVEN's curve novelty(n) = 1 − dup(n), n = 1..``novelty.n_max``, of one set's per-text
     scores (:func:`copyscope.raven.dup_curve`), with its 95% percentile bootstrap interval
-    over texts (``ci_low``/``ci_high``: the pooled ratio novel / all n-grams with whole texts
+    over texts (``novelty_lo``/``novelty_hi``: the pooled ratio novel / all n-grams with whole texts
     resampled, ``novelty.bootstrap`` draws, ``novelty.seed``;
     :func:`copyscope.novelty.metrics.bootstrap_novelty`) and ``texts``, the number of texts
     with words; ``label``'s keys first. NaN where no text has n words."""
@@ -214,9 +214,9 @@ def curve_frame(texts: list[np.ndarray], novelty: Mapping, label: Mapping) -> pd
             **label,
             "n": np.arange(1, len(nov) + 1),
             "novelty": nov,
+            "novelty_lo": lo,
+            "novelty_hi": hi,
             "dup": dup,
-            "ci_low": lo,
-            "ci_high": hi,
             "texts": len(texts),
         }
     )
@@ -437,7 +437,7 @@ def model_sizes(dirs: Iterable[tuple[str, str]]) -> dict[str, int]:
     return out
 
 
-SIZE_COLUMNS = ["decoding", "model", "params", "n", "novelty", "ci_low", "ci_high", "texts"]
+SIZE_COLUMNS = ["decoding", "model", "params", "n", "novelty", "novelty_lo", "novelty_hi", "texts"]
 
 
 def size_table(

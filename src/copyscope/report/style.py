@@ -69,7 +69,7 @@ COLUMNS = [
     "copies_max",
     "n",
     "planted_share",
-    *[c for name in MEASURES.values() for c in (name, f"{name}_ci_low", f"{name}_ci_high")],
+    *[c for name in MEASURES.values() for c in (name, f"{name}_lo", f"{name}_hi")],
 ]
 
 
@@ -145,7 +145,7 @@ def summary_section(tables: Mapping[str, pd.DataFrame], params: Mapping) -> list
     for r in t.itertuples():
         lines.append(
             f"- {r.model} ({r.n} passages): exact {fmt(r.exact_rate, 2)} "
-            f"[{fmt(r.exact_rate_ci_low, 2)}, {fmt(r.exact_rate_ci_high, 2)}], POS "
-            f"{fmt(r.pos_rate, 2)} [{fmt(r.pos_rate_ci_low, 2)}, {fmt(r.pos_rate_ci_high, 2)}]"
+            f"[{fmt(r.exact_rate_lo, 2)}, {fmt(r.exact_rate_hi, 2)}], POS "
+            f"{fmt(r.pos_rate, 2)} [{fmt(r.pos_rate_lo, 2)}, {fmt(r.pos_rate_hi, 2)}]"
         )
     return lines

@@ -49,7 +49,7 @@ def path_novelty(
                 kw |= {"ls": "--", "mfc": "white"}
             line = ax.plot(g["k"], g["novelty"], marker="o", ms=3, label=name, **kw)[0]
             alpha = 0.08 if name in set(dashed) else 0.2
-            ax.fill_between(g["k"], g["ci_low"], g["ci_high"], alpha=alpha, color=line.get_color())
+            ax.fill_between(g["k"], g["novelty_lo"], g["novelty_hi"], alpha=alpha, color=line.get_color())
         ax.set_title(panel)
         ax.set_xlabel("k (path nodes; ROOT counts as one)")
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
@@ -332,7 +332,7 @@ def style_memorization(table: pd.DataFrame, path) -> None:
                 series = ((pos, "-", "o", "POS", -1), (exact, "--", "s", "words", 1))
                 for name, style, marker, label, side in series:
                     err = np.vstack(
-                        [g[name] - g[f"{name}_ci_low"], g[f"{name}_ci_high"] - g[name]]
+                        [g[name] - g[f"{name}_lo"], g[f"{name}_hi"] - g[name]]
                     ).clip(min=0)
                     shift = 0.08 * (k - (len(models) - 1) / 2) + 0.03 * side
                     ax.errorbar(

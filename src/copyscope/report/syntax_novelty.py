@@ -171,7 +171,7 @@ def summary_section(tables: Mapping[str, pd.DataFrame], params: Mapping) -> list
     for (model, decoding), g in t.groupby(["model", "decoding"], sort=False):
         g = g.set_index("unit")
         cells = [
-            f"{fmt(g.at[u, 'novelty'])} [{fmt(g.at[u, 'ci_low'])}, {fmt(g.at[u, 'ci_high'])}]"
+            f"{fmt(g.at[u, 'novelty'])} [{fmt(g.at[u, 'novelty_lo'])}, {fmt(g.at[u, 'novelty_hi'])}]"
             if u in g.index
             else "n/a"
             for u in units

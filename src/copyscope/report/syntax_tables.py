@@ -45,7 +45,7 @@ def raven_table1(novelty: pd.DataFrame, sets: Sequence[str], digits: int = 3) ->
     """One row per unit of :data:`BASE_UNITS` that occurs in at least one of ``sets`` (a unit the
     backend cannot give, e.g. constituency with spaCy, is left out), one column per set in the
     given order, formatted by :func:`cell`. ``novelty``: rows with ``set``, ``unit``,
-    ``novelty``, ``ci_low``, ``ci_high``, ``total``."""
+    ``novelty``, ``novelty_lo``, ``novelty_hi``, ``total``."""
     missing = [s for s in sets if s not in set(novelty["set"])]
     if missing:
         raise InputError("syntactic novelty table", f"rows for the text sets {missing}")
@@ -55,16 +55,16 @@ def raven_table1(novelty: pd.DataFrame, sets: Sequence[str], digits: int = 3) ->
     for s in sets:
         g = rows[rows["set"] == s].set_index("unit")
         out[s] = [
-            cell(g.at[u, "novelty"], g.at[u, "ci_low"], g.at[u, "ci_high"], digits) for u in present
+            cell(g.at[u, "novelty"], g.at[u, "novelty_lo"], g.at[u, "novelty_hi"], digits) for u in present
         ]
     return out
 
 
 def path_curves(novelty: pd.DataFrame) -> pd.DataFrame:
     """The dependency-path rows (``family`` = ``labeled_path`` / ``unlabeled_path``) with
-    occurrences: ``set``, ``family``, ``k``, ``novelty``, ``ci_low``, ``ci_high``, ``total``."""
+    occurrences: ``set``, ``family``, ``k``, ``novelty``, ``novelty_lo``, ``novelty_hi``, ``total``."""
     rows = novelty[(novelty["family"] != "unit") & (novelty["total"] > 0)]
-    cols = ["set", "family", "k", "novelty", "ci_low", "ci_high", "novel", "total"]
+    cols = ["set", "family", "k", "novelty", "novelty_lo", "novelty_hi", "novel", "total"]
     return rows[cols].sort_values(["set", "family", "k"], kind="stable").reset_index(drop=True)
 
 

@@ -133,7 +133,7 @@ def build_table(
                               natural_sizes)  # fmt: skip
             parts.append(curves.assign(prompts="held-out", beams=pd.NA))
     if not parts:
-        return pd.DataFrame(columns=[*COLUMNS, "n", "novelty", "ci_low", "ci_high"])
+        return pd.DataFrame(columns=[*COLUMNS, "n", "novelty", "novelty_lo", "novelty_hi"])
     table = pd.concat(parts, ignore_index=True)
     table["beams"] = table["beams"].astype("Int64")
     rest = [c for c in table.columns if c not in COLUMNS]

@@ -9,7 +9,7 @@ Two sources of training text the models have seen a known number of times:
   sampled by how often they occur there (:func:`sample_repeats`; strata of counts), their
   first P tokens given as prompt and S tokens decoded greedily (:func:`extract_repeats`).
   Spans inside the ladder's passages (the first source) are left out by default, spans
-  touching any planted text (duplicates, benchmark items) are flagged ``planted``
+  touching any planted text (duplicates, contamination-set items) are flagged ``planted``
   (:func:`planted_mask`; ``analysis.style.exclude_planted: all`` leaves them out too, so only
   the corpus's own repetition remains — in Shakespeare's plays it hardly reaches 4 copies of
   a 32-token span).
@@ -231,12 +231,12 @@ def stratified_sample(
 def excluded_texts(manifest: Mapping, which: str = "all") -> list[str]:
     """The texts the corpus stage planted into the training split: the ladder's planted
     passages (``which="ladder"``), with ``"all"`` also the injected duplicates and the
-    benchmark's planted items."""
+    contamination set's planted items."""
     out = [p["text"] for p in ladder_passages(manifest) if p.get("kind") == "planted"]
     if which == "all":
         out += [r["text"] for r in manifest.get("injected", [])]
         out += [
-            p["text"] for p in (manifest.get("benchmark") or {}).get("items", []) if p["planted"]
+            p["text"] for p in (manifest.get("contamination") or {}).get("items", []) if p["planted"]
         ]
     return [t for t in out if t.strip()]
 

@@ -536,7 +536,7 @@ def novelty_table(
 ) -> pd.DataFrame:
     """One text set's syntactic novelty: per unit ``novel``, ``total``, ``novelty`` (pooled
     novel / total; NaN without occurrences, e.g. constituency units without trees) and its
-    bootstrap 95% CI over passages (``ci_low``, ``ci_high``); ``family`` (``unit``,
+    bootstrap 95% CI over passages (``novelty_lo``, ``novelty_hi``); ``family`` (``unit``,
     ``labeled_path``, ``unlabeled_path``) and ``k`` (path nodes; 0 for other units) for RAVEN's
     Fig. 5-style curves."""
     names = units(max_path_words)
@@ -567,8 +567,8 @@ def novelty_rows(
             "novel": sums_n,
             "total": sums_t,
             "novelty": rate,
-            "ci_low": lo,
-            "ci_high": hi,
+            "novelty_lo": lo,
+            "novelty_hi": hi,
             "passages": len(novel),
         }
     )

@@ -37,7 +37,7 @@ def test_a_bad_rule_shows_a_high_false_verdict_rate(monkeypatch):
     monkeypatch.setitem(F.CLAIMS, "bad", bad_rule)
     bad = C.false_verdicts("bad", builder, data(), CAL_PARAMS, draws=30, seed=0)
     assert bad["false_rate"] == 1.0 and bad["holds"] + bad["does_not_hold"] == 30
-    assert 0.88 < bad["false_lo"] < 0.9  # Wilson interval of 30 of 30
+    assert 0.88 < bad["false_rate_lo"] < 0.9  # Wilson interval of 30 of 30
     good = C.false_verdicts("pure-more-novel-than-validation", builder, data(), CAL_PARAMS, 30, 0)
     assert good["draws"] == 30 and good["false_rate"] < bad["false_rate"]
     assert good["holds"] + good["does_not_hold"] + good["inconclusive"] == 30

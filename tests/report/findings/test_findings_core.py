@@ -68,7 +68,7 @@ def test_equivalence_verdict_bounds_an_absence():
 
 def test_trends_from_two_points_decide_nothing():
     pts = pd.DataFrame(
-        {"x": [1, 2], "value": [1.0, 5.0], "ci_low": [0.9, 4.9], "ci_high": [1.1, 5.1]}
+        {"x": [1, 2], "value": [1.0, 5.0], "value_lo": [0.9, 4.9], "value_hi": [1.1, 5.1]}
     )
     assert F.trend_verdict(pts, "x", 1, 0.8, 3)[0] == UNCLEAR
     assert F.trend_verdict(pts, "x", 1, 0.8, 2)[0] == HOLDS
@@ -111,13 +111,13 @@ COLUMNS = {
     "novelty_texts": ["source", "model", "decoding", "text", "novel_1", "ngrams_1"],
     "completion_loss": ["model", "curve", "x", "loss", "tokens"],
     "completion_loss_slope": ["model", "n", "tokens", "texts", "slope", "slope_lo", "slope_hi"],
-    "memorization": ["model", "copies", "extraction_rate", "ci_low", "ci_high"],
+    "memorization": ["model", "copies", "extraction_rate", "extraction_rate_lo", "extraction_rate_hi"],
     "syntax_novelty": ["model", "decoding", "decoding_family", "unit", "novelty", "total"],
     "templates": ["model", "decoding", "decoding_family", "n", "template_rate", "cr_pos",
                   "p_up", "p_down"],  # fmt: skip
     "template_coverage_delta": ["model", "decoding", "n", "delta", "delta_lo", "delta_hi"],
     "template_coverage": ["model", "decoding", "coverage_templates", "coverage_non_templates"],
-    "membership_nll_delta": ["model", "contrast", "delta", "lo", "hi"],
+    "membership_nll_delta": ["model", "contrast", "delta", "delta_lo", "delta_hi"],
     "membership_detectors": ["model", "label_set", "detector", "auc", "delta_auc_vs_loss"],
     "contamination_known": ["benchmark", "positive", "rule", "tp", "fn", "fp", "tn"],
     "membership_cloze_summary": ["model", "split", "acc_insensitive", "r_overlap"],

@@ -29,7 +29,7 @@ from support.findings import (
 def ladder(rates: dict[int, tuple[float, float, float]]) -> pd.DataFrame:
     return pd.DataFrame(
         [
-            {"model": "m", "copies": c, "extraction_rate": v, "ci_low": lo, "ci_high": hi}
+            {"model": "m", "copies": c, "extraction_rate": v, "extraction_rate_lo": lo, "extraction_rate_hi": hi}
             | {"match_fraction": v, "lcp": 1.0, "n": 10}
             for c, (v, lo, hi) in rates.items()
         ]
@@ -59,7 +59,7 @@ def test_extraction_without_the_memorization_table_is_not_measured():
 
 
 def nll_delta(delta) -> pd.DataFrame:
-    cols = ["model", "contrast", "delta", "lo", "hi", "n_a", "n_b"]
+    cols = ["model", "contrast", "delta", "delta_lo", "delta_hi", "n_a", "n_b"]
     rows = [
         ("m", "unplanted - planted", *delta, 20, 20),
         ("m", "clean − planted", -9, -10, -8, 20, 20),
@@ -79,10 +79,10 @@ def test_benchmark_placement(delta, verdict):
 
 def detectors(**deltas):
     """Detector rows of model m on planted items: ``det=(auc, delta, lo, hi)``."""
-    cols = ["model", "label_set", "detector", "auc", "delta_auc_vs_loss", "delta_auc_lo"]
+    cols = ["model", "label_set", "detector", "auc", "delta_auc_vs_loss", "delta_auc_vs_loss_lo"]
     rows = [("m", "planted", d, *v) for d, v in deltas.items()]
     rows.append(("m", "training", "min_k_20", 0.99, -0.3, -0.4, -0.2))  # another label set
-    return {"membership_detectors": pd.DataFrame(rows, columns=[*cols, "delta_auc_hi"])}
+    return {"membership_detectors": pd.DataFrame(rows, columns=[*cols, "delta_auc_vs_loss_hi"])}
 
 
 LOSS = (0.8, 0.0, 0.0, 0.0)
@@ -123,7 +123,7 @@ def test_permuted_membership_rows_are_the_min_k_rule_input():
     planted = np.repeat([1, 0], n // 2)
     loss = rng.normal(5.0, 0.3, n) - 0.5 * planted
     texts = pd.DataFrame(
-        {"model": "m", "set": "benchmark", "id": range(n), "planted": planted, "loss": loss,
+        {"model": "m", "set": "contamination", "id": range(n), "planted": planted, "loss": loss,
          "min_k_20": loss + rng.normal(0, 0.1, n)}
     )  # fmt: skip
     tables = paper.permuted_membership(np.random.default_rng(1), data(membership=texts), CAL_PARAMS)
@@ -136,21 +136,21 @@ def test_permuted_membership_rows_are_the_min_k_rule_input():
     assert r["draws"] == 20
 
 
-def benchmark_texts(n=40, effect=0.5, seed=0) -> pd.DataFrame:
+def contamination_texts(n=40, effect=0.5, seed=0) -> pd.DataFrame:
     """A contamination set of ``n`` items, half planted, whose planted items' Li NLL is lower
     by ``effect`` nats."""
     rng = np.random.default_rng(seed)
     planted = np.repeat([1, 0], n // 2)
     nll = rng.normal(5.0, 0.3, n) - effect * planted
     return pd.DataFrame(
-        {"model": "m", "set": "benchmark", "id": range(n), "planted": planted,
+        {"model": "m", "set": "contamination", "id": range(n), "planted": planted,
          "copies": np.where(planted == 1, 4, 0), "li_nll": nll, "loss": nll,
          "min_k_20": nll + rng.normal(0, 0.1, n)}
     )  # fmt: skip
 
 
 def test_permuted_placement_breaks_li_placement():
-    texts = benchmark_texts()
+    texts = contamination_texts()
     real = F.CLAIMS["benchmark-placement"](
         {"membership_nll_delta": membership_report.nll_delta_rows(texts, 200, 0)}, CAL_PARAMS
     )
@@ -209,15 +209,15 @@ def test_the_ladder_resampled_keeps_its_rungs():
 
 
 def test_the_benchmark_resampled_finds_the_planted_items():
-    texts = benchmark_texts(n=60, effect=0.6)
-    tables = paper.benchmark_resample(np.random.default_rng(0), data(membership=texts), POWER_PARAMS, 7)
+    texts = contamination_texts(n=60, effect=0.6)
+    tables = paper.contamination_resample(np.random.default_rng(0), data(membership=texts), POWER_PARAMS, 7)
     d = tables["membership_nll_delta"].set_index("contrast")
     assert d.at["unplanted - planted", "n_a"] == d.at["unplanted - planted", "n_b"] == 7
-    big = P.power_at("benchmark-placement", paper.benchmark_resample, F.HOLDS,
+    big = P.power_at("benchmark-placement", paper.contamination_resample, F.HOLDS,
                      data(membership=texts), POWER_PARAMS, 30, 10, 0)  # fmt: skip
     # a control: unplanted items with exactly the planted items' NLLs
     same = texts.assign(li_nll=np.tile(texts["li_nll"].to_numpy()[:30], 2))
-    none = P.power_at("benchmark-placement", paper.benchmark_resample, F.HOLDS,
+    none = P.power_at("benchmark-placement", paper.contamination_resample, F.HOLDS,
                       data(membership=same), POWER_PARAMS, 30, 20, 0)  # fmt: skip
     assert big["power"] >= 0.9 and none["power"] <= 0.15
 

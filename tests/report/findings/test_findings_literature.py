@@ -29,7 +29,7 @@ from support.findings import (
 def cloze_summary(train, valid, r):
     cols = ["model", "split", "acc_insensitive", "acc_insensitive_lo", "acc_insensitive_hi"]
     frame = pd.DataFrame([("m", "train", *train), ("m", "valid", *valid)], columns=cols)
-    frame["r_overlap"], frame["r_lo"], frame["r_hi"] = r
+    frame["r_overlap"], frame["r_overlap_lo"], frame["r_overlap_hi"] = r
     frame["r_plays"] = 10
     return {"membership_cloze_summary": frame}
 

@@ -132,7 +132,7 @@ def nnsl(rows: list[tuple], source="natural", distinct=100) -> pd.DataFrame:
     return pd.DataFrame(
         [
             {"model": m, "decoding": d, "family": FAMILY[d], "prompt_length": p}
-            | {"mean_nnsl": v, "ci_low": v - h, "ci_high": v + h}
+            | {"mean_nnsl": v, "mean_nnsl_lo": v - h, "mean_nnsl_hi": v + h}
             | {"source": source, "distinct": distinct}
             for m, d, p, v, h in rows
         ]
@@ -258,7 +258,7 @@ def test_the_shortened_curves_equal_the_full_ones():
     short = short[short["source"] == "all"].reset_index(drop=True)
     full, _ = novelty_report.build(sets, {"human": 10**6}, CAL_PARAMS["novelty"], {})
     assert len(short) == CAL_PARAMS["findings"]["n_max"] < len(full)
-    cols = ["n", "novelty", "ci_low", "ci_high"]
+    cols = ["n", "novelty", "novelty_lo", "novelty_hi"]
     pd.testing.assert_frame_equal(short[cols], full[cols].iloc[: len(short)])
 
 

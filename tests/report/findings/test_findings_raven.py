@@ -42,8 +42,8 @@ def raven(
         for n, v in values.items():
             row |= {
                 f"novelty_{n}": v,
-                f"novelty_{n}_ci_low": v - half,
-                f"novelty_{n}_ci_high": v + half,
+                f"novelty_{n}_lo": v - half,
+                f"novelty_{n}_hi": v + half,
             }
         rows.append(row)
     return pd.DataFrame(rows)
@@ -295,7 +295,7 @@ def syntax_novelty(model: dict[str, float], human: dict[str, float], half=0.02) 
         for unit, v in values.items():
             rows.append(
                 {"model": name, "decoding": dec, "decoding_family": FAMILY[dec], "unit": unit}
-                | {"novelty": v, "ci_low": v - half, "ci_high": v + half, "total": 50}
+                | {"novelty": v, "novelty_lo": v - half, "novelty_hi": v + half, "total": 50}
             )
     return pd.DataFrame(rows)
 

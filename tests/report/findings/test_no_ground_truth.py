@@ -60,7 +60,7 @@ def test_name_popularity_is_the_median_zipf_frequency_of_the_answers():
 
 
 def test_cloze_alone_fills_the_cloze_tables_and_leaves_the_ground_truth_empty(tmp_path):
-    """The membership report of a run with cloze tables and no text scored (no benchmark):
+    """The membership report of a run with cloze tables and no text scored (no contamination set):
     accuracy per play with genre and popularity, per genre (hand-worked), Spearman's rho
     with the proxy; every planted-ground-truth table empty with its header."""
     texts = tmp_path / "texts.csv"

@@ -336,7 +336,7 @@ def trend_verdict(
     ``holds`` if want·ρ ≥ rho_min and the extremes' intervals differ in that direction,
     ``does not hold`` if want·ρ ≤ −rho_min and they differ the other way, else
     ``inconclusive`` — always with fewer than ``min_points`` points (two points give ρ = ±1
-    whatever they are). ``points`` has columns ``x``, value, ci_low, ci_high; returns
+    whatever they are). ``points`` has columns ``x``, value, value_lo, value_hi; returns
     (verdict, ρ)."""
     p = points.sort_values(x)
     rho, _ = rank_test(p[x], p["value"])
@@ -350,8 +350,10 @@ def trend_verdict(
     return UNCLEAR, rho
 
 
-def ci_of(row, value: str = "value", lo: str = "ci_low", hi: str = "ci_high"):
-    return float(row[value]), float(row[lo]), float(row[hi])
+def ci_of(row, value: str = "value", lo: str = "", hi: str = ""):
+    """(value, low, high) of a table row: ``row[value]`` and its interval ``row[lo]``,
+    ``row[hi]`` (default: ``<value>_lo``, ``<value>_hi``, the tables' interval columns)."""
+    return float(row[value]), float(row[lo or f"{value}_lo"]), float(row[hi or f"{value}_hi"])
 
 
 def g(x: float) -> str:
@@ -429,9 +431,9 @@ def novelty_vs_human(
     Exact under exchangeable texts: z scores from two bootstrap intervals erred too often
     where a few texts hold most of the copied n-grams (RAVEN's n ≥ 7 on halves of 50 human
     texts; Merrill's constrained decodings). ``table`` (shown: its value and 95% interval at
-    the first n) has columns model, decoding, n, ``value``, ci_low, ci_high."""
+    the first n) has columns model, decoding, n, ``value``, ``value_lo``, ``value_hi``."""
     f = params["findings"]
-    table = table.rename(columns={value: "value"})
+    table = table.rename(columns={value: "value", f"{value}_lo": "value_lo", f"{value}_hi": "value_hi"})
     h = set_rows(table, "human", human).set_index("n")
     texts_h = set_rows(counts, "human", human)
     if not len(h) or not len(texts_h):

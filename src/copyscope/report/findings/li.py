@@ -116,8 +116,8 @@ def extraction_duplication(tables: Tables, params: Mapping):
     return decided(parts, verdicts, "no model with both control and planted passages", models)
 
 
-def _benchmark_items(texts: pd.DataFrame, planted: np.ndarray) -> pd.DataFrame:
-    """Benchmark rows with the given planted labels, ``copies`` 0 on the unplanted ones (the
+def _contamination_items(texts: pd.DataFrame, planted: np.ndarray) -> pd.DataFrame:
+    """Item rows with the given planted labels, ``copies`` 0 on the unplanted ones (the
     per-copy contrasts follow the labels)."""
     return texts.assign(planted=planted, copies=np.where(planted == 1, 1, 0))
 
@@ -129,9 +129,9 @@ def permuted_placement(rng, data, params):
     if data.membership is None or not len(data.membership):
         return None
     m = params["analysis"]["membership"]
-    bench = data.membership[data.membership["set"] == "benchmark"]
+    bench = data.membership[data.membership["set"] == "contamination"]
     parts = [
-        _benchmark_items(grp, rng.permutation(grp["planted"].to_numpy().astype(int)))
+        _contamination_items(grp, rng.permutation(grp["planted"].to_numpy().astype(int)))
         for _, grp in bench.groupby("model", sort=False)
     ]
     if not parts:
@@ -141,13 +141,13 @@ def permuted_placement(rng, data, params):
                                                                      m["seed"])}  # fmt: skip
 
 
-def benchmark_resample(rng, data, params, size):
+def contamination_resample(rng, data, params, size):
     """Builder: ``size`` planted and ``size`` unplanted items of each model's contamination
     set, drawn with replacement: planted items were seen in training, so Li's placement rule
     must find them more familiar."""
     if data.membership is None or not len(data.membership):
         return None
-    bench = data.membership[data.membership["set"] == "benchmark"]
+    bench = data.membership[data.membership["set"] == "contamination"]
     parts = [grp.iloc[rng.integers(len(grp), size=size)]
              for _, grp in bench.groupby(["model", "planted"], sort=False)]  # fmt: skip
     if not parts:
@@ -160,12 +160,12 @@ def benchmark_resample(rng, data, params, size):
 def planted_item_positives(data, index, params: Mapping, shared: dict) -> list[Positive]:
     """The contamination set's planted and unplanted items resampled: the planted ones were
     trained on (projected to larger sizes too)."""
-    if data.membership is None or not (data.membership["set"] == "benchmark").any():
+    if data.membership is None or not (data.membership["set"] == "contamination").any():
         return []
-    bench = data.membership[data.membership["set"] == "benchmark"]
+    bench = data.membership[data.membership["set"] == "contamination"]
     per = int(bench.groupby(["model", "planted"]).size().min())
     sizes = projected_sizes(params["findings"]["power"]["sizes"], per)
-    return [Positive("planted benchmark items", benchmark_resample, HOLDS, sizes, per)]
+    return [Positive("planted contamination items", contamination_resample, HOLDS, sizes, per)]
 
 
 @claim(
@@ -178,12 +178,12 @@ def planted_item_positives(data, index, params: Mapping, shared: dict) -> list[P
     "multiple choice: no clear evidence) against memorised and clean baselines of the same "
     "source and format",
     ("membership_nll_delta",),
-    "per model, the known-answer version: the benchmark's unplanted items' mean NLL minus its "
+    "per model, the known-answer version: the contamination set's unplanted items' mean NLL minus its "
     "planted items' (Li's per-item mean token NLL, nats), with its 95% bootstrap CI; holds if "
     "the CI lies wholly above 0, does not hold if wholly below 0, else inconclusive; the "
     "normalised position (clean − set)/(clean − memorised) is reported as a description only; "
     "the claim holds if every model holds, does not hold if every model does not",
-    setting="a contamination set cut from held-out plays and planted (corpus.inject.benchmark), "
+    setting="a contamination set cut from held-out plays and planted (corpus.inject.contamination), "
     "not a real benchmark: the category claims need the real-material configurations",
     nulls=(Null("permuted membership", permuted_placement),),
     positives=planted_item_positives,
@@ -194,7 +194,7 @@ def benchmark_placement(tables: Tables, params: Mapping):
     t = t[t["contrast"] == "unplanted - planted"]
     parts, verdicts, models = [], [], []
     for _, r in t.iterrows():
-        d = ci_of(r, "delta", "lo", "hi")
+        d = ci_of(r, "delta", "delta_lo", "delta_hi")
         if not np.isfinite(d[0]):
             continue
         verdict = effect_verdict(d)
@@ -217,7 +217,7 @@ def permuted_membership(rng, data, params):
         return None
     m = params["analysis"]["membership"]
     rows = []
-    for model, grp in data.membership[data.membership["set"] == "benchmark"].groupby(
+    for model, grp in data.membership[data.membership["set"] == "contamination"].groupby(
         "model", sort=False
     ):
         y = rng.permutation(grp["planted"].to_numpy().astype(int))
@@ -263,11 +263,11 @@ def min_k_beats_loss(tables: Tables, params: Mapping):
         r = rows.set_index("detector")
         if "loss" not in r.index or "min_k_20" not in r.index:
             continue
-        v = ci_of(r.loc["min_k_20"], "delta_auc_vs_loss", "delta_auc_lo", "delta_auc_hi")
+        v = ci_of(r.loc["min_k_20"], "delta_auc_vs_loss", "delta_auc_vs_loss_lo", "delta_auc_vs_loss_hi")
         verdict = effect_verdict(v)
         text = f"loss {g(r.at['loss', 'auc'])}, min_k_20 {g(r.at['min_k_20', 'auc'])}, ΔAUC {ci(v)}"
         if "reference" in r.index:
-            ref = ci_of(r.loc["reference"], "delta_auc_vs_loss", "delta_auc_lo", "delta_auc_hi")
+            ref = ci_of(r.loc["reference"], "delta_auc_vs_loss", "delta_auc_vs_loss_lo", "delta_auc_vs_loss_hi")
             text += f"; reference {g(r.at['reference', 'auc'])}, ΔAUC {ci(ref)}"
         parts.append(f"{model}: AUC {text} → {verdict}")
         verdicts.append(verdict)

@@ -373,7 +373,7 @@ def cloze_overlap_correlation(tables: Tables, params: Mapping):
     parts, verdicts, models = [], [], []
     for model, rows in s.groupby("model", sort=False):
         r = rows.iloc[0]
-        v = ci_of(r, "r_overlap", "r_lo", "r_hi")
+        v = ci_of(r, "r_overlap", "r_overlap_lo", "r_overlap_hi")
         if not np.isfinite(v[0]):
             continue
         verdict = effect_verdict(v)

@@ -369,7 +369,7 @@ def larger_less_novel(tables: Tables, params: Mapping):
     t = enough_rows(
         main_rows(source_rows(tables["nnsl_samples"], f["novelty_source"]), params), params
     )
-    t = t[t["decoding"] == f["pure_decoding"]].rename(columns={"mean_nnsl": "value"})
+    t = t[t["decoding"] == f["pure_decoding"]].rename(columns={"mean_nnsl": "value", "mean_nnsl_lo": "value_lo", "mean_nnsl_hi": "value_hi"})
     zoo = params["models"]["zoo"]
     sized = sorted(
         (model_size(zoo[m]), m) for m in models_of(t) if m in zoo and model_size(zoo[m]) is not None
@@ -470,7 +470,7 @@ def constrained_less_novel(tables: Tables, params: Mapping):
     nnsl = enough_rows(
         main_rows(source_rows(tables["nnsl_samples"], f["novelty_source"]), params), params
     )
-    nnsl = nnsl.rename(columns={"mean_nnsl": "value"})
+    nnsl = nnsl.rename(columns={"mean_nnsl": "value", "mean_nnsl_lo": "value_lo", "mean_nnsl_hi": "value_hi"})
     texts, verdicts, models = [], [], []
     for model in models_of(nnsl):
         parts = _constraint_parts(nnsl[nnsl["model"] == model], params)

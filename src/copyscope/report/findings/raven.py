@@ -99,7 +99,7 @@ def _raven_rows(table: pd.DataFrame, params: Mapping) -> pd.DataFrame:
 
 def _raven_curves(table: pd.DataFrame, params: Mapping) -> pd.DataFrame:
     """raven_summary (the source of :func:`raven_source`, main prompt length) as long rows:
-    model, decoding, family, n, novelty, ci_low, ci_high."""
+    model, decoding, family, n, novelty, novelty_lo, novelty_hi."""
     t = enough_rows(main_rows(_raven_rows(table, params), params), params)
     rows = []
     for _, r in t.iterrows():
@@ -112,11 +112,11 @@ def _raven_curves(table: pd.DataFrame, params: Mapping) -> pd.DataFrame:
                         "family": r["family"],
                         "n": n,
                         "novelty": r[f"novelty_{n}"],
-                        "ci_low": r[f"novelty_{n}_ci_low"],
-                        "ci_high": r[f"novelty_{n}_ci_high"],
+                        "novelty_lo": r[f"novelty_{n}_lo"],
+                        "novelty_hi": r[f"novelty_{n}_hi"],
                     }
                 )
-    cols = ["model", "decoding", "family", "n", "novelty", "ci_low", "ci_high"]
+    cols = ["model", "decoding", "family", "n", "novelty", "novelty_lo", "novelty_hi"]
     return pd.DataFrame(rows, columns=cols)
 
 
@@ -292,8 +292,8 @@ def lstm_less_novel_small_n(tables: Tables, params: Mapping):
     parts, verdicts, models = [], [], []
     ns = range(1, f["raven_small_max"] + 1)
     for lstm, gpt in itertools.product(lstms, gpts):
-        a = t[t["model"] == lstm].set_index("n").rename(columns={"novelty": "value"})
-        b = t[t["model"] == gpt].set_index("n").rename(columns={"novelty": "value"})
+        a = t[t["model"] == lstm].set_index("n").rename(columns={"novelty": "value", "novelty_lo": "value_lo", "novelty_hi": "value_hi"})
+        b = t[t["model"] == gpt].set_index("n").rename(columns={"novelty": "value", "novelty_lo": "value_lo", "novelty_hi": "value_hi"})
         signs = {
             n: compare(ci_of(a.loc[n]), ci_of(b.loc[n]))
             for n in ns
@@ -545,8 +545,8 @@ def train_vs_union(tables: Tables, params: Mapping):
 def _unit_signs(model: pd.DataFrame, human: pd.DataFrame, units: Sequence[str]) -> dict:
     """unit → (:func:`compare` of the model's novelty interval with the human one, model
     interval, human interval), for the units with generated occurrences in both."""
-    m = model[model["total"] > 0].set_index("unit").rename(columns={"novelty": "value"})
-    h = human[human["total"] > 0].set_index("unit").rename(columns={"novelty": "value"})
+    m = model[model["total"] > 0].set_index("unit").rename(columns={"novelty": "value", "novelty_lo": "value_lo", "novelty_hi": "value_hi"})
+    h = human[human["total"] > 0].set_index("unit").rename(columns={"novelty": "value", "novelty_lo": "value_lo", "novelty_hi": "value_hi"})
     return {
         u: (compare(ci_of(m.loc[u]), ci_of(h.loc[u])), ci_of(m.loc[u]), ci_of(h.loc[u]))
         for u in units

@@ -36,7 +36,7 @@ def calibration_columns(ids: Sequence[str], cal: pd.DataFrame | None) -> pd.Data
             text.append(f"not tested on {w['null']} ({int(w['draws'])} draws)")
             continue
         text.append(
-            f"{w['false_rate']:.1%} [{w['false_lo']:.1%}, {w['false_hi']:.1%}] on "
+            f"{w['false_rate']:.1%} [{w['false_rate_lo']:.1%}, {w['false_rate_hi']:.1%}] on "
             f"{w['null']} ({int(w['draws'])} draws)"
         )
     return pd.DataFrame({"null_false_rate": rate, "calibration": text})
@@ -84,7 +84,7 @@ NO_GROUND_TRUTH = tuple(c.id for c in CLAIMS.values() if not c.ground_truth)
 of the same prompts (templates), and name cloze accuracy against continuation overlap across
 plays. Every other claim needs the model's training data (novelty, copying and
 completion loss against the training index; planted passages, excerpts, the ladder, the
-benchmark; training vs held-out plays)."""
+contamination set; training vs held-out plays)."""
 
 
 NO_GROUND_TRUTH_NOTE = (

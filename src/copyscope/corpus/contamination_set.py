@@ -1,10 +1,11 @@
-"""The planted benchmark (``corpus.inject.benchmark``): items whose membership is known.
+"""The planted contamination set (``corpus.inject.contamination``): items whose membership is
+known.
 
 Li (2023)'s contamination test and the membership detectors (:mod:`copyscope.membership`) need
-a benchmark some of whose items are in training, and two baselines of the same form. All three
+a set of items some of which are in training, and two baselines of the same form. All three
 are passages of exactly ``words`` whitespace words, cut with the ladder's functions
 (:func:`copyscope.corpus.ladder.cut_passages`, which keeps line breaks and whitespace-normalises
-every line) and recorded in the corpus manifest under ``benchmark``:
+every line) and recorded in the corpus manifest under ``contamination``:
 
 * **items** — ``items`` passages cut from the held-out documents *after* the ladder has removed
   its passages' lines from them (so no item overlaps a ladder passage); every source line of an
@@ -38,7 +39,7 @@ from .sources import Document
 
 log = logging.getLogger(__name__)
 
-KEY = "corpus.inject.benchmark"
+KEY = "corpus.inject.contamination"
 
 
 def _lines(text: str) -> int:
@@ -113,8 +114,8 @@ def cut_memorised(train: list[Document], n: int, words: int, seed: int, forbidde
     return kept
 
 
-def inject_benchmark(train, valid, spec, forbidden, ladder):
-    """Apply ``corpus.inject.benchmark`` ``{items, words, planted_share, copies, seed}`` after
+def inject_contamination(train, valid, spec, forbidden, ladder):
+    """Apply ``corpus.inject.contamination`` ``{items, words, planted_share, copies, seed}`` after
     the ladder (see the module docstring).
 
     ``train`` / ``valid``: the documents after the ladder; ``forbidden``: document id →
@@ -128,7 +129,7 @@ def inject_benchmark(train, valid, spec, forbidden, ladder):
     n, words, seed = spec["items"], spec["words"], spec["seed"]
     if not valid:
         raise ConfigError(KEY, "held-out documents to cut the items from, found none")
-    cut, valid_left = _cut(valid, n, words, seed + 104729, "benchmark")
+    cut, valid_left = _cut(valid, n, words, seed + 104729, "item")
     n_planted = int(round(spec["planted_share"] * n))
     copies = spec["copies"]
     items = []
@@ -140,8 +141,8 @@ def inject_benchmark(train, valid, spec, forbidden, ladder):
     return train, valid_left, items, clean
 
 
-def benchmark_record(spec, items, memorised, clean, valid_before, valid_after) -> dict:
-    """The manifest's ``benchmark`` block: the settings, the items (the ground truth), the two
+def contamination_record(spec, items, memorised, clean, valid_before, valid_after) -> dict:
+    """The manifest's ``contamination`` block: the settings, the items (the ground truth), the two
     baselines, the words the planted copies add and the held-out words the items remove."""
 
     def words_of(docs: list[Document]) -> int:
@@ -160,7 +161,7 @@ def benchmark_record(spec, items, memorised, clean, valid_before, valid_after) -
         "valid_words_removed": words_of(valid_before) - words_of(valid_after),
     }
     log.info(
-        "benchmark: %d items of %d words, %d planted (copies %s, %d words added); "
+        "contamination set: %d items of %d words, %d planted (copies %s, %d words added); "
         "%d memorised and %d clean baseline passages",
         len(items),
         spec["words"],

@@ -1,5 +1,5 @@
-"""The planted benchmark (corpus.inject.benchmark) on a synthetic corpus: ground truth in the
-manifest, exact copy counts in training, no overlap with the ladder or the validation split,
+"""The planted contamination set (corpus.inject.contamination) on a synthetic corpus: ground
+truth in the manifest, exact copy counts in training, no overlap with the ladder or the validation split,
 the two baselines, the config block and its errors."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import yaml
 
 from copyscope.config import validate
 from copyscope.corpus import CorpusPaths, prepare_corpus
-from copyscope.corpus.benchmark import shifted_forbidden
+from copyscope.corpus.contamination_set import shifted_forbidden
 from copyscope.errors import ConfigError
 from support.corpora import CORPUS, synthetic_corpus
 from support.workflow import ROOT
@@ -37,7 +37,7 @@ def bench(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("bench")
     synthetic_corpus(tmp / "docs.jsonl")
     cfg = copy.deepcopy(dict(CORPUS, path=str(tmp / "docs.jsonl")))
-    cfg["inject"]["benchmark"] = BENCH
+    cfg["inject"]["contamination"] = BENCH
     manifest = prepare_corpus(cfg, CorpusPaths.in_dir(tmp / "corpus"))
     return {
         "tmp": tmp,
@@ -49,7 +49,7 @@ def bench(tmp_path_factory):
 
 
 def test_manifest_records_which_items_are_planted_and_how_often(bench):
-    items = bench["manifest"]["benchmark"]["items"]
+    items = bench["manifest"]["contamination"]["items"]
     assert [p["copies"] for p in items] == [1, 4, 1, 4, 1, 4, 0, 0, 0, 0]
     assert [p["planted"] for p in items] == [True] * 6 + [False] * 4
     assert len({p["id"] for p in items}) == 10
@@ -57,12 +57,12 @@ def test_manifest_records_which_items_are_planted_and_how_often(bench):
         assert len(p["text"].split()) == BENCH["words"]
         assert p["source_doc"] in ("doc4", "doc5")
         assert len(p["positions"]) == p["copies"]
-    added = bench["manifest"]["benchmark"]["added_words"]
+    added = bench["manifest"]["contamination"]["added_words"]
     assert added == BENCH["words"] * (3 * 1 + 3 * 4)
 
 
 def test_items_occur_copies_times_in_training_and_never_in_validation(bench):
-    for p in bench["manifest"]["benchmark"]["items"]:
+    for p in bench["manifest"]["contamination"]["items"]:
         assert occurrences(p["text"], bench["train"]) == p["copies"], p["id"]
         five = " ".join(p["text"].split()[:5])
         assert not any(five in " ".join(v.split()) for v in bench["valid"].values()), p["id"]
@@ -80,12 +80,12 @@ def test_the_ladder_and_the_duplicates_stay_intact(bench):
         for line in p["text"].split("\n")
         if len(line.split()) > 2
     }
-    for p in m["benchmark"]["items"] + m["benchmark"]["clean"]:
+    for p in m["contamination"]["items"] + m["contamination"]["clean"]:
         assert not content & set(p["text"].split("\n")), p["id"]
 
 
 def test_baselines_memorised_in_training_clean_held_out(bench):
-    b = bench["manifest"]["benchmark"]
+    b = bench["manifest"]["contamination"]
     assert len(b["memorised"]) == len(b["clean"]) == BENCH["items"]
     for p in b["memorised"]:
         assert p["source_doc"] in ("doc0", "doc1", "doc2", "doc3")
@@ -99,18 +99,18 @@ def test_baselines_memorised_in_training_clean_held_out(bench):
         assert p["text"] not in items
 
 
-def test_benchmark_is_reproducible_and_absent_when_unconfigured(bench, tmp_path):
+def test_contamination_set_is_reproducible_and_absent_when_unconfigured(bench, tmp_path):
     again = prepare_corpus(bench["cfg"], CorpusPaths.in_dir(tmp_path / "a"))
-    assert again["benchmark"] == bench["manifest"]["benchmark"]
+    assert again["contamination"] == bench["manifest"]["contamination"]
     cfg = copy.deepcopy(bench["cfg"])
-    del cfg["inject"]["benchmark"]
-    assert "benchmark" not in prepare_corpus(cfg, CorpusPaths.in_dir(tmp_path / "b"))
+    del cfg["inject"]["contamination"]
+    assert "contamination" not in prepare_corpus(cfg, CorpusPaths.in_dir(tmp_path / "b"))
 
 
 def test_too_many_items_name_the_config_key(bench, tmp_path):
     cfg = copy.deepcopy(bench["cfg"])
-    cfg["inject"]["benchmark"]["items"] = 500
-    with pytest.raises(ConfigError, match=r"corpus\.inject\.benchmark\.items"):
+    cfg["inject"]["contamination"]["items"] = 500
+    with pytest.raises(ConfigError, match=r"corpus\.inject\.contamination\.items"):
         prepare_corpus(cfg, CorpusPaths.in_dir(tmp_path / "c"))
 
 
@@ -129,7 +129,7 @@ def test_shifted_forbidden_moves_spans_past_ladder_insertions():
 
 def test_config_block_defaults():
     cfg = yaml.safe_load((ROOT / "config/tiny.yaml").read_text())
-    cfg["corpus"]["inject"]["benchmark"] = {}
+    cfg["corpus"]["inject"]["contamination"] = {}
     cfg = validate(cfg)
-    b = cfg["corpus"]["inject"]["benchmark"]
+    b = cfg["corpus"]["inject"]["contamination"]
     assert b == {"items": 40, "words": 64, "planted_share": 0.5, "copies": [1, 4], "seed": 0}
