@@ -18,7 +18,8 @@ output (its rows, :func:`copyscope.index.query.trace_batch_rows`) from the user'
 
 Data layout (short keys: the page is kept small)::
 
-    {"version": 1, "min_span": k, ["span_options": {option: value}, only those set,]
+    {"version": 1, "min_span": k, ["span_options": {max_count, max_density, rank_by,
+     docs_per_span: value}, only those set (SpanOptions),]
      "prompt_length": P, "sampled": {...},
      "vocab": {TOKENIZER: {id: piece}}, "joiner": {TOKENIZER: str},
      "settings": [{"model", "decoding", "tok", "words", "texts": [TEXT, ...]}],
