@@ -195,7 +195,11 @@ def check_tables(out, cfg: dict) -> None:
     assert set(nnsl[key].itertuples(index=False, name=None)) == settings
     assert len(nnsl) == len(settings) and (nnsl["texts"] > 0).all()
     assert list(nnsl.columns[-3:]) == ["source", "distinct", "tokenizer"]
-    assert set(nnsl["tokenizer"]) == {cfg["models"]["tokenizer"]}  # the n-grams' tokenizer
+    # the n-grams' tokenizer: the index's a model is measured in (the human sets: models.tokenizer)
+    zoo, default = cfg["models"]["zoo"], cfg["models"]["tokenizer"]
+    want = {m: zoo[m].get("index_tokenizer") or zoo[m].get("tokenizer") or default for m in zoo}
+    got = set(zip(nnsl["model"], nnsl["tokenizer"], strict=True))
+    assert got == {(m, want.get(m, default)) for m, _ in got}
     assert nnsl["source"].tolist() == sorted(nnsl["source"])  # the all rows first
     assert ((nnsl["distinct"] >= 1) & (nnsl["distinct"] <= nnsl["texts"])).all()
     pair = nnsl.pivot_table(index=key[:3], columns="source", values=["distinct", "tokens"])
