@@ -178,13 +178,11 @@ if PLAN.training_prompts:
         resources:
             mem_mb=index_query_mem_mb,
         params:
-            index=lambda w, input: os.path.dirname(input.index),
-            natural_index=lambda w, input: os.path.dirname(input.natural_index),
             sets=lambda w, input, output: args(
                 PLAN.training_analysis_files(input, output)
             ),
         shell:
             "NUMBA_NUM_THREADS={threads} python -m copyscope analyze tokens "
-            "--tokenizer {input.tokenizer} --index {params.index} "
-            "--natural-index {params.natural_index} --manifest {input.manifest} "
+            "--tokenizer {input.tokenizer} --index {input.index} "
+            "--natural-index {input.natural_index} --manifest {input.manifest} "
             "{params.sets} > {log} 2>&1"

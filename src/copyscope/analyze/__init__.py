@@ -369,7 +369,7 @@ def check_pairing(index: Index, tokenizer, tokenizer_dir) -> None:
 INPUTS = {
     "samples": "sample file of the setting (.jsonl, see copyscope.sample)",
     "tokenizer": "the model's tokenizer directory",
-    "index": "index directory in the model's tokens",
+    "index": "index directory (or its index.json) in the model's tokens",
     "word_tokenizer": "Moses word tokenizer directory",
     "word_index": "index directory in Moses words",
     "manifest": "corpus manifest.json (its 'injected' list holds the planted passages)",
@@ -389,7 +389,7 @@ RETOKENIZE_INPUTS = {
 GPT-2's, OLMo's) that is not the studied model's."""
 
 NATURAL_INPUTS = {
-    "natural_index": "index directory of the natural training text in the model's tokens "
+    "natural_index": "index directory (or its index.json) of the natural training text in the model's tokens "
     "(default: --index, i.e. nothing planted)",
     "natural_word_index": "index directory of the natural training text in Moses words "
     "(default: --word-index)",
