@@ -7,7 +7,7 @@
 #
 # RESULTS: that run's results folder (tokenizers/<tok>, tokens/<tok>/{train,valid}.{npy,json},
 # prompts/prompts.jsonl; the tokenizer named by CUDA_CHECK_TOK, default bpe). OUT: a folder for
-# the logs and the table. It trains the default config's gpt2-medium spec (models.train
+# the logs and the table. It trains the default config's t4x256 spec (models.train
 # overridden by CUDA_CHECK_TOKENS, default 200000 tokens) with --device cuda (bf16 autocast
 # where the GPU has it), samples its continuations under pure, top-k 40, greedy and beam 4 on
 # CUDA, and does the same on the CPU for the timing ratio; then runs the test files whose
@@ -46,7 +46,7 @@ SPEC=$($PY - "$TOKENS" <<'EOF'
 import json, sys
 from copyscope.config import load_file, validate
 cfg = validate(load_file("config/config.yaml"))
-spec = dict(cfg["models"]["zoo"]["gpt2-medium"])
+spec = dict(cfg["models"]["zoo"]["t4x256"])
 spec["train"] = {**cfg["models"]["train"], **spec.get("train", {}), "tokens": int(sys.argv[1])}
 print(json.dumps(spec))
 EOF
@@ -55,7 +55,7 @@ DATA=(--tokenizer "$RESULTS/tokenizers/$TOK"
     --train-npy "$RESULTS/tokens/$TOK/train.npy" --train-json "$RESULTS/tokens/$TOK/train.json"
     --valid-npy "$RESULTS/tokens/$TOK/valid.npy" --valid-json "$RESULTS/tokens/$TOK/valid.json")
 for dev in cuda cpu; do
-    step "train_$dev" $PY -m copyscope lm train --model-name gpt2-medium --params-json "$SPEC" \
+    step "train_$dev" $PY -m copyscope lm train --model-name t4x256 --params-json "$SPEC" \
         "${DATA[@]}" --seed 0 --device "$dev" --out "$OUT/model_$dev" \
         --log-csv "$OUT/training_$dev.csv"
 done
@@ -70,7 +70,7 @@ for dev in cuda cpu; do
         params=$($PY -c 'import json,sys; print(json.dumps(json.loads(sys.argv[1])[sys.argv[2]]))' \
             "$DECODINGS" "$d")
         step "sample_${dev}_$d" $PY -m copyscope sample generate --model "$OUT/model_cuda" \
-            --model-name gpt2-medium --decoding "$d" --params-json "$params" \
+            --model-name t4x256 --decoding "$d" --params-json "$params" \
             --prompts "$RESULTS/prompts/prompts.jsonl" \
             --prompt-tokenizer "$RESULTS/tokenizers/$TOK" --prompt-lengths $LENGTHS \
             --new-tokens 128 --seed 0 --batch-size 50 --device "$dev" \

@@ -51,7 +51,7 @@ Usage::
 
     python benchmarks/train_step.py                                  # every variant, both models
     python benchmarks/train_step.py --variants baseline pipeline best --repeats 5
-    python benchmarks/train_step.py --variants baseline compile --models gpt2-medium
+    python benchmarks/train_step.py --variants baseline compile --models t4x256
     python benchmarks/train_step.py --csv train_step.csv
 """
 
@@ -223,7 +223,7 @@ class Runner:
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--config", type=Path, default=ROOT / "config" / "config.yaml")
-    p.add_argument("--models", nargs="+", default=["gpt2-small", "gpt2-medium"])
+    p.add_argument("--models", nargs="+", default=["t2x128", "t4x256", "t6x384", "lstm"])
     p.add_argument("--variants", nargs="+", default=DEFAULT_VARIANTS, choices=list(VARIANTS))
     p.add_argument("--steps", type=int, default=3, help="timed steps per variant and round")
     p.add_argument("--repeats", type=int, default=3, help="interleaved rounds")

@@ -1,27 +1,30 @@
-"""How the default training setup was chosen: train variants of config/config.yaml and measure
-validation loss and the memorization ladder (greedy extraction, Carlini et al. 2023).
+"""How the default size ladder was chosen: train variants of config/config.yaml and measure
+validation loss (nats per token and bits per word), training speed and the memorization
+ladder (greedy extraction, Carlini et al. 2023) at every kept checkpoint.
 
 Each variant is the default config with a few keys overridden (below); the script writes its
-config to ``results-setup/<variant>/config.yaml``, runs Snakemake for the variant's ladder
-tables (corpus → tokens → training → ``memorize``; no sampling), and prints one row per
-(variant, model): training tokens and epochs, final validation loss, tokens/s, and the exact
-extraction rate per ladder rung.
-
-Validation losses are comparable only within a split (variants ``one-epoch-*`` and
-``two-epochs-4-held-out`` hold out 4 plays; the others, like the default, half of the plays).
-Variants without the benchmark leave it out so that the ladder sits where it sat when the
-README's table was measured (the benchmark moves the ladder's planting positions).
+config to ``results-setup/<variant>/config.yaml``, runs Snakemake for the variant's trained
+models and ladder tables (corpus → tokens → training → ``memorize``; no sampling), then
+extracts the ladder's passages with every kept checkpoint (:func:`copyscope.memorize.extract`
+on :func:`copyscope.lm.checkpoints.load_checkpoint`, as the dynamics stage does), and prints one
+row per (variant, model, step): training tokens and epochs, validation loss in nats per token
+and in bits per word (the loss times the validation split's tokens per word, over ln 2:
+comparable across vocabularies), tokens per second, and the exact-extraction share per rung.
+Every variant's corpus is the default's (same planted text), so losses compare across
+variants of one vocabulary in nats and across vocabularies in bits per word.
 
 Usage::
 
-    python benchmarks/training_setup.py                       # every variant (~1.5 h on 2 cores)
-    python benchmarks/training_setup.py default one-epoch-batch-8
+    python benchmarks/training_setup.py                   # every variant (~45 min, bf16 CPU)
+    python benchmarks/training_setup.py ladder-4096 --csv ladder.csv
 """
 
 from __future__ import annotations
 
 import argparse
 import copy
+import json
+import math
 import subprocess
 import sys
 from pathlib import Path
@@ -30,50 +33,70 @@ import pandas as pd
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
-FOUR_PLAYS = ["hamlet", "twelfth-night", "henry-v", "the-tempest"]
-M4x256 = {"kind": "gpt2", "n_layer": 4, "n_embd": 256, "n_head": 4, "n_ctx": 256, "dropout": 0.0}
-M4x128 = {**M4x256, "n_embd": 128}
 
-DEFAULT_ZOO = None  # the default config's zoo (gpt2-small 2×128, gpt2-medium 4×256)
 
-# variant → (split, vocabulary, training overrides, zoo, gpt2-medium lr, keep the benchmark)
+def gpt2(n_layer: int, n_embd: int, lr: float) -> dict:
+    """A GPT-2 shape named by layers × width (the default zoo's naming)."""
+    head = max(2, n_embd // 64)
+    return {"kind": "gpt2", "n_layer": n_layer, "n_embd": n_embd, "n_head": head, "n_ctx": 256,
+            "dropout": 0.0, "train": {"lr": lr}}  # fmt: skip
+
+
+LSTM = {"kind": "lstm", "n_embd": 256, "n_hidden": 512, "n_layer": 2, "n_ctx": 256,
+        "dropout": 0.0, "train": {"batch_size": 16}}  # fmt: skip
+LADDER = {"t2x128": gpt2(2, 128, 3e-3), "t4x256": gpt2(4, 256, 1.5e-3),
+          "t6x384": gpt2(6, 384, 1e-3)}  # fmt: skip
+
+# variant → (vocabulary, training overrides, zoo); None keeps the default config's
 VARIANTS = {
-    "one-epoch-batch-16": (FOUR_PLAYS, 8192, {"tokens": 1_800_000, "batch_size": 16},
-                           {"m4x256": M4x256}, None, False),
-    "one-epoch-vocab-4096": (FOUR_PLAYS, 4096, {"tokens": 1_800_000, "batch_size": 16},
-                             {"m4x256": M4x256}, None, False),
-    "one-epoch-batch-8": (FOUR_PLAYS, 8192, {"tokens": 1_800_000, "batch_size": 8},
-                          {"m4x128": M4x128, "m4x256": M4x256}, None, False),
-    "two-epochs-4-held-out": (FOUR_PLAYS, 8192, {"tokens": 3_600_000, "batch_size": 8},
-                              {"m4x256": M4x256}, None, False),
-    "half-held-out-lr-3e-3": (None, None, {}, DEFAULT_ZOO, 0.003, False),
-    "half-held-out-benchmark-lr-3e-3": (None, None, {}, DEFAULT_ZOO, 0.003, True),
-    "default": (None, None, {}, DEFAULT_ZOO, None, True),
-    "lr-1e-3": (None, None, {}, DEFAULT_ZOO, 0.001, True),
+    "ladder-4096": (4096, {"tokens": 2_400_000}, {**LADDER, "lstm": LSTM}),
+    "ladder-2048": (2048, {"tokens": 2_400_000}, {k: LADDER[k] for k in ("t2x128", "t4x256")}),
+    "ladder-8192": (8192, {"tokens": 2_400_000}, {k: LADDER[k] for k in ("t2x128", "t4x256")}),
+    "default": (None, {}, None),
 }  # fmt: skip
+CHECKPOINTS = 6
 
 
 def variant_config(name: str, base: dict) -> dict:
     """The default config with variant ``name``'s overrides (results under results-setup/)."""
-    split, vocab, train, zoo, lr, benchmark = VARIANTS[name]
+    vocab, train, zoo = VARIANTS[name]
     cfg = copy.deepcopy(base)
     cfg["results"] = f"results-setup/{name}"
-    if not benchmark:
-        cfg["corpus"]["inject"].pop("contamination", None)
-    if split is not None:
-        cfg["corpus"]["split"]["valid_ids"] = split
     if vocab is not None:
         cfg["tokenizers"][cfg["models"]["tokenizer"]]["vocab_size"] = vocab
-    cfg["models"]["train"].update(train)
-    if lr is not None:
-        cfg["models"]["zoo"]["gpt2-medium"].setdefault("train", {})["lr"] = lr
+    cfg["models"]["train"].update(train, checkpoints=CHECKPOINTS)
     if zoo is not None:
         first = next(iter(zoo))
         cfg["models"]["zoo"] = zoo
         cfg["models"]["evaluator"] = first
-        cfg["sampling"]["prompt_length_models"] = [first]
-        cfg["sampling"].pop("grid_models", None)
+        cfg["models"]["evaluators"] = {first: next(iter(set(zoo) - {first}))}
+        for key in ("prompt_length_models", "grid_models"):
+            cfg["sampling"][key] = [first]
+        cfg["sampling"].get("training_prompts", {})["models"] = [first]
     return cfg
+
+
+def checkpoint_extraction(out: Path, cfg: dict, model: str) -> list[dict]:
+    """Exact extraction per rung of every kept checkpoint of ``model`` (the final one too)."""
+    from copyscope.corpus import ladder_passages
+    from copyscope.lm.checkpoints import load_checkpoint, read_checkpoints
+    from copyscope.memorize import extract
+
+    memo = cfg["analysis"]["memorization"]
+    manifest = json.loads((out / "corpus" / "manifest.json").read_text())
+    passages = ladder_passages(manifest)
+    rows = []
+    for ck in read_checkpoints(out / "models" / model):
+        net, tok = load_checkpoint(out / "models" / model, ck["step"], "cpu")
+        frame = extract(
+            net, tok, passages, model_name=model, prompt_tokens=memo["prompt_tokens"],
+            suffix_tokens=memo["suffix_tokens"], batch_size=memo.get("batch_size", 16),
+            device="cpu",
+        )  # fmt: skip
+        rates = frame.groupby("copies")["exact"].mean()
+        rows.append({"step": ck["step"], "tokens": ck["tokens"], "valid_loss": ck["valid_loss"],
+                     **{f"exact@{c}": round(float(r), 2) for c, r in rates.items()}})  # fmt: skip
+    return rows
 
 
 def run(name: str, base: dict) -> pd.DataFrame:
@@ -89,24 +112,24 @@ def run(name: str, base: dict) -> pd.DataFrame:
         cwd=ROOT,
         check=True,
     )
+    tok = cfg["models"]["tokenizer"]
+    train_tokens = json.loads((out / "tokens" / tok / "train.json").read_text())["n_tokens"]
+    valid_tokens = json.loads((out / "tokens" / tok / "valid.json").read_text())["n_tokens"]
+    manifest = json.loads((out / "corpus" / "manifest.json").read_text())
+    tokens_per_word = valid_tokens / manifest["splits"]["valid"]["words"]
     rows = []
-    train_tokens = yaml.safe_load((out / "tokens" / "bpe" / "train.json").read_text())["n_tokens"]
     for model in models:
         log = pd.read_csv(out / "tables" / "training" / f"{model}.csv")
-        mem = pd.read_csv(out / "memorization" / f"{model}.csv")
-        rates = mem.groupby("copies")["exact"].mean()
         last = log.iloc[-1]
-        rows.append(
-            {
-                "variant": name,
-                "model": model,
-                "tokens": int(last["tokens"]),
-                "epochs": round(last["tokens"] / train_tokens, 2),
-                "valid_loss": round(float(last["valid_loss"]), 3),
-                "tokens_per_s": round(last["tokens"] / last["seconds"]),
-                **{f"exact@{c}": round(float(r), 2) for c, r in rates.items()},
-            }
-        )
+        speed = round(last["tokens"] / last["seconds"])
+        for row in checkpoint_extraction(out, cfg, model):
+            rows.append({
+                "variant": name, "model": model, "step": row.pop("step"),
+                "tokens": int(row["tokens"]), "epochs": round(row.pop("tokens") / train_tokens, 2),
+                "valid_loss": round(float(row["valid_loss"]), 3),
+                "bits_per_word": round(row.pop("valid_loss") * tokens_per_word / math.log(2), 3),
+                "tokens_per_s": speed, **row,
+            })  # fmt: skip
     return pd.DataFrame(rows)
 
 
@@ -115,6 +138,7 @@ def main(argv=None) -> int:
     ap.add_argument(
         "variants", nargs="*", help=f"variants to run (default: all of {list(VARIANTS)})"
     )
+    ap.add_argument("--csv", type=Path, help="write the table here too")
     args = ap.parse_args(argv)
     unknown = [v for v in args.variants if v not in VARIANTS]
     if unknown:
@@ -122,6 +146,8 @@ def main(argv=None) -> int:
     base = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
     table = pd.concat([run(v, base) for v in args.variants or VARIANTS], ignore_index=True)
     print(table.to_string(index=False))
+    if args.csv:
+        table.to_csv(args.csv, index=False)
     return 0
 
 

@@ -109,22 +109,23 @@ def test_tiny_parts_and_probe_files(tiny):
 
 
 def test_default_config_plan(default):
-    assert default.models == ["gpt2-small", "gpt2-medium"]
-    assert default.grid_models == ["gpt2-medium"]
+    assert default.models == ["t2x128", "t4x256", "t6x384", "lstm"]
+    assert default.grid_models == ["t4x256"]
     # the shared decodings in the order of sampling.decodings, not of shared_decodings
-    assert default.decodings_of("gpt2-small") == [
-        "pure", "top_k_40", "top_p_90", "temp_070", "greedy", "beam_4"
-    ]  # fmt: skip
-    assert len(default.decodings_of("gpt2-medium")) == 12
-    assert len(default.settings()) == 2 + 6 + 12
+    for model in ("t2x128", "t6x384", "lstm"):
+        assert default.decodings_of(model) == [
+            "pure", "top_k_40", "top_p_90", "temp_070", "greedy", "beam_4"
+        ]  # fmt: skip
+    assert len(default.decodings_of("t4x256")) == 12
+    assert len(default.settings()) == 2 + 3 * 6 + 12
     assert default.settings()[:3] == [
-        ("human", "reference"), ("human", "contaminated"), ("gpt2-small", "pure")
+        ("human", "reference"), ("human", "contaminated"), ("t2x128", "pure")
     ]  # fmt: skip
-    assert default.prompt_lengths_for("gpt2-medium", "pure") == [0, 8, 32, 96]
-    assert default.prompt_lengths_for("gpt2-medium", "top_k_10") == [32]
-    assert default.prompt_lengths_for("gpt2-small", "pure") == [32]  # not a study model
-    assert default.evaluator("gpt2-medium") == "gpt2-small"
-    assert default.evaluator("gpt2-small") == default.evaluator("human") == "gpt2-medium"
+    assert default.prompt_lengths_for("t4x256", "pure") == [0, 8, 32, 96]
+    assert default.prompt_lengths_for("t4x256", "top_k_10") == [32]
+    assert default.prompt_lengths_for("t2x128", "pure") == [32]  # not a study model
+    assert default.evaluator("t6x384") == "t4x256"
+    assert default.evaluator("t2x128") == default.evaluator("human") == "t6x384"
     assert default.word_index == "words"  # raven_boundaries: documents
     assert default.ladder and default.contamination and default.excerpts and not default.books
 

@@ -206,10 +206,10 @@ def test_defaults_are_filled():
 
 def test_a_model_train_block_holds_only_its_overrides():
     cfg = copy.deepcopy(DEFAULT)
-    cfg["models"]["zoo"]["gpt2-medium"]["train"] = {"batch_size": 16}
+    cfg["models"]["zoo"]["t4x256"]["train"] = {"batch_size": 16}
     out = validate(cfg)
-    assert out["models"]["zoo"]["gpt2-medium"]["train"] == {"batch_size": 16}
-    assert "train" not in out["models"]["zoo"]["gpt2-small"]
+    assert out["models"]["zoo"]["t4x256"]["train"] == {"batch_size": 16}
+    assert "train" not in out["models"]["zoo"]["t2x128"]
 
 
 def test_pretrained_model_gets_no_trained_model_defaults():
@@ -536,9 +536,9 @@ def test_evaluator_override_applies_to_its_model_only():
         "gpt2-b",  # the human reference keeps models.evaluator
     ]
     default = validate(copy.deepcopy(DEFAULT))["models"]
-    assert evaluator_of(default, "gpt2-medium") == "gpt2-small"
-    assert evaluator_of(default, "gpt2-small") == "gpt2-medium"
-    assert evaluator_of(default, "human") == "gpt2-medium"
+    assert evaluator_of(default, "t6x384") == "t4x256"
+    assert evaluator_of(default, "t2x128") == "t6x384"
+    assert evaluator_of(default, "human") == "t6x384"
 
 
 def test_evaluators_default_to_none():
