@@ -70,17 +70,42 @@ def bars_with_errors(ax):
 
 
 def test_model_order_and_colours_are_canonical():
+    # a stated size (a parameter count) first, by value; then size words, then the rest as text
     assert plotting.model_order(["gpt2-medium", "lstm", "gpt2-small", "pythia-1b", "pythia-70m"]) == [
+        "pythia-70m",
+        "pythia-1b",
         "gpt2-small",
         "gpt2-medium",
         "lstm",
-        "pythia-70m",
-        "pythia-1b",
     ]
     a, b = plotting.model_colors(MODELS), plotting.model_colors(MODELS[::-1])
     assert a == b and a["gpt2-small"] != a["gpt2-medium"]
     assert plotting.model_colors(["human", *MODELS])["human"] == plotting.HUMAN
     assert plotting.detector_colors(["min_k_20"])["min_k_20"] == plotting.DETECTORS["min_k"]
+
+
+def test_shape_names_are_ordered_by_size_not_by_text():
+    """The size ladder's shape names (``t<layers>x<width>``) sort by 12·L·d², the parameters of
+    their blocks: as text t12x64 < t2x128 < t4x256 < t6x384, by size t12x64 (0.6M) sits between
+    t2x128 (0.4M) and t4x256 (3.1M); an LSTM named by its shape joins the same scale, and a
+    checkpoint ``<model>@step<k>`` comes before its model, earlier steps first."""
+    names = ["t6x384", "lstm2x512", "t12x64", "t4x256", "t2x128@step100", "t2x128", "t2x128@step20"]
+    assert plotting.model_size("t4x256") == 12 * 4 * 256**2
+    assert plotting.model_size("t4x256@step100") == plotting.model_size("t4x256")
+    assert plotting.model_size("gpt2-small") is None
+    assert plotting.model_order(names) == [
+        "t2x128@step20", "t2x128@step100", "t2x128", "t12x64", "t4x256", "lstm2x512", "t6x384",
+    ]  # fmt: skip
+    # colours follow the size order, whatever order the table lists the models in
+    palette = plotting.sns.color_palette("colorblind", 10)
+    colors = plotting.model_colors(["t6x384", "t2x128", "t4x256", "human"])
+    assert [colors[m] for m in ("t2x128", "t4x256", "t6x384")] == palette[:3]
+    assert colors["human"] == plotting.HUMAN
+    # a size from elsewhere (a training summary's parameter count) places an unshaped name
+    assert plotting.model_order(["t6x384", "lstm", "t2x128"]) == ["t2x128", "t6x384", "lstm"]
+    sizes = {"lstm": 2e6}
+    assert plotting.model_order(["t6x384", "lstm", "t2x128"], sizes) == ["t2x128", "lstm", "t6x384"]
+    assert plotting.model_colors(["t6x384", "lstm", "t2x128"], sizes)["lstm"] == palette[1]
 
 
 def training_table():
