@@ -100,19 +100,42 @@ def _model_key(name: str, sizes=None) -> tuple:
     return (*rank, base, int(step.group(1)) if step else float("inf"))
 
 
+RUN_MODELS: dict[str, float | None] = {}
+"""The run's models (name → size, or None where the config states none), set once per command
+by :func:`use_run_models`: :func:`model_colors` gives a model its colour by its place among
+them, so that a figure showing only some of them keeps each model's colour."""
+
+
+def use_run_models(models) -> None:
+    """Make ``models`` (a mapping name → size or None, or names) the run's models."""
+    RUN_MODELS.clear()
+    RUN_MODELS.update(models if isinstance(models, dict) else dict.fromkeys(models))
+
+
+def _sizes(sizes=None) -> dict:
+    """The sizes known: the run's (:data:`RUN_MODELS`), then ``sizes``."""
+    return {m: s for m, s in RUN_MODELS.items() if s is not None} | dict(sizes or {})
+
+
 def model_order(models, sizes=None) -> list[str]:
     """The models' canonical order, by size (:func:`_model_key`; ``sizes``: model → parameter
-    count where known): the same in every figure, whatever order a table lists them in."""
-    return sorted(dict.fromkeys(str(m) for m in models), key=lambda m: _model_key(m, sizes))
+    count where known, beside the run's, :data:`RUN_MODELS`): the same in every figure,
+    whatever order a table lists them in."""
+    known = _sizes(sizes)
+    return sorted(dict.fromkeys(str(m) for m in models), key=lambda m: _model_key(m, known))
 
 
 def model_colors(models, sizes=None) -> dict[str, tuple]:
     """Model → colour: the colour-blind palette in :func:`model_order` (by size; ``sizes`` as
-    there), human names map to :data:`HUMAN`."""
+    there) of the run's models (:data:`RUN_MODELS`) and these, so that a model has one colour
+    in every figure of a run, whichever of the models a figure shows; human names map to
+    :data:`HUMAN`."""
     palette = sns.color_palette("colorblind", 10)
-    names = [m for m in model_order(models, sizes) if m not in ("human", "human text")]
-    colors = {m: palette[i % 10] for i, m in enumerate(names)}
-    return colors | {h: HUMAN for h in ("human", "human text") if h in set(map(str, models))}
+    present = set(map(str, models))
+    humans = ("human", "human text")
+    everyone = [m for m in model_order([*RUN_MODELS, *present], sizes) if m not in humans]
+    colors = {m: palette[i % 10] for i, m in enumerate(everyone) if m in present}
+    return colors | {h: HUMAN for h in humans if h in present}
 
 
 def decoding_colors(decodings) -> dict[str, tuple]:

@@ -114,12 +114,13 @@ class Params:
         return self.help
 
 
-ReportJob = namedtuple("ReportJob", "name rule inputs outputs params threads")
+ReportJob = namedtuple("ReportJob", "name rule inputs outputs params threads models", defaults=((),))
 ReportJob.__doc__ = """The report job of one analysis command ``name`` (rule ``rule``):
 ``inputs`` rule input name → (flag, labels, paths) in the order of the command line (an
 optional input without its part is left out); ``outputs`` output name → (path, caption or
 None, category title or None: :func:`category_title`) in OUTPUTS' order; ``params`` the --params-json block (None without
-PARAMS); ``threads``."""
+PARAMS); ``threads``; ``models``, the run's models as ``--run-models`` names them
+(:func:`run_models`)."""
 
 
 def flag_of(name: str, spec: Input) -> str:
@@ -207,6 +208,37 @@ def table_path(plan, table: str) -> str:
     return f"{plan.results}/{path}"
 
 
+def shape_size(spec) -> float | None:
+    """The size of a trained model from its config: 12·L·d², L its ``n_layer`` and d its
+    ``n_embd`` (an LSTM's ``n_hidden``), the proxy :func:`copyscope.plotting.model_size` reads
+    from a shape name; None for a pretrained model (its name may state its size)."""
+    if spec.get("kind") == "pretrained" or "n_layer" not in spec:
+        return None
+    width = spec.get("n_hidden", spec.get("n_embd")) if spec.get("kind") == "lstm" else spec.get("n_embd")
+    return None if width is None else 12.0 * int(spec["n_layer"]) * int(width) ** 2
+
+
+def run_models(plan) -> tuple[str, ...]:
+    """The run's models, ``--run-models`` of every analysis command: each model of the plan
+    (checkpoints included) as ``NAME=SIZE`` with its :func:`shape_size`, or ``NAME`` without
+    one, then the models of the generations from outside; the figures give each its colour by
+    its place among them (:func:`copyscope.plotting.use_run_models`)."""
+    out = []
+    for m in [*plan.models, *plan.external_models]:
+        size = shape_size(plan.zoo[m]) if m in plan.zoo else None
+        out.append(m if size is None else f"{m}={size:g}")
+    return tuple(dict.fromkeys(out))
+
+
+def parse_run_models(words) -> dict[str, float | None]:
+    """``--run-models`` words (``NAME`` or ``NAME=SIZE``) → name → size or None."""
+    out = {}
+    for w in words:
+        name, _, size = str(w).rpartition("=") if "=" in str(w) else (str(w), "", "")
+        out[name] = float(size) if size else None
+    return out
+
+
 def report_job(plan, module) -> ReportJob:
     """The report job of one analysis module for a run plan (see the module docstring)."""
     inputs = {}
@@ -233,7 +265,13 @@ def report_job(plan, module) -> ReportJob:
     }
     params = module.PARAMS.of(plan) if module.PARAMS else None
     return ReportJob(
-        module.NAME, rule_name(module.NAME), inputs, outputs, params, getattr(module, "THREADS", 1)
+        module.NAME,
+        rule_name(module.NAME),
+        inputs,
+        outputs,
+        params,
+        getattr(module, "THREADS", 1),
+        run_models(plan),
     )
 
 
