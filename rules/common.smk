@@ -263,8 +263,8 @@ def report_file(path, caption, category):
 def report_command(job):
     """params: the command line of report job ``job`` (copyscope.report.cli.command_line): its
     module's declaration filled with the job's input and output paths as Snakemake gives them
-    (each input's labelled flags: copyscope.report.jobs.report_args), its --params-json block
-    and threads.
+    (each input's labelled flags: copyscope.report.jobs.report_args), its --params-json block,
+    threads and the run's models (--run-models: the figures' model colours).
     """
     analysis = REPORT_MODULES[job.name]
     params = None if job.params is None else as_json(job.params)
@@ -274,6 +274,6 @@ def report_command(job):
             k: report_jobs_of.report_args(analysis.INPUTS[k], flag, labels, input[k])
             for k, (flag, labels, _) in job.inputs.items()
         }
-        return command_line(analysis, flags, output, params, threads)
+        return command_line(analysis, flags, output, params, threads, job.models)
 
     return command

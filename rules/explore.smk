@@ -11,7 +11,7 @@ rule explore:
         page=report(
             EXPLORER_PAGE,
             caption="../report/explorer.rst",
-            category="explorer",
+            category=report_jobs_of.category_title("summary"),
         ),
     log:
         f"{R}/logs/explore.log",

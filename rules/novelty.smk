@@ -69,22 +69,22 @@ rule novelty_plot:
         fig=report(
             f"{R}/figures/novelty_valid.png",
             caption="../report/novelty_valid.rst",
-            category="n-gram novelty",
+            category=report_jobs_of.category_title("merrill"),
         ),
         hist_fig=report(
             f"{R}/figures/nnsl_hist_valid.png",
             caption="../report/nnsl_hist_valid.rst",
-            category="n-gram novelty",
+            category=report_jobs_of.category_title("merrill"),
         ),
         table=report(
             f"{R}/tables/novelty_valid.csv",
             caption="../report/novelty_table.rst",
-            category="n-gram novelty",
+            category=report_jobs_of.category_title("merrill"),
         ),
         summary=report(
             f"{R}/tables/nnsl_valid.csv",
             caption="../report/nnsl_table.rst",
-            category="n-gram novelty",
+            category=report_jobs_of.category_title("merrill"),
         ),
     log:
         f"{R}/logs/novelty_plot.log",

@@ -46,7 +46,11 @@ rule summary:
         training=PLAN.model_files("tables/training/{model}.csv", PLAN.trained),
         index=f"{R}/index/{PLAN.model_tok}/index.json",
     output:
-        report(f"{R}/summary.md", caption="../report/summary.rst", category="summary"),
+        report(
+            f"{R}/summary.md",
+            caption="../report/summary.rst",
+            category=report_jobs_of.category_title("summary"),
+        ),
     log:
         f"{R}/logs/summary.log",
     benchmark:
@@ -82,7 +86,7 @@ rule runtime:
         report(
             f"{R}/tables/runtime.csv",
             caption="../report/runtime.rst",
-            category="runtime",
+            category=report_jobs_of.category_title("models"),
         ),
     log:
         f"{R}/logs/runtime.log",

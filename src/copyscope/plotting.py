@@ -3,7 +3,8 @@
 Colours carry meaning and never depend on plotting order:
 
 - a model has one colour in every figure (:func:`model_colors`: the colour-blind palette in
-  the models' canonical order, :func:`model_order`);
+  the models' canonical order, :func:`model_order`: by the size the name states, a shape
+  ``t4x256`` or a parameter count ``70m``, else by its size words ``small`` < ``medium``);
 - human text is always :data:`HUMAN` (black), a second human baseline (the excerpt plays)
   :data:`HUMAN_OTHER` (grey);
 - decodings (:func:`decoding_colors`), detectors (:func:`detector_colors`) and ordinal
@@ -26,7 +27,8 @@ from .io import atomic_path  # noqa: E402
 
 HUMAN = "black"
 HUMAN_OTHER = "0.45"
-#: size words in their order, for :func:`model_order` (gpt2-small before gpt2-medium)
+#: size words in their order, for :func:`model_order` of names that state no size (gpt2-small
+#: before gpt2-medium)
 SIZES = ("nano", "micro", "tiny", "mini", "small", "base", "medium", "large", "xl", "xxl")
 #: detector colours (Dark2, fixed per detector); blind baselines are greys (dashed in figures)
 DETECTORS = {
@@ -42,35 +44,98 @@ DETECTORS = {
 }
 
 
-def _model_key(name: str) -> tuple:
-    """Sort key of a model name: its parts in order, size words by :data:`SIZES`, numbers by
-    value with a k/m/b unit (``pythia-70m`` before ``pythia-160m``), the rest as text."""
+#: a shape in a model's name: ``<kind><layers>x<width>`` (``t4x256``, ``lstm2x512``)
+SHAPE = re.compile(r"(?:^|[-_/. ])[a-z]*(\d+)x(\d+)(?=$|[-_/. ])")
+#: a parameter count in a model's name: ``70m``, ``1.4b``, ``125M``
+COUNT = re.compile(r"(?:^|[-_/. ])(\d+(?:\.\d+)?)([kmb])(?=$|[-_/. ])")
+#: a checkpoint of a series (:func:`copyscope.config.with_checkpoints`): ``<model>@step<k>``
+STEP = re.compile(r"@step(\d+)$")
+
+
+def model_size(name: str) -> float | None:
+    """The size a model's name states, or None: for a shape ``<kind><L>x<d>`` (``t4x256``: 4
+    layers of width 256) 12·L·d², the parameters of L transformer blocks of width d (embeddings
+    left out; the same proxy for an LSTM named ``lstm2x512``), for a parameter count
+    (``pythia-70m``, ``gpt-1.4b``) that count; a checkpoint ``<model>@step<k>`` has its
+    model's size."""
+    base = STEP.sub("", str(name).lower())
+    shape = SHAPE.search(base)
+    if shape:
+        layers, width = int(shape.group(1)), int(shape.group(2))
+        return 12.0 * layers * width**2
+    count = COUNT.search(base)
+    if count:
+        return float(count.group(1)) * {"k": 1e3, "m": 1e6, "b": 1e9}[count.group(2)]
+    return None
+
+
+def _words_key(name: str) -> tuple:
+    """Sort key of a name without a stated size: its parts in order, size words by
+    :data:`SIZES` (``gpt2-small`` before ``gpt2-medium``), numbers by value, the rest as text."""
     key = []
-    for part in re.split(r"[-_/. ]+", str(name).lower()):
-        number = re.fullmatch(r"(\d+(?:\.\d+)?)([kmb]?)", part)
+    for part in re.split(r"[-_/. ]+", name):
         if part in SIZES:
             key.append((1, SIZES.index(part), ""))
-        elif number:
-            scale = {"": 1, "k": 1e3, "m": 1e6, "b": 1e9}[number.group(2)]
-            key.append((1, float(number.group(1)) * scale, ""))
+        elif re.fullmatch(r"\d+(?:\.\d+)?", part):
+            key.append((1, float(part), ""))
         else:
             key.append((0, 0, part))
     return tuple(key)
 
 
-def model_order(models) -> list[str]:
-    """The models' canonical order (by :func:`_model_key`): the same in every figure, whatever
-    order a table lists them in."""
-    return sorted(dict.fromkeys(str(m) for m in models), key=_model_key)
+def _model_key(name: str, sizes=None) -> tuple:
+    """Sort key of a model name: by its size (``sizes[name]`` when given, e.g. the parameter
+    count of its training summary, else :func:`model_size` of the name) before the names with
+    none, those by :func:`_words_key`; a checkpoint ``<model>@step<k>`` after its model's
+    earlier checkpoints, before the model itself."""
+    name = str(name)
+    step = STEP.search(name.lower())
+    base = STEP.sub("", name.lower())
+    size = (sizes or {}).get(name)
+    if size is None:
+        size = (sizes or {}).get(STEP.sub("", name))
+    if size is None:
+        size = model_size(base)
+    rank = (0, float(size), ()) if size is not None else (1, 0.0, _words_key(base))
+    return (*rank, base, int(step.group(1)) if step else float("inf"))
 
 
-def model_colors(models) -> dict[str, tuple]:
-    """Model → colour: the colour-blind palette in :func:`model_order` (human names map to
-    :data:`HUMAN`)."""
+RUN_MODELS: dict[str, float | None] = {}
+"""The run's models (name → size, or None where the config states none), set once per command
+by :func:`use_run_models`: :func:`model_colors` gives a model its colour by its place among
+them, so that a figure showing only some of them keeps each model's colour."""
+
+
+def use_run_models(models) -> None:
+    """Make ``models`` (a mapping name → size or None, or names) the run's models."""
+    RUN_MODELS.clear()
+    RUN_MODELS.update(models if isinstance(models, dict) else dict.fromkeys(models))
+
+
+def _sizes(sizes=None) -> dict:
+    """The sizes known: the run's (:data:`RUN_MODELS`), then ``sizes``."""
+    return {m: s for m, s in RUN_MODELS.items() if s is not None} | dict(sizes or {})
+
+
+def model_order(models, sizes=None) -> list[str]:
+    """The models' canonical order, by size (:func:`_model_key`; ``sizes``: model → parameter
+    count where known, beside the run's, :data:`RUN_MODELS`): the same in every figure,
+    whatever order a table lists them in."""
+    known = _sizes(sizes)
+    return sorted(dict.fromkeys(str(m) for m in models), key=lambda m: _model_key(m, known))
+
+
+def model_colors(models, sizes=None) -> dict[str, tuple]:
+    """Model → colour: the colour-blind palette in :func:`model_order` (by size; ``sizes`` as
+    there) of the run's models (:data:`RUN_MODELS`) and these, so that a model has one colour
+    in every figure of a run, whichever of the models a figure shows; human names map to
+    :data:`HUMAN`."""
     palette = sns.color_palette("colorblind", 10)
-    names = [m for m in model_order(models) if m not in ("human", "human text")]
-    colors = {m: palette[i % 10] for i, m in enumerate(names)}
-    return colors | {h: HUMAN for h in ("human", "human text") if h in set(map(str, models))}
+    present = set(map(str, models))
+    humans = ("human", "human text")
+    everyone = [m for m in model_order([*RUN_MODELS, *present], sizes) if m not in humans]
+    colors = {m: palette[i % 10] for i, m in enumerate(everyone) if m in present}
+    return colors | {h: HUMAN for h in humans if h in present}
 
 
 def decoding_colors(decodings) -> dict[str, tuple]:

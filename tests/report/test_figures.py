@@ -70,17 +70,63 @@ def bars_with_errors(ax):
 
 
 def test_model_order_and_colours_are_canonical():
+    # a stated size (a parameter count) first, by value; then size words, then the rest as text
     assert plotting.model_order(["gpt2-medium", "lstm", "gpt2-small", "pythia-1b", "pythia-70m"]) == [
+        "pythia-70m",
+        "pythia-1b",
         "gpt2-small",
         "gpt2-medium",
         "lstm",
-        "pythia-70m",
-        "pythia-1b",
     ]
     a, b = plotting.model_colors(MODELS), plotting.model_colors(MODELS[::-1])
     assert a == b and a["gpt2-small"] != a["gpt2-medium"]
     assert plotting.model_colors(["human", *MODELS])["human"] == plotting.HUMAN
     assert plotting.detector_colors(["min_k_20"])["min_k_20"] == plotting.DETECTORS["min_k"]
+
+
+def test_shape_names_are_ordered_by_size_not_by_text():
+    """The size ladder's shape names (``t<layers>x<width>``) sort by 12·L·d², the parameters of
+    their blocks: as text t12x64 < t2x128 < t4x256 < t6x384, by size t12x64 (0.6M) sits between
+    t2x128 (0.4M) and t4x256 (3.1M); an LSTM named by its shape joins the same scale, and a
+    checkpoint ``<model>@step<k>`` comes before its model, earlier steps first."""
+    names = ["t6x384", "lstm2x512", "t12x64", "t4x256", "t2x128@step100", "t2x128", "t2x128@step20"]
+    assert plotting.model_size("t4x256") == 12 * 4 * 256**2
+    assert plotting.model_size("t4x256@step100") == plotting.model_size("t4x256")
+    assert plotting.model_size("gpt2-small") is None
+    assert plotting.model_order(names) == [
+        "t2x128@step20", "t2x128@step100", "t2x128", "t12x64", "t4x256", "lstm2x512", "t6x384",
+    ]  # fmt: skip
+    # colours follow the size order, whatever order the table lists the models in
+    palette = plotting.sns.color_palette("colorblind", 10)
+    colors = plotting.model_colors(["t6x384", "t2x128", "t4x256", "human"])
+    assert [colors[m] for m in ("t2x128", "t4x256", "t6x384")] == palette[:3]
+    assert colors["human"] == plotting.HUMAN
+    # a size from elsewhere (a training summary's parameter count) places an unshaped name
+    assert plotting.model_order(["t6x384", "lstm", "t2x128"]) == ["t2x128", "t6x384", "lstm"]
+    sizes = {"lstm": 2e6}
+    assert plotting.model_order(["t6x384", "lstm", "t2x128"], sizes) == ["t2x128", "lstm", "t6x384"]
+    assert plotting.model_colors(["t6x384", "lstm", "t2x128"], sizes)["lstm"] == palette[1]
+
+
+def test_a_figure_with_some_of_the_runs_models_keeps_their_colours():
+    """With the run's models known (``--run-models``: :func:`plotting.use_run_models`) a model's
+    colour is its place among all of them, so a figure of the trained models only, or of one
+    model, draws each in the colour it has everywhere; without them a figure's own models are
+    numbered from the first colour."""
+    palette = plotting.sns.color_palette("colorblind", 10)
+    assert plotting.model_colors(["t6x384"])["t6x384"] == palette[0]
+    try:
+        plotting.use_run_models({"pythia-70m": None, "t2x128": None, "t6x384": None, "lstm": 2e6})
+        # by size: t2x128 (0.4M), lstm (2M, from the config), t6x384 (10.6M), pythia-70m
+        assert plotting.model_colors(["t6x384"]) == {"t6x384": palette[2]}
+        assert plotting.model_colors(["t6x384", "t2x128", "human"]) == {
+            "t2x128": palette[0], "t6x384": palette[2], "human": plotting.HUMAN,
+        }  # fmt: skip
+        assert plotting.model_colors(["lstm"])["lstm"] == palette[1]
+        assert plotting.model_colors(["pythia-70m"])["pythia-70m"] == palette[3]
+    finally:
+        plotting.use_run_models({})
+    assert plotting.RUN_MODELS == {}
 
 
 def training_table():
@@ -434,3 +480,49 @@ def test_template_ranks_is_shaib_fig4(drawn, tmp_path):
     np.testing.assert_allclose(small.get_xdata(), [1, 1, 10, 100, 10_000])
     assert human.get_linestyle() == "--" and rgb(human.get_color()) == (0, 0, 0)
     assert ax.get_xscale() == "log"
+
+
+def test_the_novelty_quality_tradeoff_draws_each_scores_interval(drawn, tmp_path):
+    """RAVEN Fig. 2: each scored set's point with its truncated score's 95% interval as a bar in
+    its model's colour, the human reference's in black; a set without an interval has none."""
+    rows = [
+        {"model": m, "decoding": d, "family": f, "source": "union", "perplexity": p,
+         "truncated_score": s, "truncated_score_lo": s - 0.1, "truncated_score_hi": s + 0.2}
+        for m, d, f, p, s in (("gpt2-small", "pure", "pure", 40.0, 1.5),
+                              ("gpt2-medium", "greedy", "greedy", 5.0, 3.0),
+                              ("human", "reference", "human", 30.0, 1.2))
+    ]  # fmt: skip
+    rows.append({**rows[0], "decoding": "top_k_40", "family": "top-k", "perplexity": 20.0,
+                 "truncated_score_lo": np.nan, "truncated_score_hi": np.nan})  # fmt: skip
+    figures.novelty_quality(pd.DataFrame(rows), tmp_path / "q.png")
+    ax = drawn[0].axes[0]
+    bars = {
+        (ln.get_xdata()[0], tuple(np.round(ln.get_ydata(), 6))): rgb(ln.get_color())
+        for ln in ax.lines
+    }
+    colors = plotting.model_colors(MODELS)
+    assert bars == {
+        (40.0, (1.4, 1.7)): rgb(colors["gpt2-small"]),
+        (5.0, (2.9, 3.2)): rgb(colors["gpt2-medium"]),
+        (30.0, (1.1, 1.4)): rgb(plotting.HUMAN),
+    }
+
+
+def test_the_dynamics_sets_keep_one_colour_that_is_no_models(drawn, tmp_path):
+    """Training dynamics, one panel per model: a set (a rung, a timing group, a decoding) has
+    the same colour in every panel, and none of them is a model's colour."""
+    rows = [
+        {"model": m, "step": step, "set": name, "value": v, "value_lo": v - 0.1,
+         "value_hi": v + 0.1}
+        for m in MODELS for name in ("greedy", "pure", "timing early")
+        for step, v in ((10, 0.2), (100, 0.5))
+    ]  # fmt: skip
+    figures.dynamics(pd.DataFrame(rows), "novelty", tmp_path / "d.png")
+    per_panel = [
+        {label: rgb(_color(h)) for h, label in zip(*ax.get_legend_handles_labels(), strict=True)}
+        for ax in drawn[0].axes
+    ]
+    assert len(per_panel) == 2 and per_panel[0] == per_panel[1]
+    sets = set(per_panel[0].values())
+    assert len(sets) == 3
+    assert not sets & {rgb(c) for c in plotting.model_colors(MODELS).values()}

@@ -103,7 +103,9 @@ def test_report_job_inputs_of_the_tiny_config(tiny):
     table = report_job(tiny, "findings").inputs["table"]
     assert table[1][:3] == ["novelty_samples", "nnsl_samples", "novelty_texts"]
     assert table[2][:2] == ["/r/tables/novelty_samples.csv", "/r/tables/nnsl_samples.csv"]
-    assert report_job(tiny, "findings").outputs["md"] == ("/r/findings.md", "findings", "findings")
+    assert report_job(tiny, "findings").outputs["md"] == (
+        "/r/findings.md", "findings", "Summary and scorecard"
+    )  # fmt: skip
     # own benchmarks and books: plain outputs, not in the HTML report, without them
     books = report_job(tiny, "books")
     assert books.outputs["table"] == ("/r/tables/membership_books.csv", None, None)
@@ -162,3 +164,29 @@ def test_two_analyses_writing_one_table_name_fail():
     assert table_files([a]) == {"same": "tables/same.csv"}
     with pytest.raises(ValueError, match="two analyses write the table same"):
         table_files([a, b])
+
+
+def test_every_report_job_names_the_runs_models_with_their_sizes(tiny):
+    """``--run-models`` of every analysis command: the plan's models with 12·layers·width² from
+    the config (an LSTM's width its hidden size), in the config's order; the command line
+    carries them and the command makes them the figures' models (their colours)."""
+    from copyscope import plotting
+    from copyscope.cli import build_parser
+    from copyscope.report.cli import command_line
+    from copyscope.report.jobs import parse_run_models, run_models
+
+    # tiny: gpt2-a (1 × 32), gpt2-b (2 × 64), lstm (1 layer, 64 hidden)
+    assert run_models(tiny) == ("gpt2-a=12288", "gpt2-b=98304", "lstm=49152")
+    assert {job.models for job in report_jobs(tiny)} == {run_models(tiny)}
+    assert parse_run_models(["t2x128", "lstm=49152"]) == {"t2x128": None, "lstm": 49152.0}
+    modules = {m.NAME: m for m in analyses()}
+    line = command_line(modules["training"], {"log": []}, {"fig": "/f.png"}, models=run_models(tiny))
+    assert line.endswith("--out-fig /f.png --run-models gpt2-a=12288 gpt2-b=98304 lstm=49152")
+    args = build_parser().parse_args(line.split()[3:])
+    assert args.run_models == list(run_models(tiny))
+    try:
+        plotting.use_run_models(parse_run_models(args.run_models))
+        # the LSTM's size from the config places it between the two GPT-2 models
+        assert plotting.model_order(["lstm", "gpt2-b", "gpt2-a"]) == ["gpt2-a", "lstm", "gpt2-b"]
+    finally:
+        plotting.use_run_models({})

@@ -31,7 +31,7 @@ OUTPUTS = {
         "tables/membership_books.csv",
         "name cloze accuracy per model and book with 95 percent CIs (.csv)",
         "membership_books",
-        "name cloze",
+        "literature",
     ),
 }
 SHOWN_WITH = "books"  # its files are in the HTML report only when books are given

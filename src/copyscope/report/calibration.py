@@ -164,7 +164,7 @@ OUTPUTS = {
         "tables/findings_calibration.csv",
         "findings_calibration.csv: rule, null, draws, verdict counts, false rate",
         "findings_calibration",
-        "findings",
+        "related",
     ),
 }
 THREADS = 2  # its job's threads: PROCESSES, the workers that draw the nulls

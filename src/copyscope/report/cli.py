@@ -11,7 +11,7 @@ import logging
 import shlex
 
 from ..clikit import add_command, add_group, add_params
-from .jobs import flags
+from .jobs import flags, parse_run_models
 
 log = logging.getLogger(__name__)
 
@@ -24,6 +24,10 @@ def _analysis_command(module):
     """The command function of an analysis module: labelled inputs, outputs, params → run."""
 
     def command(a) -> None:
+        if a.run_models:
+            from .. import plotting
+
+            plotting.use_run_models(parse_run_models(a.run_models))
         inputs = {name: [tuple(v) for v in getattr(a, name)] for name in flags(module)}
         out = {name: getattr(a, f"out_{name}") for name in module.OUTPUTS}
         module.run(inputs, out, a.params_json if module.PARAMS else {})
@@ -68,6 +72,14 @@ def _add_analysis(group, module) -> None:
         f.add_argument(_flag(f"out_{name}"), required=True, metavar="PATH", help=out.help)
     if module.PARAMS:
         add_params(f, module.PARAMS.help)
+    f.add_argument(
+        "--run-models",
+        nargs="*",
+        default=[],
+        metavar="MODEL[=SIZE]",
+        help="every model of the run (SIZE: 12·layers·width², where the config gives it): a "
+        "model's colour in the figures is its place among them, by size",
+    )
 
 
 def register(sub) -> None:
@@ -115,15 +127,16 @@ def register(sub) -> None:
 
 
 
-def command_line(module, inputs, outputs, params_json=None, threads=1) -> str:
+def command_line(module, inputs, outputs, params_json=None, threads=1, models=()) -> str:
     """The command line of an analysis's report job, from its module's declaration (what the
     generated rules of ``rules/report.smk`` run): for a module with ``PROCESSES`` (the
     environment variable of its worker count) that variable set to ``threads``, then
     ``python -m copyscope report NAME``, one group of words per entry of ``inputs`` (rule
     input → the labelled flags of its paths, ``--<flag> LABEL… PATH``, as an argument list;
     an input without paths leaves its place empty), ``--params-json JSON`` with PARAMS, and
-    ``--out-<name> PATH`` for each of OUTPUTS from ``outputs`` (name → path). The groups are
-    joined by one space, each shell-quoted."""
+    ``--out-<name> PATH`` for each of OUTPUTS from ``outputs`` (name → path), then
+    ``--run-models`` with ``models`` (the run's models, :func:`copyscope.report.jobs.run_models`)
+    when given. The groups are joined by one space, each shell-quoted."""
     env = getattr(module, "PROCESSES", None)
     words = [f"{env}={threads}"] if env else []
     words += ["python -m copyscope report", module.NAME]
@@ -131,4 +144,6 @@ def command_line(module, inputs, outputs, params_json=None, threads=1) -> str:
     if module.PARAMS:
         words.append("--params-json " + shlex.quote(params_json))
     words += [f"{_flag(f'out_{n}')} {shlex.quote(str(outputs[n]))}" for n in module.OUTPUTS]
+    if models:
+        words.append("--run-models " + shlex.join(models))
     return " ".join(words)

@@ -45,7 +45,7 @@ OUTPUTS = {
         "figures/completion_loss.png",
         "figure (.png)",
         "completion_loss",
-        "n-gram novelty",
+        "merrill",
     ),
     "frequency": Output(
         "tables/completion_loss_frequency.csv",
@@ -55,13 +55,13 @@ OUTPUTS = {
         "figures/completion_loss_frequency.png",
         "figure: completion loss vs. training count (.png)",
         "completion_loss_frequency",
-        "n-gram novelty",
+        "merrill",
     ),
     "slope": Output(
         "tables/completion_loss_slope.csv",
         "slope of completion loss on log10 training count per model and n (.csv)",
         "completion_loss_slope",
-        "n-gram novelty",
+        "merrill",
     ),
 }
 PARAMS = Params(

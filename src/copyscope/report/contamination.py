@@ -88,25 +88,25 @@ OUTPUTS = {  # "items" names a method of Snakemake's output list: the per-item t
         "tables/contamination_items.csv",
         "per item: n-gram and character windows found, longest matches, dirty flags (.csv)",
         "contamination",
-        "contamination",
+        "related",
     ),
     "rates": Output(
         "tables/contamination_rates.csv",
         "dirty rate per benchmark, group and rule with Wilson 95 percent intervals (.csv)",
         "contamination",
-        "contamination",
+        "related",
     ),
     "known": Output(
         "tables/contamination_known.csv",
         "known answers: false-negative and false-positive rates per rule (.csv)",
         "contamination",
-        "contamination",
+        "related",
     ),
     "fig": Output(
         "figures/contamination.png",
         "figure: share of 50-character windows found per item, dirty rates per group (.png)",
         "contamination",
-        "contamination",
+        "related",
     ),
 }
 PARAMS = Params(

@@ -39,25 +39,25 @@ OUTPUTS = {
         "tables/creativity.csv",
         "mean L-uniqueness per setting, source and L with bootstrap CIs (.csv)",
         "creativity",
-        "n-gram novelty",
+        "related",
     ),
     "index": Output(
         "tables/creativity_index.csv",
         "mean Creativity Index per setting and source with bootstrap CIs (.csv)",
         "creativity",
-        "n-gram novelty",
+        "related",
     ),
     "texts": Output(
         "tables/creativity_texts.csv",
         "per setting, source and text: its words and Creativity Index (.csv)",
         "creativity",
-        "n-gram novelty",
+        "related",
     ),
     "fig": Output(
         "figures/creativity.png",
         "figure: L-uniqueness against L, pure sampling vs. human text (.png)",
         "creativity",
-        "n-gram novelty",
+        "related",
     ),
 }
 PARAMS = Params(

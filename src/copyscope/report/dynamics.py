@@ -43,14 +43,14 @@ OUTPUTS = {
         "tables/dynamics.csv",
         "per-checkpoint scores, long: model, step, quantity, set, value, interval, n (.csv)",
         "dynamics_table",
-        "training dynamics",
+        "models",
     ),
     **{
         f"fig_{q}": Output(
             f"figures/dynamics_{q}.png",
             f"figure: {label} by training step (.png)",
             f"dynamics_{q}",
-            "training dynamics",
+            "models",
         )
         for q, label in QUANTITIES.items()
     },

@@ -361,9 +361,18 @@ def raven_by_size(table: pd.DataFrame, path) -> None:
     plotting.save(fig, path)
 
 
+def _score_interval(ax, row, color) -> None:
+    """The 95% bootstrap interval of a set's truncated score (``truncated_score_lo`` / ``_hi``
+    of ``raven_summary.csv``) as a vertical bar at its point, where the table has one."""
+    lo, hi = row.get("truncated_score_lo"), row.get("truncated_score_hi")
+    if lo is None or hi is None or not np.isfinite([lo, hi]).all():
+        return
+    ax.plot([row["perplexity"]] * 2, [lo, hi], color=color, lw=1, alpha=0.7)
+
+
 def novelty_quality(raven: pd.DataFrame, path) -> None:
-    """RAVEN Fig. 2: truncated pointwise duplication score vs. evaluator perplexity, one
-    point per decoding method, human text as reference."""
+    """RAVEN Fig. 2: truncated pointwise duplication score (with its 95% bootstrap interval over
+    texts) vs. evaluator perplexity, one point per decoding method, human text as reference."""
     plotting.setup()
     fig, ax = plt.subplots(figsize=(6.8, 4.6))
     sub = raven[(raven["source"] == "union") & raven["perplexity"].notna()]  # scored sets
@@ -379,6 +388,7 @@ def novelty_quality(raven: pd.DataFrame, path) -> None:
                 marker=markers.get(r["family"], "o"),
                 s=28,
             )
+            _score_interval(ax, r, colors[model])
             ax.annotate(
                 r["decoding"],
                 (r["perplexity"], r["truncated_score"]),
@@ -390,6 +400,8 @@ def novelty_quality(raven: pd.DataFrame, path) -> None:
     h = sub[(sub["model"] == "human") & (sub["decoding"] == "reference")]
     ax.scatter(h["perplexity"], h["truncated_score"], color=plotting.HUMAN, marker="*", s=120,
                label=HUMAN)  # fmt: skip
+    for _, r in h.iterrows():
+        _score_interval(ax, r, plotting.HUMAN)
     c = sub[(sub["model"] == "human") & (sub["decoding"] == "contaminated")]
     if len(c):  # corpus.inject.excerpts
         label = f"{HUMAN} (excerpt plays)"
@@ -397,7 +409,7 @@ def novelty_quality(raven: pd.DataFrame, path) -> None:
                    label=label)  # fmt: skip
     ax.set_xscale("log")
     ax.set_xlabel("perplexity under the evaluator model")
-    ax.set_ylabel("truncated duplication score (mean min(s, 5))")
+    ax.set_ylabel("truncated duplication score (mean min(s, 5))\nbars: 95% bootstrap over texts")
     ax.set_title("Novelty–quality tradeoff (training ∪ context, words)")
     ax.legend(fontsize=8)
     plotting.save(fig, path)
@@ -457,19 +469,25 @@ def training(frame: pd.DataFrame, path) -> None:
 
 
 def dynamics(part: pd.DataFrame, label: str, path) -> None:
-    """One quantity of the training dynamics: one panel per model, one line per set, the value
-    at each checkpoint step (log x) with its 95% interval as a band."""
+    """One quantity of the training dynamics: one panel per model, one line per set (its colour
+    the same in every panel, never a model's), the value at each checkpoint step (log x) with
+    its 95% interval as a band."""
     import numpy as np
 
     plotting.setup()
     models = plotting.model_order(part["model"])
     fig, axes = plt.subplots(1, len(models), figsize=(4.2 * len(models), 3.6), squeeze=False,
                              sharey=True)  # fmt: skip
+    # a set keeps its colour in every panel, from a palette of its own (never a model's: the
+    # panels are the models)
+    names = list(dict.fromkeys(part["set"]))
+    set_color = dict(zip(names, sns.color_palette("Dark2", max(len(names), 1)), strict=False))
     for ax, model in zip(axes[0], models, strict=True):
         g = part[part["model"] == model]
         for name, s in g.groupby("set", sort=False):
             s = s.sort_values("step")
-            (line,) = ax.plot(s["step"], s["value"], marker="o", ms=3, label=name)
+            (line,) = ax.plot(s["step"], s["value"], marker="o", ms=3, label=name,
+                              color=set_color[name])  # fmt: skip
             lo, hi = s["value_lo"].to_numpy(float), s["value_hi"].to_numpy(float)
             if np.isfinite(lo).any():
                 ax.fill_between(s["step"], lo, hi, color=line.get_color(), alpha=0.15, lw=0)

@@ -6,7 +6,9 @@ and its job in the workflow:
 * ``INPUTS`` — rule input name → :class:`Input`: the labels of its repeatable flag, its help
   and the plan query that gives a run's labels and paths (``files``); in command-line order;
 * ``OUTPUTS`` — output name → :class:`Output`: the path under the results root, its help, and
-  its caption and category in the HTML report (or none: a plain output);
+  its caption and category in the HTML report (or none: a plain output); the category is
+  the paper the output is an analog of, as the pages ``docs/papers/<category>.md`` group
+  them, or one of the run's own (:data:`CATEGORIES`);
 * ``PARAMS`` — :class:`Params`: what ``--params-json`` holds and the plan query that builds it
   from the config (the config keys the analysis reads), or ``None``;
 * optionally ``THREADS`` (its job's threads: its ``PROCESSES`` variable), ``SHOWN_WITH`` (the
@@ -52,17 +54,52 @@ class Input:
     directory: bool = False
 
 
+CATEGORIES = {
+    "merrill": "Merrill et al. (n-gram novelty)",
+    "raven": "RAVEN (McCoy et al.)",
+    "shaib": "Shaib et al. (syntactic templates)",
+    "li": "Li (perplexity contamination)",
+    "literature": "Literature paper (name cloze)",
+    "related": "Related claims",
+    "known answers": "Known answers",
+    "models": "Models and training",
+    "summary": "Summary and scorecard",
+}
+"""The categories of the HTML report, in the order of the documentation: one per paper, named
+as its page ``docs/papers/<key>.md`` (``related``: the claims outside the five papers), whose
+analog tables list the figures and tables of that category; then the run's own: ``known
+answers`` (checks on the planted ground truth that no paper page lists), ``models`` (the models,
+their training and the run's runtime) and ``summary`` (``summary.md``, the findings scorecard,
+the explorer). The titles hold no colon (a Snakemake report's category is a reST link target)."""
+
+PAPERS = ("merrill", "raven", "shaib", "li", "literature", "related")
+"""The categories that are pages of ``docs/papers/``."""
+
+
+def category_title(key: str) -> str:
+    """The HTML report's title of category ``key`` (:data:`CATEGORIES`)."""
+    if key not in CATEGORIES:
+        raise ValueError(f"report category {key!r}: expected one of {', '.join(CATEGORIES)}")
+    return CATEGORIES[key]
+
+
 @dataclass(frozen=True)
 class Output:
     """One output of an analysis command (``--out-<name> PATH``): ``path`` under the results
     root (None for an analysis without a report job), ``help``, and its ``caption``
-    (``report/<caption>.rst``) and ``category`` in the HTML report (both None: a plain
-    output)."""
+    (``report/<caption>.rst``) and ``category`` in the HTML report (a key of
+    :data:`CATEGORIES`; both None: a plain output)."""
 
     path: str | None
     help: str
     caption: str | None = None
     category: str | None = None
+
+    def __post_init__(self):
+        if self.category is not None:
+            category_title(self.category)
+        if (self.caption is None) != (self.category is None):
+            raise ValueError(f"output {self.path}: a caption and a category, or neither")
 
 
 @dataclass(frozen=True)
@@ -77,12 +114,13 @@ class Params:
         return self.help
 
 
-ReportJob = namedtuple("ReportJob", "name rule inputs outputs params threads")
+ReportJob = namedtuple("ReportJob", "name rule inputs outputs params threads models", defaults=((),))
 ReportJob.__doc__ = """The report job of one analysis command ``name`` (rule ``rule``):
 ``inputs`` rule input name → (flag, labels, paths) in the order of the command line (an
 optional input without its part is left out); ``outputs`` output name → (path, caption or
-None, category or None) in OUTPUTS' order; ``params`` the --params-json block (None without
-PARAMS); ``threads``."""
+None, category title or None: :func:`category_title`) in OUTPUTS' order; ``params`` the --params-json block (None without
+PARAMS); ``threads``; ``models``, the run's models as ``--run-models`` names them
+(:func:`run_models`)."""
 
 
 def flag_of(name: str, spec: Input) -> str:
@@ -170,6 +208,37 @@ def table_path(plan, table: str) -> str:
     return f"{plan.results}/{path}"
 
 
+def shape_size(spec) -> float | None:
+    """The size of a trained model from its config: 12·L·d², L its ``n_layer`` and d its
+    ``n_embd`` (an LSTM's ``n_hidden``), the proxy :func:`copyscope.plotting.model_size` reads
+    from a shape name; None for a pretrained model (its name may state its size)."""
+    if spec.get("kind") == "pretrained" or "n_layer" not in spec:
+        return None
+    width = spec.get("n_hidden", spec.get("n_embd")) if spec.get("kind") == "lstm" else spec.get("n_embd")
+    return None if width is None else 12.0 * int(spec["n_layer"]) * int(width) ** 2
+
+
+def run_models(plan) -> tuple[str, ...]:
+    """The run's models, ``--run-models`` of every analysis command: each model of the plan
+    (checkpoints included) as ``NAME=SIZE`` with its :func:`shape_size`, or ``NAME`` without
+    one, then the models of the generations from outside; the figures give each its colour by
+    its place among them (:func:`copyscope.plotting.use_run_models`)."""
+    out = []
+    for m in [*plan.models, *plan.external_models]:
+        size = shape_size(plan.zoo[m]) if m in plan.zoo else None
+        out.append(m if size is None else f"{m}={size:g}")
+    return tuple(dict.fromkeys(out))
+
+
+def parse_run_models(words) -> dict[str, float | None]:
+    """``--run-models`` words (``NAME`` or ``NAME=SIZE``) → name → size or None."""
+    out = {}
+    for w in words:
+        name, _, size = str(w).rpartition("=") if "=" in str(w) else (str(w), "", "")
+        out[name] = float(size) if size else None
+    return out
+
+
 def report_job(plan, module) -> ReportJob:
     """The report job of one analysis module for a run plan (see the module docstring)."""
     inputs = {}
@@ -188,12 +257,21 @@ def report_job(plan, module) -> ReportJob:
     part = getattr(module, "SHOWN_WITH", None)
     shown = part is None or plan.parts()[part]
     outputs = {
-        k: (f"{plan.results}/{o.path}", *((o.caption, o.category) if shown else (None, None)))
+        k: (
+            f"{plan.results}/{o.path}",
+            *((o.caption, category_title(o.category)) if shown and o.caption else (None, None)),
+        )
         for k, o in module.OUTPUTS.items()
     }
     params = module.PARAMS.of(plan) if module.PARAMS else None
     return ReportJob(
-        module.NAME, rule_name(module.NAME), inputs, outputs, params, getattr(module, "THREADS", 1)
+        module.NAME,
+        rule_name(module.NAME),
+        inputs,
+        outputs,
+        params,
+        getattr(module, "THREADS", 1),
+        run_models(plan),
     )
 
 

@@ -27,13 +27,13 @@ OUTPUTS = {
         "tables/memorization.csv",
         "extraction rate, match fraction and LCP per model and copies (.csv)",
         "memorization_table",
-        "planted ground truth",
+        "related",
     ),
     "fig": Output(
         "figures/memorization.png",
         "figure: extraction rate vs. copies (.png)",
         "memorization",
-        "planted ground truth",
+        "related",
     ),
 }
 PARAMS = Params(

@@ -87,7 +87,7 @@ OUTPUTS = {
         "tables/raven_novel_words.csv",
         "per set: novel words, the well-formed share (Wilson CI) and examples (.csv)",
         "raven_novel_words",
-        "RAVEN",
+        "raven",
     ),
     "list": Output(
         "tables/raven_novel_word_list.csv",

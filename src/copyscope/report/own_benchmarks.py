@@ -49,25 +49,25 @@ OUTPUTS = {
         "tables/own_benchmark_scores.csv",
         "every item's and baseline passage's scores under every model (.csv)",
         "own_benchmarks",
-        "own benchmarks",
+        "li",
     ),
     "placement": Output(
         "tables/own_benchmark_placement.csv",
         "Li's mean NLL per set and copyscope's normalised position (.csv)",
         "own_benchmarks",
-        "own benchmarks",
+        "li",
     ),
     "nll_delta": Output(
         "tables/own_benchmark_nll_delta.csv",
         "differences of Li's mean NLLs between the sets, with bootstrap CIs (.csv)",
         "own_benchmarks",
-        "own benchmarks",
+        "li",
     ),
     "detectors": Output(
         "tables/own_benchmark_detectors.csv",
         "detector metrics on the labelled benchmarks (members = label 1; one with a single label class: a row per model saying why it has no detector) (.csv)",
         "own_benchmarks",
-        "own benchmarks",
+        "li",
     ),
 }
 SHOWN_WITH = "own_benchmarks"  # its files are in the HTML report only with own benchmarks

@@ -24,13 +24,13 @@ OUTPUTS = {
         "tables/planted.csv",
         "longest copy of each planted passage per setting (.csv)",
         "planted_table",
-        "planted ground truth",
+        "related",
     ),
     "fig": Output(
         "figures/planted.png",
         "figure: reproduction vs. duplication (.png)",
         "planted",
-        "planted ground truth",
+        "related",
     ),
 }
 PARAMS = None

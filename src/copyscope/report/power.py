@@ -85,13 +85,13 @@ OUTPUTS = {
         "tables/findings_power.csv",
         "findings_power.csv: claim, positive, size, draws, right verdict, power and interval",
         "findings_power",
-        "findings",
+        "related",
     ),
     "fig": Output(
         "figures/findings_power.png",
         "figure: power against sample size per rule and positive (.png)",
         "findings_power",
-        "findings",
+        "related",
     ),
 }
 

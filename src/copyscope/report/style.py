@@ -39,13 +39,13 @@ OUTPUTS = {
         "tables/style_memorization.csv",
         "exact vs POS memorization per model, source and copy stratum (.csv)",
         "style_memorization_table",
-        "syntax",
+        "shaib",
     ),
     "fig": Output(
         "figures/style_memorization.png",
         "figure: exact vs POS memorization by training copies (.png)",
         "style_memorization",
-        "syntax",
+        "shaib",
     ),
 }
 PARAMS = Params(

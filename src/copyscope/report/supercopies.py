@@ -27,19 +27,19 @@ OUTPUTS = {
         "tables/supercopies.csv",
         "supercopies of all settings, labelled by model and decoding (.csv)",
         "supercopies",
-        "RAVEN",
+        "raven",
     ),
     "counts": Output(
         "tables/supercopies_by_source.csv",
         "supercopies per setting, source all and natural (.csv)",
         "supercopies_by_source",
-        "RAVEN",
+        "raven",
     ),
     "fig": Output(
         "figures/supercopies.png",
         "figure: supercopies per setting, all vs. natural text only (.png)",
         "supercopies_by_source",
-        "RAVEN",
+        "raven",
     ),
 }
 PARAMS = None

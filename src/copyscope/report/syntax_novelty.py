@@ -42,19 +42,19 @@ OUTPUTS = {
         "tables/syntax_novelty.csv",
         "novelty per text set and unit, with bootstrap CIs (.csv)",
         "syntax_novelty",
-        "syntax",
+        "raven",
     ),
     "table1": Output(
         "tables/syntax_table1.csv",
         "RAVEN Table 1: units × (each model's top-40 and pure sampling, human) (.csv)",
         "syntax_table1",
-        "syntax",
+        "raven",
     ),
     "fig": Output(
         "figures/syntax_paths.png",
         "figure: dependency-path novelty by path length (RAVEN Fig. 5) (.png)",
         "syntax_paths",
-        "syntax",
+        "raven",
     ),
 }
 PARAMS = Params(

@@ -76,7 +76,7 @@ OUTPUTS = {
         "tables/template_coverage.csv",
         "coverage of templates vs. non-templates and Mann-Whitney U per text set (.csv)",
         "template_coverage_table",
-        "syntax",
+        "shaib",
     ),
     "training": Output(
         "tables/template_training.csv",
@@ -86,19 +86,19 @@ OUTPUTS = {
         "figures/template_coverage.png",
         "figure: coverage of templates vs. non-templates per text set (.png)",
         "template_coverage",
-        "syntax",
+        "shaib",
     ),
     "delta": Output(
         "tables/template_coverage_delta.csv",
         "template coverage of each model set minus the human reference's (.csv)",
         "template_coverage_delta",
-        "syntax",
+        "shaib",
     ),
     "fig_ranks": Output(
         "figures/template_ranks.png",
         "figure: training frequency ranks of the greedy samples' and the human text's templates, Shaib et al. Fig. 4 (.png)",
         "template_ranks",
-        "syntax",
+        "shaib",
     ),
 }
 PARAMS = Params(

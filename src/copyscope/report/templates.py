@@ -47,7 +47,7 @@ OUTPUTS = {
         "tables/templates.csv",
         "template measures per text set and n (.csv)",
         "templates_table",
-        "syntax",
+        "shaib",
     ),
     "listing": Output(
         "tables/template_listing.csv",
@@ -57,25 +57,25 @@ OUTPUTS = {
         "figures/templates.png",
         "figure: template rate, templates per token and CR-POS at the headline n (.png)",
         "templates",
-        "syntax",
+        "shaib",
     ),
     "vs_human": Output(
         "tables/templates_vs_human.csv",
         "template rate and templates per token of each model's greedy samples (pure beside) vs the human references, Shaib et al. Table 3 (.csv)",
         "templates_vs_human",
-        "syntax",
+        "shaib",
     ),
     "fig_vs_human": Output(
         "figures/templates_vs_human.png",
         "figure: template rate and templates per token, greedy and pure samples vs human text, Shaib et al. Table 3 (.png)",
         "templates_vs_human",
-        "syntax",
+        "shaib",
     ),
     "fig_by_n": Output(
         "figures/templates_by_n.png",
         "figure: template rate by n, the models' greedy samples against human text, Shaib et al. Fig. 5 (.png)",
         "templates_by_n",
-        "syntax",
+        "shaib",
     ),
 }
 PARAMS = Params(

@@ -72,14 +72,14 @@ OUTPUTS = {
         "novelty curves of every training-prompt set by beam size and prompt length, and of "
         "the held-out human text (.csv)",
         "novelty_training_prompts_table",
-        "n-gram novelty",
+        "merrill",
     ),
     "fig": Output(
         "figures/novelty_training_prompts.png",
         "figure: novelty by beam size, one panel per prompt length from the training data, "
         "Merrill et al. Fig. 3 (.png)",
         "novelty_training_prompts",
-        "n-gram novelty",
+        "merrill",
     ),
 }
 PARAMS = Params(

@@ -133,8 +133,8 @@ INPUTS = {
     ),
 }
 OUTPUTS = {
-    "csv": Output("findings.csv", "the scorecard (.csv)", "findings", "findings"),
-    "md": Output("findings.md", "the scorecard (.md)", "findings", "findings"),
+    "csv": Output("findings.csv", "the scorecard (.csv)", "findings", "summary"),
+    "md": Output("findings.md", "the scorecard (.md)", "findings", "summary"),
 }
 PARAMS = Params(
     "the config blocks findings, analysis (syntax), sampling, models (zoo, evaluator, "
