@@ -71,6 +71,7 @@ def test_the_command_writes_the_calibration_table(tmp_path):
     assert set(table["claim"]) == {
         "pure-more-novel-than-validation",
         "pure-vs-contaminated-baseline",
+        "validation-below-lower-bound",
         "larger-less-novel",
         "constrained-less-novel",
         "constrained-small-n-below-validation",
@@ -107,7 +108,7 @@ def test_two_processes_draw_the_same_table():
     one = C.calibration_table(d, params, processes=1)
     two = C.calibration_table(d, params, processes=2)
     pd.testing.assert_frame_equal(one, two)
-    assert len(one) == 5
+    assert len(one) == 6
 
 
 def test_every_null_has_false_verdicts():
