@@ -65,6 +65,7 @@ from ..syntax.templates import (
 )
 from . import corpus_sizes, require
 from . import findings as F
+from . import novel_words as novel_words_report
 from . import template_coverage as coverage_report
 from . import templates as templates_report
 from .findings.core import BOTH
@@ -157,6 +158,17 @@ INPUTS = {
         ("MODEL",),
         "a model's per-passage style measures (style/measures/<m>.csv)",
         files=per_model("style/measures/{model}.csv", "models"),
+    ),
+    "samples": Input(
+        ("MODEL", "DECODING"),
+        "samples (.jsonl) of the human reference (its texts' novel words, RAVEN §7)",
+        files=fixed(("human", "reference"), "samples/human/reference.jsonl"),
+    ),
+    "word_tokenizer": Input(
+        ("TOKENIZER",),
+        "the Moses word tokenizer's folder (its vocabulary: the training words of RAVEN's "
+        "novel words)",
+        files=lambda p: ([p.words], [f"{p.results}/tokenizers/{p.words}"]),
     ),
 }
 OUTPUTS = {
@@ -369,6 +381,8 @@ def load(inputs: Mapping, params: Mapping | None = None) -> Data:
     pos_index = _one(inputs.get("pos_index"), "--pos-index", "training POS-tag index")
     train_parses = _one(inputs.get("training_parses"), "--training-parses", "training parses")
     looked_up = _one(inputs.get("contamination"), "--contamination", "contamination_items.csv")
+    samples = _one(inputs.get("samples"), "--samples", "human reference samples")
+    word_tok = _one(inputs.get("word_tokenizer"), "--word-tokenizer", "Moses word tokenizer")
     syntax = (params or {}).get("analysis", {}).get("syntax", {})
     n, cut = syntax.get("template_headline_n"), syntax.get("coverage_cut")
     with_syntax = parses and train_parses and params and "syntax" in params
@@ -386,6 +400,20 @@ def load(inputs: Mapping, params: Mapping | None = None) -> Data:
         syntax_files=(parses, train_parses) if with_syntax else None,
         style=pd.concat(style, ignore_index=True) if style else None,
         contamination=pd.read_csv(looked_up) if looked_up else None,
+        human_words=human_words(samples, word_tok) if samples and word_tok else None,
+    )
+
+
+def human_words(samples, directory) -> tuple:
+    """(Moses words of each text of the human reference's ``samples`` by prompt length, the
+    training vocabulary, the judge) of the Moses word tokenizer in ``directory``, as the
+    novel-words report reads them (:mod:`copyscope.report.novel_words`)."""
+    from ..tokenize import load as load_tokenizer
+
+    tok = load_tokenizer("moses", directory)
+    vocab = tok.vocab.index
+    return novel_words_report.text_words(samples, tok), vocab, novel_words_report.judge_of(
+        vocab, tok.language
     )
 
 

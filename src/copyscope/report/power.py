@@ -76,7 +76,7 @@ HELP = (
 INPUTS = {
     k: CALIBRATION_INPUTS[k]
     for k in ("tokens", "words", "index_manifest", "extraction", "membership", "cloze", "parses",
-              "contaminated")
+              "contaminated", "samples", "word_tokenizer")
 }  # fmt: skip
 
 
