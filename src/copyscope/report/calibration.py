@@ -159,6 +159,14 @@ INPUTS = {
         "a model's per-passage style measures (style/measures/<m>.csv)",
         files=per_model("style/measures/{model}.csv", "models"),
     ),
+    "own_scores": Input(
+        ("MODEL", "BENCHMARK"),
+        "a model's per-item scores of an own benchmark (membership/<m>/own/<b>.csv: its "
+        "labelled items by format, Li's per-format claim)",
+        files=lambda p: (
+            p.own_pairs, [f"{p.results}/membership/{m}/own/{b}.csv" for m, b in p.own_pairs]
+        ),
+    ),
     "samples": Input(
         ("MODEL", "DECODING"),
         "samples (.jsonl) of the human reference (its texts' novel words, RAVEN §7)",
@@ -382,6 +390,7 @@ def load(inputs: Mapping, params: Mapping | None = None) -> Data:
     train_parses = _one(inputs.get("training_parses"), "--training-parses", "training parses")
     looked_up = _one(inputs.get("contamination"), "--contamination", "contamination_items.csv")
     samples = _one(inputs.get("samples"), "--samples", "human reference samples")
+    own = [pd.read_csv(p) for _, _, p in inputs.get("own_scores") or []]
     word_tok = _one(inputs.get("word_tokenizer"), "--word-tokenizer", "Moses word tokenizer")
     syntax = (params or {}).get("analysis", {}).get("syntax", {})
     n, cut = syntax.get("template_headline_n"), syntax.get("coverage_cut")
@@ -401,7 +410,18 @@ def load(inputs: Mapping, params: Mapping | None = None) -> Data:
         style=pd.concat(style, ignore_index=True) if style else None,
         contamination=pd.read_csv(looked_up) if looked_up else None,
         human_words=human_words(samples, word_tok) if samples and word_tok else None,
+        own_scores=_own_scores(own),
     )
+
+
+def _own_scores(frames: list[pd.DataFrame]) -> pd.DataFrame | None:
+    """The own benchmarks' per-item scores, labels as integers or missing (as the
+    own-benchmarks report reads them); None without any."""
+    frames = [f for f in frames if len(f)]
+    if not frames:
+        return None
+    scores = pd.concat(frames, ignore_index=True)
+    return scores.assign(label=scores["label"].astype("Int64"))
 
 
 def human_words(samples, directory) -> tuple:

@@ -76,7 +76,7 @@ HELP = (
 INPUTS = {
     k: CALIBRATION_INPUTS[k]
     for k in ("tokens", "words", "index_manifest", "extraction", "membership", "cloze", "parses",
-              "contaminated", "samples", "word_tokenizer")
+              "contaminated", "samples", "word_tokenizer", "own_scores")
 }  # fmt: skip
 
 

@@ -44,6 +44,7 @@ class Data:
     # (Moses words of each human reference text by prompt length, the training vocabulary,
     # the well-formedness judge): RAVEN's novel words (copyscope.report.novel_words)
     human_words: tuple | None = None
+    own_scores: pd.DataFrame | None = None  # every model's own-benchmark scores (own/<b>.csv)
 
 
 Tables = dict[str, pd.DataFrame]
