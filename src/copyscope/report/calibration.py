@@ -25,6 +25,10 @@ nulls is standard — e.g. Good 2005, *Permutation, Parametric and Bootstrap Tes
 * **effect = margin** — for a claimed *absence* of an effect (prompt length, training vs
   training ∪ context), an effect of exactly the rule's margin planted on human text: the
   least favourable case, where only ``holds`` is false;
+* **human halves** of the human continuations' Moses words (RAVEN's novel words: their
+  well-formed share), and the same with the paper's gap planted (``holds`` false there);
+* **permuted labels** — the labelled own benchmarks' items with their labels permuted within
+  each benchmark (Li's per-format finding: no format separates members);
 * **permuted targets** — each greedy continuation of a passage with a training copy compared
   with another passage's target of the same length (style memorization by chance only);
 * **permuted plays** — the name cloze items with the training / held-out (or excerpt /

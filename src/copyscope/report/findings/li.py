@@ -245,15 +245,17 @@ def _own_tables(scores: pd.DataFrame, params: Mapping) -> Tables:
 
 
 def _labelled_items(data: Data) -> pd.DataFrame | None:
-    """The labelled own-benchmark items (set ``benchmark``) of Li's formats, with the other
-    rows (baselines) of their benchmarks; None without any."""
+    """The own-benchmark scores (items and baselines) of the benchmarks of Li's formats whose
+    items carry both labels; None unless a multiple-choice one and a reading-comprehension or
+    summarisation one are among them (the claim's comparison)."""
     s = data.own_scores
     if s is None or not len(s):
         return None
     items = s[(s["set"] == "benchmark") & s["format"].isin(list(FORMATS))]
     labelled = items.groupby("benchmark")["label"].apply(lambda x: x.notna().all() and x.nunique() == 2)
     keep = labelled[labelled].index
-    if not len(keep) or "multiple_choice" not in set(items.loc[items["benchmark"].isin(keep), "format"]):
+    formats = set(items.loc[items["benchmark"].isin(keep), "format"])
+    if "multiple_choice" not in formats or not formats & {"qa", "summarization"}:
         return None
     return s[s["benchmark"].isin(keep)]
 
