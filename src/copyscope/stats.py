@@ -136,6 +136,8 @@ def percentile_interval(
     float (an array with ``axis``). Example: reps 0, 1, …, 100 with ``probs`` (0.025, 0.975)
     → (2.5, 97.5)."""
     q = list(central_probabilities(level) if probs is None else probs)
+    # numpy's nanquantile is many times slower than quantile: used only where a NaN is
+    omit_nan = omit_nan and bool(np.isnan(reps).any())
     lo, hi = (np.nanquantile if omit_nan else np.quantile)(reps, q, axis=axis)
     return lo, hi
 

@@ -34,6 +34,7 @@ FINDINGS = {
     "prompt_length_margin": 0.25,
     "source_margin": 0.1,
     "syntax_margin": 0.1,
+    "well_formed_margin": 0.03,
     "local_units": ["labeled_arc", "dependency_role", "labeled_path_3"],
     "structure_units": ["pos_sequence", "dependency_structure"],
     "coverage_effect": 0.41,

@@ -25,6 +25,10 @@ nulls is standard — e.g. Good 2005, *Permutation, Parametric and Bootstrap Tes
 * **effect = margin** — for a claimed *absence* of an effect (prompt length, training vs
   training ∪ context), an effect of exactly the rule's margin planted on human text: the
   least favourable case, where only ``holds`` is false;
+* **human halves** of the human continuations' Moses words (RAVEN's novel words: their
+  well-formed share), and the same with the paper's gap planted (``holds`` false there);
+* **permuted labels** — the labelled own benchmarks' items with their labels permuted within
+  each benchmark (Li's per-format finding: no format separates members);
 * **permuted targets** — each greedy continuation of a passage with a training copy compared
   with another passage's target of the same length (style memorization by chance only);
 * **permuted plays** — the name cloze items with the training / held-out (or excerpt /
@@ -65,6 +69,7 @@ from ..syntax.templates import (
 )
 from . import corpus_sizes, require
 from . import findings as F
+from . import novel_words as novel_words_report
 from . import template_coverage as coverage_report
 from . import templates as templates_report
 from .findings.core import BOTH
@@ -157,6 +162,25 @@ INPUTS = {
         ("MODEL",),
         "a model's per-passage style measures (style/measures/<m>.csv)",
         files=per_model("style/measures/{model}.csv", "models"),
+    ),
+    "own_scores": Input(
+        ("MODEL", "BENCHMARK"),
+        "a model's per-item scores of an own benchmark (membership/<m>/own/<b>.csv: its "
+        "labelled items by format, Li's per-format claim)",
+        files=lambda p: (
+            p.own_pairs, [f"{p.results}/membership/{m}/own/{b}.csv" for m, b in p.own_pairs]
+        ),
+    ),
+    "samples": Input(
+        ("MODEL", "DECODING"),
+        "samples (.jsonl) of the human reference (its texts' novel words, RAVEN §7)",
+        files=fixed(("human", "reference"), "samples/human/reference.jsonl"),
+    ),
+    "word_tokenizer": Input(
+        ("TOKENIZER",),
+        "the Moses word tokenizer's folder (its vocabulary: the training words of RAVEN's "
+        "novel words)",
+        files=lambda p: ([p.words], [f"{p.results}/tokenizers/{p.words}"]),
     ),
 }
 OUTPUTS = {
@@ -369,6 +393,9 @@ def load(inputs: Mapping, params: Mapping | None = None) -> Data:
     pos_index = _one(inputs.get("pos_index"), "--pos-index", "training POS-tag index")
     train_parses = _one(inputs.get("training_parses"), "--training-parses", "training parses")
     looked_up = _one(inputs.get("contamination"), "--contamination", "contamination_items.csv")
+    samples = _one(inputs.get("samples"), "--samples", "human reference samples")
+    own = [pd.read_csv(p) for _, _, p in inputs.get("own_scores") or []]
+    word_tok = _one(inputs.get("word_tokenizer"), "--word-tokenizer", "Moses word tokenizer")
     syntax = (params or {}).get("analysis", {}).get("syntax", {})
     n, cut = syntax.get("template_headline_n"), syntax.get("coverage_cut")
     with_syntax = parses and train_parses and params and "syntax" in params
@@ -386,6 +413,31 @@ def load(inputs: Mapping, params: Mapping | None = None) -> Data:
         syntax_files=(parses, train_parses) if with_syntax else None,
         style=pd.concat(style, ignore_index=True) if style else None,
         contamination=pd.read_csv(looked_up) if looked_up else None,
+        human_words=human_words(samples, word_tok) if samples and word_tok else None,
+        own_scores=_own_scores(own),
+    )
+
+
+def _own_scores(frames: list[pd.DataFrame]) -> pd.DataFrame | None:
+    """The own benchmarks' per-item scores, labels as integers or missing (as the
+    own-benchmarks report reads them); None without any."""
+    frames = [f for f in frames if len(f)]
+    if not frames:
+        return None
+    scores = pd.concat(frames, ignore_index=True)
+    return scores.assign(label=scores["label"].astype("Int64"))
+
+
+def human_words(samples, directory) -> tuple:
+    """(Moses words of each text of the human reference's ``samples`` by prompt length, the
+    training vocabulary, the judge) of the Moses word tokenizer in ``directory``, as the
+    novel-words report reads them (:mod:`copyscope.report.novel_words`)."""
+    from ..tokenize import load as load_tokenizer
+
+    tok = load_tokenizer("moses", directory)
+    vocab = tok.vocab.index
+    return novel_words_report.text_words(samples, tok), vocab, novel_words_report.judge_of(
+        vocab, tok.language
     )
 
 

@@ -274,32 +274,49 @@ def set_row(model: str, decoding: str, texts: int, words: int, listed: pd.DataFr
     }  # fmt: skip
 
 
+def judge_of(vocab: Iterable[str], language: str) -> Callable[[str], tuple[bool, str, str]]:
+    """:func:`analyse_word` with the training words ``vocab`` (the Moses vocabulary: escaped,
+    exact) in lower case, unescaped; the affix rule only for ``language`` ``en``."""
+    training = {w.lower() for w in map(unescape, vocab)}
+    return lambda w: analyse_word(w, training, english=language == "en")
+
+
+def text_words(path, tok, prompt_length: int | None = None) -> dict[int, list[list[str]]]:
+    """The Moses words (``tok``'s, RAVEN's escaping) of every generation of a sample file
+    (.jsonl), by prompt length (only ``prompt_length``'s when given), in file order."""
+    from ..tokenize.moses import moses_words
+
+    out: dict[int, list[list[str]]] = {}
+    for r in read_jsonl(path):
+        if prompt_length is None or r["prompt_length"] == prompt_length:
+            words = moses_words(r["text"], tok._moses)
+            out.setdefault(int(r["prompt_length"]), []).append(words)
+    return out
+
+
+def set_of(model: str, decoding: str, texts: list[list[str]], vocab, judge):
+    """(row of the table, word list) of one set of texts (Moses words each):
+    :func:`novel_words` against ``vocab``, judged by ``judge`` (:func:`judge_of`)."""
+    listed = word_list(model, decoding, novel_words(texts, vocab), judge)
+    words = sum(has_letter(w) for t in texts for w in t)
+    return set_row(model, decoding, len(texts), words, listed), listed
+
+
 def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
     """Read each set's samples at the main prompt length, tokenize the generations into Moses
     words, list the novel words and judge them."""
     from ..tokenize import load
-    from ..tokenize.moses import moses_words
 
     require(inputs["samples"], "--samples", "sample set")
     require(inputs["words"], "--words", "word tokenizer")
     tok = load("moses", inputs["words"][0][1])
     vocab = tok.vocab.index
-    language = language_of(params)
-    training = {w.lower() for w in map(unescape, vocab)}
-
-    def judge(w):
-        return analyse_word(w, training, english=language == "en")
-
+    judge = judge_of(vocab, language_of(params))
     rows, lists = [], []
     for model, decoding, path in inputs["samples"]:
-        texts = [
-            moses_words(r["text"], tok._moses)
-            for r in read_jsonl(path)
-            if r["prompt_length"] == params["prompt_length"]
-        ]
-        listed = word_list(model, decoding, novel_words(texts, vocab), judge)
-        words = sum(has_letter(w) for t in texts for w in t)
-        rows.append(set_row(model, decoding, len(texts), words, listed))
+        texts = text_words(path, tok, params["prompt_length"]).get(params["prompt_length"], [])
+        row, listed = set_of(model, decoding, texts, vocab, judge)
+        rows.append(row)
         lists.append(listed)
     write_csv(out["table"], pd.DataFrame(rows, columns=TABLE_COLUMNS))
     write_csv(out["list"], pd.concat(lists, ignore_index=True) if lists else

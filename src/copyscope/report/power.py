@@ -8,7 +8,15 @@ verdict where the answer is known, at increasing sample sizes.
   any sample set. Against the other half's true continuations it is *less* novel, so Merrill
   et al.'s "pure samples are more novel than validation text at every n" must come out
   ``does not hold``; a copier with a larger share plays the larger of two models, so "larger
-  models are less novel" must ``hold``.
+  models are less novel" must ``hold``; the copier of the smallest share as the contaminated
+  held-out set (spans of more than 20 tokens) must lie below the lower bound (``hold``).
+* **run-together words** — half of the human continuations' Moses words with one pair of
+  words per ``copier_span`` words run together (``hisGONZALO``, never well-formed), against the
+  other half: RAVEN's "novel words nearly as well-formed as the human text's" must come out
+  ``does not hold``.
+* **multiple-choice labels permuted** — the labelled own benchmarks resampled, the
+  multiple-choice items' labels permuted: Li's per-format pattern must ``hold`` where the run
+  separates the other formats' members.
 * **ladder** — the memorization ladder's per-passage extraction results resampled with
   k passages per rung: extraction does grow with planted copies in the run, so "extraction
   grows with duplication" must ``hold``.
@@ -76,7 +84,7 @@ HELP = (
 INPUTS = {
     k: CALIBRATION_INPUTS[k]
     for k in ("tokens", "words", "index_manifest", "extraction", "membership", "cloze", "parses",
-              "contaminated")
+              "contaminated", "samples", "word_tokenizer", "own_scores")
 }  # fmt: skip
 
 

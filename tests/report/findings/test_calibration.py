@@ -71,6 +71,7 @@ def test_the_command_writes_the_calibration_table(tmp_path):
     assert set(table["claim"]) == {
         "pure-more-novel-than-validation",
         "pure-vs-contaminated-baseline",
+        "validation-below-lower-bound",
         "larger-less-novel",
         "constrained-less-novel",
         "constrained-small-n-below-validation",
@@ -107,7 +108,7 @@ def test_two_processes_draw_the_same_table():
     one = C.calibration_table(d, params, processes=1)
     two = C.calibration_table(d, params, processes=2)
     pd.testing.assert_frame_equal(one, two)
-    assert len(one) == 5
+    assert len(one) == 6
 
 
 def test_every_null_has_false_verdicts():
@@ -133,3 +134,31 @@ def test_a_dying_worker_does_not_hang_the_calibration(monkeypatch):
     tasks = [("a", 0), ("b", 0), ("c", 0), ("d", 1)]
     assert C._draw_all(tasks, 2) == tasks
     assert C._draw_all(tasks, 1) == tasks
+
+
+def test_the_command_reads_the_human_words(tmp_path):
+    """--samples (the human reference's texts) and --word-tokenizer (the training vocabulary)
+    give the novel-words row its two nulls."""
+    train = [f"w{a}{b}ord" for a in "abcdefgh" for b in "klmnopqr"]
+    words = tmp_path / "words"
+    words.mkdir()
+    (words / "vocab.json").write_text(json.dumps({"kind": "moses", "words": train}))
+    samples = tmp_path / "reference.jsonl"
+    lines = []
+    for i in range(40):
+        text = [train[(7 * i + j) % len(train)] for j in range(20)]
+        text += [train[i % len(train)].upper(), "qzx" + "abcdefghij"[i % 10] * (1 + i // 10)]
+        lines.append(json.dumps({"text": " ".join(text), "prompt_length": 8}))
+    samples.write_text("\n".join(lines) + "\n")
+    tok = tmp_path / "tokens.parquet"
+    human_tokens(windows=10).to_parquet(tok)
+    out = tmp_path / "findings_calibration.csv"
+    params = {**CAL_PARAMS, "findings": {**CAL_PARAMS["findings"], "calibration": {"draws": 4, "seed": 0}}}
+    argv = ["report", "calibration", "--tokens", "human", "reference", str(tok),
+            "--samples", "human", "reference", str(samples), "--word-tokenizer", "words",
+            str(words), "--params-json", json.dumps(params), "--out-csv", str(out)]  # fmt: skip
+    assert main(argv) == 0
+    table = pd.read_csv(out).set_index(["claim", "null"])
+    rows = table.loc["novel-words-well-formed"]
+    assert list(rows.index) == ["human halves", "human halves, effect = margin"]
+    assert (rows["draws"] == 4).all() and list(rows["false_verdicts"]) == ["does not hold", "holds"]

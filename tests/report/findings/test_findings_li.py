@@ -239,3 +239,93 @@ def test_the_ladder_is_projected_beyond_the_runs_own_size():
     # the run's own size is the largest: nothing projected, nothing said
     own = table[table["size"] <= 6].assign(power=[0.0, 0.1])
     assert F.power_column(["extraction-duplication"], own).iloc[0] == "planted ladder: 0.1 at 6"
+
+
+# -------------------------------------------------------------------- Li's per-format finding
+def own_tables(separations: dict[tuple[str, str], tuple[float, float, float]], model="m"):
+    """own_benchmark_nll_delta (the separation, non-members − members, of each benchmark, and
+    another contrast) and own_benchmark_placement (each benchmark's format) of labelled own
+    benchmarks: (benchmark, format) → separation (value, low, high)."""
+    cols = ["benchmark", "labelled", "model", "contrast", "delta", "delta_lo", "delta_hi",
+            "n_a", "n_b"]  # fmt: skip
+    rows = [(b, True, model, paper.SEPARATION, *v, 30, 30) for (b, _), v in separations.items()]
+    rows += [(b, True, model, "clean - benchmark", 9.0, 8.0, 10.0, 30, 60) for b, _ in separations]
+    place = pd.DataFrame([(b, f, True, model, "benchmark") for b, f in separations],
+                         columns=["benchmark", "format", "labelled", "model", "set"])  # fmt: skip
+    return {"own_benchmark_nll_delta": pd.DataFrame(rows, columns=cols),
+            "own_benchmark_placement": place}  # fmt: skip
+
+
+RC = (0.5, 0.3, 0.7)  # members of the reading-comprehension benchmark clearly more familiar
+
+
+@pytest.mark.parametrize(
+    "mc, verdict",
+    [
+        ((0.0, -0.1, 0.1), HOLDS),  # multiple choice separated less: Li's pattern
+        ((0.9, 0.8, 1.0), FAILS),  # multiple choice separated more
+        ((0.4, 0.2, 0.6), UNCLEAR),  # about as well
+    ],
+)
+def test_format_memorisation(mc, verdict):
+    tables = own_tables({("squad", "qa"): RC, ("xsum", "summarization"): RC,
+                         ("mmlu", "multiple_choice"): mc, ("plain", "text"): (9, 8, 10)})  # fmt: skip
+    f = decide("format-memorisation", **tables)
+    assert f.verdict == verdict, f.measured
+    assert f.measured.startswith("m: squad (reading comprehension) 0.5 [0.3, 0.7] vs mmlu "
+                                 "(multiple choice) ")  # fmt: skip
+    assert "xsum (summarisation)" in f.measured and "plain" not in f.measured
+    assert "§4" in f.where and "known" in f.rule
+
+
+def test_format_memorisation_needs_the_formats():
+    """The default run's own-benchmark tables are empty (no labelled benchmarks): not tested
+    here; so without multiple choice, or without reading comprehension and summarisation, or
+    where the reading-comprehension members are less familiar (does not hold)."""
+    empty = own_tables({})
+    f = decide("format-memorisation", **empty)
+    assert f.verdict == F.NOT_TESTED and "analysis.membership.benchmarks" in f.measured
+    f = decide("format-memorisation", **own_tables({("squad", "qa"): RC, ("t", "text"): RC}))
+    assert f.verdict == F.NOT_TESTED
+    f = decide("format-memorisation", **own_tables({("mmlu", "multiple_choice"): RC}))
+    assert f.verdict == F.NOT_TESTED
+    wrong = own_tables({("squad", "qa"): (-0.5, -0.7, -0.3), ("mmlu", "multiple_choice"): RC})
+    assert decide("format-memorisation", **wrong).verdict == FAILS
+    assert decide("format-memorisation").verdict == UNCLEAR  # no tables: not measured
+
+
+def own_scores(mc_gap=0.0, per=20, seed=0) -> pd.DataFrame:
+    """Per-item own-benchmark scores of one model: a reading-comprehension benchmark whose
+    members' NLL is 1 nat lower, a multiple-choice one whose members' is ``mc_gap`` lower,
+    ``per`` members and non-members each, and the corpus baselines."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for bench, fmt, gap in (("squad", "qa", 1.0), ("mmlu", "multiple_choice", mc_gap)):
+        for label in (1, 0):
+            for i in range(per):
+                rows.append({"model": "m", "benchmark": bench, "format": fmt, "set": "benchmark",
+                             "id": f"{label}-{i}", "label": label,
+                             "li_nll": 4 - gap * label + rng.normal(0, 0.3)})  # fmt: skip
+        for s, v in (("memorised", 2.0), ("clean", 4.0)):
+            rows += [{"model": "m", "benchmark": bench, "format": fmt, "set": s, "id": f"{s}{i}",
+                      "label": int(s == "memorised"), "li_nll": v + rng.normal(0, 0.3)}
+                     for i in range(per)]  # fmt: skip
+    frame = pd.DataFrame(rows)
+    return frame.assign(label=frame["label"].astype("Int64"))
+
+
+def test_the_format_null_and_positive():
+    """Permuted labels separate no format (few false verdicts); with the multiple-choice labels
+    permuted, the reading-comprehension members (1 nat apart) are separated more: holds."""
+    d = data(own_scores=own_scores(mc_gap=1.0))
+    real = paper._own_tables(d.own_scores, CAL_PARAMS)
+    assert decide("format-memorisation", CAL_PARAMS, **real).verdict == UNCLEAR  # equal gaps
+    (null,) = F.CLAIMS["format-memorisation"].nulls
+    r = C.false_verdicts("format-memorisation", null.build, d, CAL_PARAMS, 20, 0, null.false)
+    assert r["draws"] == 20 and r["false_rate"] <= 0.15, r
+    (positive,) = paper.format_positives(d, None, POWER_PARAMS, {})
+    assert positive.right == HOLDS and positive.observed == 20
+    tables = positive.build(np.random.default_rng(0), d, POWER_PARAMS, 20)
+    assert decide("format-memorisation", POWER_PARAMS, **tables).verdict == HOLDS
+    assert paper.format_positives(data(), None, POWER_PARAMS, {}) == []
+    assert null.build(np.random.default_rng(0), data(), CAL_PARAMS) is None

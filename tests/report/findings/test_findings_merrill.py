@@ -356,3 +356,116 @@ def test_the_copier_is_less_novel_than_human_text(tmp_path):
     assert f.verdict == F.FAILS, f.measured  # the right verdict on this positive
     r = P.power_at("pure-more-novel-than-validation", build, F.FAILS, d, POWER_PARAMS, 10, 10, 0)
     assert r["power"] == 1.0 and r["draws"] == 10
+
+
+# --------------------------------------------------------------------- the lower-bound diagnostic
+LB_N = range(19, 31)  # n = 19, 20 lie below the paper's n > 20 and are not read
+
+
+def bound_tables(contaminated: float | None, reference=1.0, bound=0.99, ns=LB_N, **extra):
+    """novelty_samples (source all, the bound ``bound`` at every n) of the clean and, unless
+    None, the contaminated human set, and their novelty_texts; below n = 21 the contaminated
+    set lies far above the bound (those n are not read)."""
+    sets = {("human", "reference"): dict.fromkeys(ns, reference)}
+    if contaminated is not None:
+        sets[("human", "contaminated")] = {n: 1.0 if n < 21 else contaminated for n in ns}
+    table = curves(sets, source="all", lower_bound=bound, **extra)
+    return {"novelty_samples": table, "novelty_texts": novelty_texts(table)}
+
+
+@pytest.mark.parametrize(
+    "contaminated, verdict",
+    [
+        (0.9, HOLDS),  # below the bound at every n > 20
+        (1.0, FAILS),  # every n-gram novel: at or above the bound at every n > 20
+        (0.985, UNCLEAR),  # 0.985 ± 0.008 (texts of 0.97 and 1.0) straddles 0.99
+    ],
+)
+def test_validation_below_lower_bound(contaminated, verdict):
+    f = F.CLAIMS["validation-below-lower-bound"](bound_tables(contaminated), PARAMS)
+    assert f.verdict == verdict, f.measured
+    assert f.measured.startswith("human/contaminated: novelty(21) ")
+    assert "of 10 n's" in f.measured  # n = 21..30
+    assert "[clean baseline human/reference" in f.measured
+    assert "n > 20" in f.claim and "§3" in f.where and "planted" in f.setting
+
+
+def test_below_the_bound_at_some_large_n_is_enough():
+    """Copied spans of 25 tokens: below the bound at n = 21..25, all novel beyond (at or
+    above it): the curve dips under the bound at large n, the claim holds."""
+    tables = bound_tables(0.9)
+    t = tables["novelty_samples"]
+    long = (t["decoding"] == "contaminated") & (t["n"] > 25)
+    t.loc[long, ["novelty", "novelty_lo", "novelty_hi"]] = 1.0
+    tables["novelty_texts"] = novelty_texts(t)
+    f = F.CLAIMS["validation-below-lower-bound"](tables, PARAMS)
+    assert f.verdict == HOLDS, f.measured
+    assert "below the bound at n ∈ {21–25}, at or above it at n ∈ {26–30}" in f.measured
+
+
+def test_the_bound_rows_without_their_conditions():
+    f = F.CLAIMS["validation-below-lower-bound"](bound_tables(None), PARAMS)
+    assert f.verdict == F.NOT_TESTED and "corpus.inject.excerpts" in f.measured
+    tables = bound_tables(0.9)
+    tables["novelty_samples"] = tables["novelty_samples"].drop(columns="lower_bound")
+    f = F.CLAIMS["validation-below-lower-bound"](tables, PARAMS)
+    assert f.verdict == UNCLEAR and f.measured == (
+        "not measured: no lower_bound column in novelty_samples"
+    )
+    f = F.CLAIMS["validation-below-lower-bound"](bound_tables(0.9, ns=range(1, 21)), PARAMS)
+    assert f.verdict == UNCLEAR and "at n ≥ 21" in f.measured
+    # natural-only rows are not read: the overlap is planted text
+    natural = bound_tables(0.9)["novelty_samples"].assign(source="natural")
+    f = F.CLAIMS["validation-below-lower-bound"](
+        {"novelty_samples": natural, "novelty_texts": novelty_texts(natural)}, PARAMS
+    )
+    assert f.verdict == UNCLEAR and f.measured.startswith("not measured")
+
+
+def test_bound_sides_and_spans():
+    texts = pd.DataFrame({"novel_21": [10, 10, 9, 10], "ngrams_21": [10] * 4,
+                          "novel_22": [10] * 4, "ngrams_22": [10] * 4,
+                          "novel_23": [0] * 4, "ngrams_23": [0] * 4})  # fmt: skip
+    sides, values = paper.bound_sides(texts, {21: 0.999, 22: 0.999, 23: 0.5}, 0.05, 0)
+    # n = 21: one text of four holds the copy, a resample without it is likely: neither side;
+    # n = 22: every n-gram novel, [1, 1] lies above 0.999; n = 23: no n-grams, left out
+    assert sides == {21: 0, 22: 1} and values[21][0] == pytest.approx(39 / 40)
+    assert paper.spans([21, 22, 23, 25, 30, 31]) == "{21–23, 25, 30–31}"
+    assert paper.spans([]) == "{}"
+
+
+LB_PARAMS = {**CAL_PARAMS, "novelty": {**CAL_PARAMS["novelty"], "n_max": 30}}
+
+
+def test_the_lower_bound_null_is_two_halves_of_clean_text():
+    """Both halves are clean held-out text: "below the bound" (holds) is the false verdict,
+    "does not hold" the right one."""
+    build = F.CLAIMS["validation-below-lower-bound"].nulls[0].build
+    tables = build(np.random.default_rng(0), data(), LB_PARAMS)
+    t = tables["novelty_samples"]
+    assert set(t["source"]) == {"all"} and t["n"].max() == 30  # the whole curves
+    assert set(zip(t["model"], t["decoding"], strict=True)) == {
+        ("human", "reference"), ("human", "contaminated")}  # fmt: skip
+    null = F.CLAIMS["validation-below-lower-bound"].nulls[0]
+    assert null.false == (HOLDS,)
+    r = C.false_verdicts("validation-below-lower-bound", null.build, data(), LB_PARAMS, 10, 0,
+                         null.false)  # fmt: skip
+    assert r["holds"] == 0 and r["does_not_hold"] == 10
+
+
+def test_the_copier_is_below_the_lower_bound(tmp_path):
+    """A copier of 24-token spans as the contaminated held-out set is below the bound at
+    n = 21..24 (its known positive); 8-token spans cannot be (no positive)."""
+    rng = np.random.default_rng(0)
+    _, index = corpus(tmp_path, rng)
+    d = data(tokens=human_tokens_with_ids(rng))
+    short = {**POWER_PARAMS, "novelty": LB_PARAMS["novelty"]}
+    assert paper.lower_bound_positives(d, index, short, {}) == []
+    power = {**short, "findings": {**short["findings"],
+                                   "power": {**short["findings"]["power"], "copier_span": 24}}}  # fmt: skip
+    (positive,) = paper.lower_bound_positives(d, index, power, {})
+    assert positive.name == "copier 10%" and positive.right == HOLDS
+    copier = paper.Copier(d, index, power, seed=0)
+    tables = paper.copier_as_contaminated(copier, 0.5)(np.random.default_rng(0), d, power, 20)
+    f = F.CLAIMS["validation-below-lower-bound"](tables, power)
+    assert f.verdict == HOLDS and "below the bound at n ∈ {21–24}" in f.measured, f.measured

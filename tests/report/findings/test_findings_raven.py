@@ -20,6 +20,7 @@ from support.findings import (
     FAMILY,
     HOLDS,
     PARAMS,
+    POWER_PARAMS,
     SYNTAX,
     UNCLEAR,
     data,
@@ -469,3 +470,114 @@ def test_human_halves_syntax_build_the_syntax_table(monkeypatch):
 
     monkeypatch.setitem(F.CLAIMS, "bad", verdict_rule("syntax_novelty", local_gap))
     assert C.false_verdicts("bad", paper.human_halves_syntax, d, params, 20, 0)["false_rate"] == 1.0
+
+
+# ------------------------------------------------------------------ §7: well-formed novel words
+def word_rows(sets: dict[tuple[str, str], tuple[int, int]]) -> pd.DataFrame:
+    """raven_novel_words rows: (model, decoding) → (well-formed types, novel types)."""
+    return pd.DataFrame(
+        [{"model": m, "decoding": d, "texts": 50, "words": 5000, "novel_tokens": n,
+          "novel_types": n, "well_formed": k, "well_formed_share": k / n if n else np.nan}
+         for (m, d), (k, n) in sets.items()]
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "model, verdict",
+    [
+        ((320, 1000), HOLDS),  # +0.02 [−0.02, +0.06]: above −0.03
+        ((150, 1000), FAILS),  # −0.15: a gap far beyond the paper's 3 points
+        ((28, 100), UNCLEAR),  # −0.02 [−0.11, +0.08]: too few types to tell
+    ],
+)
+def test_novel_words_well_formed(model, verdict):
+    t = word_rows({("human", "reference"): (300, 1000), ("m", "k40"): model,
+                   ("m", "pure"): (10, 1000)})  # fmt: skip
+    f = decide("novel-words-well-formed", raven_novel_words=t)
+    assert f.verdict == verdict, f.measured
+    assert f.measured.startswith(f"m k40: {model[0]}/{model[1]} novel types well-formed vs "
+                                 "human 300/1000") and "[pure: 10/1000]" in f.measured  # fmt: skip
+    assert "§7" in f.where and "−0.03" in f.rule and "99% − 96%" in f.setting
+
+
+def test_novel_words_per_model_and_without_the_conditions():
+    t = word_rows({("human", "reference"): (300, 1000), ("a", "k40"): (320, 1000),
+                   ("b", "k40"): (150, 1000)})  # fmt: skip
+    f = decide("novel-words-well-formed", raven_novel_words=t)
+    assert (f.verdict, f.per_model) == (F.MIXED, "a: holds; b: does not hold")
+    # no top-40 samples (the paper's decoding): not tested here
+    pure = word_rows({("human", "reference"): (300, 1000), ("a", "pure"): (100, 1000)})
+    f = decide("novel-words-well-formed", raven_novel_words=pure)
+    assert f.verdict == F.NOT_TESTED and "findings.raven_decoding" in f.measured
+    # no novel words of the human text: nothing to compare with
+    none = word_rows({("human", "reference"): (0, 0), ("a", "k40"): (100, 1000)})
+    f = decide("novel-words-well-formed", raven_novel_words=none)
+    assert f.verdict == UNCLEAR and f.measured.startswith("not measured: no novel words")
+    assert decide("novel-words-well-formed").verdict == UNCLEAR  # no table
+
+
+TRAIN = [f"w{a}{b}ord" for a in "abcdefghij" for b in "klmnopqrst"]  # 100 training words
+
+
+def word_texts(texts=80, seed=0) -> list[list[str]]:
+    """Moses words of human texts: 30 training words and two novel words each, one
+    well-formed (a training word in upper case: rule ``case``), one not (unrelated letters)."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for i in range(texts):
+        words = list(rng.choice(TRAIN, size=30))
+        unrelated = "qzx" + "".join("abcdefghij"[int(c)] for c in str(i))  # rule "none"
+        words += [str(rng.choice(TRAIN)).upper() + ("" if i % 3 else "S"), unrelated]
+        out.append([str(w) for w in rng.permutation(words)])
+    return out
+
+
+def words_data(texts=80):
+    from copyscope.report import novel_words as novel_words_report
+
+    vocab = {w: i for i, w in enumerate(TRAIN)}
+    return data(human_words=({8: word_texts(texts)}, vocab,
+                             novel_words_report.judge_of(vocab, "en")))  # fmt: skip
+
+
+def test_the_novel_word_halves_and_their_effect():
+    """Two halves of human texts: about the same share (no effect, "does not hold" false);
+    with the margin planted, half A's share is lower by round(margin · types) / types."""
+    d = words_data()
+    nulls = F.CLAIMS["novel-words-well-formed"].nulls
+    assert [(n.name, n.false) for n in nulls] == [
+        ("human halves", (FAILS,)), ("human halves, effect = margin", (HOLDS,))]  # fmt: skip
+    plain = nulls[0].build(np.random.default_rng(5), d, CAL_PARAMS)["raven_novel_words"]
+    lowered = nulls[1].build(np.random.default_rng(5), d, CAL_PARAMS)["raven_novel_words"]
+    assert list(plain["model"]) == ["null", "human"] and list(plain["decoding"]) == ["k40", "reference"]
+    assert plain["novel_types"].tolist() == lowered["novel_types"].tolist()
+    step = plain["well_formed"] - lowered["well_formed"]
+    assert step.tolist() == [round(0.03 * plain["novel_types"].iloc[0]), 0]
+    for null in nulls:
+        r = C.false_verdicts("novel-words-well-formed", null.build, d, CAL_PARAMS, 20, 0, null.false)
+        assert r["draws"] == 20 and r["false_rate"] <= 0.15, r
+    assert nulls[0].build(np.random.default_rng(0), data(), CAL_PARAMS) is None  # no words
+
+
+def test_run_together_words_are_novel_and_not_well_formed():
+    from copyscope.report import novel_words as novel_words_report
+
+    rng = np.random.default_rng(0)
+    words = ["his", ",", "gonzalo", "speaks", "well"]
+    out = paper.run_together(words, 5, rng)
+    (merged,) = [w for w in out if w not in words]
+    assert len(out) == 4 and not merged.islower() and not merged.isupper()
+    assert novel_words_report.analyse_word(merged, {"his", "gonzalo", "speaks", "well"})[1] == (
+        "mixed"
+    )
+    assert paper.run_together([",", "."], 2, rng) == [",", "."]  # no two words with letters
+
+
+def test_the_run_together_positive_is_found():
+    d = words_data(texts=80)
+    (positive,) = paper.run_together_positives(d, None, POWER_PARAMS, {})
+    assert positive.right == FAILS and positive.observed == 40 and positive.sizes == [5, 10, 40]
+    tables = positive.build(np.random.default_rng(0), d, POWER_PARAMS, 40)
+    f = F.CLAIMS["novel-words-well-formed"](tables, POWER_PARAMS)
+    assert f.verdict == FAILS, f.measured
+    assert paper.run_together_positives(data(), None, POWER_PARAMS, {}) == []

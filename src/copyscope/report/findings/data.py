@@ -41,6 +41,10 @@ class Data:
     syntax_files: tuple | None = None  # (parses, training parses): where ``syntax`` comes from
     style: pd.DataFrame | None = None  # every model's per-passage style measures
     contamination: pd.DataFrame | None = None  # the looked-up items (contamination_items.csv)
+    # (Moses words of each human reference text by prompt length, the training vocabulary,
+    # the well-formedness judge): RAVEN's novel words (copyscope.report.novel_words)
+    human_words: tuple | None = None
+    own_scores: pd.DataFrame | None = None  # every model's own-benchmark scores (own/<b>.csv)
 
 
 Tables = dict[str, pd.DataFrame]

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ...novelty.metrics import FREQUENCY_LENGTHS, completion_aggregate, completion_frame
-from ...stats import sign_test, within, z_signs
+from ...stats import pooled_ratio_interval, sign_test, within, z_signs
 from .. import completion_loss as completion_report
 from .. import family, per_text
 from .. import novelty as novelty_report
@@ -28,6 +28,7 @@ from .core import (
     UNCLEAR,
     ZERO,
     NotMeasured,
+    NotTested,
     Null,
     Positive,
     Tables,
@@ -45,6 +46,7 @@ from .core import (
     novelty_vs_human,
     p_verdict,
     per_model,
+    set_rows,
     source_rows,
     token_ns,
     trend_verdict,
@@ -74,14 +76,17 @@ def novelty_nulls(
     data: Data,
     params: Mapping,
     sources: tuple[str, ...] = ("all", "natural"),
+    full: bool = False,
 ) -> Tables:
     """novelty_samples, nnsl_samples and novelty_texts of the given (model, decoding, tokens)
-    sets, built by the novelty report's builders, for ``sources`` (the ones the claim reads)."""
+    sets, built by the novelty report's builders, for ``sources`` (the ones the claim reads);
+    up to ``findings.n_max``, or with ``full`` up to ``novelty.n_max`` (the workflow's)."""
     sizes = {m: data.corpus_size for m, _, _ in sets}
     f = params["findings"]
-    # the rules read novelty(n) up to findings.n_max only; the bootstrap resamples whole texts,
-    # so the curve's first n_max points and their intervals are those of the full curve
-    novelty = {**params["novelty"], "n_max": min(params["novelty"]["n_max"], f["n_max"])}
+    # most rules read novelty(n) up to findings.n_max only; the bootstrap resamples whole
+    # texts, so the curve's first n_max points and their intervals are those of the full curve
+    n_max = params["novelty"]["n_max"] if full else min(params["novelty"]["n_max"], f["n_max"])
+    novelty = {**params["novelty"], "n_max": n_max}
     sets = [(m, d, natural_tokens(t)) for m, d, t in sets]
     curves, nnsl = novelty_report.build(
         sets, sizes, novelty, params["sampling"]["decodings"], sources=sources
@@ -90,11 +95,11 @@ def novelty_nulls(
     return {"novelty_samples": curves, "nnsl_samples": nnsl, "novelty_texts": texts}
 
 
-def human_halves(sets_of, all_text: bool = False) -> NullBuilder:
+def human_halves(sets_of, all_text: bool = False, full: bool = False) -> NullBuilder:
     """A null of two halves of the human continuations (model tokens): ``sets_of(a, b,
     params)`` deals the halves' tokens into the claim's (model, decoding, tokens) sets (None:
     no such null in this run); matched against all training text with ``all_text``, else
-    ``findings.novelty_source``'s."""
+    ``findings.novelty_source``'s; the whole curves with ``full`` (:func:`novelty_nulls`)."""
 
     def build(rng, data, params):
         if data.tokens is None:
@@ -105,7 +110,7 @@ def human_halves(sets_of, all_text: bool = False) -> NullBuilder:
         if sets is None:
             return None
         source = "all" if all_text else f["novelty_source"]
-        return novelty_nulls(sets, data, params, (source,))
+        return novelty_nulls(sets, data, params, (source,), full)
 
     return build
 
@@ -342,6 +347,166 @@ def pure_vs_contaminated_baseline(tables: Tables, params: Mapping):
     except NotMeasured:
         pass
     return decided(parts, verdicts, "no human/contaminated or no pure-sampling rows", models)
+
+
+LOWER_BOUND_N_MIN = 21
+"""The smallest n of the lower-bound diagnostic: Merrill et al. (§3, Fig. 1 left) find the
+Pile's validation text less novel than the no-duplication lower bound "for n > 20"."""
+LOWER_BOUND_DRAWS = 10_000
+"""Bootstrap resamples of the texts behind each interval of the lower-bound row: its
+Bonferroni level over some 80 n's puts each tail at about 3 · 10⁻⁴, which 1,000 resamples
+cannot resolve."""
+
+
+def bound_sides(texts: pd.DataFrame, bound: Mapping[int, float], alpha: float, seed: int):
+    """Where one set's pooled novelty(n) lies against the lower bound ``bound`` (n → LB(n)):
+    n → −1 (below: the interval's upper end < LB(n)), +1 (at or above: its lower end ≥
+    LB(n), the interval excludes "below"), 0 (neither), with the point and the interval per n.
+    The intervals are percentile bootstraps over the texts
+    (:func:`copyscope.stats.pooled_ratio_interval`, :data:`LOWER_BOUND_DRAWS` resamples seeded
+    with ``seed``, the texts' ``novel_<n>`` / ``ngrams_<n>`` counts) at the Bonferroni level
+    over the n's (each side at ``alpha`` / (2 · n's)); an n without n-grams is left out."""
+    ns = [n for n in sorted(bound) if f"novel_{n}" in texts and texts[f"ngrams_{n}"].sum() > 0]
+    if not ns:
+        return {}, {}
+    novel = texts[[f"novel_{n}" for n in ns]].to_numpy(float)
+    total = texts[[f"ngrams_{n}" for n in ns]].to_numpy(float)
+    lo, hi = pooled_ratio_interval(
+        novel, total, n_boot=LOWER_BOUND_DRAWS, seed=seed, level=1 - alpha / len(ns)
+    )
+    point = novel.sum(0) / total.sum(0)
+    sides = {n: -1 if h < bound[n] else 1 if lo_ >= bound[n] else 0
+             for n, lo_, h in zip(ns, lo, hi, strict=True)}  # fmt: skip
+    values = {n: (p, lo_, h) for n, p, lo_, h in zip(ns, point, lo, hi, strict=True)}
+    return sides, values
+
+
+def spans(ns) -> str:
+    """A set of n as runs: ``{}``, ``{21–40, 45}``."""
+    runs: list[list[int]] = []
+    for n in sorted(int(n) for n in ns):
+        if runs and n == runs[-1][1] + 1:
+            runs[-1][1] = n
+        else:
+            runs.append([n, n])
+    return "{" + ", ".join(f"{a}–{b}" if b > a else str(a) for a, b in runs) + "}"
+
+
+def _bound_part(label: str, sides: dict, values: dict, bound: Mapping[int, float]) -> str:
+    n0 = min(values)
+    below = [n for n, s in sides.items() if s < 0]
+    above = [n for n, s in sides.items() if s > 0]
+    return (
+        f"{label}: novelty({n0}) {ci(values[n0])} vs LB({n0}) = {bound[n0]:.6f}; below the "
+        f"bound at n ∈ {spans(below)}, at or above it at n ∈ {spans(above)} of {len(sides)} n's"
+    )
+
+
+def contaminated_half(ta, tb, params):
+    """Half A (clean held-out text: nothing of it is planted) as the contaminated held-out set
+    (human/contaminated), half B as the clean one."""
+    return [(*HUMAN, tb), ("human", "contaminated", ta)]
+
+
+def copier_as_contaminated(copier: Copier, share: float):
+    """Builder: the copier of ``share`` as the contaminated held-out set (human/contaminated)
+    beside the human half as the clean one, matched against all training text, whole curves."""
+
+    def build(rng, data, params, size):
+        sets = [
+            ("human", "reference", resample_windows(copier.human, size, rng)),
+            ("human", "contaminated", resample_windows(copier.sets[share], size, rng)),
+        ]
+        return novelty_nulls(sets, data, params, ("all",), full=True)
+
+    return build
+
+
+def lower_bound_positives(data, index, params: Mapping, shared: dict) -> list[Positive]:
+    """The copier of the smallest of ``findings.power.copier_shares`` (the least copying: the
+    hardest of them; one, as each draw builds whole curves) as the contaminated held-out set:
+    its copied spans (``findings.power.copier_span`` tokens, more than 20) occur in training,
+    so it must be below the lower bound at some n > 20 (spans shorter than 21 tokens cannot
+    be: no positive then)."""
+    p = params["findings"]["power"]
+    if p["copier_span"] < LOWER_BOUND_N_MIN:
+        return []
+    copier = copier_of(data, index, params, shared)
+    if copier is None:
+        return []
+    share = min(p["copier_shares"])
+    return [Positive(f"copier {share:.0%}", copier_as_contaminated(copier, share), HOLDS,
+                     sizes_up_to(p["sizes"], copier.max_size), copier.max_size)]  # fmt: skip
+
+
+@claim(
+    "validation-below-lower-bound",
+    "Held-out text that duplicates training n-grams is less novel than the no-duplication "
+    "lower bound at large n (n > 20): the bound diagnoses overlap between the splits",
+    MERRILL,
+    "§3 (Fig. 1 left, the lower bound)",
+    "the Pile's validation split against its training split (Pythia's tokens); LB(n) = "
+    "max(0, 1 − |C|·2^(n·(log2 p − ℓ))) with p = 0.9, ℓ = 1.8 bits per token; the validation "
+    "text lies below it for n > 20",
+    ("novelty_samples", "novelty_texts"),
+    "the true continuations of windows from held-out plays whose excerpts are planted in "
+    "training (human/contaminated, corpus.inject.excerpts), main prompt length, model tokens, "
+    "matched against all training text (planted included), at each n from "
+    + str(LOWER_BOUND_N_MIN)
+    + " to the curves' largest: pooled novelty(n) with its percentile bootstrap interval over "
+    "texts (" + f"{LOWER_BOUND_DRAWS:,}" + " resamples; Bonferroni over the n's, each side at "
+    "{alpha}/(2·n's)) against the table's LB(n) (novelty.lower_bound, |C| the index's tokens); "
+    "holds if the interval lies below LB(n) at some n, does not hold if it lies at or above "
+    "LB(n) at every n (no n > 20 at which the text could be below the bound), else "
+    "inconclusive; the clean held-out windows (human/reference) are reported beside it, the "
+    "text the bound must not flag",
+    setting="the overlap is planted (a share of the speeches of a few held-out plays, copied "
+    "1–16 times), not the Pile's natural duplication between its splits; for a corpus of about "
+    "a million tokens LB(n) ≈ 1 from n ≈ 15 on, so \"below the bound\" says that some n-grams "
+    "of length n occur in training",
+    nulls=(Null("human halves", human_halves(contaminated_half, all_text=True, full=True),
+                (HOLDS,)),),  # fmt: skip
+    positives=lower_bound_positives,
+)
+def validation_below_lower_bound(tables: Tables, params: Mapping):
+    """Merrill et al. 2024 §3: the Pile's validation text is less novel than the
+    no-duplication lower bound for n > 20, which the authors read as duplication between the
+    Pile's splits. Known answer here: the held-out plays whose excerpts are planted."""
+    f = params["findings"]
+    t = main_rows(source_rows(tables["novelty_samples"], "all"), params)
+    counts = source_rows(tables["novelty_texts"], "all")
+    counts = counts[counts["model"] == "human"]
+    if "lower_bound" not in t.columns:
+        raise NotMeasured("no lower_bound column in novelty_samples")
+    if not len(set_rows(t, "human", "contaminated")) or not len(
+        set_rows(counts, "human", "contaminated")
+    ):
+        if len(set_rows(t, *HUMAN)):
+            raise NotTested(
+                "no held-out text shares n-grams with training (no human/contaminated set: "
+                "corpus.inject.excerpts plants nothing), the condition the bound diagnoses"
+            )
+        raise NotMeasured("no human sets in the novelty tables")
+    parts, verdict = [], UNCLEAR
+    for decoding in ("contaminated", "reference"):
+        rows = set_rows(t, "human", decoding)
+        bound = {int(n): float(b) for n, b in zip(rows["n"], rows["lower_bound"], strict=True)
+                 if n >= LOWER_BOUND_N_MIN}  # fmt: skip
+        sides, values = bound_sides(
+            set_rows(counts, "human", decoding), bound, f["alpha"], f["permutation_seed"]
+        )
+        if not sides:
+            if decoding == "contaminated":
+                raise NotMeasured(f"no novelty(n) of human/contaminated at n ≥ {LOWER_BOUND_N_MIN}")
+            continue
+        part = _bound_part(f"human/{decoding}", sides, values, bound)
+        if decoding == "contaminated":
+            s = set(sides.values())
+            verdict = HOLDS if -1 in s else FAILS if s == {1} else UNCLEAR
+            parts.append(f"{part} → {verdict}")
+        else:
+            parts.append(f"[clean baseline {part}]")
+    return "; ".join(parts), verdict
 
 
 @claim(
