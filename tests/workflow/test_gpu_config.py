@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+import pytest
 import yaml
 
 from copyscope.config import validate
@@ -66,6 +67,7 @@ def test_the_ladder_is_named_by_shape_and_spans_tenfold_up_to_about_100m():
     assert gpu["models"]["train"]["tokens"] >= 5 * tokens_default  # trained far past the CPU's
 
 
+@pytest.mark.e2e
 def test_it_plans_the_default_jobs(tmp_path):
     def jobs(config):
         run = snakemake("-n", "--configfile", str(config), "--config", f"results={tmp_path}/r")
