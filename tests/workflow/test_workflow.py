@@ -707,6 +707,13 @@ def test_report_contains_figures(tiny_run, tmp_path):
     for f in FIGURES:
         assert f in html, f
     assert f"{tiny_run}/explorer/index.html" in html  # the explorer, linked (rules/explore.smk)
+    # grouped by paper as docs/papers/ (copyscope.report.jobs.CATEGORIES); each figure's
+    # caption ends with its conditions, rendered from the config (no Jinja left)
+    from copyscope.report.jobs import CATEGORIES
+
+    for title in CATEGORIES.values():
+        assert title in html, title
+    assert "Conditions." in html and "snakemake.config" not in html
 
 
 def _write_config(tmp_path, mutate):
