@@ -158,6 +158,11 @@ INPUTS = {
         "a model's per-passage style measures (style/measures/<m>.csv)",
         files=per_model("style/measures/{model}.csv", "models"),
     ),
+    "dynamics": Input(
+        ("NAME",),
+        "the training-dynamics table (tables/dynamics.csv; with checkpoints scored)",
+        files=fixed("dynamics", "tables/dynamics.csv", when="dynamics_models"),
+    ),
 }
 OUTPUTS = {
     "csv": Output(
@@ -170,9 +175,11 @@ OUTPUTS = {
 THREADS = 2  # its job's threads: PROCESSES, the workers that draw the nulls
 PARAMS = Params(
     "the config blocks findings (with calibration), novelty, sampling, models, analysis "
-    "(syntax, style, memorization, membership) and syntax (backend)",
+    "(syntax, style, memorization, membership), syntax (backend) and timing "
+    "(corpus.inject.timing, null without)",
     of=lambda p: {
         "findings": p.config["findings"],
+        "timing": p.timing_block(),
         "novelty": p.config["novelty"],
         "sampling": p.config["sampling"],
         "syntax": p.with_language({"backend": p.config["syntax"]["backend"]}),
@@ -369,6 +376,7 @@ def load(inputs: Mapping, params: Mapping | None = None) -> Data:
     pos_index = _one(inputs.get("pos_index"), "--pos-index", "training POS-tag index")
     train_parses = _one(inputs.get("training_parses"), "--training-parses", "training parses")
     looked_up = _one(inputs.get("contamination"), "--contamination", "contamination_items.csv")
+    dynamics = _one(inputs.get("dynamics"), "--dynamics", "dynamics table")
     syntax = (params or {}).get("analysis", {}).get("syntax", {})
     n, cut = syntax.get("template_headline_n"), syntax.get("coverage_cut")
     with_syntax = parses and train_parses and params and "syntax" in params
@@ -386,6 +394,7 @@ def load(inputs: Mapping, params: Mapping | None = None) -> Data:
         syntax_files=(parses, train_parses) if with_syntax else None,
         style=pd.concat(style, ignore_index=True) if style else None,
         contamination=pd.read_csv(looked_up) if looked_up else None,
+        dynamics=pd.read_csv(dynamics) if dynamics else None,
     )
 
 

@@ -76,7 +76,7 @@ HELP = (
 INPUTS = {
     k: CALIBRATION_INPUTS[k]
     for k in ("tokens", "words", "index_manifest", "extraction", "membership", "cloze", "parses",
-              "contaminated")
+              "contaminated", "dynamics")
 }  # fmt: skip
 
 
@@ -97,9 +97,11 @@ OUTPUTS = {
 
 
 PARAMS = Params(
-    "the config blocks findings (with power), novelty, sampling, models, analysis",
+    "the config blocks findings (with power), novelty, sampling, models, analysis and timing "
+    "(corpus.inject.timing, null without)",
     of=lambda p: {
         "findings": p.config["findings"],
+        "timing": p.timing_block(),
         "novelty": p.config["novelty"],
         "sampling": p.config["sampling"],
         "models": {"zoo": p.config["models"]["zoo"]},

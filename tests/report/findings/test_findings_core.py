@@ -79,7 +79,7 @@ def test_claims_outside_the_five_papers_are_related():
     related = set(card.loc[card["related"], "id"])
     assert related == {"completion-loss-frequency", "extraction-duplication", "min-k-beats-loss",
                        "cloze-training-plays", "contamination-lookup",
-                       "human-more-creative"}  # fmt: skip
+                       "human-more-creative", "forgetting-early"}  # fmt: skip
     papers = {F.MERRILL, F.RAVEN, F.SHAIB, F.LI, F.ZHANG}
     assert card.loc[~card["related"], "paper"].isin(papers).all()
 
@@ -90,7 +90,7 @@ def test_every_claim_names_where_and_under_which_conditions():
     assert (
         card["paper"]
         .isin([F.MERRILL, F.RAVEN, F.SHAIB, F.LI, F.CARLINI, F.SHI, F.CHANG, F.ZHANG,
-               F.BROWN_XU, F.LU])
+               F.BROWN_XU, F.LU, F.JAGIELSKI])
         .all()
     )
     assert set(card["verdict"]) == {UNCLEAR}
@@ -125,17 +125,29 @@ COLUMNS = {
     "membership_cloze_trend": ["model", "items", "rho", "rho_lo", "rho_hi"],
     "style_memorization": ["model", "source", "stratum", "n", "pos_minus_exact"],
     "creativity_texts": ["model", "decoding", "source", "text", "words", "index"],
+    "dynamics": ["model", "step", "quantity", "set", "value", "value_lo", "value_hi", "n"],
     "findings_calibration": CALIBRATION_COLUMNS,
     "findings_power": ["claim", "positive", "size", "power"],
 }
 
 
+TRAINING_HISTORY = {"templates-early", "cloze-late-sudden", "forgetting-early"}
+"""The claims on the training history: an empty dynamics table is a run without checkpoints."""
+
+
 def test_every_claim_is_decided_on_empty_tables():
-    """With every table present but empty, each claim is inconclusive, not measured."""
+    """With every table present but empty, each claim is inconclusive, not measured; a claim
+    on the training history is not tested here (the run kept no checkpoint)."""
     assert set(COLUMNS) == F.TABLES
     card = F.scorecard({name: pd.DataFrame(columns=COLUMNS[name]) for name in F.TABLES}, PARAMS)
-    assert set(card["verdict"]) == {UNCLEAR}
-    assert card["measured"].str.startswith("not measured: ").all(), card["measured"].tolist()
+    history = card["id"].isin(TRAINING_HISTORY)
+    assert set(card.loc[~history, "verdict"]) == {UNCLEAR}
+    measured = card.loc[~history, "measured"]
+    assert measured.str.startswith("not measured: ").all(), measured.tolist()
+    assert set(card.loc[history, "id"]) == TRAINING_HISTORY
+    assert set(card.loc[history, "verdict"]) == {F.NOT_TESTED}
+    assert card.loc[history, "measured"].str.contains("no checkpoint scored").all()
+    assert {c for c in F.CLAIMS if "dynamics" in F.CLAIMS[c].tables} == TRAINING_HISTORY
 
 
 def test_combine_keeps_the_parts_false_verdict_rate():

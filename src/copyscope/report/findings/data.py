@@ -41,6 +41,7 @@ class Data:
     syntax_files: tuple | None = None  # (parses, training parses): where ``syntax`` comes from
     style: pd.DataFrame | None = None  # every model's per-passage style measures
     contamination: pd.DataFrame | None = None  # the looked-up items (contamination_items.csv)
+    dynamics: pd.DataFrame | None = None  # every checkpoint's scores (tables/dynamics.csv)
 
 
 Tables = dict[str, pd.DataFrame]
@@ -99,6 +100,15 @@ def resample_windows(frame: pd.DataFrame, size: int, rng: np.random.Generator) -
     return pd.concat(
         [groups[w].assign(text=i, window=i) for i, w in enumerate(pick)], ignore_index=True
     )
+
+
+def dynamics_of(data: Data, quantity: str) -> pd.DataFrame | None:
+    """The rows of ``quantity`` of the run's dynamics table (None when it has none)."""
+    t = data.dynamics
+    if t is None or not len(t):
+        return None
+    rows = t[t["quantity"] == quantity]
+    return rows if len(rows) else None
 
 
 def sizes_up_to(sizes, largest: int) -> list[int]:
