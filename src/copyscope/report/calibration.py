@@ -29,7 +29,13 @@ nulls is standard — e.g. Good 2005, *Permutation, Parametric and Bootstrap Tes
   with another passage's target of the same length (style memorization by chance only);
 * **permuted plays** — the name cloze items with the training / held-out (or excerpt /
   held-out, with the copy counts) labels permuted over whole plays, the same for every model;
-  **permuted overlap** — the training plays' continuation overlap permuted over the plays.
+  **permuted overlap** — the training plays' continuation overlap permuted over the plays;
+* on the training history (``tables/dynamics.csv``): **no template effect** — each
+  checkpoint's template and other tokens' perplexity drawn around the other tokens' with each
+  row's own noise; **permuted labels** — each checkpoint's correct name cloze answers of the
+  late-timed, excerpt and held-out plays dealt at random over their items; **permuted timing
+  labels** — the extracted timed ladder passages at the end dealt at random over the early and
+  late groups.
 
 Each claim declares its nulls with itself, in its paper's module
 (:class:`copyscope.report.findings.core.Null`, ``Claim.nulls``). Which verdicts are false
