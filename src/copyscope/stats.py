@@ -284,6 +284,67 @@ def newcombe(k1: int, n1: int, k2: int, n2: int) -> tuple[float, float, float]:
     return d, d - math.hypot(p1 - l1, u2 - p2), d + math.hypot(u1 - p1, p2 - l2)
 
 
+def mover(parts: Sequence[Sequence[float]], weights: Sequence[float]) -> tuple[float, float, float]:
+    """The linear combination ``Σ w_i θ_i`` of independent estimates ``parts[i] = (θ_i, l_i,
+    u_i)``, each with its confidence interval, with the MOVER interval ("method of variance
+    estimates recovery", Zou & Donner 2008): ``L = θ − √Σ (w_i θ_i − min(w_i l_i, w_i u_i))²``,
+    ``U = θ + √Σ (max(w_i l_i, w_i u_i) − w_i θ_i)²``. With two Wilson intervals and weights
+    (1, −1) it is Newcombe's interval (:func:`newcombe`). NaN bounds where a bound is
+    missing."""
+    theta = sum(w * float(p[0]) for p, w in zip(parts, weights, strict=True))
+    down = up = 0.0
+    for (v, lo, hi), w in zip(parts, weights, strict=True):
+        a, b = sorted((w * float(lo), w * float(hi)))
+        down += (w * float(v) - a) ** 2
+        up += (b - w * float(v)) ** 2
+    if not (math.isfinite(down) and math.isfinite(up)):
+        return theta, math.nan, math.nan
+    return theta, theta - math.sqrt(down), theta + math.sqrt(up)
+
+
+def proportions_contrast(
+    k: Sequence[int], n: Sequence[int], weights: Sequence[float], level: float = 0.95
+) -> tuple[float, float, float]:
+    """``Σ w_i k_i / n_i`` of independent proportions with the MOVER interval (:func:`mover`)
+    from their Wilson intervals at ``level`` (:func:`wilson`): a difference (weights 1, −1, at
+    0.95 Newcombe's interval) or a difference of differences (1, −1, −1, 1). NaNs when some
+    n is 0."""
+    if any(int(m) <= 0 for m in n):
+        return math.nan, math.nan, math.nan
+    parts = [wilson(int(a), int(m), level) for a, m in zip(k, n, strict=True)]
+    return mover(parts, weights)
+
+
+def permuted_counts(k: Sequence[int], n: Sequence[int], rng: np.random.Generator) -> np.ndarray:
+    """The successes of each group when the pooled binary items of groups of sizes ``n`` (with
+    ``k`` successes each) are dealt at random into groups of the same sizes: a random
+    permutation of the group labels over the items, drawn group by group from the
+    hypergeometric distribution (``rng.hypergeometric``)."""
+    good, total = int(sum(k)), int(sum(n))
+    out = np.zeros(len(n), dtype=np.int64)
+    for i, m in enumerate(n):
+        m = int(m)
+        if i == len(n) - 1:
+            out[i] = good
+        elif m:
+            out[i] = rng.hypergeometric(good, total - good, m)
+        good -= int(out[i])
+        total -= m
+    return out
+
+
+Z95 = 1.959963984540054
+"""Φ⁻¹(0.975): the half-width of a central 95% normal interval in standard errors."""
+
+
+def interval_se(lo: float, hi: float, level: float = 0.95) -> float:
+    """The standard error a central normal ``level`` interval ``[lo, hi]`` implies:
+    ``(hi − lo) / (2 Φ⁻¹((1 + level)/2))`` (NaN for a missing bound)."""
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        return math.nan
+    return (float(hi) - float(lo)) / (2 * float(scipy_stats.norm.isf((1 - level) / 2)))
+
+
 def ranks(x: Sequence[float]) -> np.ndarray:
     """Ranks 1..n of ``x``, ties getting their average rank (as Spearman's ρ uses them)."""
     return pd.Series(np.asarray(x, dtype=float)).rank(method="average").to_numpy()

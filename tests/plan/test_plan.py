@@ -86,7 +86,7 @@ def test_tiny_parts_and_probe_files(tiny):
         "ladder": True, "contamination": True, "cloze": True, "excerpts": True, "books": False,
         "own_benchmarks": False, "pos_index": True, "fanout": False, "generations": False,
         "prompts_file": False, "plants": True, "training_prompts": True, "checkpoints": False,
-        "timing": False, "dynamics": True,
+        "timing": True, "dynamics": True,
     }  # fmt: skip
     assert tiny.pos_index == ["/r/index/pos/index.json"]
     assert tiny.probe_inputs("lstm") == {

@@ -106,6 +106,14 @@ def test_report_job_inputs_of_the_tiny_config(tiny):
     assert report_job(tiny, "findings").outputs["md"] == (
         "/r/findings.md", "findings", "Summary and scorecard"
     )  # fmt: skip
+    # the training-history rows: the dynamics table (tiny keeps checkpoints) and the window
+    assert "dynamics" in table[1] and "/r/tables/dynamics.csv" in table[2]
+    for name in ("calibration", "power"):
+        assert report_job(tiny, name).inputs["dynamics"] == (
+            "dynamics", ["dynamics"], ["/r/tables/dynamics.csv"]
+        )  # fmt: skip
+        assert report_job(tiny, name).params["timing"] == tiny.timing_block()
+    assert report_job(tiny, "findings").params["timing"] == tiny.timing_block()
     # own benchmarks and books: plain outputs, not in the HTML report, without them
     books = report_job(tiny, "books")
     assert books.outputs["table"] == ("/r/tables/membership_books.csv", None, None)

@@ -277,6 +277,42 @@ def test_proportion_intervals():
     assert stats.newcombe(56, 70, 48, 80) == pytest.approx((0.2, 0.0524, 0.3339), abs=1e-4)
 
 
+def test_mover_is_newcombe_for_a_difference_and_adds_variances():
+    """MOVER (Zou & Donner 2008) of two Wilson intervals with weights (1, −1) is Newcombe's
+    interval; for a difference of differences each side adds the four squared distances."""
+    assert stats.proportions_contrast([56, 48], [70, 80], [1, -1]) == pytest.approx(
+        stats.newcombe(56, 70, 48, 80)
+    )
+    # by hand: (0.5 [0.4, 0.7]) − (0.2 [0.1, 0.25]) − (0.3 [0.2, 0.5]) + (0.1 [0.0, 0.3])
+    parts = [(0.5, 0.4, 0.7), (0.2, 0.1, 0.25), (0.3, 0.2, 0.5), (0.1, 0.0, 0.3)]
+    d, lo, hi = stats.mover(parts, [1, -1, -1, 1])
+    assert d == pytest.approx(0.1)
+    assert lo == pytest.approx(0.1 - math.sqrt(0.1**2 + 0.05**2 + 0.2**2 + 0.1**2))
+    assert hi == pytest.approx(0.1 + math.sqrt(0.2**2 + 0.1**2 + 0.1**2 + 0.2**2))
+    assert math.isnan(stats.mover([(0.5, math.nan, 0.6)], [1])[1])
+    assert all(math.isnan(v) for v in stats.proportions_contrast([1, 0], [4, 0], [1, -1]))
+    # a wider level widens the interval
+    narrow = stats.proportions_contrast([6, 2], [10, 10], [1, -1], 0.95)
+    wide = stats.proportions_contrast([6, 2], [10, 10], [1, -1], 0.975)
+    assert wide[1] < narrow[1] < narrow[2] < wide[2]
+
+
+def test_permuted_counts_deal_the_pooled_items():
+    """Dealing the pooled successes at random keeps every group's size and the total; each
+    group's count is hypergeometric (mean k·n_i/N)."""
+    rng = np.random.default_rng(0)
+    draws = np.array([stats.permuted_counts([10, 0, 2], [10, 20, 10], rng) for _ in range(4000)])
+    assert (draws.sum(1) == 12).all() and (draws >= 0).all() and (draws <= [10, 20, 10]).all()
+    assert draws.mean(0) == pytest.approx([3, 6, 3], abs=0.15)
+    assert stats.permuted_counts([0, 0], [5, 5], rng).tolist() == [0, 0]
+    assert stats.permuted_counts([5, 5], [5, 5], rng).tolist() == [5, 5]
+
+
+def test_interval_se_reads_the_half_width():
+    assert stats.interval_se(-1.959964, 1.959964) == pytest.approx(1.0)
+    assert math.isnan(stats.interval_se(math.nan, 1.0))
+
+
 def test_rank_test_exact_and_sampled():
     # 4 points in perfect order: 2 of the 24 permutations reach |rho| = 1
     assert stats.rank_test([1, 2, 3, 4], [9, 7, 5, 1]) == pytest.approx((-1.0, 2 / 24))

@@ -70,6 +70,7 @@ PARAMS = {
         },
     },
     "analysis": {"syntax": {"template_headline_n": 6}},
+    "timing": {"window": 0.1},
 }
 
 
@@ -277,3 +278,38 @@ def human_tokens_with_ids(rng, windows=40, length=40):
         rows.append(pd.DataFrame({"text": w, "window": w, "prompt_length": 8,
                                   "t": range(length), "id": ids, "L": 0}))  # fmt: skip
     return pd.concat(rows, ignore_index=True)
+
+
+STEPS = (2, 6, 13, 32, 75, 178, 422, 1000)
+"""Checkpoint steps of a synthetic dynamics table: copyscope.lm.checkpoints.checkpoint_steps(8,
+1000); with a timing window of 0.1 the late window starts after step 900 (the last checkpoint
+before it: 422), the early one ends at step 100 (the first checkpoint after it: 178)."""
+
+
+def share_rows(quantity: str, curves: dict, model="m", steps=STEPS) -> pd.DataFrame:
+    """Dynamics rows of shares of binary items: ``curves`` set → one (k, n) per step (or one
+    for every step), each row k/n with its Wilson interval."""
+    from copyscope.stats import wilson
+
+    rows = []
+    for name, points in curves.items():
+        points = points if isinstance(points, list) else [points] * len(steps)
+        for step, (k, n) in zip(steps, points, strict=True):
+            v, lo, hi = wilson(k, n)
+            rows.append({"model": model, "step": step, "quantity": quantity, "set": name,
+                         "value": v, "value_lo": lo, "value_hi": hi, "n": n})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def ppl_rows(template, other, model="m", steps=STEPS, rel=(0.1, 0.03), n=(300, 3000)):
+    """Dynamics template_ppl rows: ``template`` and ``other`` perplexities (a value per step or
+    one for every step), intervals ±``rel`` (log scale: value · e^(∓rel))."""
+    rows = []
+    for name, values, r, m in (("template tokens", template, rel[0], n[0]),
+                               ("other tokens", other, rel[1], n[1])):  # fmt: skip
+        values = values if isinstance(values, list) else [values] * len(steps)
+        for step, v in zip(steps, values, strict=True):
+            rows.append({"model": model, "step": step, "quantity": "template_ppl", "set": name,
+                         "value": v, "value_lo": v * np.exp(-r), "value_hi": v * np.exp(r),
+                         "n": m})  # fmt: skip
+    return pd.DataFrame(rows)

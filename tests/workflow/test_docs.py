@@ -269,7 +269,7 @@ PAPER_ITEMS = {
     "li.md": ["Fig. 3", "Per-format benchmarks", "Detectors beside the placement"],
     "literature.md": ["Table 1", "Genre table", "Popularity table", "OLMo/Dolma excerpts",
                       "Fig. 5", "Fig. 8"],
-    "related.md": ["R1", "R2", "R3", "R4", "R5", "R6", "Power of the rules"],
+    "related.md": ["R1", "R2", "R3", "R4", "R5", "R6", "R7", "Power of the rules"],
 }  # fmt: skip
 """Each paper page's inventory: the paper's main figures and tables (the related page: its
 claims R1…), each of which must be the first cell of a row of the page's overview table and

@@ -455,6 +455,33 @@ def check_natural(out) -> None:
     assert "Natural-only" in (out / "summary.md").read_text()
 
 
+def check_timing(out, cfg: dict) -> None:
+    """Known-answer timing of the ladder (corpus.inject.timing): the manifest times ``ladder``
+    passages of every rung per group, each copy a document of its own; the dynamics table has
+    their extraction per group at every checkpoint; the scorecard decides the forgetting row on
+    them and leaves the late-play row not tested (no play timed)."""
+    timing = cfg["corpus"]["inject"]["timing"]
+    rungs = cfg["corpus"]["inject"]["ladder"]["copies"]
+    groups = json.loads((out / "corpus/manifest.json").read_text())["timing"]["groups"]
+    for group in ("early", "late"):
+        assert len(groups[group]["ladder"]) == timing["ladder"] * len(rungs)
+        assert len(groups[group]["documents"]) == timing["ladder"] * sum(rungs)
+        assert groups[group]["plays"] == []
+    dyn = pd.read_csv(out / "tables/dynamics.csv")
+    ex = dyn[(dyn["quantity"] == "extraction") & dyn["set"].isin(["timing early", "timing late"])]
+    assert (ex["n"] == timing["ladder"] * len(rungs)).all()
+    assert len(ex) == 2 * dyn[["model", "step"]].drop_duplicates().shape[0]
+    card = pd.read_csv(out / "findings.csv").set_index("id")
+    models, last = len(cfg["models"]["zoo"]), int(dyn["step"].max())
+    assert card.at["forgetting-early", "verdict"] != "not tested here"
+    assert card.at["forgetting-early", "measured"].count(f"(step {last}): late ") == models
+    assert card.at["cloze-late-sudden", "measured"].endswith(
+        "no training play seen only late (corpus.inject.timing.plays)"
+    )
+    checkpoints = cfg["models"]["train"]["checkpoints"]
+    assert card.at["templates-early", "measured"].count(f"({checkpoints} checkpoints)") == models
+
+
 def check_excerpts(out, cfg: dict) -> None:
     """corpus.inject.excerpts of a finished run: the excerpt plays held out whole (not in the
     validation split, their planted speeches c times in training), the contaminated human set
@@ -585,6 +612,7 @@ def test_tiny_run_outputs(tiny_run):
     check_memorization(out, TINY)
     check_style(out, TINY)
     check_excerpts(out, TINY)
+    check_timing(out, TINY)
     # several index shards were built as separate jobs (tiny shard size)
     assert len(list((out / "index/bpe").glob("shard-*"))) > 1
     assert len(list((out / "benchmarks").rglob("*.tsv"))) >= 10

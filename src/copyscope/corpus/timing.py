@@ -38,6 +38,15 @@ GROUPS = ("early", "late")
 SPREAD = "spread"
 
 
+def timed_windows(steps: int, window: float) -> dict[str, tuple[int, int]]:
+    """The steps ``[first, end)`` of each timed group (:data:`GROUPS`) in a training of
+    ``steps`` steps: ``early`` the first ``w = max(1, round(window × steps))`` steps, ``late``
+    the last ``w`` (the trainer's, :func:`copyscope.lm.train.timed_order`; the scorecard's
+    timing rows read it too)."""
+    w = max(1, min(steps, round(window * steps)))
+    return {"early": (0, w), "late": (steps - w, steps)}
+
+
 def pick_plays(train: list[Document], n: int, seed: int) -> dict[str, str]:
     """Play id → timing group: a seeded permutation of the sorted ids of the original training
     documents (not planted ones); the first ``n`` early, the next ``n`` late. ConfigError when

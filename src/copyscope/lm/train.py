@@ -61,6 +61,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from ..corpus.timing import timed_windows
 from ..errors import InputError
 from ..io import atomic_path, write_csv
 from . import checkpoints as ck
@@ -158,13 +159,6 @@ def padded_windows(stream: np.ndarray, n_ctx: int) -> np.ndarray:
     total = max(k * step + 1, n_ctx)
     padded = np.concatenate([stream, np.full(total - stream.size, PAD, dtype=np.int64)])
     return windows(padded, n_ctx)
-
-
-def timed_windows(steps: int, window: float) -> dict[str, tuple[int, int]]:
-    """The steps ``[first, end)`` of each timed group: ``early`` the first
-    ``w = max(1, round(window × steps))`` steps, ``late`` the last ``w``."""
-    w = max(1, min(steps, round(window * steps)))
-    return {"early": (0, w), "late": (steps - w, steps)}
 
 
 def timed_order(

@@ -287,6 +287,11 @@ class Plan(TrainingPrompts, CommandLines):
         spec["train"] = {**self.config["models"]["train"], **spec.get("train", {})}
         return spec
 
+    def timing_block(self) -> dict | None:
+        """The config block ``corpus.inject.timing`` (None without known-answer timing): the
+        scorecard's training-history rows read its ``window``."""
+        return self.config["corpus"].get("inject", {}).get("timing") or None
+
     def train_inputs(self) -> dict[str, str]:
         """What a training job reads besides its tokens: with ``corpus.inject.timing`` the
         corpus manifest (its timing plan), else nothing."""

@@ -33,7 +33,13 @@ nulls is standard — e.g. Good 2005, *Permutation, Parametric and Bootstrap Tes
   with another passage's target of the same length (style memorization by chance only);
 * **permuted plays** — the name cloze items with the training / held-out (or excerpt /
   held-out, with the copy counts) labels permuted over whole plays, the same for every model;
-  **permuted overlap** — the training plays' continuation overlap permuted over the plays.
+  **permuted overlap** — the training plays' continuation overlap permuted over the plays;
+* on the training history (``tables/dynamics.csv``): **no template effect** — each
+  checkpoint's template and other tokens' perplexity drawn around the other tokens' with each
+  row's own noise; **permuted labels** — each checkpoint's correct name cloze answers of the
+  late-timed, excerpt and held-out plays dealt at random over their items; **permuted timing
+  labels** — the extracted timed ladder passages at the end dealt at random over the early and
+  late groups.
 
 Each claim declares its nulls with itself, in its paper's module
 (:class:`copyscope.report.findings.core.Null`, ``Claim.nulls``). Which verdicts are false
@@ -182,6 +188,11 @@ INPUTS = {
         "novel words)",
         files=lambda p: ([p.words], [f"{p.results}/tokenizers/{p.words}"]),
     ),
+    "dynamics": Input(
+        ("NAME",),
+        "the training-dynamics table (tables/dynamics.csv; with checkpoints scored)",
+        files=fixed("dynamics", "tables/dynamics.csv", when="dynamics_models"),
+    ),
 }
 OUTPUTS = {
     "csv": Output(
@@ -194,9 +205,11 @@ OUTPUTS = {
 THREADS = 2  # its job's threads: PROCESSES, the workers that draw the nulls
 PARAMS = Params(
     "the config blocks findings (with calibration), novelty, sampling, models, analysis "
-    "(syntax, style, memorization, membership) and syntax (backend)",
+    "(syntax, style, memorization, membership), syntax (backend) and timing "
+    "(corpus.inject.timing, null without)",
     of=lambda p: {
         "findings": p.config["findings"],
+        "timing": p.timing_block(),
         "novelty": p.config["novelty"],
         "sampling": p.config["sampling"],
         "syntax": p.with_language({"backend": p.config["syntax"]["backend"]}),
@@ -396,6 +409,7 @@ def load(inputs: Mapping, params: Mapping | None = None) -> Data:
     samples = _one(inputs.get("samples"), "--samples", "human reference samples")
     own = [pd.read_csv(p) for _, _, p in inputs.get("own_scores") or []]
     word_tok = _one(inputs.get("word_tokenizer"), "--word-tokenizer", "Moses word tokenizer")
+    dynamics = _one(inputs.get("dynamics"), "--dynamics", "dynamics table")
     syntax = (params or {}).get("analysis", {}).get("syntax", {})
     n, cut = syntax.get("template_headline_n"), syntax.get("coverage_cut")
     with_syntax = parses and train_parses and params and "syntax" in params
@@ -415,6 +429,7 @@ def load(inputs: Mapping, params: Mapping | None = None) -> Data:
         contamination=pd.read_csv(looked_up) if looked_up else None,
         human_words=human_words(samples, word_tok) if samples and word_tok else None,
         own_scores=_own_scores(own),
+        dynamics=pd.read_csv(dynamics) if dynamics else None,
     )
 
 

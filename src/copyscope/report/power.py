@@ -39,7 +39,14 @@ verdict where the answer is known, at increasing sample sizes.
   largest of ``copier_shares``) of their ``copier_span``-word slots given the longest matches
   a verbatim training span gives them (:func:`copyscope.report.findings.related.copied_words`), as a model's pure samples,
   against k texts of the other half: copied words are covered, so Lu et al.'s "human text is
-  more creative than model text" must ``hold``.
+  more creative than model text" must ``hold``;
+* on the training history (``tables/dynamics.csv``, sizes in template tokens, items or
+  passages per group): the **paper's template ratio** (200 vs 500) planted at every checkpoint
+  with the run's noise ("templates are learned early"), the run's own name cloze gains
+  **planted with the claimed timing** (a jump of the late plays after the late window, a
+  steady rise of the excerpt plays: "full text seen late rises suddenly"), and **complete
+  forgetting** planted at the run's rates (early passages as the controls, late ones as the
+  passages seen throughout: "text seen only early is forgotten") must each ``hold``.
 
 Each claim declares its known positives with itself, in its paper's module
 (:class:`copyscope.report.findings.core.Positive`); the builders above live there. Each
@@ -84,7 +91,7 @@ HELP = (
 INPUTS = {
     k: CALIBRATION_INPUTS[k]
     for k in ("tokens", "words", "index_manifest", "extraction", "membership", "cloze", "parses",
-              "contaminated", "samples", "word_tokenizer", "own_scores")
+              "contaminated", "samples", "word_tokenizer", "own_scores", "dynamics")
 }  # fmt: skip
 
 
@@ -105,9 +112,11 @@ OUTPUTS = {
 
 
 PARAMS = Params(
-    "the config blocks findings (with power), novelty, sampling, models, analysis",
+    "the config blocks findings (with power), novelty, sampling, models, analysis and timing "
+    "(corpus.inject.timing, null without)",
     of=lambda p: {
         "findings": p.config["findings"],
+        "timing": p.timing_block(),
         "novelty": p.config["novelty"],
         "sampling": p.config["sampling"],
         "models": {"zoo": p.config["models"]["zoo"]},

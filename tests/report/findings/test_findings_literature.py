@@ -18,11 +18,13 @@ from support.findings import (
     CAL_PARAMS,
     FAILS,
     HOLDS,
+    PARAMS,
     POWER_PARAMS,
     UNCLEAR,
     cloze_items,
     data,
     decide,
+    share_rows,
 )
 
 
@@ -216,3 +218,87 @@ def test_the_training_plays_resampled_as_whole_plays():
     table = P.power_table(data(cloze=cloze), None, POWER_PARAMS)
     rows = table[table["positive"] == "training plays"]
     assert set(rows["claim"]) == {"cloze-training-plays"} and (rows["observed"] == 12).all()
+
+
+# --------------------------------------------------------------------------- timing (OLMo checkpoints)
+def of(*k: int, n: int = 60) -> list[tuple[int, int]]:
+    return [(x, n) for x in k]
+
+
+HELD = [6, 7, 8, 9, 10, 11, 13, 14]  # what every play gains: the model learns the task
+STEADY = [6, 10, 15, 19, 24, 28, 34, 38]  # + 0.4 · i / 7 over the held-out plays
+SUDDEN = [6, 7, 8, 9, 10, 11, 13, 44]  # the held-out plays', + 0.5 after the late window
+
+
+def cloze_curves(late=SUDDEN, excerpt=STEADY, held=HELD, **extra) -> pd.DataFrame:
+    curves = {"timing late": of(*late), "excerpt": of(*excerpt), "valid": of(*held)}
+    return share_rows("name_cloze", curves | extra)
+
+
+@pytest.mark.parametrize(
+    "late, excerpt, held, verdict",
+    [
+        (SUDDEN, STEADY, HELD, HOLDS),
+        # in the late window the held-out plays rise and the plays seen then do not
+        ([*SUDDEN[:7], 14], STEADY, [*HELD[:7], 40], FAILS),
+        # a small late rise (5 items against the held-out plays' 1): undecided
+        ([*SUDDEN[:7], 18], STEADY, HELD, UNCLEAR),
+        # every play rises alike (the task learned): the held-out plays' gain is subtracted
+        (STEADY, STEADY, STEADY, UNCLEAR),
+        # the excerpts rise late too: no steady rise, and no interval that excludes one
+        (SUDDEN, SUDDEN, HELD, UNCLEAR),
+    ],
+)
+def test_cloze_late_sudden(late, excerpt, held, verdict):
+    f = decide("cloze-late-sudden", dynamics=cloze_curves(late, excerpt, held))
+    assert f.verdict == verdict, f.measured
+    assert "(steps 2, 422, 1000; late window after 422)" in f.measured
+    assert "late plays 2 6/60 = 0.1" in f.measured and "steady rise beyond held-out" in f.measured
+
+
+def test_cloze_late_sudden_not_tested_without_timing_or_excerpts():
+    """No checkpoints, no name cloze over them, no play timed late (corpus.inject.timing.plays
+    0: its rows have no items) or no excerpt plays: not tested here, each with its reason;
+    without the window or with one checkpoint before it: not measured."""
+    t = cloze_curves()
+    cases = {
+        "no checkpoint scored": t.iloc[:0],
+        "no name cloze at any checkpoint": share_rows("extraction", {"controls": (0, 4)}),
+        "corpus.inject.timing.plays": cloze_curves(late=[0] * 8).assign(
+            n=lambda x: np.where(x["set"] == "timing late", 0, x["n"])),
+        "corpus.inject.excerpts": t[t["set"] != "excerpt"],
+    }  # fmt: skip
+    for reason, table in cases.items():
+        f = decide("cloze-late-sudden", dynamics=table)
+        assert f.verdict == F.NOT_TESTED and reason in f.measured, f.measured
+    f = decide("cloze-late-sudden", {**PARAMS, "timing": None}, dynamics=t)
+    assert f.measured.startswith("not measured: m: left out (no corpus.inject.timing.window")
+    f = decide("cloze-late-sudden", dynamics=t[t["step"].isin([2, 1000])])
+    assert "1 checkpoint(s) before the late window (step 900 of 1000)" in f.measured
+
+
+def test_permuted_cloze_labels_deal_the_items_and_planted_timing_is_found():
+    """The null deals each checkpoint's correct answers of the late, excerpt and held-out
+    plays at random over their items (sizes and totals kept; rarely a verdict); the positive
+    plants the run's own gains with the claimed timing: found at the run's 60 items a set,
+    hardly at 5; no positive where the training plays gain nothing."""
+    table = cloze_curves(**{"timing spread": of(*[40] * 8)})
+    d = data(dynamics=table)
+    drawn = paper.permuted_cloze_labels(np.random.default_rng(0), d, CAL_PARAMS)["dynamics"]
+    key = ["model", "step", "set"]
+    merged = drawn.merge(table, on=key, suffixes=("", "_run"))
+    assert len(merged) == len(table) and (merged["n"] == merged["n_run"]).all()
+    correct = merged.assign(k=merged["value"] * merged["n"], k_run=merged["value_run"] * merged["n"])
+    sums = correct.groupby("step")[["k", "k_run"]].sum()
+    assert np.allclose(sums["k"], sums["k_run"])
+    assert not np.allclose(correct["k"], correct["k_run"])
+    r = C.false_verdicts("cloze-late-sudden", paper.permuted_cloze_labels, d, CAL_PARAMS, 200, 0)
+    assert r["false_rate"] <= 0.1 and r["false_rate_lo"] <= 0.05
+    (positive,) = paper.cloze_timing_positives(d, None, POWER_PARAMS, {})
+    assert positive.observed == 60 and positive.sizes == [5, 10, 60]
+    high = P.power_at("cloze-late-sudden", positive.build, HOLDS, d, POWER_PARAMS, 60, 20, 0)
+    low = P.power_at("cloze-late-sudden", positive.build, HOLDS, d, POWER_PARAMS, 5, 20, 0)
+    assert high["power"] >= 0.8 and low["power"] <= 0.2
+    flat = cloze_curves(**{"timing spread": of(*HELD)})
+    assert paper.cloze_timing_positives(data(dynamics=flat), None, POWER_PARAMS, {}) == []
+    assert paper.permuted_cloze_labels(np.random.default_rng(0), data(), CAL_PARAMS) is None

@@ -1,5 +1,6 @@
-"""Lu et al.'s claim (copyscope.report.findings.related): the rule on synthetic tables whose
-verdict is known, its null and its known positive (copied words)."""
+"""The related claims of copyscope.report.findings.related — Lu et al.'s Creativity Index and
+Jagielski et al.'s forgetting — : each rule on synthetic tables whose verdict is known, its
+null and its known positive (copied words; planted forgetting)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from support.findings import (
     UNCLEAR,
     data,
     decide,
+    share_rows,
     with_findings,
 )
 
@@ -148,3 +150,59 @@ def test_the_copied_words_are_found_less_creative():
     rows = table[table["claim"] == "human-more-creative"]
     assert set(rows["positive"]) == {"copied words 50%"} and sorted(rows["size"]) == [5, 10, 60]
     assert set(rows["observed"]) == {60}
+
+
+# --------------------------------------------------------------------------- forgetting (timing)
+def extraction(early, late, spread=(5, 8), controls=(0, 8), n=8) -> pd.DataFrame:
+    """Extraction rows: ``early`` and ``late`` passages extracted (k of ``n``) at the end (the
+    last of 8 checkpoints); the early ones were extracted at 6 of 8 right after their window."""
+    early_curve = [(0, n), (0, n), (0, n), (0, n), (6, n), (6, n), (3, n), (early, n)]
+    late_curve = [(0, n)] * 7 + [(late, n)]
+    return share_rows("extraction", {"timing early": early_curve, "timing late": late_curve,
+                                     "timing spread": spread, "controls": controls})  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "early, late, verdict",
+    [(0, 7, HOLDS), (7, 0, FAILS), (2, 4, UNCLEAR), (3, 3, UNCLEAR)],
+)
+def test_forgetting_early(early, late, verdict):
+    f = decide("forgetting-early", dynamics=extraction(early, late))
+    assert f.verdict == verdict, f.measured
+    assert f.related and f"late {late}/8" in f.measured and f"early {early}/8" in f.measured
+    # the early passages just after their window (steps 0..99): the checkpoint at 178
+    assert "early passages at step 178 (after their window): 6/8 = 0.75" in f.measured
+
+
+def test_forgetting_early_not_tested_without_timed_passages():
+    t = extraction(0, 7)
+    untimed = t.assign(n=np.where(t["set"].str.startswith("timing "), 0, t["n"]))
+    for table, reason in ((t.iloc[:0], "no checkpoint scored"),
+                          (untimed, "corpus.inject.timing.ladder")):  # fmt: skip
+        f = decide("forgetting-early", dynamics=table)
+        assert f.verdict == F.NOT_TESTED and reason in f.measured, f.measured
+
+
+def test_permuted_timing_and_planted_forgetting():
+    """The null deals the end's extracted timed passages at random over the early and late
+    ones (sizes and total kept; rarely a verdict); the positive plants complete forgetting
+    at the run's rates (controls 0 of 8, spread 7 of 8): found at 40 passages a group, rarely
+    at the run's 8; none where the spread passages are extracted no more than the controls."""
+    t = extraction(0, 7, spread=(7, 8))
+    d = data(dynamics=t)
+    drawn = paper.permuted_timing(np.random.default_rng(0), d, CAL_PARAMS)["dynamics"]
+    assert len(drawn) == len(t)
+    end = drawn[(drawn["step"] == 1000) & drawn["set"].isin(["timing early", "timing late"])]
+    assert (end["n"] == 8).all() and round((end["value"] * end["n"]).sum()) == 7
+    pd.testing.assert_frame_equal(  # the other rows are the run's
+        drawn[drawn["step"] < 1000].reset_index(drop=True),
+        t[t["step"] < 1000].reset_index(drop=True), check_dtype=False)  # fmt: skip
+    r = C.false_verdicts("forgetting-early", paper.permuted_timing, d, CAL_PARAMS, 200, 0)
+    assert r["false_rate"] <= 0.1 and r["false_rate_lo"] <= 0.05
+    (positive,) = paper.forgetting_positives(d, None, POWER_PARAMS, {})
+    assert positive.observed == 8 and positive.sizes == [5, 8, 10]
+    high = P.power_at("forgetting-early", positive.build, HOLDS, d, POWER_PARAMS, 40, 20, 0)
+    assert high["power"] >= 0.9
+    flat = data(dynamics=extraction(0, 7, spread=(0, 8)))
+    assert paper.forgetting_positives(flat, None, POWER_PARAMS, {}) == []
+    assert paper.permuted_timing(np.random.default_rng(0), data(), CAL_PARAMS) is None

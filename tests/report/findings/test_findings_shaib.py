@@ -22,10 +22,13 @@ from support.findings import (
     HOLDS,
     PARAMS,
     POWER_PARAMS,
+    STEPS,
     SYNTAX,
     UNCLEAR,
     data,
     decide,
+    ppl_rows,
+    share_rows,
     verdict_rule,
     with_findings,
 )
@@ -282,3 +285,63 @@ def test_the_templater_is_found_more_templated():
     table = P.power_table(d, None, {**params, "findings": {**params["findings"], "power": {
         **params["findings"]["power"], "draws": 2}}})  # fmt: skip
     assert set(table["positive"]) == {"templater 50%"} and (table["observed"] == 60).all()
+
+
+# --------------------------------------------------------------------------- templates early (§6.1)
+LOWER = [300.0 * 0.9**i for i in range(len(STEPS))]
+OTHER = [600.0 * 0.9**i for i in range(len(STEPS))]
+
+
+@pytest.mark.parametrize(
+    "template, verdict",
+    [
+        (LOWER, HOLDS),  # half the others' perplexity at every checkpoint
+        # learned, but not by the first checkpoint: no refutation either
+        ([OTHER[0], *LOWER[1:]], UNCLEAR),
+        # clearly higher at one checkpoint: an interval that excludes "lower" there
+        ([*LOWER[:5], OTHER[5] * 1.5, *LOWER[6:]], FAILS),
+        (OTHER, UNCLEAR),
+        # 13% higher at one checkpoint: z ≈ 2.3 > 1.96 alone, not with Bonferroni over 8
+        ([*OTHER[:3], OTHER[3] * math.exp(0.1226), *OTHER[4:]], UNCLEAR),
+    ],
+)
+def test_templates_early(template, verdict):
+    f = decide("templates-early", dynamics=ppl_rows(template, OTHER))
+    assert f.verdict == verdict, f.measured
+    assert "first checkpoint (step 2 of 1000)" in f.measured and "(8 checkpoints)" in f.measured
+    if verdict == FAILS:
+        assert "higher at steps {178}" in f.measured
+
+
+def test_templates_early_without_checkpoints_is_not_tested_here():
+    """An empty dynamics table (no model kept checkpoints) is "not tested here" with the
+    reason; a table without template rows is not measured; each model decides alone."""
+    empty = pd.DataFrame(columns=ppl_rows(LOWER, OTHER).columns)
+    f = decide("templates-early", dynamics=empty)
+    assert f.verdict == F.NOT_TESTED and "no checkpoint scored" in f.measured
+    other = share_rows("extraction", {"controls": (0, 4)})
+    assert decide("templates-early", dynamics=other).measured.startswith("not measured")
+    two = pd.concat([ppl_rows(LOWER, OTHER), ppl_rows(OTHER, LOWER, model="b")])
+    f = decide("templates-early", dynamics=two)
+    assert f.verdict == F.MIXED and f.per_model == "m: holds; b: does not hold"
+
+
+def test_no_template_effect_is_a_null_and_the_papers_ratio_is_found():
+    """The null draws both sets around the other tokens' perplexity with each row's own noise
+    (rarely a verdict); the positive plants the paper's 200/500 at every checkpoint: found at
+    the run's 300 template tokens, hardly from 4."""
+    d = data(dynamics=ppl_rows(LOWER, OTHER))
+    drawn = paper.no_template_effect(np.random.default_rng(0), d, CAL_PARAMS)["dynamics"]
+    assert len(drawn) == 16 and set(drawn["set"]) == {"template tokens", "other tokens"}
+    t = drawn[drawn["set"] == "template tokens"]["value"].to_numpy()
+    assert np.median(t / np.array(OTHER)) == pytest.approx(1.0, abs=0.1)
+    r = C.false_verdicts("templates-early", paper.no_template_effect, d, CAL_PARAMS, 200, 0)
+    assert r["false_rate"] <= 0.1 and r["false_rate_lo"] <= 0.05
+    assert paper.no_template_effect(np.random.default_rng(0), data(), CAL_PARAMS) is None
+    (positive,) = paper.template_ratio_positives(d, None, POWER_PARAMS, {})
+    assert positive.observed == 300 and positive.sizes == [5, 10, 300]
+    assert P.power_at("templates-early", positive.build, HOLDS, d, POWER_PARAMS, 300, 20, 0)[
+        "power"] == 1.0  # fmt: skip
+    assert P.power_at("templates-early", positive.build, HOLDS, d, POWER_PARAMS, 5, 20, 0)[
+        "power"] < 0.5  # fmt: skip
+    assert paper.template_ratio_positives(data(), None, POWER_PARAMS, {}) == []

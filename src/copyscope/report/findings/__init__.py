@@ -73,6 +73,7 @@ from .core import (  # noqa: F401  (the claims' API, as copyscope.report.finding
     CLAIMS,
     FAILS,
     HOLDS,
+    JAGIELSKI,
     LI,
     LU,
     MERRILL,
@@ -138,13 +139,15 @@ OUTPUTS = {
 }
 PARAMS = Params(
     "the config blocks findings, analysis (syntax), sampling, models (zoo, evaluator, "
-    "evaluators) and corpus (inject), unscored: the <model>/<decoding> sets left out "
-    "(generations from outside), and ground_truth: false when the run has no training-data "
-    "ground truth (only pretrained models, nothing planted; NO_GROUND_TRUTH claims only)",
+    "evaluators), timing: corpus.inject.timing (null without; the training-history rows read "
+    "its window), unscored: the <model>/<decoding> sets left out (generations from outside), "
+    "and ground_truth: false when the run has no training-data ground truth (only pretrained "
+    "models, nothing planted; NO_GROUND_TRUTH claims only)",
     of=lambda p: {
         "findings": p.config["findings"],
         "analysis": {"syntax": p.config["analysis"]["syntax"]},
         "sampling": p.config["sampling"],
+        "timing": p.timing_block(),
         **p.unscored(),
         # a trained model or planted text: the training data is known
         "ground_truth": bool(p.trained) or p.plants,

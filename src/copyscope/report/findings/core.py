@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from ...stats import pooled_ratio_permutation_test, rank_test
+from ..dynamics import COLUMNS as DYNAMICS_COLUMNS  # noqa: F401  (the paper modules' import)
 from ..jobs import declared_tables
 
 HOLDS, FAILS, UNCLEAR = "holds", "does not hold", "inconclusive"
@@ -42,6 +43,7 @@ CHANG = "Chang et al. 2023"
 ZHANG = "Zhang et al. 2024"
 BROWN_XU = "Brown et al. 2020; Xu et al. 2025"  # GPT-3's 13-gram rule, infini-gram mini's
 LU = "Lu et al. 2024"  # the Creativity Index ("AI as Humanity's Salieri", ICLR 2025)
+JAGIELSKI = "Jagielski et al. 2023"  # "Measuring Forgetting of Memorized Training Examples"
 NOVELTY_PERMUTATIONS = 5000  # novelty(n) vs human rows: random regroupings of two sets' texts
 
 TABLES: set[str] = set()
@@ -396,6 +398,46 @@ def enough_rows(table: pd.DataFrame, params: Mapping) -> pd.DataFrame:
         return table
     enough = table["distinct"].fillna(0) >= params["findings"]["min_distinct"]
     return table[enough | (table["model"] == "human")]
+
+
+DYNAMICS = "dynamics"
+"""The training-dynamics table (``tables/dynamics.csv``, :mod:`copyscope.report.dynamics`): one
+row per (model, checkpoint step, quantity, set) with ``value``, ``value_lo``, ``value_hi`` and
+``n`` (items); empty when the run scored no checkpoint."""
+NO_CHECKPOINTS = (
+    "no checkpoint scored in this run (models.train.checkpoints, analysis.dynamics.enabled): "
+    "the claim is about the training history"
+)
+
+
+def dynamics_rows(tables: Tables, quantity: str) -> pd.DataFrame:
+    """The rows of ``quantity`` of the dynamics table (:data:`DYNAMICS`), in step order (the
+    models in table order); :class:`NotTested` when the run scored no checkpoint (the table is
+    empty)."""
+    t = tables[DYNAMICS]
+    if not len(t):
+        raise NotTested(NO_CHECKPOINTS)
+    return t[t["quantity"] == quantity].sort_values("step", kind="stable")
+
+
+def at_step(rows: pd.DataFrame, model: str, name: str, step: int):
+    """The row of set ``name`` of ``model`` at ``step`` of dynamics ``rows`` (None if none)."""
+    hit = rows[(rows["model"] == model) & (rows["set"] == name) & (rows["step"] == step)]
+    return hit.iloc[0] if len(hit) else None
+
+
+def successes(row) -> tuple[int, int]:
+    """``(k, n)`` of a dynamics row whose value is a share of ``n`` binary items (extraction,
+    name cloze): ``k = round(value · n)``; (0, 0) without items."""
+    n = 0 if row is None or not np.isfinite(float(row["n"])) else int(row["n"])
+    if n == 0 or not np.isfinite(float(row["value"])):
+        return 0, 0
+    return round(float(row["value"]) * n), n
+
+
+def share(k: int, n: int) -> str:
+    """``k/n = share`` for the scorecard."""
+    return f"{k}/{n} = {g(k / n)}" if n else "0/0"
 
 
 def set_rows(table: pd.DataFrame, model: str, decoding: str) -> pd.DataFrame:

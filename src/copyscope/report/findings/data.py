@@ -45,6 +45,7 @@ class Data:
     # the well-formedness judge): RAVEN's novel words (copyscope.report.novel_words)
     human_words: tuple | None = None
     own_scores: pd.DataFrame | None = None  # every model's own-benchmark scores (own/<b>.csv)
+    dynamics: pd.DataFrame | None = None  # every checkpoint's scores (tables/dynamics.csv)
 
 
 Tables = dict[str, pd.DataFrame]
@@ -103,6 +104,15 @@ def resample_windows(frame: pd.DataFrame, size: int, rng: np.random.Generator) -
     return pd.concat(
         [groups[w].assign(text=i, window=i) for i, w in enumerate(pick)], ignore_index=True
     )
+
+
+def dynamics_of(data: Data, quantity: str) -> pd.DataFrame | None:
+    """The rows of ``quantity`` of the run's dynamics table (None when it has none)."""
+    t = data.dynamics
+    if t is None or not len(t):
+        return None
+    rows = t[t["quantity"] == quantity]
+    return rows if len(rows) else None
 
 
 def sizes_up_to(sizes, largest: int) -> list[int]:

@@ -10,27 +10,36 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
+from ...corpus.timing import timed_windows
+from ...stats import permuted_counts, proportions_contrast, wilson
 from .. import name_cloze
 from ..name_cloze import cloze_excerpt_rows
 from .core import (
     CHANG,
+    DYNAMICS,
+    DYNAMICS_COLUMNS,
     FAILS,
     HOLDS,
     UNCLEAR,
     ZHANG,
     NotMeasured,
+    NotTested,
     Null,
     Positive,
     Tables,
+    at_step,
     ci,
     ci_of,
     claim,
     decided,
+    dynamics_rows,
     effect_verdict,
     g,
     p_verdict,
+    share,
+    successes,
 )
-from .data import Data, NullBuilder, projected_sizes
+from .data import Data, NullBuilder, dynamics_of, projected_sizes
 
 
 def _cloze_n_boot(params: Mapping) -> tuple[int, int]:
@@ -382,3 +391,255 @@ def cloze_overlap_correlation(tables: Tables, params: Mapping):
         verdicts.append(verdict)
         models.append(model)
     return decided(parts, verdicts, "no model with r across at least 3 training plays", models)
+
+
+LATE, EXCERPT, HELD_OUT = "timing late", "excerpt", "valid"
+"""The name cloze sets of the dynamics table the timing row reads: the training plays seen only
+in the last window of training, the excerpt plays (their planted excerpts seen over the whole
+run) and the clean held-out plays."""
+SPREAD_PLAYS = ("timing spread", "train")
+"""The training plays seen over the whole run (the untimed ones; else every training play):
+the planted timing positive's memorised rate."""
+
+
+def late_window_start(last: int, params: Mapping) -> int:
+    """The first step of the late window of a training of ``last`` steps
+    (:func:`copyscope.corpus.timing.timed_windows` with ``corpus.inject.timing.window``, the
+    scorecard's parameter ``timing``): a checkpoint at or before it has seen no late text."""
+    window = (params.get("timing") or {}).get("window")
+    if window is None:
+        raise NotMeasured("no corpus.inject.timing.window in the scorecard's parameters")
+    return timed_windows(last, float(window))["late"][0]
+
+
+def cloze_checkpoints(rows: pd.DataFrame, model: str, params: Mapping) -> tuple[int, int, int]:
+    """``(first, before, last)``: the first checkpoint of ``model``'s name cloze rows, the last
+    one before the late window (:func:`late_window_start`) and the last (the end of
+    training); NotMeasured without three such distinct checkpoints."""
+    steps = sorted(int(s) for s in rows.loc[rows["model"] == model, "step"].unique())
+    if not steps:
+        raise NotMeasured("no name cloze rows")
+    last = steps[-1]
+    start = late_window_start(last, params)
+    before = [s for s in steps if s <= start]
+    if len(before) < 2:
+        raise NotMeasured(
+            f"{len(before)} checkpoint(s) before the late window (step {start} of {last}); the "
+            "rule needs the first one and a later one (models.train.checkpoints)"
+        )
+    return steps[0], before[-1], last
+
+
+def timing_cloze_rows(tables: Tables) -> pd.DataFrame:
+    """The name cloze rows of the dynamics table, with late-timed plays and excerpt plays;
+    NotTested where the run has no checkpoint, no name cloze over them, no plays seen only
+    late or no excerpt plays."""
+    rows = dynamics_rows(tables, "name_cloze")
+    if not len(rows):
+        raise NotTested(
+            "no name cloze at any checkpoint (a contamination set or analysis.membership.cloze, "
+            "and cloze items that fit the models' context)"
+        )
+    scored = rows[rows["n"].fillna(0) > 0]
+    if not (scored["set"] == LATE).any():
+        raise NotTested("no training play seen only late (corpus.inject.timing.plays)")
+    if not (scored["set"] == EXCERPT).any():
+        raise NotTested("no excerpt plays (corpus.inject.excerpts)")
+    return rows
+
+
+def late_and_steady(rows: pd.DataFrame, model: str, steps, level: float):
+    """The two differences of differences of the timing row for ``model`` at ``steps =
+    (first, before, last)`` (:func:`copyscope.stats.proportions_contrast`, MOVER from Wilson
+    intervals at ``level``): the late plays' gain in the late window minus the held-out
+    plays' gain there, and the excerpt plays' gain before it minus the held-out plays' gain
+    then; None where a set has no items at a step."""
+    first, before, last = steps
+    k, n = {}, {}
+    for name in (LATE, EXCERPT, HELD_OUT):
+        for step in steps:
+            k[name, step], n[name, step] = successes(at_step(rows, model, name, step))
+    if not all(n.values()):
+        return None
+    late = [(LATE, last), (LATE, before), (HELD_OUT, last), (HELD_OUT, before)]
+    steady = [(EXCERPT, before), (EXCERPT, first), (HELD_OUT, before), (HELD_OUT, first)]
+    weights = (1, -1, -1, 1)
+    return (
+        proportions_contrast([k[c] for c in late], [n[c] for c in late], weights, level),
+        proportions_contrast([k[c] for c in steady], [n[c] for c in steady], weights, level),
+        k,
+        n,
+    )
+
+
+def cloze_timing_sets(data: Data) -> pd.DataFrame | None:
+    """The run's name cloze rows of the dynamics table with late-timed, excerpt and held-out
+    plays scored (None without)."""
+    rows = dynamics_of(data, "name_cloze")
+    if rows is None:
+        return None
+    scored = rows[rows["n"].fillna(0) > 0]
+    if not {LATE, EXCERPT, HELD_OUT} <= set(scored["set"]):
+        return None
+    return rows
+
+
+def share_row(model: str, step: int, name: str, k: int, n: int) -> dict:
+    """A name cloze row of a dynamics table: k of n items answered, its Wilson interval."""
+    v, lo, hi = wilson(int(k), int(n))
+    return {"model": model, "step": int(step), "quantity": "name_cloze", "set": name, "value": v,
+            "value_lo": lo, "value_hi": hi, "n": int(n)}  # fmt: skip
+
+
+def permuted_cloze_labels(rng, data, params):
+    """The name cloze rows with the late-timed / excerpt / held-out labels permuted over the
+    items at each checkpoint (the correct answers of the three sets pooled and dealt at random
+    into sets of their sizes, :func:`copyscope.stats.permuted_counts`): neither timing nor
+    excerpts can change accuracy."""
+    rows = cloze_timing_sets(data)
+    if rows is None:
+        return None
+    sets = (LATE, EXCERPT, HELD_OUT)
+    out = [rows[~rows["set"].isin(sets)]]
+    for (model, step), grp in rows[rows["set"].isin(sets)].groupby(["model", "step"], sort=False):
+        counts = [successes(at_step(grp, model, s, step)) for s in sets]
+        dealt = permuted_counts([k for k, _ in counts], [n for _, n in counts], rng)
+        out.append(pd.DataFrame([share_row(model, step, s, d, n) for s, d, (_, n)
+                                 in zip(sets, dealt, counts, strict=True) if n]))  # fmt: skip
+    return {DYNAMICS: pd.concat(out, ignore_index=True)[DYNAMICS_COLUMNS]}
+
+
+def planted_timing(rows: pd.DataFrame, params: Mapping) -> dict[str, dict]:
+    """Per model the timing the positive plants, from the run's own rates: the held-out plays'
+    accuracy at each checkpoint (``base``), ``late`` = the training plays seen over the whole
+    run (:data:`SPREAD_PLAYS`) minus the held-out plays at the end, ``excerpt`` = the excerpt
+    plays minus the held-out plays at the end; a model without both gains above 0 is left
+    out (no effect to plant)."""
+    out = {}
+    for model in pd.unique(rows["model"]):
+        steps = sorted(int(s) for s in rows.loc[rows["model"] == model, "step"].unique())
+        last = steps[-1]
+        base = {s: successes(at_step(rows, model, HELD_OUT, s)) for s in steps}
+        if not all(n for _, n in base.values()):
+            continue
+        rate = {s: k / n for s, (k, n) in base.items()}
+        spread = [successes(at_step(rows, model, s, last)) for s in SPREAD_PLAYS]
+        spread = [k / n for k, n in spread if n]
+        ek, en = successes(at_step(rows, model, EXCERPT, last))
+        if not spread or not en:
+            continue
+        late, excerpt = spread[0] - rate[last], ek / en - rate[last]
+        if late > 0 and excerpt > 0:
+            out[model] = {"steps": steps, "base": rate, "late": late, "excerpt": excerpt,
+                          "start": late_window_start(last, params)}  # fmt: skip
+    return out
+
+
+def planted_cloze_timing(plan: dict[str, dict]):
+    """Builder: name cloze curves of ``size`` items per set drawn (binomial) with the timing
+    planted (:func:`planted_timing`): the held-out plays at the run's rates; the late plays
+    at the held-out rate until the late window, then that plus the ``late`` gain; the
+    excerpt plays rising steadily, the ``excerpt`` gain times the checkpoint's position
+    (0 at the first, 1 at the last)."""
+
+    def build(rng, data, params, size):
+        out = []
+        for model, p in plan.items():
+            steps = p["steps"]
+            for i, step in enumerate(steps):
+                base = p["base"][step]
+                rates = {HELD_OUT: base, EXCERPT: base + p["excerpt"] * i / (len(steps) - 1),
+                         LATE: base + (p["late"] if step > p["start"] else 0.0)}  # fmt: skip
+                for name, r in rates.items():
+                    k = rng.binomial(size, min(1.0, max(0.0, r)))
+                    out.append(share_row(model, step, name, k, size))
+        return {DYNAMICS: pd.DataFrame(out, columns=DYNAMICS_COLUMNS)}
+
+    return build
+
+
+def cloze_timing_positives(data, index, params: Mapping, shared: dict) -> list[Positive]:
+    """The run's own memorization of training and excerpt plays planted with the claimed
+    timing (:func:`planted_cloze_timing`), at the run's items per set (the fewest of the
+    late, excerpt and held-out plays') and projected sizes; none without a model that shows
+    both gains."""
+    rows = cloze_timing_sets(data)
+    if rows is None or not params.get("timing"):
+        return []
+    plan = planted_timing(rows, params)
+    if not plan:
+        return []
+    sets = rows[rows["set"].isin((LATE, EXCERPT, HELD_OUT)) & rows["model"].isin(plan)]
+    observed = int(sets["n"].min())
+    if observed < 1:
+        return []
+    sizes = projected_sizes(params["findings"]["power"]["sizes"], observed)
+    return [Positive("planted timing (the run's own gains)", planted_cloze_timing(plan), HOLDS,
+                     sizes, observed)]  # fmt: skip
+
+
+@claim(
+    "cloze-late-sudden",
+    "Full text seen late in training gives a late, sudden rise in name cloze accuracy, while "
+    "excerpts scattered over the training data give a steady one",
+    ZHANG,
+    "OLMo checkpoint study (14 checkpoints, 4 books: public-domain works rise suddenly late, "
+    "steps 450K–557K; copyrighted ones steadily from early on)",
+    ZHANG_OLMO + "; public-domain books as full texts in the literature corpora at the end of "
+    "Dolma's order, copyrighted ones only as excerpts and quotations scattered over the web text",
+    (DYNAMICS,),
+    "per model, name cloze accuracy (tables/dynamics.csv, quantity name_cloze; k of n items) at "
+    "the first checkpoint, the last one before the late window (the last "
+    "corpus.inject.timing.window share of the steps) and the last: (1) the late rise: the "
+    "gain in the late window of the training plays seen only then (timing late) minus that of "
+    "the clean held-out plays (what every play gains); (2) the steady rise: the gain before "
+    "the late window of the excerpt plays minus that of the held-out plays; each a difference "
+    "of differences with its MOVER interval from Wilson intervals at 1 − {alpha}/2 "
+    "(Bonferroni over the two; the checkpoints' items are the same, so taking them as "
+    "independent widens the interval); a model holds if both lie wholly above 0, does not hold "
+    "if either lies wholly below 0, else inconclusive; not tested here without checkpoints, "
+    "name cloze over them, plays seen only late (corpus.inject.timing.plays) or excerpt "
+    "plays; the claim holds if every model holds, does not hold if every model does not",
+    setting="known-answer timing: a few training plays seen only in the last "
+    "corpus.inject.timing.window share of the steps stand for the public-domain books, the "
+    "excerpt plays (corpus.inject.excerpts, seen over the whole run) for the copyrighted ones; "
+    "the items of one or two plays, so the verdict is about those plays",
+    nulls=(Null("permuted labels", permuted_cloze_labels),),
+    positives=cloze_timing_positives,
+)
+def cloze_late_sudden(tables: Tables, params: Mapping):
+    """Zhang et al. 2024 (OLMo checkpoints): full text seen late rises suddenly late, excerpts
+    rise steadily."""
+    level = 1 - params["findings"]["alpha"] / 2
+    rows = timing_cloze_rows(tables)
+    parts, verdicts, models, left_out = [], [], [], []
+    for model in pd.unique(rows["model"]):
+        try:
+            steps = cloze_checkpoints(rows, model, params)
+        except NotMeasured as exc:
+            left_out.append(f"{model}: left out ({exc})")
+            continue
+        found = late_and_steady(rows, model, steps, level)
+        if found is None:
+            left_out.append(f"{model}: left out (a set without items at steps {steps})")
+            continue
+        late, steady, k, n = found
+        first, before, last = steps
+        if late[1] > 0 and steady[1] > 0:
+            verdict = HOLDS
+        elif late[2] < 0 or steady[2] < 0:
+            verdict = FAILS
+        else:
+            verdict = UNCLEAR
+        curve = {s: ", ".join(f"{step} {share(k[s, step], n[s, step])}" for step in steps)
+                 for s in (LATE, EXCERPT, HELD_OUT)}  # fmt: skip
+        parts.append(
+            f"{model} (steps {first}, {before}, {last}; late window after {before}): late plays "
+            f"{curve[LATE]}; excerpt plays {curve[EXCERPT]}; held-out {curve[HELD_OUT]}; late "
+            f"rise beyond held-out {ci(late)}, steady rise beyond held-out {ci(steady)} → "
+            f"{verdict}"
+        )
+        verdicts.append(verdict)
+        models.append(model)
+    reason = "; ".join(left_out) or "no model with late, excerpt and held-out plays scored"
+    return decided(parts + left_out, verdicts, reason, models)

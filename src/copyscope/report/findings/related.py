@@ -11,12 +11,22 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from ...stats import pooled_ratio_permutation_test, relative_excess
+from ...corpus.timing import timed_windows
+from ...stats import (
+    permuted_counts,
+    pooled_ratio_permutation_test,
+    proportions_contrast,
+    relative_excess,
+    wilson,
+)
 from .. import creativity as creativity_report
 from ..creativity import text_table as creativity_texts
 from .core import (
+    DYNAMICS,
+    DYNAMICS_COLUMNS,
     FAILS,
     HOLDS,
+    JAGIELSKI,
     LU,
     NOVELTY_PERMUTATIONS,
     UNCLEAR,
@@ -25,15 +35,29 @@ from .core import (
     Null,
     Positive,
     Tables,
+    at_step,
     ci,
     claim,
     decided,
+    dynamics_rows,
     g,
     models_of,
     set_rows,
+    share,
     source_rows,
+    successes,
 )
-from .data import HUMAN, Data, main_words, resample_windows, sizes_up_to, split_windows, take
+from .data import (
+    HUMAN,
+    Data,
+    dynamics_of,
+    main_words,
+    projected_sizes,
+    resample_windows,
+    sizes_up_to,
+    split_windows,
+    take,
+)
 
 CREATIVITY_BOOTSTRAP = 2000  # human-more-creative: resamples of the relative excess's interval
 
@@ -197,3 +221,158 @@ def human_more_creative(tables: Tables, params: Mapping):
         verdicts.append(verdict)
         models.append(model)
     return decided(parts, verdicts, f"no model with {decoding} samples", models)
+
+
+EARLY, LATE, SPREAD, CONTROLS = "timing early", "timing late", "timing spread", "controls"
+"""The extraction sets of the dynamics table the forgetting row reads: the planted ladder
+passages seen only early, only late and over the whole run, and the never-planted controls."""
+
+
+def extraction_at_end(rows: pd.DataFrame, model: str) -> tuple[int, dict[str, tuple[int, int]]]:
+    """``(last step, {set: (k, n)})``: the extraction sets of ``model`` at its last checkpoint
+    (the end of training)."""
+    last = int(rows.loc[rows["model"] == model, "step"].max())
+    return last, {s: successes(at_step(rows, model, s, last)) for s in (EARLY, LATE, SPREAD,
+                                                                         CONTROLS)}  # fmt: skip
+
+
+def timed_extraction(data: Data) -> pd.DataFrame | None:
+    """The run's extraction rows of the dynamics table with early- and late-timed passages
+    (None without)."""
+    rows = dynamics_of(data, "extraction")
+    if rows is None:
+        return None
+    scored = rows[rows["n"].fillna(0) > 0]
+    return rows if {EARLY, LATE} <= set(scored["set"]) else None
+
+
+def extraction_row(model: str, step: int, name: str, k: int, n: int) -> dict:
+    """An extraction row of a dynamics table: k of n passages extracted, its Wilson interval."""
+    v, lo, hi = wilson(int(k), int(n))
+    return {"model": model, "step": int(step), "quantity": "extraction", "set": name, "value": v,
+            "value_lo": lo, "value_hi": hi, "n": int(n)}  # fmt: skip
+
+
+def permuted_timing(rng, data, params):
+    """The extraction rows with the early / late labels permuted over the timed passages at
+    the end of training (their extracted passages pooled and dealt at random into groups of
+    their sizes, :func:`copyscope.stats.permuted_counts`): when a passage was seen cannot
+    change whether it is extracted."""
+    rows = timed_extraction(data)
+    if rows is None:
+        return None
+    out = []
+    for model in pd.unique(rows["model"]):
+        last, counts = extraction_at_end(rows, model)
+        (ke, ne), (kl, nl) = counts[EARLY], counts[LATE]
+        de, dl = permuted_counts([ke, kl], [ne, nl], rng)
+        out += [
+            extraction_row(model, last, EARLY, de, ne),
+            extraction_row(model, last, LATE, dl, nl),
+        ]
+    end = rows["step"] == rows.groupby("model")["step"].transform("max")
+    keep = rows[~(rows["set"].isin((EARLY, LATE)) & end)]
+    return {DYNAMICS: pd.concat([keep, pd.DataFrame(out)], ignore_index=True)[DYNAMICS_COLUMNS]}
+
+
+def planted_forgetting(rates: dict[str, tuple[int, float, float]]):
+    """Builder: ``size`` early and ``size`` late passages per model at the end of training,
+    drawn (binomial) at the rates of ``rates`` (model → (last step, early rate, late rate))."""
+
+    def build(rng, data, params, size):
+        out = []
+        for model, (last, early, late) in rates.items():
+            out.append(extraction_row(model, last, EARLY, rng.binomial(size, early), size))
+            out.append(extraction_row(model, last, LATE, rng.binomial(size, late), size))
+        return {DYNAMICS: pd.DataFrame(out, columns=DYNAMICS_COLUMNS)}
+
+    return build
+
+
+def forgetting_positives(data, index, params: Mapping, shared: dict) -> list[Positive]:
+    """Complete forgetting planted at the run's own rates: the early passages extracted at the
+    end as often as the never-planted controls, the late ones as often as the passages seen
+    over the whole run (timing spread), ``size`` passages each, at the run's timed passages
+    per group and projected sizes; none without a model whose spread passages are extracted
+    more often than its controls."""
+    rows = timed_extraction(data)
+    if rows is None:
+        return []
+    rates, observed = {}, []
+    for model in pd.unique(rows["model"]):
+        last, counts = extraction_at_end(rows, model)
+        (ks, ns), (kc, nc) = counts[SPREAD], counts[CONTROLS]
+        if ns and nc and ks / ns > kc / nc:
+            rates[model] = (last, kc / nc, ks / ns)
+            observed.append(min(counts[EARLY][1], counts[LATE][1]))
+    if not rates:
+        return []
+    per = int(min(observed))
+    sizes = projected_sizes(params["findings"]["power"]["sizes"], per)
+    return [Positive("planted forgetting (controls vs spread)", planted_forgetting(rates), HOLDS,
+                     sizes, per)]  # fmt: skip
+
+
+@claim(
+    "forgetting-early",
+    "Text seen only early in training is forgotten: at the end it is extracted less often than "
+    "the same text seen late",
+    JAGIELSKI,
+    "abstract, the INJECT experiments (examples which appeared early in training are forgotten "
+    "by the end; examples seen later are more exposed; also Tirumala et al. 2022's forgetting "
+    "of memorised text)",
+    "image, speech and language models (C4) with canaries inserted at a chosen point of "
+    "training and attacked at its end (membership inference, extraction); nondeterministic "
+    "training (deterministic training does not forget)",
+    (DYNAMICS,),
+    "per model, at its last checkpoint (the end of training; tables/dynamics.csv, quantity "
+    "extraction): the share of the ladder passages seen only in the last "
+    "corpus.inject.timing.window share of the steps that are extracted exactly (greedy) minus "
+    "that of the passages seen only in the first (the same number of passages of every rung, "
+    "so the same copies), k of n each, with Newcombe's (MOVER) interval at 1 − {alpha}; holds "
+    "if it lies wholly above 0, does not hold if wholly below 0, else inconclusive (the early "
+    "passages' extraction at the first checkpoint after their window is reported beside it); "
+    "not tested here without checkpoints or timed ladder passages "
+    "(corpus.inject.timing.ladder); the claim holds if every model holds, does not hold if "
+    "every model does not",
+    setting="the early text is seen during the learning-rate warm-up by a model that has "
+    "learned little, so 'less at the end' mixes forgetting with learning less at first (the "
+    "early passages' extraction right after their window is reported); a few planted passages "
+    "per rung, so intervals are wide",
+    related=True,
+    nulls=(Null("permuted timing labels", permuted_timing),),
+    positives=forgetting_positives,
+)
+def forgetting_early(tables: Tables, params: Mapping):
+    """Jagielski et al. (2023): examples seen early in training are forgotten by its end,
+    those seen late are not (extraction of the timed ladder passages)."""
+    level = 1 - params["findings"]["alpha"]
+    rows = dynamics_rows(tables, "extraction")
+    scored = rows[rows["n"].fillna(0) > 0]
+    if not {EARLY, LATE} <= set(scored["set"]):
+        raise NotTested("no ladder passages timed (corpus.inject.timing.ladder)")
+    parts, verdicts, models = [], [], []
+    for model in pd.unique(rows["model"]):
+        last, counts = extraction_at_end(rows, model)
+        (ke, ne), (kl, nl) = counts[EARLY], counts[LATE]
+        if not (ne and nl):
+            continue
+        d = proportions_contrast([kl, ke], [nl, ne], (1, -1), level)
+        verdict = HOLDS if d[1] > 0 else FAILS if d[2] < 0 else UNCLEAR
+        early = scored[(scored["model"] == model) & (scored["set"] == EARLY)]
+        peak = ""
+        window = (params.get("timing") or {}).get("window")
+        if window is not None and len(early):
+            end = timed_windows(last, float(window))["early"][1]
+            after = early[early["step"] >= end].sort_values("step")
+            if len(after):
+                k, n = successes(after.iloc[0])
+                step = int(after.iloc[0]["step"])
+                peak = f"; early passages at step {step} (after their window): {share(k, n)}"
+        parts.append(
+            f"{model} (step {last}): late {share(kl, nl)} vs early {share(ke, ne)}, difference "
+            f"{ci(d)} → {verdict}{peak}"
+        )
+        verdicts.append(verdict)
+        models.append(model)
+    return decided(parts, verdicts, "no model with early and late passages scored", models)
