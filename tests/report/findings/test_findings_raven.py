@@ -197,7 +197,9 @@ def test_novelty_quality(nll, verdict):
     f = decide("novelty-quality", raven_summary=rows,
                raven_texts=pd.concat([texts, other_texts]))  # fmt: skip
     assert f.verdict == verdict, f.measured
-    assert f.measured.startswith("m (judged by e, a model of the zoo): τ of the decodings' halves")
+    assert f.measured.startswith(
+        "m (judged by e, a model of the zoo; no models.judge): τ of the decodings' halves"
+    )
     assert "5 decodings, 60 texts" in f.measured and "against 0.025" in f.measured
     assert f.per_model == f"m: {verdict}"
 
