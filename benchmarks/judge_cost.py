@@ -12,6 +12,10 @@ analyze jobs score) plus one load per analyze job. On a shared machine the CPU s
 steadier number: the wall seconds grow with whatever else runs. ``--evaluator`` times a zoo
 evaluator (a trained model's directory) on the same texts for comparison; ``--bf16`` scores
 under bfloat16 autocast instead (not what the pipeline does: it shows what that would save).
+``--row CONFIG`` then judges every model set of the run's ``tables/raven_texts.csv`` at the
+main prompt length (``CONFIG``: the run's config) and decides the scorecard's novelty–quality
+row with those scores, as a run with ``models.judge`` would (the texts' duplication scores are
+the run's own), printing the row and each set's judged perplexity.
 
     nice -n 19 python benchmarks/judge_cost.py --results results \\
         --judge resources/smollm2/SmolLM2-135M-Instruct.Q4_1.gguf \\
@@ -46,6 +50,46 @@ def timed(fn):
     return out, time.perf_counter() - w, time.process_time() - c
 
 
+def judged_row(results: Path, config: Path, judge, tok, name: str, batch_size: int) -> dict:
+    """The novelty–quality row of a finished run with its model sets judged again by ``judge``
+    (named ``name``): each (model, decoding) of ``tables/raven_texts.csv`` scored at the main
+    prompt length by ``copyscope.analyze.quality``, joined to the texts' duplication scores,
+    and decided by the scorecard's claim with ``models.judge`` set to ``name``."""
+    import yaml
+
+    from copyscope.analyze import load_samples, quality
+    from copyscope.config import validate
+    from copyscope.plan import Plan
+    from copyscope.report import findings as F
+
+    cfg = validate({**yaml.safe_load(config.read_text()), "results": str(results)})
+    plan = Plan.from_config(cfg)
+    main_length = cfg["sampling"]["prompt_length"]
+    texts = pd.read_csv(results / "tables/raven_texts.csv")
+    texts = texts[texts["model"] != "human"]
+    summary = pd.read_csv(results / "tables/raven_summary.csv")
+    judged = []
+    for (model, decoding), _ in texts.groupby(["model", "decoding"], sort=False):
+        s = load_samples(results / "samples" / model / f"{decoding}.jsonl")
+        s = s[s["prompt_length"] == main_length]
+        q = quality(s, judge, tok, False, batch_size, "cpu", name)
+        judged.append(q.assign(text=s.index.to_numpy(), model=model, decoding=decoding))
+    q = pd.concat(judged).rename(columns={"tokens": "nll_tokens"})
+    keys = ["model", "decoding", "text"]
+    texts = texts.drop(columns=["nll_sum", "nll_tokens", "evaluator"]).merge(
+        q[[*keys, "nll_sum", "nll_tokens", "evaluator"]], on=keys
+    )
+    params = {"findings": cfg["findings"], "sampling": cfg["sampling"],
+              "models": {**plan.evaluators(), "judge": name}}  # fmt: skip
+    tables = {"raven_summary": summary.assign(evaluator=name), "raven_texts": texts}
+    f = F.CLAIMS["novelty-quality"](tables, params)
+    sums = texts.groupby(["model", "decoding"], sort=False)[["nll_sum", "nll_tokens"]].sum()
+    ppl = np.exp(sums["nll_sum"] / sums["nll_tokens"])
+    return {"row_verdict": f.verdict, "row_per_model": f.per_model, "row_measured": f.measured,
+            "row_texts": len(texts),
+            "judged_perplexity": {f"{m}/{d}": float(v) for (m, d), v in ppl.items()}}  # fmt: skip
+
+
 def main(argv=None) -> None:
     import torch
 
@@ -64,6 +108,9 @@ def main(argv=None) -> None:
     ap.add_argument("--bf16", action="store_true", help="score under bfloat16 autocast")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--json", type=Path, help="also write the numbers here")
+    ap.add_argument("--row", type=Path, metavar="CONFIG", help="the run's config: decide the "
+                    "novelty-quality row with the judge's scores")  # fmt: skip
+    ap.add_argument("--judge-name", default="smollm2", help="the judge's name in the row")
     a = ap.parse_args(argv)
     torch.set_num_threads(a.threads)
 
@@ -102,6 +149,12 @@ def main(argv=None) -> None:
         _, ev_wall, ev_cpu = timed(lambda: quality(pick, ev, ev_tok, True, a.batch_size, "cpu", "e"))
         out |= {"evaluator": str(a.evaluator), "evaluator_wall_s_per_1000": ev_wall * per,
                 "evaluator_cpu_s_per_1000": ev_cpu * per}  # fmt: skip
+    if a.row:
+        with autocast:
+            row, row_wall, row_cpu = timed(
+                lambda: judged_row(a.results, a.row, judge, tok, a.judge_name, a.batch_size)
+            )
+        out |= {**row, "row_wall_s": row_wall, "row_cpu_s": row_cpu}
     for k, v in out.items():
         print(f"{k}\t{v:.4g}" if isinstance(v, float) else f"{k}\t{v}")
     if a.json:
