@@ -12,8 +12,8 @@ analyze jobs score) plus one load per analyze job. On a shared machine the CPU s
 steadier number: the wall seconds grow with whatever else runs. ``--evaluator`` times a zoo
 evaluator (a trained model's directory) on the same texts for comparison; ``--bf16`` scores
 under bfloat16 autocast instead (not what the pipeline does: it shows what that would save).
-``--row CONFIG`` then judges every model set of the run's ``tables/raven_texts.csv`` at the
-main prompt length (``CONFIG``: the run's config) and decides the scorecard's novelty–quality
+``--row CONFIG`` then judges every set of the run's ``tables/raven_texts.csv`` at the main
+prompt length (``CONFIG``: the run's config) and decides the scorecard's novelty–quality
 row with those scores, as a run with ``models.judge`` would (the texts' duplication scores are
 the run's own), printing the row and each set's judged perplexity.
 
@@ -51,10 +51,11 @@ def timed(fn):
 
 
 def judged_row(results: Path, config: Path, judge, tok, name: str, batch_size: int) -> dict:
-    """The novelty–quality row of a finished run with its model sets judged again by ``judge``
-    (named ``name``): each (model, decoding) of ``tables/raven_texts.csv`` scored at the main
-    prompt length by ``copyscope.analyze.quality``, joined to the texts' duplication scores,
-    and decided by the scorecard's claim with ``models.judge`` set to ``name``."""
+    """The novelty–quality row of a finished run with its sets judged again by ``judge``
+    (named ``name``): each (model, decoding) of ``tables/raven_texts.csv`` (the human sets
+    too, for their perplexity) scored at the main prompt length by
+    ``copyscope.analyze.quality``, joined to the texts' duplication scores, and decided by the
+    scorecard's claim with ``models.judge`` set to ``name``."""
     import yaml
 
     from copyscope.analyze import load_samples, quality
@@ -66,7 +67,6 @@ def judged_row(results: Path, config: Path, judge, tok, name: str, batch_size: i
     plan = Plan.from_config(cfg)
     main_length = cfg["sampling"]["prompt_length"]
     texts = pd.read_csv(results / "tables/raven_texts.csv")
-    texts = texts[texts["model"] != "human"]
     summary = pd.read_csv(results / "tables/raven_summary.csv")
     judged = []
     for (model, decoding), _ in texts.groupby(["model", "decoding"], sort=False):
@@ -86,7 +86,7 @@ def judged_row(results: Path, config: Path, judge, tok, name: str, batch_size: i
     sums = texts.groupby(["model", "decoding"], sort=False)[["nll_sum", "nll_tokens"]].sum()
     ppl = np.exp(sums["nll_sum"] / sums["nll_tokens"])
     return {"row_verdict": f.verdict, "row_per_model": f.per_model, "row_measured": f.measured,
-            "row_texts": len(texts),
+            "row_texts": int((texts["model"] != "human").sum()),
             "judged_perplexity": {f"{m}/{d}": float(v) for (m, d), v in ppl.items()}}  # fmt: skip
 
 

@@ -49,8 +49,8 @@ def test_judge_cost_on_a_tiny_judge(tmp_path, capsys):
 
 def test_judge_cost_decides_the_row_with_the_judge(tmp_path):
     """``--row``: every model set of the run's raven_texts judged again at the main prompt
-    length (the tiny config's 8) and the novelty–quality row decided with those scores; the
-    human sets are not judged, the duplication scores are the run's."""
+    length (the tiny config's 8) and the novelty–quality row decided with those scores (the
+    human set judged too, left out of the row); the duplication scores are the run's."""
     from copyscope.report import findings as F
 
     judge = tmp_path / "judge.gguf"
@@ -83,4 +83,5 @@ def test_judge_cost_decides_the_row_with_the_judge(tmp_path):
     got = json.loads(out.read_text())
     assert got["row_texts"] == 18 and got["row_verdict"] in F.VERDICTS
     assert got["row_measured"].startswith("gpt2-b (judged by tj, models.judge: outside the zoo)")
-    assert sorted(got["judged_perplexity"]) == ["gpt2-b/greedy", "gpt2-b/pure", "gpt2-b/top_k_10"]
+    assert sorted(got["judged_perplexity"]) == ["gpt2-b/greedy", "gpt2-b/pure", "gpt2-b/top_k_10",
+                                                "human/reference"]  # fmt: skip
