@@ -670,3 +670,21 @@ def test_membership_scores_truncate_long_texts_and_scores_every_set(tok):
     assert rows[0]["li_nll"] == pytest.approx(-lp.mean())  # the whole 4-word text is the window
     for r in rows:
         assert all(np.isfinite(r[k]) for k in scores.MEMBER_SIGN if k in r)
+
+
+def test_li_nlls_are_the_membership_scores_li_nll_column(tok):
+    """The dynamics' Li NLL alone equals the membership scores' column: the same windows (two
+    sets, one drawn shorter than its text, one truncated to the context), the same NLL."""
+    model = tiny_model("gpt2")
+    words = [f"w{i % 9 + 1}" for i in range(90)]
+    texts = [
+        {"set": "contamination", "id": "b0", "planted": 1, "copies": 1, "text": "w1 w2 w3 w4"},
+        {"set": "contamination", "id": "b1", "planted": 0, "copies": 0, "text": " ".join(words[:12])},
+        {"set": "clean", "id": "c0", "planted": 0, "copies": 0, "text": " ".join(words)},
+    ]
+    want = [r["li_nll"] for r in stage.membership_scores(model, tok, texts, li_words=6, seed=3)]
+    got = stage.li_nlls(model, tok, texts, li_words=6, seed=3, batch_size=2)
+    assert got == pytest.approx(want, rel=1e-6)
+    assert stage.li_nlls(model, tok, texts, li_words=6, seed=4) != pytest.approx(got)  # the seed
+    lp = token_logprobs(model, [np.array([1, 2, 3, 4])], eos_id=0)[0]
+    assert stage.li_nlls(model, tok, texts[:1], li_words=64, seed=0)[0] == pytest.approx(-lp.mean())

@@ -101,8 +101,8 @@ def extraction_rows(frame: pd.DataFrame, timing: dict, params: dict) -> list[dic
 
 
 def nll_gap_row(texts: list[dict], params: dict) -> dict:
-    """The ``nll_gap`` row of one checkpoint's membership rows
-    (:func:`copyscope.membership.stage.membership_scores`): mean Li NLL of the unplanted
+    """The ``nll_gap`` row of one checkpoint's contamination texts with their ``li_nll``
+    (:func:`copyscope.membership.stage.li_nlls`): mean Li NLL of the unplanted
     contamination-set items minus that of the planted ones."""
     bench = [t for t in texts if t["set"] == "contamination"]
     a = np.array([t["li_nll"] for t in bench if not t["planted"]], dtype=np.float64)
@@ -333,9 +333,10 @@ def score_checkpoints(
             )  # fmt: skip
             out += extraction_rows(frame, timing, params)
         if texts:
-            scored = mstage.membership_scores(
+            nlls = mstage.li_nlls(
                 model, tok, texts, li_words=mem["li_words"], seed=mem["seed"], **kw
             )
+            scored = [t | {"li_nll": x} for t, x in zip(texts, nlls, strict=True)]
             out.append(nll_gap_row(scored, params))
         if items:
             scored = [

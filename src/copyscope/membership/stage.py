@@ -125,6 +125,40 @@ def other_tokenizer(index, tokenizer) -> str:
     )
 
 
+def li_windows(texts: list[dict], li_words: int, seed: int) -> list[str]:
+    """Li's sample windows (:func:`copyscope.membership.placement.word_windows`) of
+    ``texts`` (dicts with ``set`` and ``text``), drawn per set in the order the sets first
+    appear, each set's generator seeded by ``seed``: window i belongs to text i when each
+    set's texts are contiguous, as the stage writes them."""
+    windows = []
+    for name in dict.fromkeys(t["set"] for t in texts):  # the sets in order, any names
+        part = [t["text"] for t in texts if t["set"] == name]
+        windows += placement.word_windows(part, li_words, seed) if part else []
+    return windows
+
+
+def li_nlls(
+    model, tokenizer, texts: list[dict], *, li_words: int, seed: int, **kw
+) -> list[float]:
+    """Li's per-sample NLL (:func:`copyscope.membership.placement.sample_nll`) of each text's
+    window (:func:`li_windows`), truncated to the model's context as
+    :func:`membership_scores` truncates it: that function's ``li_nll`` column alone, without
+    the passes over the full texts the other detectors need (the training dynamics score
+    only this at every checkpoint). ``kw``: ``batch_size``, ``device``."""
+    from ..lm.models import context_length
+    from ..lm.score import token_logprobs
+
+    limit = context_length(model)
+    seqs = [
+        placement.window_ids(tokenizer.encode(w, add_special_tokens=False), limit)
+        for w in li_windows(texts, li_words, seed)
+    ]
+    if any(x.size == 0 for x in seqs):
+        raise InputError("membership texts", "a text encodes to no tokens")
+    lps = token_logprobs(model, seqs, eos_id=tokenizer.eos_token_id, **kw)
+    return [placement.sample_nll(lp) for lp in lps]
+
+
 def membership_scores(
     model, tokenizer, texts: list[dict], *, li_words: int, seed: int, index=None, **kw
 ):
@@ -142,11 +176,7 @@ def membership_scores(
 
     full = [encode(t["text"]) for t in texts]
     lower = [encode(t["text"].lower()) for t in texts]
-    windows = []
-    for name in dict.fromkeys(t["set"] for t in texts):  # the sets in order, any names
-        part = [t["text"] for t in texts if t["set"] == name]
-        windows += placement.word_windows(part, li_words, seed) if part else []
-    win = [encode(w) for w in windows]
+    win = [encode(w) for w in li_windows(texts, li_words, seed)]
     seqs = [placement.window_ids(x, limit) for x in full + lower + win]
     if any(x.size == 0 for x in seqs):
         raise InputError("membership texts", "a text encodes to no tokens")
