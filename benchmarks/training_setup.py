@@ -17,6 +17,7 @@ Usage::
 
     python benchmarks/training_setup.py                   # every variant (~45 min, bf16 CPU)
     python benchmarks/training_setup.py ladder-4096 --csv ladder.csv
+    python benchmarks/training_setup.py ladder-4096 --reuse   # its models again, no training
 """
 
 from __future__ import annotations
@@ -99,19 +100,26 @@ def checkpoint_extraction(out: Path, cfg: dict, model: str) -> list[dict]:
     return rows
 
 
-def run(name: str, base: dict) -> pd.DataFrame:
+def run(name: str, base: dict, reuse: bool = False) -> pd.DataFrame:
     cfg = variant_config(name, base)
     out = ROOT / cfg["results"]
     out.mkdir(parents=True, exist_ok=True)
     config_path = out / "config.yaml"
-    config_path.write_text(yaml.safe_dump(cfg, sort_keys=False))
+    if not reuse:
+        config_path.write_text(yaml.safe_dump(cfg, sort_keys=False))
     models = list(cfg["models"]["zoo"])
     targets = [f"{cfg['results']}/memorization/{m}.csv" for m in models]
-    subprocess.run(
-        ["snakemake", *targets, "--cores", "2", "--configfile", str(config_path)],
-        cwd=ROOT,
-        check=True,
-    )
+    if reuse:  # the models trained by an earlier run of this variant, read again
+        kept = [f"{cfg['results']}/models/{m}/checkpoints/checkpoints.json" for m in models]
+        missing = [t for t in kept if not (ROOT / t).exists()]
+        if missing:
+            raise SystemExit(f"--reuse: expected {missing[0]} from an earlier run of {name}")
+    else:
+        subprocess.run(
+            ["snakemake", *targets, "--cores", "2", "--configfile", str(config_path)],
+            cwd=ROOT,
+            check=True,
+        )
     tok = cfg["models"]["tokenizer"]
     train_tokens = json.loads((out / "tokens" / tok / "train.json").read_text())["n_tokens"]
     valid_tokens = json.loads((out / "tokens" / tok / "valid.json").read_text())["n_tokens"]
@@ -139,12 +147,19 @@ def main(argv=None) -> int:
         "variants", nargs="*", help=f"variants to run (default: all of {list(VARIANTS)})"
     )
     ap.add_argument("--csv", type=Path, help="write the table here too")
+    ap.add_argument(
+        "--reuse",
+        action="store_true",
+        help="read the models an earlier run of each variant trained (no training)",
+    )
     args = ap.parse_args(argv)
     unknown = [v for v in args.variants if v not in VARIANTS]
     if unknown:
         ap.error(f"unknown variant(s) {unknown}; expected some of {list(VARIANTS)}")
     base = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
-    table = pd.concat([run(v, base) for v in args.variants or VARIANTS], ignore_index=True)
+    table = pd.concat(
+        [run(v, base, args.reuse) for v in args.variants or VARIANTS], ignore_index=True
+    )
     print(table.to_string(index=False))
     if args.csv:
         table.to_csv(args.csv, index=False)
