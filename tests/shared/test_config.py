@@ -97,9 +97,7 @@ def test_shipped_configs_validate(cfg):
     out = validate(cfg)
     assert cfg == before  # the input is not changed
     assert out["models"]["train"]["grad_clip"] == 1.0
-    # the schema's default (decay to 0) unless the config sets it (the default: 10%, as Pythia)
-    want = before["models"]["train"].get("min_lr_ratio", 0.0)
-    assert out["models"]["train"]["min_lr_ratio"] == want == (0.1 if cfg is DEFAULT else 0.0)
+    assert out["models"]["train"]["min_lr_ratio"] == 0.0
     for key, value in before["models"]["train"].items():
         assert out["models"]["train"][key] == value
 
