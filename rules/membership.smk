@@ -1,8 +1,35 @@
 # Contamination and membership detectors on the planted contamination set
 # (corpus.inject.contamination): each model's probe job (rules/probe.smk) scores every item and
-# baseline text of the set and the name cloze items (copyscope.membership); nothing runs
-# without a contamination set, except the name cloze with analysis.membership.cloze (the texts table is then empty). Whether each part
+# baseline text of the set and the name cloze items (copyscope.membership), drawn from the
+# candidate passages of membership_passages; nothing runs without a contamination set, except
+# the name cloze with analysis.membership.cloze (the texts table is then empty). Whether each part
 # runs: copyscope.plan (Plan.contamination, Plan.cloze, Plan.books, Plan.own_benchmarks).
+
+
+# the name cloze's candidate passages of every play, built once per run (spaCy's entity
+# recognizer over the speeches, copyscope.membership.stage.cloze_passages_file): each model's
+# probe and dynamics jobs draw their items from this file
+rule membership_passages:
+    input:
+        names=f"{R}/corpus/names.json",
+        train=f"{R}/corpus/train.jsonl",
+        valid=f"{R}/corpus/valid.jsonl",
+        excerpts=f"{R}/corpus/excerpts.jsonl",
+    output:
+        f"{R}/membership/cloze_passages.json",
+    log:
+        f"{R}/logs/membership_passages.log",
+    benchmark:
+        f"{R}/benchmarks/membership_passages.tsv"
+    conda:
+        "../envs/syntax.yaml"
+    params:
+        config=as_json(PLAN.cloze_passages_params()),
+    shell:
+        "python -m copyscope membership passages "
+        "--names {input.names} --train {input.train} --valid {input.valid} "
+        "--excerpts {input.excerpts} --params-json {params.config:q} --out {output} "
+        "> {log} 2>&1"
 
 
 # name cloze on a researcher's own books (analysis.membership.books: name -> a text book with

@@ -254,9 +254,13 @@ def test_the_plan_of_the_dynamics(tmp_path):
     assert tiny.parts()["dynamics"]
     inputs = tiny.dynamics_inputs("lstm")
     assert inputs["model"] == "/r/models/lstm" and inputs["index"] == "/r/index/bpe/index.json"
-    assert inputs["train_parses"] == "/r/syntax/train.parquet" and "names" in inputs
+    assert inputs["train_parses"] == "/r/syntax/train.parquet"
+    # the name cloze: the run's candidate passages, never the names or the splits (no NER here)
+    assert inputs["cloze_passages"] == "/r/membership/cloze_passages.json"
+    assert not {"names", "train", "valid", "excerpts"} & set(inputs)
     args = tiny.dynamics_args(inputs)
     assert args[:4] == ["--index", "/r/index/bpe", "--prompts", "/r/prompts/prompts.jsonl"]
+    assert args[-2:] == ["--cloze-passages", "/r/membership/cloze_passages.json"]
     params = tiny.dynamics_params()
     assert params["cloze_per_play"] == 2 and params["template_headline_n"] == 6
     default = plan_of("config")  # on in the default, for every trained model

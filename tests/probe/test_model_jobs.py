@@ -168,9 +168,9 @@ def test_analyze_model_checks_its_sets(job, capsys, extra, message):
         ({"memorization": {}}, [], "flag --out-ladder: expected a file: --params-json has "
                                    "'memorization'"),
         ({}, ["--out-ladder", "x.csv"], "flag --out-ladder: expected none"),
-        ({"membership": {}}, ["--out-texts", "t", "--out-cloze", "c"], "flag --names: expected a "
-                                                                         "file"),
-        ({}, ["--excerpts", "e.jsonl"], "flag --excerpts: expected none"),
+        ({"membership": {}}, ["--out-texts", "t", "--out-cloze", "c"],
+         "flag --cloze-passages: expected a file"),
+        ({}, ["--cloze-passages", "p.json"], "flag --cloze-passages: expected none"),
     ],
 )  # fmt: skip
 def test_probe_model_files_match_its_steps(job, tmp_path, capsys, params, files, flag):

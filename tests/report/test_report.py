@@ -15,6 +15,7 @@ from copyscope.report import (
     analyses,
     books,
     contamination,
+    loops,
     membership,
     name_cloze,
     own_benchmarks,
@@ -183,6 +184,8 @@ def synthetic_tables() -> dict[str, pd.DataFrame]:
             columns=["source", "prompts", "model", "beams", "prompt_length", "n", "novelty"]
         ),
         "completion_loss_frequency": completion,
+        # no greedy samples: no loops section (tests/report/test_loops.py writes one)
+        "loops": pd.DataFrame(columns=loops.COLUMNS),
         "raven_summary": raven,
         "supercopies": supercopies,
         "creativity_index": pd.DataFrame(
@@ -305,6 +308,7 @@ def test_registry_sections_reproduce_the_summary():
         "novelty",
         "training-prompts",
         "completion-loss",
+        "loops",
         "raven",
         "supercopies",
         "creativity",

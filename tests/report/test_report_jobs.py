@@ -24,7 +24,8 @@ from support.configs import plan_of, report_flags, report_job
 ROOT = Path(__file__).resolve().parents[2]
 
 REPORT_RULES = [
-    "report_novelty", "report_training_prompts", "report_completion_loss", "report_raven",
+    "report_novelty", "report_training_prompts", "report_completion_loss", "report_loops",
+    "report_raven",
     "report_supercopies", "report_creativity",
     "report_planted", "report_memorization", "report_syntax_novelty", "report_novel_words",
     "report_templates",

@@ -136,6 +136,7 @@ def test_defaults_are_filled():
         "raven_boundaries": "documents",
         "supercopy_min": 100,
         "planted_min_copy": 20,
+        "loop_length": 32,
         "memorization": {
             "prompt_tokens": 32,
             "suffix_tokens": 32,

@@ -157,10 +157,11 @@ def test_french_recognizer_gives_an_item_with_a_french_name():
     assert cloze.build_items("p", PLAY, names, mentions=english)[0] == []
 
 
-def test_cloze_rows_say_no_items_without_speakers(caplog):
+def test_cloze_passages_say_no_items_without_speakers(caplog):
     caplog.set_level("INFO")
-    rows = stage.cloze_rows(None, None, {"a": "Un texte."}, {}, set(), {"language": "fr"})
-    assert rows == []
+    plays = stage.cloze_passages({"a": "Un texte."}, {}, {"language": "fr"})
+    assert plays == []
+    assert stage.cloze_rows(None, None, plays, set(), {"cloze_per_play": 3, "seed": 0}) == []
     assert "cloze: no items" in caplog.text and "0 documents with speakers" in caplog.text
 
 

@@ -482,6 +482,23 @@ def check_timing(out, cfg: dict) -> None:
     assert card.at["templates-early", "measured"].count(f"({checkpoints} checkpoints)") == models
 
 
+def check_cloze_passages(out) -> None:
+    """The name cloze's candidate passages are built once per run (membership_passages) and
+    every probe and dynamics job draws its items from them, never running the recognizer (its
+    per-play log line, ``candidates; {rejections}``, is only in the passages job's log)."""
+    plays = json.loads((out / "membership/cloze_passages.json").read_text())["plays"]
+    assert plays and all(p["rejected"]["accepted"] == len(p["passages"]) for p in plays)
+    assert "candidates; {" in (out / "logs/membership_passages.log").read_text()
+    drawn = re.compile(r"cloze (\S+): \d+ items of (\d+) accepted passages")
+    want = {p["play"]: len(p["passages"]) for p in plays}
+    logs = [*(out / "logs/probe").glob("*.log"), *(out / "logs/dynamics").glob("*.log")]
+    assert len(logs) == 2 * len(TINY["models"]["zoo"])  # every model trains checkpoints
+    for log in logs:
+        text = log.read_text()
+        assert "candidates; {" not in text, log
+        assert {play: int(n) for play, n in drawn.findall(text)} == want, log
+
+
 def check_excerpts(out, cfg: dict) -> None:
     """corpus.inject.excerpts of a finished run: the excerpt plays held out whole (not in the
     validation split, their planted speeches c times in training), the contaminated human set
@@ -613,6 +630,7 @@ def test_tiny_run_outputs(tiny_run):
     check_style(out, TINY)
     check_excerpts(out, TINY)
     check_timing(out, TINY)
+    check_cloze_passages(out)
     # several index shards were built as separate jobs (tiny shard size)
     assert len(list((out / "index/bpe").glob("shard-*"))) > 1
     assert len(list((out / "benchmarks").rglob("*.tsv"))) >= 10

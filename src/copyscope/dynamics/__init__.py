@@ -15,8 +15,9 @@ the per-model functions of the other stages (no second implementation):
   the interval by :func:`copyscope.stats.bootstrap_difference_ci`, as the membership report's
   ``unplanted - planted`` contrast);
 * ``name_cloze`` — case-insensitive top-1 accuracy of the name cloze
-  (:func:`copyscope.membership.stage.cloze_items`, built once, and
-  :func:`~copyscope.membership.stage.score_items` per checkpoint) per play split (``train``,
+  (items drawn once from the run's candidate passages,
+  :func:`copyscope.membership.stage.draw_cloze`, and scored per checkpoint,
+  :func:`~copyscope.membership.stage.score_items`) per play split (``train``,
   ``excerpt``, ``valid``) and per timing group of the training plays;
 * ``template_ppl`` — perplexity (``exp`` of the mean token NLL) of the tokens inside a
   syntactic template and of the other tokens (Shaib et al. 2024, §6.1) on a fixed set of
@@ -259,8 +260,9 @@ def score_checkpoints(
 ) -> pd.DataFrame:
     """The dynamics table of one trained model (module docstring; :data:`COLUMNS`).
 
-    ``inputs``: ``manifest`` (corpus manifest), and optionally ``names``, ``train``,
-    ``valid``, ``excerpts`` (the name cloze), ``train_parses`` and ``valid_parses`` (the
+    ``inputs``: ``manifest`` (corpus manifest), and optionally ``cloze_passages`` (the name
+    cloze's candidate passages, :func:`copyscope.membership.stage.cloze_passages_file`),
+    ``train_parses`` and ``valid_parses`` (the
     syntax stage's parses of the two splits: the template perplexity), ``index`` (folder of the
     training index in the model's tokens) and ``prompts`` (prompts.jsonl) for the novelty.
     ``params``: the config block ``analysis.dynamics`` with ``membership``
@@ -283,15 +285,9 @@ def score_checkpoints(
     )
     mem, memo = params["membership"], params["memorization"]
     items, cands = [], []
-    if inputs.get("names"):
-        docs = {
-            r["id"]: r["text"]
-            for s in ("train", "valid", "excerpts")
-            if inputs.get(s)
-            for r in read_jsonl(inputs[s])
-        }
-        cloze_params = {**mem, "cloze_per_play": params["cloze_per_play"]}
-        items, cands = mstage.cloze_items(docs, read_json(inputs["names"]), cloze_params)
+    if inputs.get("cloze_passages"):
+        plays = mstage.read_cloze_passages(inputs["cloze_passages"], mem)
+        items, cands = mstage.draw_cloze(plays, params["cloze_per_play"], mem["seed"])
     valid_ids, excerpts = set(manifest["valid_ids"]), mstage.excerpt_copies(manifest)
     sentences, templates, tn = [], set(), 0
     if inputs.get("train_parses") and inputs.get("valid_parses"):

@@ -10,10 +10,7 @@ from ..clikit import add_command, add_device, add_group, add_params
 log = logging.getLogger(__name__)
 
 OPTIONAL = (
-    "names",
-    "train",
-    "valid",
-    "excerpts",
+    "cloze_passages",
     "train_parses",
     "valid_parses",
     "index",
@@ -42,10 +39,10 @@ def register(sub) -> None:
         "and top_k (analysis.syntax)",
     )
     f.add_argument("--manifest", required=True, help="corpus manifest.json")
-    f.add_argument("--names", help="speaker names per play (names.json; the name cloze)")
-    f.add_argument("--train", help="training split (.jsonl; the name cloze)")
-    f.add_argument("--valid", help="validation split (.jsonl; the name cloze)")
-    f.add_argument("--excerpts", help="excerpt plays (.jsonl; the name cloze)")
+    f.add_argument(
+        "--cloze-passages",
+        help="the name cloze's candidate passages (.json; membership passages)",
+    )
     f.add_argument("--train-parses", help="parse of the training split (.parquet; templates)")
     f.add_argument("--valid-parses", help="parse of the validation split (.parquet; templates)")
     f.add_argument("--index", metavar="DIR", help="training index in the model's tokens (novelty)")

@@ -1,5 +1,6 @@
-"""``copyscope membership``: one model's membership scores, Li's NLLs, name cloze and
-continuation overlap on the planted contamination set (:mod:`copyscope.membership.stage`)."""
+"""``copyscope membership``: the name cloze's candidate passages of a corpus (once per run), one
+model's membership scores, Li's NLLs, name cloze and continuation overlap on the planted
+contamination set (:mod:`copyscope.membership.stage`)."""
 
 from __future__ import annotations
 
@@ -13,12 +14,20 @@ log = logging.getLogger(__name__)
 def cmd_score(a) -> None:
     from .stage import score_model_files
 
-    paths = {"manifest": a.manifest, "names": a.names, "train": a.train, "valid": a.valid}
-    paths["excerpts"], paths["index"] = a.excerpts, a.index
+    paths = {"manifest": a.manifest, "cloze_passages": a.cloze_passages, "index": a.index}
     texts, cloze = score_model_files(
         a.model, a.model_name, paths, a.params_json, a.out_texts, a.out_cloze, a.device
     )
     log.info("%s: %d texts scored, %d cloze items", a.model_name, len(texts), len(cloze))
+
+
+def cmd_passages(a) -> None:
+    from .stage import cloze_passages_file
+
+    paths = {"names": a.names, "train": a.train, "valid": a.valid, "excerpts": a.excerpts}
+    plays = cloze_passages_file(paths, a.params_json, a.out)
+    n = sum(len(p["passages"]) for p in plays)
+    log.info("name cloze: %d accepted passages of %d plays -> %s", n, len(plays), a.out)
 
 
 def cmd_overlap(a) -> None:
@@ -56,18 +65,37 @@ def cmd_books(a) -> None:
 
 
 def register(sub) -> None:
-    """Add the ``membership`` group: ``score``, ``overlap``, ``benchmark``, ``books``."""
+    """Add the ``membership`` group: ``passages``, ``score``, ``overlap``, ``benchmark``,
+    ``books``."""
     group = add_group(sub, "membership", "membership detectors on the planted contamination set")
+    f = add_command(
+        group,
+        "passages",
+        cmd_passages,
+        "the name cloze's candidate passages of every play (spaCy NER; once per run)",
+    )
+    f.add_argument("--names", required=True, help="corpus names.json (speakers per play)")
+    f.add_argument("--train", required=True, help="corpus train.jsonl")
+    f.add_argument("--valid", required=True, help="corpus valid.jsonl")
+    f.add_argument("--excerpts", help="corpus excerpts.jsonl (the excerpt plays, optional)")
+    add_params(
+        f, "ner_model, cloze_distractors, seed (and language) of analysis.membership"
+    )
+    f.add_argument(
+        "--out", required=True, help="accepted passages, rejections, candidates per play (.json)"
+    )
+
     f = add_command(
         group, "score", cmd_score, "score the contamination set, its baselines and name cloze (one model)"
     )
     f.add_argument("--model", required=True, help="model directory")
     f.add_argument("--model-name", required=True, help="the model's name under models.zoo")
     f.add_argument("--manifest", required=True, help="corpus manifest.json (with 'contamination')")
-    f.add_argument("--names", required=True, help="corpus names.json (speakers per play)")
-    f.add_argument("--train", required=True, help="corpus train.jsonl")
-    f.add_argument("--valid", required=True, help="corpus valid.jsonl")
-    f.add_argument("--excerpts", help="corpus excerpts.jsonl (the excerpt plays, optional)")
+    f.add_argument(
+        "--cloze-passages",
+        required=True,
+        help="the name cloze's candidate passages (.json; membership passages)",
+    )
     f.add_argument(
         "--index",
         metavar="PATH",

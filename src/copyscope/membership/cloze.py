@@ -79,8 +79,9 @@ __all__ = [
     "STOP",
     "STOP_FR",
     "ClozeLanguage",
-    "cloze_language",
+    "accept_passages",
     "build_items",
+    "cloze_language",
     "candidate_names",
     "capitalisation_mentions",
     "cloze_accuracy",
@@ -425,19 +426,45 @@ def build_items(
     split: Callable[[str], list[str]] = speeches,
     stop=None,
 ) -> tuple[list[dict], dict[str, int]]:
-    """Name cloze items of one play (see the module docstring), by the rules of ``language``.
+    """Name cloze items of one play (see the module docstring), by the rules of ``language``:
+    its accepted passages (:func:`accept_passages`, which takes every argument but
+    ``per_play`` and ``seed``) and up to ``per_play`` of them drawn (:func:`draw_items`,
+    seeded by ``seed``). Returns ``(items, rejected)``: the items (each ``{"play", "item",
+    "text"`` with ``[MASK]``, ``"passage"``, ``"answer"``, ``"speech"``, ``"start"``,
+    ``"end"}``) and the count of candidate passages per rejection reason plus ``accepted``."""
+    accepted, rejected = accept_passages(
+        play, text, names, lo=lo, hi=hi, mentions=mentions, language=language, split=split,
+        stop=stop,
+    )  # fmt: skip
+    return draw_items(play, accepted, per_play, seed), rejected
+
+
+def accept_passages(
+    play: str,
+    text: str,
+    names: set[str],
+    *,
+    lo: int = 40,
+    hi: int = 60,
+    mentions: MentionFinder | None = None,
+    language: str = "en",
+    split: Callable[[str], list[str]] = speeches,
+    stop=None,
+) -> tuple[list[dict], dict[str, int]]:
+    """Every accepted passage of one play (see the module docstring), by the rules of
+    ``language``, before any draw: the first half of :func:`build_items`.
 
     ``names``: the person names (title case) of the gazetteer; ``mentions``: the proper-name
     finder (the stage passes :func:`spacy_mentions`; default: :func:`capitalisation_mentions`
     with ``names``), called once with the speeches it could find an item in — those with a
     passage of the right length holding one capitalised gazetteer word once (a finder whose
     persons are gazetteer words, every other one a proper name, accepts nothing else); the
-    other speeches keep the capitalisation rule's verdicts, all rejections. Returns ``(items,
-    rejected)``: up to ``per_play`` non-overlapping accepted passages drawn with a generator
-    seeded by ``seed`` (each ``{"play", "item", "text"`` with ``[MASK]``, ``"passage"``,
-    ``"answer"``, ``"speech"``, ``"start"``, ``"end"}``), and the count of candidate passages
-    per rejection reason (:data:`REJECTIONS`) plus ``accepted``. ``split`` cuts ``text`` into
-    its speeches (default :func:`speeches`; a prose book: its paragraphs,
+    other speeches keep the capitalisation rule's verdicts, all rejections. Returns
+    ``(accepted, rejected)``: the accepted passages in speech and offset order (each
+    ``{"play", "text"`` with ``[MASK]``, ``"passage"``, ``"answer"``, ``"speech"``,
+    ``"start"``, ``"end"}``), and the count of candidate passages per rejection reason
+    (:data:`REJECTIONS`) plus ``accepted``. ``split`` cuts ``text`` into its speeches (default
+    :func:`speeches`; a prose book: its paragraphs,
     :func:`copyscope.membership.books.paragraphs`) and ``stop`` is the capitalisation rule's
     stop-list (default: that of ``language``)."""
     accepted, rejected = [], dict.fromkeys(REJECTIONS, 0)
@@ -468,7 +495,7 @@ def build_items(
                 }
             )
     rejected["accepted"] = len(accepted)
-    return draw_items(play, accepted, per_play, seed), rejected
+    return accepted, rejected
 
 
 def draw_items(play: str, accepted: list[dict], per_play: int, seed: int) -> list[dict]:

@@ -11,6 +11,12 @@ log-probabilities, from the same forward pass). DC-PDD's token frequencies are t
 counts of the training index in the model's tokens (:func:`index_frequencies`); without that
 index its column is empty and ``absent`` says why. The reference-model ratio needs two models;
 the report computes it from the ``loss`` column of both models' tables.
+
+The name cloze's candidate passages do not depend on the model: they are built once per run
+(:func:`cloze_passages_file`, ``copyscope membership passages``: the gazetteer, spaCy's
+entity recognizer over every speech that may hold an item, the accepted passages and each
+play's candidate names), and each model's job only draws its items from them
+(:func:`draw_cloze`) and scores them (:func:`score_items`).
 """
 
 from __future__ import annotations
@@ -252,19 +258,19 @@ def play_split(play: str, valid_ids, excerpts: dict) -> str:
 
 
 def cloze_rows(
-    model, tokenizer, docs: dict, names: dict, valid_ids, params: dict, excerpts=None, **kw
+    model, tokenizer, plays: list[dict], valid_ids, params: dict, excerpts=None, **kw
 ):
-    """Name cloze items of every play in ``names`` (the corpus's speaker names) that has a
-    document (persons found by the NER of ``params["ner_model"]``, :func:`ner_pipeline`, else
-    by the capitalisation rule; the rules of ``params["language"]``, default ``en``,
-    :data:`copyscope.membership.cloze.LANGUAGES`), their predictions (:func:`copyscope.membership.cloze.rank_candidates`) and the
-    continuation overlap of their unmasked passages. Items whose longest filling exceeds the
-    model's context, and passages too short to continue, are skipped and counted in the log.
-    ``split`` is :func:`play_split` (``excerpts``: excerpt play → copies,
-    :func:`excerpt_copies`) and ``excerpt_copies`` the play's copy count (0: not an excerpt
-    play). One dict per item (:data:`CLOZE_COLUMNS` without ``model``)."""
+    """Name cloze items drawn from the candidate passages ``plays`` (:func:`cloze_passages`,
+    read back by :func:`read_cloze_passages`; up to ``params["cloze_per_play"]`` per play,
+    seeded by ``params["seed"]``, :func:`draw_cloze`), their predictions
+    (:func:`copyscope.membership.cloze.rank_candidates`) and the continuation overlap of their
+    unmasked passages. Items whose longest filling exceeds the model's context, and passages
+    too short to continue, are skipped and counted in the log. ``split`` is
+    :func:`play_split` (``excerpts``: excerpt play → copies, :func:`excerpt_copies`) and
+    ``excerpt_copies`` the play's copy count (0: not an excerpt play). One dict per item
+    (:data:`CLOZE_COLUMNS` without ``model``)."""
     excerpts = excerpts or {}
-    items, cands = cloze_items(docs, names, params)
+    items, cands = draw_cloze(plays, params["cloze_per_play"], params["seed"])
     if not items:
         return []
     rows = []
@@ -280,10 +286,29 @@ def cloze_rows(
     return rows
 
 
-def cloze_items(docs: dict, names: dict, params: dict) -> tuple[list[dict], list[list[str]]]:
-    """The name cloze items of every play of ``names`` with a document in ``docs`` and their
-    candidates (``(items, cands)``, ``cands[i]`` those of ``items[i]``), as
-    :func:`cloze_rows` builds them (its docstring); the model-independent half of it."""
+PASSAGE_KEYS = ("ner_model", "language", "cloze_distractors", "seed")
+"""The keys of ``analysis.membership`` (with the corpus language) the candidate passages
+depend on (:func:`cloze_passages`); ``cloze_per_play`` is not one: each job draws its own."""
+
+
+def passage_params(params: dict) -> dict:
+    """The :data:`PASSAGE_KEYS` of a membership parameter block, ``language`` filled in
+    (``en`` when absent) and ``ner_model`` None when absent (the capitalisation rule)."""
+    return {k: params.get(k) for k in PASSAGE_KEYS} | {"language": language_of(params)}
+
+
+def cloze_passages(docs: dict, names: dict, params: dict) -> list[dict]:
+    """The name cloze's candidate passages, the model-independent first half of
+    :func:`cloze_items`: per play of ``names`` (the corpus's speaker names) with a document in
+    ``docs`` and a gazetteer name (:func:`copyscope.membership.cloze.gazetteer`), in sorted
+    order, ``{"play", "candidates", "rejected", "passages"}``: its candidate names
+    (:func:`copyscope.membership.cloze.candidate_names` with ``params["cloze_distractors"]``
+    and ``params["seed"]``), the count of its candidate passages per rejection reason and
+    ``accepted``, and its accepted passages before any draw
+    (:func:`copyscope.membership.cloze.accept_passages`). Persons are found by the NER of
+    ``params["ner_model"]`` (:func:`ner_pipeline`), else by the capitalisation rule, with the
+    rules of ``params["language"]`` (default ``en``,
+    :data:`copyscope.membership.cloze.LANGUAGES`)."""
     language = language_of(params)
     gaz = cloze.gazetteer(names, language=language)
     if not any(gaz.get(p) for p in docs):
@@ -292,29 +317,86 @@ def cloze_items(docs: dict, names: dict, params: dict) -> tuple[list[dict], list
             "%d documents with speakers; a source without speakers gives no name cloze)",
             len(names),
         )
-        return [], []
+        return []
     nlp = ner_pipeline(params.get("ner_model"), language)
-    items, cands = [], []
+    plays = []
     for play in sorted(p for p in gaz if p in docs and gaz[p]):
         find = (
             cloze.spacy_mentions(nlp, set(gaz[play]), language=language)
             if nlp is not None
             else None
         )
-        its, rejected = cloze.build_items(
-            play,
-            docs[play],
-            set(gaz[play]),
-            per_play=params["cloze_per_play"],
-            seed=params["seed"],
-            mentions=find,
-            language=language,
+        accepted, rejected = cloze.accept_passages(
+            play, docs[play], set(gaz[play]), mentions=find, language=language
         )
         cs = cloze.candidate_names(gaz, play, params["cloze_distractors"], params["seed"])
-        log.info("cloze %s: %d items, %d candidates; %s", play, len(its), len(cs), rejected)
+        log.info("cloze %s: %d candidates; %s", play, len(cs), rejected)
+        plays.append(
+            {"play": play, "candidates": cs, "rejected": rejected, "passages": accepted}
+        )
+    return plays
+
+
+def draw_cloze(plays: list[dict], per_play: int, seed: int) -> tuple[list[dict], list[list[str]]]:
+    """The name cloze items of the candidate passages ``plays`` (:func:`cloze_passages`) and
+    their candidates (``(items, cands)``, ``cands[i]`` those of ``items[i]``): up to
+    ``per_play`` items per play, in the order of ``plays``, drawn by
+    :func:`copyscope.membership.cloze.draw_items` seeded by ``seed``."""
+    items, cands = [], []
+    for p in plays:
+        its = cloze.draw_items(p["play"], p["passages"], per_play, seed)
+        log.info(
+            "cloze %s: %d items of %d accepted passages, %d candidates",
+            p["play"], len(its), len(p["passages"]), len(p["candidates"]),
+        )  # fmt: skip
         items += its
-        cands += [cs] * len(its)
+        cands += [p["candidates"]] * len(its)
     return items, cands
+
+
+def cloze_items(docs: dict, names: dict, params: dict) -> tuple[list[dict], list[list[str]]]:
+    """The name cloze items of every play of ``names`` with a document in ``docs`` and their
+    candidates (``(items, cands)``, ``cands[i]`` those of ``items[i]``): the candidate
+    passages (:func:`cloze_passages`) and up to ``params["cloze_per_play"]`` items per play
+    drawn from them (:func:`draw_cloze`, seeded by ``params["seed"]``); the model-independent
+    half of :func:`cloze_rows`, in one process."""
+    plays = cloze_passages(docs, names, params)
+    return draw_cloze(plays, params["cloze_per_play"], params["seed"])
+
+
+def cloze_passages_file(paths: dict, params: dict, out) -> list[dict]:
+    """Write the name cloze's candidate passages (:func:`cloze_passages`) of the corpus files
+    ``paths`` (``names``, ``train``, ``valid`` and, when given, ``excerpts``) as one JSON
+    object ``{"params", "plays"}`` (``params``: :func:`passage_params`), once per run; every
+    model's probe and dynamics jobs draw their items from it (:func:`read_cloze_passages`)."""
+    from ..io import read_json, read_jsonl, write_json
+
+    splits = [s for s in ("train", "valid", "excerpts") if paths.get(s)]
+    docs = {r["id"]: r["text"] for s in splits for r in read_jsonl(paths[s])}
+    plays = cloze_passages(docs, read_json(paths["names"]), params)
+    write_json(out, {"params": passage_params(params), "plays": plays})
+    return plays
+
+
+def read_cloze_passages(path, params: dict) -> list[dict]:
+    """The candidate passages of a file of :func:`cloze_passages_file`; InputError when it is
+    not one, or when it was built with other :data:`PASSAGE_KEYS` than those of ``params``
+    (the items drawn from it would not be those of ``params``)."""
+    from ..io import read_json
+
+    data = read_json(path)
+    if not isinstance(data, dict) or not isinstance(data.get("plays"), list):
+        raise InputError(path, "expected the name cloze's passages: {\"params\", \"plays\"} "
+                               "(copyscope membership passages)")  # fmt: skip
+    built, wanted = data.get("params") or {}, passage_params(params)
+    for k in PASSAGE_KEYS:
+        if built.get(k) != wanted[k]:
+            raise InputError(
+                path,
+                f"expected passages built with {k}={wanted[k]!r} (analysis.membership), found "
+                f"{built.get(k)!r}: rebuild it (copyscope membership passages)",
+            )
+    return data["plays"]
 
 
 def score_items(
@@ -379,22 +461,20 @@ def score_items(
 def score_model_files(
     model_dir, model_name: str, paths: dict, params: dict, out_texts, out_cloze, device="auto"
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The membership job of one model: ``paths`` holds the corpus stage's ``manifest``,
-    ``names``, ``train`` and ``valid`` files (and, when given, ``excerpts``, the excerpt
-    plays, and ``index``, the training index in the model's tokens for DC-PDD's frequencies,
-    :func:`membership_scores`); ``params`` the config block
-    ``analysis.membership``. Writes the text table (:data:`TEXT_COLUMNS`,
-    :func:`membership_scores`)
-    and the cloze table (:data:`CLOZE_COLUMNS`, :func:`cloze_rows`) and returns both. A
-    manifest without a benchmark gives an empty text table (the name cloze alone)."""
-    from ..io import read_json, read_jsonl, write_csv
+    """The membership job of one model: ``paths`` holds the corpus stage's ``manifest``, the
+    name cloze's ``cloze_passages`` (:func:`cloze_passages_file`) and, when given, ``index``,
+    the training index in the model's tokens for DC-PDD's frequencies
+    (:func:`membership_scores`); ``params`` the config block ``analysis.membership``. Writes
+    the text table (:data:`TEXT_COLUMNS`, :func:`membership_scores`) and the cloze table
+    (:data:`CLOZE_COLUMNS`, :func:`cloze_rows`) and returns both. A manifest without a
+    benchmark gives an empty text table (the name cloze alone)."""
+    from ..io import read_json, write_csv
     from ..lm import load_model
 
     manifest = read_json(paths["manifest"])
     # without a benchmark (the name cloze alone: analysis.membership.cloze) no text is scored
     texts = contamination_texts(manifest, str(paths["manifest"])) if manifest.get("contamination") else []
-    splits = [s for s in ("train", "valid", "excerpts") if paths.get(s)]
-    docs = {r["id"]: r["text"] for s in splits for r in read_jsonl(paths[s])}
+    plays = read_cloze_passages(paths["cloze_passages"], params)
     model, tok = load_model(model_dir, device)
     kw = {"batch_size": params["batch_size"], "device": str(next(model.parameters()).device)}
     index = None
@@ -414,8 +494,8 @@ def score_model_files(
     frame = pd.DataFrame(
         [{"model": model_name, **r, "n_params": n_params} for r in rows], columns=TEXT_COLUMNS
     )
-    names, valid_ids = read_json(paths["names"]), set(manifest["valid_ids"])
-    crows = cloze_rows(model, tok, docs, names, valid_ids, params, excerpt_copies(manifest), **kw)
+    valid_ids = set(manifest["valid_ids"])
+    crows = cloze_rows(model, tok, plays, valid_ids, params, excerpt_copies(manifest), **kw)
     cl = pd.DataFrame([{"model": model_name, **r} for r in crows], columns=CLOZE_COLUMNS)
     write_csv(out_texts, frame[TEXT_COLUMNS])
     write_csv(out_cloze, cl)

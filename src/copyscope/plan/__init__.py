@@ -304,7 +304,8 @@ class Plan(TrainingPrompts, CommandLines):
 
     def dynamics_inputs(self, model: str) -> dict[str, str]:
         """What a model's dynamics job reads: the model, the manifest, with the name cloze
-        the names and the splits, and the prompts and the index in the model's tokens."""
+        its candidate passages (:meth:`cloze_passages_file`), and the prompts and the index
+        in the model's tokens."""
         R = self.results
         inputs = {
             "model": self.model_dir(model),
@@ -315,9 +316,7 @@ class Plan(TrainingPrompts, CommandLines):
             "valid_parses": f"{R}/syntax/valid.parquet",
         }
         if self.cloze:
-            for k in ("train", "valid", "excerpts"):
-                inputs[k] = f"{R}/corpus/{k}.jsonl"
-            inputs["names"] = f"{R}/corpus/names.json"
+            inputs["cloze_passages"] = self.cloze_passages_file()
         return inputs
 
     def dynamics_params(self) -> dict:
@@ -336,7 +335,7 @@ class Plan(TrainingPrompts, CommandLines):
     def dynamics_args(self, inputs: Mapping[str, str]) -> list[str]:
         """The optional flags of a dynamics job (its corpus inputs, the index folder)."""
         args = ["--index", os.path.dirname(inputs["index"]), "--prompts", inputs["prompts"]]
-        for k in ("train_parses", "valid_parses", "names", "train", "valid", "excerpts"):
+        for k in ("train_parses", "valid_parses", "cloze_passages"):
             if k in inputs.keys():
                 args += ["--" + k.replace("_", "-"), inputs[k]]
         return args
@@ -589,7 +588,7 @@ class Plan(TrainingPrompts, CommandLines):
 
     def probe_inputs(self, model: str) -> dict[str, str]:
         """What a model's probe job reads: the model, its tokenizer's index, the manifest, and
-        with the name cloze the names and the splits."""
+        with the name cloze its candidate passages (:meth:`cloze_passages_file`)."""
         R = self.results
         inputs = {
             "model": self.model_dir(model),
@@ -597,11 +596,13 @@ class Plan(TrainingPrompts, CommandLines):
             "manifest": f"{R}/corpus/manifest.json",
         }
         if self.cloze:
-            inputs["names"] = f"{R}/corpus/names.json"
-            inputs["train"] = f"{R}/corpus/train.jsonl"
-            inputs["valid"] = f"{R}/corpus/valid.jsonl"
-            inputs["excerpts"] = f"{R}/corpus/excerpts.jsonl"
+            inputs["cloze_passages"] = self.cloze_passages_file()
         return inputs
+
+    def cloze_passages_file(self) -> str:
+        """The name cloze's candidate passages, built once per run (rule
+        ``membership_passages``) for every model's probe and dynamics jobs."""
+        return f"{self.results}/membership/cloze_passages.json"
 
     def probe_outputs(self, model: str = "{model}") -> dict[str, str]:
         """What a model's probe job writes: its style repeats, with a ladder its extraction

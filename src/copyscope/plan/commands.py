@@ -76,17 +76,24 @@ class CommandLines:
 
     def probe_files(self, inputs: Mapping[str, str], outputs: Mapping[str, str]) -> list[str]:
         """The optional files of a probe job: with a ladder ``--out-ladder``; with the
-        membership step its corpus inputs, ``--out-texts`` and ``--out-cloze``."""
+        membership step the name cloze's passages, ``--out-texts`` and ``--out-cloze``."""
         args: list[str] = []
         if self.ladder:
             args += ["--out-ladder", outputs["ladder"]]
         if self.cloze:
             args += [
-                "--names", inputs["names"], "--train", inputs["train"],
-                "--valid", inputs["valid"], "--excerpts", inputs["excerpts"],
+                "--cloze-passages", inputs["cloze_passages"],
                 "--out-texts", outputs["texts"], "--out-cloze", outputs["cloze"],
             ]  # fmt: skip
         return args
+
+    def cloze_passages_params(self) -> dict:
+        """``membership passages --params-json``: the keys of analysis.membership the name
+        cloze's candidate passages depend on (``ner_model``, ``cloze_distractors``, ``seed``;
+        with the language, :meth:`with_language`), not ``cloze_per_play`` (each job draws its
+        own items)."""
+        m = self.membership
+        return self.with_language({k: m[k] for k in ("ner_model", "cloze_distractors", "seed")})
 
     def prompts_params(self) -> dict:
         """``sample prompts --params-json``: the block ``sampling`` without

@@ -7,8 +7,8 @@ set of texts with one trained model, run one after another on one loaded model.
   2023);
 * with a contamination set or the name cloze, the membership scores
   (:func:`copyscope.membership.stage.score_model_files`: Li's placement, Min-K%, Min-K%++,
-  zlib, reference ratios, DC-PDD with the frequencies of the job's index; name cloze and
-  continuation overlap).
+  zlib, reference ratios, DC-PDD with the frequencies of the job's index; the name cloze items
+  drawn from the run's candidate passages, and their continuation overlap).
 
 Each step writes the file it writes when run alone (its randomness is seeded per file), so the
 job is only a way to load the model once (:func:`copyscope.lm.shared_models`).
@@ -22,9 +22,10 @@ from ..errors import FlagError
 
 __all__ = ["MEMBERSHIP_INPUTS", "probe_model"]
 
-MEMBERSHIP_INPUTS = ("names", "train", "valid")
-"""The corpus files the membership step reads besides the manifest (and, with excerpts, the
-excerpt plays)."""
+MEMBERSHIP_INPUTS = ("cloze_passages",)
+"""The files the membership step reads besides the manifest and the index: the name cloze's
+candidate passages (:func:`copyscope.membership.stage.cloze_passages_file`, built once per
+run)."""
 
 
 def probe_model(
@@ -43,7 +44,7 @@ def probe_model(
     ``batch_size`` of analysis.memorization: the ladder's extraction) and ``membership``
     (analysis.membership with its language). ``out`` names the files: ``repeats``, with
     memorization ``ladder``, with membership ``texts`` and ``cloze``; ``corpus`` the
-    membership step's inputs (:data:`MEMBERSHIP_INPUTS`, optional ``excerpts``). Returns step
+    membership step's inputs (:data:`MEMBERSHIP_INPUTS`). Returns step
     → what it returned (a frame, or the membership step's pair of frames)."""
     from ..lm import shared_models
     from ..membership.stage import score_model_files
@@ -75,15 +76,13 @@ def probe_model(
 def _check(params: Mapping, out: Mapping, corpus: Mapping) -> None:
     """FlagError unless the files given are exactly those of the steps ``params`` asks for:
     ``--out-ladder`` with memorization; ``--out-texts``, ``--out-cloze`` and
-    :data:`MEMBERSHIP_INPUTS` with membership (``--excerpts`` optional there, else none)."""
+    :data:`MEMBERSHIP_INPUTS` with membership."""
     wanted = {
         "--out-ladder": ("memorization", out.get("ladder")),
         "--out-texts": ("membership", out.get("texts")),
         "--out-cloze": ("membership", out.get("cloze")),
-        **{f"--{k}": ("membership", corpus.get(k)) for k in MEMBERSHIP_INPUTS},
+        **{f"--{k.replace('_', '-')}": ("membership", corpus.get(k)) for k in MEMBERSHIP_INPUTS},
     }
-    if "membership" not in params:
-        wanted["--excerpts"] = ("membership", corpus.get("excerpts"))
     for flag, (step, path) in wanted.items():
         if (step in params) != (path is not None):
             has = "has" if step in params else "has no"

@@ -13,7 +13,7 @@ log = logging.getLogger(__name__)
 def cmd_model(a) -> None:
     from . import probe_model
 
-    corpus = {k: getattr(a, k) for k in ("names", "train", "valid", "excerpts")}
+    corpus = {"cloze_passages": a.cloze_passages}
     out = {k: getattr(a, f"out_{k}") for k in ("repeats", "ladder", "texts", "cloze")}
     done = probe_model(
         a.model, a.model_name, a.params_json, index=a.index, manifest=a.manifest, out=out,
@@ -38,10 +38,10 @@ def register(sub) -> None:
         "--index", required=True, metavar="DIR", help="index directory in the model's tokens"
     )
     f.add_argument("--manifest", required=True, help="corpus manifest.json")
-    f.add_argument("--names", help="speaker names per play (names.json; with membership)")
-    f.add_argument("--train", help="training split (.jsonl; with membership)")
-    f.add_argument("--valid", help="validation split (.jsonl; with membership)")
-    f.add_argument("--excerpts", help="excerpt plays (.jsonl; with membership, optional)")
+    f.add_argument(
+        "--cloze-passages",
+        help="the name cloze's candidate passages (.json; membership passages; with membership)",
+    )
     f.add_argument("--out-repeats", required=True, help="style repeats to write (.csv)")
     f.add_argument("--out-ladder", help="per-passage extraction to write (.csv; memorization)")
     f.add_argument("--out-texts", help="membership text scores to write (.csv; membership)")

@@ -47,6 +47,7 @@ ANALYSES = (
     "novelty",
     "training_prompts",
     "completion_loss",
+    "loops",
     "raven",
     "supercopies",
     "creativity",

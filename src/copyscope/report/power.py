@@ -4,7 +4,7 @@ verdict where the answer is known, at increasing sample sizes.
 * **copier** — a synthetic sample set with a known share of copying: the held-out
   continuations of one half of the windows with a seeded share of their ``span``-token spans
   replaced by spans of training documents
-  (:func:`copyscope.report.findings.merrill.copier_set`), matched against the index like
+  (:func:`copyscope.report.findings.merrill.copiers.copier_set`), matched against the index like
   any sample set. Against the other half's true continuations it is *less* novel, so Merrill
   et al.'s "pure samples are more novel than validation text at every n" must come out
   ``does not hold``; a copier with a larger share plays the larger of two models, so "larger

@@ -195,6 +195,21 @@ def test_the_registry_is_the_paper_modules_in_order():
     assert registry.claims_of(registry.PAPERS[4])[0] == "cloze-training-plays"
 
 
+def test_a_paper_package_registers_its_parts_in_order():
+    """Merrill et al.'s and McCoy et al.'s claims live in packages of a few modules: each
+    module's claims are registered together, the modules in the order of the package's PARTS,
+    and they are the package's claims."""
+    from copyscope.report.findings import merrill, raven, registry
+
+    for package in (merrill, raven):
+        parts = [registry.claims_of(m) for m in package.MODULES]
+        assert [m.__name__.rsplit(".", 1)[1] for m in package.MODULES] == list(package.PARTS)
+        assert all(parts) and sum(parts, []) == registry.claims_of(package)
+    assert registry.claims_of(merrill.MODULES[-1]) == [
+        "completion-loss-in-training", "completion-loss-frequency"]  # fmt: skip
+    assert registry.claims_of(raven.MODULES[1]) == ["novelty-quality"]
+
+
 def test_a_claim_is_one_unit_and_registered_once(monkeypatch):
     """A claim carries its statement, rule, decision, nulls and positives; registering an id
     twice is refused (two claims cannot share a row)."""

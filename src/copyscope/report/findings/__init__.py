@@ -45,7 +45,9 @@ One module per paper, each claim one unit in it (statement, conditions, rule, de
 known positives): :mod:`~copyscope.report.findings.merrill`,
 :mod:`~copyscope.report.findings.raven`, :mod:`~copyscope.report.findings.shaib`,
 :mod:`~copyscope.report.findings.li`, :mod:`~copyscope.report.findings.literature` and
-:mod:`~copyscope.report.findings.related`; :mod:`~copyscope.report.findings.core` (verdicts, the
+:mod:`~copyscope.report.findings.related`; the two largest are packages of a few modules each
+(``merrill/novelty.py``, ``merrill/completion.py``, …; ``raven/ngrams.py``, ``raven/quality.py``,
+…: their ``__init__`` lists which claim lives where); :mod:`~copyscope.report.findings.core` (verdicts, the
 :class:`~copyscope.report.findings.core.Claim` and its registry, the decision helpers),
 :mod:`~copyscope.report.findings.registry` (the order of the paper modules: the scorecard's),
 :mod:`~copyscope.report.findings.data` (the data the nulls and positives are drawn from) and

@@ -82,7 +82,7 @@ def copied_words(words: pd.DataFrame, share: float, span: int, rng) -> pd.DataFr
     start), drawn at random over all texts, are copied from training: the j-th word of a
     copied slot (j = 0..span−1) gets a longest match of at least j + 1 words in both columns
     (``max(L, j + 1)``), what a verbatim training span gives it against the index (the bound
-    :func:`copyscope.report.findings.merrill.copier_set`'s test checks on a real index; the words before the slot can only
+    :func:`copyscope.report.findings.merrill.copiers.copier_set`'s test checks on a real index; the words before the slot can only
     lengthen the match)."""
     out = words.copy()
     texts = out["text"].to_numpy()

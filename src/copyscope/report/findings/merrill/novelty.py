@@ -1,10 +1,10 @@
-"""Merrill, Smith & Elazar 2024, "Evaluating n-Gram Novelty of Language Models Using
-Rusty-DAWG" (EMNLP): the claims on n-gram novelty against the training data and the
-validation text, and on the completion loss (with the authors' analysis code's loss by
-training frequency, a related claim). Each claim: its statement, rule and decision, its nulls
-(halves and parts of the human continuations, permuted in-training labels, shuffled counts)
-and its known positives (the copier sets: human continuations with a share of their spans
-copied from training documents)."""
+"""Merrill et al. 2024, Figs. 1 (left) and 2, §3–4: the n-gram novelty rows: pure samples
+against the clean and the contaminated held-out text (``pure-more-novel-than-validation``,
+``pure-vs-contaminated-baseline``), the no-duplication lower bound
+(``validation-below-lower-bound``), model size (``larger-less-novel``) and constrained decoding
+(``constrained-less-novel``, ``constrained-small-n-below-validation``), each with its nulls
+(:mod:`~copyscope.report.findings.merrill.nulls`) and known positives
+(:mod:`~copyscope.report.findings.merrill.copiers`)."""
 
 from __future__ import annotations
 
@@ -12,21 +12,16 @@ import itertools
 import math
 from collections.abc import Mapping
 
-import numpy as np
 import pandas as pd
 
-from ...novelty.metrics import FREQUENCY_LENGTHS, completion_aggregate, completion_frame
-from ...stats import pooled_ratio_interval, sign_test, within, z_signs
-from .. import completion_loss as completion_report
-from .. import family, per_text
-from .. import novelty as novelty_report
-from .core import (
+from ....stats import pooled_ratio_interval
+from ... import family
+from ..core import (
     FAILS,
     HOLDS,
     MERRILL,
     NOVELTY_PERMUTATIONS,
     UNCLEAR,
-    ZERO,
     NotMeasured,
     NotTested,
     Null,
@@ -44,24 +39,21 @@ from .core import (
     model_size,
     models_of,
     novelty_vs_human,
-    p_verdict,
     per_model,
     set_rows,
     source_rows,
     token_ns,
     trend_verdict,
 )
-from .data import (
-    HUMAN,
-    STATE,
-    Data,
-    NullBuilder,
-    first_decoding,
-    natural_tokens,
-    resample_windows,
-    sizes_up_to,
-    split_windows,
-    take,
+from ..data import HUMAN, resample_windows, sizes_up_to, split_windows, take
+from .copiers import Copier, copier_of, copier_positives, sized_copier_positives
+from .nulls import (
+    constrained_half,
+    human_halves,
+    novelty_nulls,
+    pure_half,
+    pure_half_contaminated,
+    sized_halves,
 )
 
 MERRILL_PURE = (
@@ -69,216 +61,6 @@ MERRILL_PURE = (
     "Pile's validation text, which duplicates training n-grams (less novel than the no-"
     "duplication lower bound for n > 20); n = 1..100"
 )
-
-
-def novelty_nulls(
-    sets: list[tuple[str, str, pd.DataFrame]],
-    data: Data,
-    params: Mapping,
-    sources: tuple[str, ...] = ("all", "natural"),
-    full: bool = False,
-) -> Tables:
-    """novelty_samples, nnsl_samples and novelty_texts of the given (model, decoding, tokens)
-    sets, built by the novelty report's builders, for ``sources`` (the ones the claim reads);
-    up to ``findings.n_max``, or with ``full`` up to ``novelty.n_max`` (the workflow's)."""
-    sizes = {m: data.corpus_size for m, _, _ in sets}
-    f = params["findings"]
-    # most rules read novelty(n) up to findings.n_max only; the bootstrap resamples whole
-    # texts, so the curve's first n_max points and their intervals are those of the full curve
-    n_max = params["novelty"]["n_max"] if full else min(params["novelty"]["n_max"], f["n_max"])
-    novelty = {**params["novelty"], "n_max": n_max}
-    sets = [(m, d, natural_tokens(t)) for m, d, t in sets]
-    curves, nnsl = novelty_report.build(
-        sets, sizes, novelty, params["sampling"]["decodings"], sources=sources
-    )
-    texts = novelty_report.text_novelty_table(sets, params["sampling"], novelty["n_max"], sources)
-    return {"novelty_samples": curves, "nnsl_samples": nnsl, "novelty_texts": texts}
-
-
-def human_halves(sets_of, all_text: bool = False, full: bool = False) -> NullBuilder:
-    """A null of two halves of the human continuations (model tokens): ``sets_of(a, b,
-    params)`` deals the halves' tokens into the claim's (model, decoding, tokens) sets (None:
-    no such null in this run); matched against all training text with ``all_text``, else
-    ``findings.novelty_source``'s; the whole curves with ``full`` (:func:`novelty_nulls`)."""
-
-    def build(rng, data, params):
-        if data.tokens is None:
-            return None
-        f = params["findings"]
-        a, b = split_windows(data.tokens["window"].to_numpy(), 2, rng)
-        sets = sets_of(take(data.tokens, a), take(data.tokens, b), params)
-        if sets is None:
-            return None
-        source = "all" if all_text else f["novelty_source"]
-        return novelty_nulls(sets, data, params, (source,), full)
-
-    return build
-
-
-def pure_half(ta, tb, params):
-    """Half A as a model's pure samples, half B as the human baseline."""
-    return [(*HUMAN, tb), ("null", params["findings"]["pure_decoding"], ta)]
-
-
-def pure_half_contaminated(ta, tb, params):
-    """Half A as a model's pure samples, half B as both human baselines (clean and
-    contaminated)."""
-    return [(*HUMAN, tb), ("human", "contaminated", tb),
-            ("null", params["findings"]["pure_decoding"], ta)]  # fmt: skip
-
-
-def sized_halves(ta, tb, params):
-    """The halves as the pure samples of the smallest and the largest gpt2 model of the zoo
-    (None without two sizes)."""
-    zoo, pure = params["models"]["zoo"], params["findings"]["pure_decoding"]
-    sized = sorted((model_size(s), m) for m, s in zoo.items() if model_size(s))
-    if len(sized) < 2 or sized[0][0] == sized[-1][0]:
-        return None
-    return [(sized[0][1], pure, ta), (sized[-1][1], pure, tb)]
-
-
-def constrained_half(ta, tb, params):
-    """Half A as a model's first greedy or beam decoding, half B as the human baseline (None
-    without such a decoding)."""
-    dec = first_decoding(params, ("greedy", "beam"))
-    return None if dec is None else [(*HUMAN, tb), ("null", dec, ta)]
-
-
-def copier_set(
-    continuations: list[np.ndarray],
-    documents: list[np.ndarray],
-    share: float,
-    span: int,
-    rng: np.random.Generator,
-) -> tuple[list[np.ndarray], list[np.ndarray]]:
-    """Copies of ``continuations`` in which round(share · slots) of the ``span``-token slots
-    (each continuation cut into whole slots from its start, a shorter rest never copied),
-    drawn at random over all continuations, are replaced by a random ``span``-token span of a
-    random training document (of at least ``span`` tokens). Returns the texts and, per text,
-    a boolean mask of the copied tokens."""
-    long_docs = [d for d in documents if len(d) >= span]
-    if not long_docs:
-        raise ValueError(f"no training document has {span} tokens")
-    slots = [(i, s) for i, c in enumerate(continuations) for s in range(0, len(c) - span + 1, span)]
-    chosen = rng.choice(len(slots), size=round(share * len(slots)), replace=False)
-    texts = [np.array(c, copy=True) for c in continuations]
-    masks = [np.zeros(len(c), dtype=bool) for c in continuations]
-    for k in np.sort(chosen):
-        i, s = slots[k]
-        doc = long_docs[rng.integers(len(long_docs))]
-        start = rng.integers(len(doc) - span + 1)
-        texts[i][s : s + span] = doc[start : start + span]
-        masks[i][s : s + span] = True
-    return texts, masks
-
-
-def copier_tokens(texts: list[np.ndarray], windows: np.ndarray, index, plen: int) -> pd.DataFrame:
-    """Per-token L_t of the copier texts matched against ``index`` (the frame the novelty
-    builder reads: text, window, prompt_length, t, id, L, C, and L_nat = L)."""
-    m = index.longest_matches(texts)
-    parts = []
-    for i, (text, w) in enumerate(zip(texts, windows, strict=True)):
-        L, C = m[i]
-        parts.append(
-            pd.DataFrame(
-                {"text": i, "window": w, "prompt_length": plen, "t": np.arange(len(text)),
-                 "id": text, "L": L, "C": C, "L_nat": L}
-            )
-        )  # fmt: skip
-    return pd.concat(parts, ignore_index=True)
-
-
-class Copier:
-    """The copier sets of one run: one per share, built from half of the human windows; the
-    other half is the human baseline."""
-
-    def __init__(self, data: Data, index, params: Mapping, seed: int):
-        p = params["findings"]["power"]
-        plen = params["sampling"]["prompt_length"]
-        tok = data.tokens[data.tokens["prompt_length"] == plen]
-        rng = np.random.default_rng([seed, 1])
-        windows = rng.permutation(np.unique(tok["window"].to_numpy()))
-        self.human_windows = np.sort(windows[1::2])
-        copy_windows = np.sort(windows[::2])
-        # the copier is matched against the whole training split, so both sides use L_t of it
-        # for either source (a copied span may come from planted text)
-        self.human = tok[tok["window"].isin(self.human_windows)].assign(L_nat=lambda t: t["L"])
-        src = tok[tok["window"].isin(copy_windows)]
-        conts = [g["id"].to_numpy() for _, g in src.groupby("window", sort=True)]
-        docs = [index.document(d) for d in range(min(int(index.manifest["n_docs"]), 10_000))]
-        self.sets, self.masks = {}, {}
-        for share in p["copier_shares"]:
-            texts, masks = copier_set(conts, docs, share, p["copier_span"], rng)
-            self.sets[share] = copier_tokens(texts, np.sort(copy_windows), index, plen)
-            self.masks[share] = masks
-        self.max_size = min(len(copy_windows), len(self.human_windows))
-
-
-def copier_vs_human(copier: Copier, share: float):
-    """Builder: the copier of ``share`` as a model's pure sampling vs the human half."""
-
-    def build(rng, data, params, size):
-        f = params["findings"]
-        sets = [
-            ("human", "reference", resample_windows(copier.human, size, rng)),
-            ("copier", f["pure_decoding"], resample_windows(copier.sets[share], size, rng)),
-        ]
-        return novelty_nulls(sets, data, params, (f["novelty_source"],))
-
-    return build
-
-
-def copier_of(data, index, params: Mapping, shared: dict) -> Copier | None:
-    """The run's :class:`Copier` (built once, kept in ``shared``); None without the human
-    reference's tokens or the index."""
-    if data.tokens is None or index is None:
-        return None
-    if "copier" not in shared:
-        shared["copier"] = Copier(data, index, params, params["findings"]["power"]["seed"])
-    return shared["copier"]
-
-
-def copier_positives(data, index, params: Mapping, shared: dict) -> list[Positive]:
-    """One copier per ``findings.power.copier_shares`` as a model's pure samples against the
-    human half: less novel, so "more novel than validation text" must not hold."""
-    copier = copier_of(data, index, params, shared)
-    if copier is None:
-        return []
-    p = params["findings"]["power"]
-    sizes = sizes_up_to(p["sizes"], copier.max_size)
-    return [Positive(f"copier {share:.0%}", copier_vs_human(copier, share), FAILS, sizes,
-                     copier.max_size) for share in sorted(p["copier_shares"])]  # fmt: skip
-
-
-def sized_copier_positives(data, index, params: Mapping, shared: dict) -> list[Positive]:
-    """The copier of the smallest share as the smaller, and of the largest share as the larger
-    of two models (with two shares or more): the larger copies more, so must be less novel."""
-    copier = copier_of(data, index, params, shared)
-    p = params["findings"]["power"]
-    shares = sorted(p["copier_shares"])
-    if copier is None or len(shares) < 2:
-        return []
-    return [Positive(f"copier {shares[0]:.0%} vs {shares[-1]:.0%}",
-                     copier_sizes(copier, shares[0], shares[-1]), HOLDS,
-                     sizes_up_to(p["sizes"], copier.max_size), copier.max_size)]  # fmt: skip
-
-
-def copier_sizes(copier: Copier, low: float, high: float):
-    """Builder: the copier of share ``low`` as the smaller and ``high`` as the larger of the
-    two extreme gpt2 models of the zoo, both as pure sampling."""
-
-    def build(rng, data, params, size):
-        f, zoo = params["findings"], params["models"]["zoo"]
-        sized = sorted((model_size(s), m) for m, s in zoo.items() if model_size(s))
-        if len(sized) < 2 or sized[0][0] == sized[-1][0]:
-            return None
-        sets = [
-            (sized[0][1], f["pure_decoding"], resample_windows(copier.sets[low], size, rng)),
-            (sized[-1][1], f["pure_decoding"], resample_windows(copier.sets[high], size, rng)),
-        ]
-        return novelty_nulls(sets, data, params, (f["novelty_source"],))
-
-    return build
 
 
 @claim(
@@ -678,152 +460,3 @@ def constrained_small_n_below_validation(tables: Tables, params: Mapping):
     ns = token_ns(f["n_small"])
     parts, verdicts, models = novelty_vs_human(t, counts, params, constrained, ns, -1)
     return decided(parts, verdicts, "no greedy or beam sets with enough distinct texts", models)
-
-
-def _curves(table: pd.DataFrame, min_tokens: int) -> dict[str, pd.DataFrame]:
-    """model → completion-loss rows, one column per curve (``in training``, ``not in
-    training``), indexed by x, only the points with at least ``min_tokens`` tokens."""
-    t = table[table["tokens"] >= min_tokens]
-    return {
-        m: rows.pivot_table(index="x", columns="curve", values="loss")
-        for m, rows in t.groupby("model", sort=False)
-    }
-
-
-def completion_points_frame(completion: pd.DataFrame) -> pd.DataFrame:
-    """The tokens of the two completion-loss curves the rule compares (``in training``,
-    ``not in training``, :func:`copyscope.novelty.metrics.completion_frame`) of every model,
-    as a frame (model, curve, x, loss) sorted by model and x (stable)."""
-    parts = []
-    for model, f in completion.groupby("model", sort=False):
-        pts = completion_frame(per_text(f, "L"), per_text(f, "loss"))
-        pts = pts[pts["curve"].isin(["in training", "not in training"])]
-        parts.append(pts.assign(model=model).sort_values("x", kind="stable"))
-    return pd.concat(parts, ignore_index=True)[["model", "curve", "x", "loss"]]
-
-
-def _completion_points(data: Data) -> pd.DataFrame:
-    cached = STATE.get("completion_points")
-    if cached is not None and cached[0] is data.completion:
-        return cached[1]
-    pts = completion_points_frame(data.completion)
-    STATE["completion_points"] = (data.completion, pts)
-    return pts
-
-
-def permuted_in_training(rng, data, params):
-    """Merrill et al.'s completion loss with the in-training label permuted among the tokens
-    of each n-gram size x, per model: at every x, which tokens complete an n-gram seen in
-    training is random, so neither curve can be lower (the loss's dependence on x stays)."""
-    if data.completion is None or not len(data.completion):
-        return None
-    pts = _completion_points(data)
-    tables = []
-    for model, grp in pts.groupby("model", sort=False):
-        curve = grp["curve"].to_numpy()[within(grp["x"].to_numpy(), rng)]
-        tables.append(completion_aggregate(grp.assign(curve=curve), model))
-    return {"completion_loss": pd.concat(tables, ignore_index=True)}
-
-
-@claim(
-    "completion-loss-in-training",
-    "The loss of the token completing an n-gram of validation text is lower when that n-gram "
-    "occurs in training, across n",
-    MERRILL,
-    "Fig. 1 (right)",
-    "Pythia models on the Pile's validation text; per-token loss grouped by n",
-    ("completion_loss",),
-    "per model, over the n-gram lengths x where both curves have at least {min_tokens} tokens: "
-    "k of m points have the lower loss on the in-training curve; two-sided sign test "
-    "(binomial, p = 1/2): holds if k > m/2 with p < {alpha}, does not hold if k < m/2 with "
-    "p < {alpha}, else inconclusive; the claim holds if every model holds, "
-    "does not hold if every model does not",
-    nulls=(Null("permuted in-training labels", permuted_in_training),),
-)
-def completion_loss_in_training(tables: Tables, params: Mapping):
-    """Merrill et al. 2024 Fig. 1 (right): tokens that complete an n-gram seen in training have
-    a lower loss than tokens that complete a novel n-gram of the same length."""
-    f = params["findings"]
-    parts, verdicts, models = [], [], []
-    for model, c in _curves(tables["completion_loss"], f["min_tokens"]).items():
-        if not {"in training", "not in training"} <= set(c.columns):
-            continue
-        both = c.dropna(subset=["in training", "not in training"])
-        k, m = int((both["in training"] < both["not in training"]).sum()), len(both)
-        p = sign_test(k, m)
-        verdict = p_verdict(k - m / 2, p, +1, f["alpha"])
-        gap = (both["not in training"] - both["in training"]).mean()
-        parts.append(
-            f"{model}: lower at {k} of {m} lengths (p = {g(p)}), mean gap {g(gap)} nats → {verdict}"
-        )
-        verdicts.append(verdict)
-        models.append(model)
-    return decided(
-        parts,
-        verdicts,
-        f"no model has both curves with ≥ {f['min_tokens']} tokens per point",
-        models,
-    )
-
-
-def shuffled_counts(rng, data, params):
-    """The loss-vs-frequency tokens (t ≥ 1, L_t one of the fixed n of
-    :data:`copyscope.novelty.metrics.FREQUENCY_LENGTHS`) with their training counts C_t
-    shuffled among the tokens of the same L_t, per model: the slope of loss on log10 C_t is 0
-    by construction; the slope table is built by the report's own builder
-    (:func:`copyscope.report.completion_loss.build_slope`)."""
-    if data.completion is None or not len(data.completion):
-        return None
-    frames = []
-    for model, f in data.completion.groupby("model", sort=False):
-        L, C = f["L"].to_numpy(), f["C"].to_numpy().copy()
-        used = np.flatnonzero(f["text"].duplicated().to_numpy() & np.isin(L, FREQUENCY_LENGTHS))
-        by_length = used[np.argsort(L[used], kind="stable")]
-        C[by_length] = C[by_length[within(L[by_length], rng)]]
-        frames.append((model, f.assign(C=C)))
-    return {"completion_loss_slope": completion_report.build_slope(frames, params["novelty"])}
-
-
-@claim(
-    "completion-loss-frequency",
-    "For a fixed n-gram length, n-grams that occur more often in training are completed with "
-    "lower loss",
-    MERRILL,
-    "released analysis code (loss by training frequency)",
-    "Pythia on the Pile's validation text; tokens with L_t = L for fixed L, bucketed by "
-    "log10 count",
-    ("completion_loss_slope",),
-    "per model and n-gram length L with at least {min_tokens} tokens from at least {min_texts} "
-    "texts: the slope of token loss on log10 C_t over the tokens with L_t = L, with its 95% "
-    "bootstrap CI over texts; every "
-    "(model, L) at once (z from the 95% CIs, Bonferroni over the (model, L), α = {alpha}): a "
-    "(model, L) holds if the slope is below 0, does not hold if above 0, else inconclusive; "
-    "the claim holds if every (model, L) holds, does not hold if every (model, L) does not",
-    setting="the papers' text does not state this; it is what the authors' analysis code plots",
-    related=True,
-    nulls=(Null("shuffled counts", shuffled_counts),),
-)
-def completion_loss_frequency(tables: Tables, params: Mapping):
-    """Merrill et al. 2024 (analysis code): for a fixed length L, more frequent training
-    n-grams are completed with lower loss (negative slope of loss on log10 count)."""
-    f, t = params["findings"], tables["completion_loss_slope"]
-    t = t[(t["tokens"] >= f["min_tokens"]) & (t["texts"] >= f["min_texts"])]
-    t = t[np.isfinite(t["slope"].astype(float))]
-    slopes = [ci_of(r, "slope", "slope_lo", "slope_hi") for _, r in t.iterrows()]
-    # all (model, L) at once: four 95% intervals would err one in ten times together
-    signs = z_signs(slopes, [ZERO] * len(slopes), f["alpha"])
-    parts, verdicts, models = [], [], []
-    for (_, r), v, sign in zip(t.iterrows(), slopes, signs, strict=True):
-        verdict = HOLDS if sign < 0 else FAILS if sign > 0 else UNCLEAR
-        parts.append(
-            f"{r['model']} L={int(r['n'])}: slope {ci(v)} nats per decade "
-            f"({int(r['tokens'])} tokens, {int(r['texts'])} texts) → {verdict}"
-        )
-        verdicts.append(verdict)
-        models.append(r["model"])
-    return decided(
-        parts,
-        verdicts,
-        f"no length L with ≥ {f['min_tokens']} tokens from ≥ {f['min_texts']} texts and a slope",
-        models,
-    )
