@@ -74,8 +74,8 @@ def test_the_documented_judge_validates_and_is_wired_into_every_analyze_job():
     assert plan.evaluators()["judge"] == "smollm2"
     # without it: the zoo's evaluators, as before
     plan = Plan.from_config(validate({**copy.deepcopy(DEFAULT), "results": "/r"}))
-    assert plan.evaluator("gpt2-medium") == "gpt2-small" and plan.evaluators()["judge"] is None
-    assert plan.analysis_inputs("human")["evaluator"] == "/r/models/gpt2-medium"
+    assert plan.evaluator("t4x256") == "t2x128" and plan.evaluators()["judge"] is None
+    assert plan.analysis_inputs("human")["evaluator"] == "/r/models/t4x256"
 
 
 def test_the_fetch_rule_of_the_judge_in_a_dry_run_plan():
@@ -91,8 +91,8 @@ DROP = object()
 @pytest.mark.parametrize(
     "change, key, expected",
     [
-        ({"name": "gpt2-small"}, "models.judge.name", "expected a name that is not under "
-         "models.zoo (gpt2-small, gpt2-medium), found 'gpt2-small'"),
+        ({"name": "t2x64"}, "models.judge.name", "expected a name that is not under "
+         "models.zoo (t2x64, t2x128, t4x256, lstm), found 't2x64'"),
         ({"sha256": DROP}, "models.judge.sha256", "expected sha256 with wheel"),
         ({"path": ""}, "models.judge.path", "expected a non-empty string, found ''"),
         ({"gguf_file": "model.bin"}, "models.judge.gguf_file", "expected a string matching"),
