@@ -595,7 +595,8 @@ def test_novel_words_well_formed(model, verdict):
     f = decide("novel-words-well-formed", raven_novel_words=t)
     assert f.verdict == verdict, f.measured
     assert f.measured.startswith(f"m k40: {model[0]}/{model[1]} novel types well-formed vs "
-                                 "human 300/1000") and "[pure: 10/1000]" in f.measured  # fmt: skip
+                                 "human 300/1000") and "(pure: 10/1000)" in f.measured  # fmt: skip
+    assert "] [" not in f.measured  # an interval then a bracket: a Markdown reference link
     assert "§7" in f.where and "−0.03" in f.rule and "99% − 96%" in f.setting
 
 

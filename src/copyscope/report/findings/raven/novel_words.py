@@ -199,7 +199,7 @@ def novel_words_well_formed(tables: Tables, params: Mapping):
         beside = ""
         if f["pure_decoding"] != f["raven_decoding"] and len(pure) and pure["novel_types"].iloc[0]:
             p = pure.iloc[0]
-            beside = f" [{f['pure_decoding']}: {int(p['well_formed'])}/{int(p['novel_types'])}]"
+            beside = f" ({f['pure_decoding']}: {int(p['well_formed'])}/{int(p['novel_types'])})"
         parts.append(
             f"{model} {f['raven_decoding']}: {k}/{n} novel types well-formed vs human "
             f"{kh}/{nh}, difference {ci(d)}{beside} → {verdict}"
