@@ -137,7 +137,7 @@ def judge_note(judge: str, params: Mapping) -> str:
     "model holds",
     setting="quality is the perplexity under models.judge when the config sets one (a model "
     "outside the zoo, e.g. SmolLM2-135M, the judge: block config/config.yaml shows commented "
-    "out: about 29 CPU minutes on the default's sets on 2 cores, so the default keeps the "
+    "out: about 35 CPU minutes on the default's sets on 2 cores, so the default keeps the "
     "trained evaluators), else under the zoo's models.evaluator(s), small models trained on "
     "the same plays, whose perplexity rewards closeness to the training text as well as "
     "fluency; the measured column names each model's judge",
