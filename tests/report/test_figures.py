@@ -526,3 +526,18 @@ def test_the_dynamics_sets_keep_one_colour_that_is_no_models(drawn, tmp_path):
     sets = set(per_panel[0].values())
     assert len(sets) == 3
     assert not sets & {rgb(c) for c in plotting.model_colors(MODELS).values()}
+
+
+def test_the_dynamics_legend_is_one_beside_the_panels(drawn, tmp_path):
+    """One legend for the whole figure (every set once), none inside a panel."""
+    rows = [
+        {"model": m, "step": step, "set": name, "value": v, "value_lo": v - 0.1,
+         "value_hi": v + 0.1}
+        for m in MODELS for name in ("train", "valid", "timing late")
+        for step, v in ((10, 0.2), (100, 0.5))
+    ]  # fmt: skip
+    figures.dynamics(pd.DataFrame(rows), "name cloze accuracy", tmp_path / "d.png")
+    fig = drawn[0]
+    assert all(ax.get_legend() is None for ax in fig.axes)
+    assert len(fig.legends) == 1
+    assert [t.get_text() for t in fig.legends[0].get_texts()] == ["train", "valid", "timing late"]

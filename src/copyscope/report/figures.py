@@ -471,7 +471,7 @@ def training(frame: pd.DataFrame, path) -> None:
 def dynamics(part: pd.DataFrame, label: str, path) -> None:
     """One quantity of the training dynamics: one panel per model, one line per set (its colour
     the same in every panel, never a model's), the value at each checkpoint step (log x) with
-    its 95% interval as a band."""
+    its 95% interval as a band; one legend of the sets beside the panels."""
     import numpy as np
 
     plotting.setup()
@@ -497,8 +497,14 @@ def dynamics(part: pd.DataFrame, label: str, path) -> None:
         ax.xaxis.set_minor_formatter(plt.NullFormatter())
         ax.set_xlabel("training step (log)")
         ax.set_title(model)
-        ax.legend(fontsize=7)
     axes[0][0].set_ylabel(label)
+    # one legend beside the panels, not over any of their lines or bands
+    from matplotlib.lines import Line2D
+
+    handles = [Line2D([], [], color=set_color[n], marker="o", ms=3, label=n) for n in names]
+    fig.legend(handles=handles, fontsize=8, loc="center left", bbox_to_anchor=(1.0, 0.5),
+               frameon=False)  # fmt: skip
+    fig.tight_layout()
     plotting.save(fig, path)
 
 
