@@ -52,10 +52,11 @@ def test_tiny_french_run_took_the_french_path(tiny_fr):
     units = set(pd.read_csv(out / "tables/syntax_novelty.csv")["unit"])
     assert "argument_structure" in units
     assert "Training corpus (French, corpus.language fr)" in (out / "summary.md").read_text()
-    # the name cloze: no speakers, so no items, and the probe log says why
+    # the name cloze: no speakers, so no items, and the passages step's log says why (the
+    # passages are built once per run, membership/cloze_passages.json)
     assert json.loads((out / "corpus/names.json").read_text()) == {}
     cloze = pd.read_csv(out / "membership/gpt2/cloze.csv")
     assert cloze.empty
-    assert "cloze: no items" in (out / "logs/probe/gpt2.log").read_text()
+    assert "cloze: no items" in (out / "logs/membership_passages.log").read_text()
     # the contamination set's membership scores were computed all the same
     assert len(pd.read_csv(out / "membership/gpt2/texts.csv")) > 0
