@@ -61,8 +61,8 @@ seeds: setup
 	  --out-findings $(SEEDS_OUT)/findings.md
 
 # the null calibration of a finished run drawn again with DRAWS draws per null (the default
-# run draws 200: a rate near 5% is then known to about ±3 points, at 1000 to about ±1.4), and
-# the scorecard rewritten with it; the next `make run` draws 200 again
+# run draws 100: a rate near 5% is then known to about ±4 points, at 1000 to about ±1.4), and
+# the scorecard rewritten with it; the next `make run` draws 100 again
 DRAWS ?= 1000
 calibration: setup
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/snakemake --cores $(CORES) --configfile $(CONFIG) \

@@ -623,15 +623,19 @@ def _llama():
     return LlamaForCausalLM(cfg).eval()
 
 
-@pytest.mark.parametrize("kind", ["gpt2", "llama", "lstm"])
+@pytest.mark.parametrize("kind", ["gpt2", "llama", "lstm", "no cache"])
 def test_shared_prefix_sums_equal_the_summed_tails_of_the_full_scores(kind, monkeypatch):
-    """The prefix read once and continued from its cache (gpt2, llama) or the whole sequences
-    scored (the LSTM: no cache to repeat) give the tails' summed log-probabilities of full
-    scoring; batches smaller than a group, a prefix of 0, and a sequence no longer than its
-    prefix."""
+    """The prefix read once and continued from its keys and values (gpt2, llama) or from its
+    recurrent state (the LSTM), or the whole sequences scored (a model with neither) give the
+    tails' summed log-probabilities of full scoring; batches smaller than a group (rows of
+    different lengths, padded), a prefix of 0, and a sequence no longer than its prefix."""
     from copyscope.lm import score
 
-    model = _llama() if kind == "llama" else tiny_model(kind, seed=2)
+    model = _llama() if kind == "llama" else tiny_model(kind.replace("no cache", "gpt2"), seed=2)
+    want = {"gpt2": "keys", "llama": "keys", "lstm": "state", "no cache": "keys"}[kind]
+    assert score._prefix_cache(model, "cpu", 0) == want
+    if kind == "no cache":
+        monkeypatch.setattr(score, "_prefix_cache", lambda *a: None)
     rng = np.random.default_rng(5)
     head = rng.integers(1, 40, size=6)
     groups = [
@@ -647,7 +651,7 @@ def test_shared_prefix_sums_equal_the_summed_tails_of_the_full_scores(kind, monk
     monkeypatch.setattr(score, "token_logprobs", lambda *a, **k: calls.append(1)
                         or token_logprobs(*a, **k))  # fmt: skip
     got = score.shared_prefix_sums(model, groups, prefixes, eos_id=0, batch_size=2)
-    assert bool(calls) == (kind == "lstm")  # the LSTM falls back to whole-sequence scoring
+    assert bool(calls) == (kind == "no cache")  # only then whole-sequence scoring
     for seqs, p, sums in zip(groups, prefixes, got, strict=True):
         full = token_logprobs(model, seqs, eos_id=0)
         np.testing.assert_allclose(sums, [f[p:].sum() for f in full], atol=1e-5)

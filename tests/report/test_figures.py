@@ -522,22 +522,38 @@ def test_the_dynamics_sets_keep_one_colour_that_is_no_models(drawn, tmp_path):
         {label: rgb(_color(h)) for h, label in zip(*ax.get_legend_handles_labels(), strict=True)}
         for ax in drawn[0].axes
     ]
+    n = len(MODELS)  # the timing group in a second row of panels
+    per_panel = [{**per_panel[i], **per_panel[i + n]} for i in range(n)]
     assert len(per_panel) == 2 and per_panel[0] == per_panel[1]
     sets = set(per_panel[0].values())
     assert len(sets) == 3
     assert not sets & {rgb(c) for c in plotting.model_colors(MODELS).values()}
 
 
-def test_the_dynamics_legend_is_one_beside_the_panels(drawn, tmp_path):
-    """One legend for the whole figure (every set once), none inside a panel."""
+def test_the_dynamics_timing_groups_have_a_row_and_a_legend_of_their_own(drawn, tmp_path):
+    """The splits in one row of panels, the timing groups of the planted text in a second row
+    below, a legend beside each row listing its sets once, none inside a panel; one row where
+    there is no timing group."""
     rows = [
         {"model": m, "step": step, "set": name, "value": v, "value_lo": v - 0.1,
          "value_hi": v + 0.1}
-        for m in MODELS for name in ("train", "valid", "timing late")
+        for m in MODELS for name in ("train", "timing late", "valid", "timing early")
         for step, v in ((10, 0.2), (100, 0.5))
     ]  # fmt: skip
     figures.dynamics(pd.DataFrame(rows), "name cloze accuracy", tmp_path / "d.png")
     fig = drawn[0]
     assert all(ax.get_legend() is None for ax in fig.axes)
-    assert len(fig.legends) == 1
-    assert [t.get_text() for t in fig.legends[0].get_texts()] == ["train", "valid", "timing late"]
+    assert len(fig.axes) == 2 * len(MODELS)
+    top, bottom = fig.axes[: len(MODELS)], fig.axes[len(MODELS) :]
+    assert {t for ax in top for t in ax.get_legend_handles_labels()[1]} == {"train", "valid"}
+    assert {t for ax in bottom for t in ax.get_legend_handles_labels()[1]} == {
+        "timing late", "timing early"}  # fmt: skip
+    assert [[t.get_text() for t in g.get_texts()] for g in fig.legends] == [
+        ["train", "valid"], ["timing late", "timing early"]]  # fmt: skip
+    # each legend at the height of its row
+    heights = [g.get_bbox_to_anchor().transformed(fig.transFigure.inverted()).y0
+               for g in fig.legends]  # fmt: skip
+    assert heights[0] > top[0].get_position().y0 and heights[1] < bottom[0].get_position().y1
+    figures.dynamics(pd.DataFrame([r for r in rows if not r["set"].startswith("timing")]),
+                     "name cloze accuracy", tmp_path / "e.png")  # fmt: skip
+    assert len(drawn[1].axes) == len(MODELS) and len(drawn[1].legends) == 1

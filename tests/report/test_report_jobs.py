@@ -64,7 +64,8 @@ def test_every_analysis_but_seeds_has_one_report_job(name):
         for path, caption, category in job.outputs.values():
             assert path.startswith("/r/") and (caption is None) == (category is None)
             assert caption is None or (ROOT / "report" / f"{caption}.rst").exists(), caption
-    assert {j.rule: j.threads for j in jobs if j.threads != 1} == {"report_calibration": 2}
+    assert {j.rule: j.threads for j in jobs if j.threads != 1} == {"report_calibration": 2,
+                                                                   "report_power": 2}
     outputs = {path for j in jobs for path, _, _ in j.outputs.values()}
     assert {table_path(p, t) for t in summary_tables()} <= outputs
     read = findings.claimed_tables()

@@ -225,9 +225,10 @@ def shared_prefix_sums(
     reads a group's common prefix once and continues each sequence from its cached keys and
     values (the group in batches of ``batch_size``): the same sums up to float rounding (the
     name cloze of the default run: |difference| ≤ 1.5e-5 nats on passages of ~60 tokens, the
-    same best candidate for all 696 items of two models) at about half the cost. Other models
-    (the LSTM, whose state is not such a cache) are scored by :func:`token_logprobs` with
-    ``first``.
+    same best candidate for all 696 items of two models) at about half the cost. A recurrent
+    model whose state is a tuple of ``(layers, batch, hidden)`` tensors (the LSTM) continues
+    from its state after the prefix, repeated over the batch. Other models are scored by
+    :func:`token_logprobs` with ``first``.
     """
     if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
         raise ConfigError("batch_size", f"expected a positive integer, got {batch_size!r}")
@@ -241,7 +242,8 @@ def shared_prefix_sums(
         fits = not seqs or 0 <= p <= min(x.size for x in seqs)
         if not fits or any(not np.array_equal(x[:p], seqs[0][:p]) for x in seqs):
             raise InputError(f"prefixes[{g}]", f"expected a prefix all sequences share, got {p}")
-    if not groups or not _caches_keys(model, device, eos_id):
+    kind = _prefix_cache(model, device, eos_id) if groups else None
+    if kind is None:
         flat = [s for seqs in groups for s in seqs]
         first = [p for p, seqs in zip(prefixes, groups, strict=True) for _ in seqs]
         lps = token_logprobs(
@@ -280,14 +282,21 @@ def shared_prefix_sums(
                     continue
                 width = max(tails[i].size for i in rows) - 1
                 ids = np.full((len(rows), width), eos_id, dtype=np.int64)
-                mask = np.zeros((len(rows), p + 1 + width), dtype=np.int64)
-                mask[:, : p + 1] = 1
+                # keys and values: the mask covers the prefix too; a state: the new tokens only
+                before = p + 1 if kind == "keys" else 0
+                mask = np.zeros((len(rows), before + width), dtype=np.int64)
+                mask[:, :before] = 1
                 for r, i in enumerate(rows):
                     n = tails[i].size - 1
                     ids[r, :n] = tails[i][:-1]
-                    mask[r, p + 1 : p + 1 + n] = 1
-                cache = copy.deepcopy(o.past_key_values)
-                cache.batch_repeat_interleave(len(rows))
+                    mask[r, before : before + n] = 1
+                if kind == "keys":
+                    cache = copy.deepcopy(o.past_key_values)
+                    cache.batch_repeat_interleave(len(rows))
+                else:
+                    cache = tuple(
+                        t.expand(-1, len(rows), -1).contiguous() for t in o.past_key_values
+                    )
                 logits = model(
                     input_ids=torch.from_numpy(ids).to(dev),
                     attention_mask=torch.from_numpy(mask).to(dev),
@@ -304,10 +313,21 @@ def shared_prefix_sums(
     return out
 
 
-def _caches_keys(model, device, eos_id: int) -> bool:
-    """Whether ``model``'s forward returns a cache that can be repeated over a batch (a
-    Hugging Face ``DynamicCache``), tried on one token."""
+def _prefix_cache(model, device, eos_id: int) -> str | None:
+    """How ``model`` continues from a prefix read once, tried on one token: ``"keys"`` when its
+    forward returns a cache that can be repeated over a batch (a Hugging Face
+    ``DynamicCache``), ``"state"`` when it returns a recurrent state, a tuple of
+    ``(layers, 1, hidden)`` tensors (:class:`~copyscope.lm.models.LSTMForCausalLM`), else None."""
     with eval_mode(model, device) as dev, torch.inference_mode():
         one = torch.tensor([[eos_id]], device=dev)
         o = model(input_ids=one, attention_mask=torch.ones_like(one), use_cache=True)
-    return hasattr(getattr(o, "past_key_values", None), "batch_repeat_interleave")
+    cache = getattr(o, "past_key_values", None)
+    if hasattr(cache, "batch_repeat_interleave"):
+        return "keys"
+    if (
+        isinstance(cache, tuple)
+        and cache
+        and all(torch.is_tensor(t) and t.dim() == 3 and t.shape[1] == 1 for t in cache)
+    ):
+        return "state"
+    return None

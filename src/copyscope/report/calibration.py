@@ -58,7 +58,6 @@ share of draws with a verdict other than ``inconclusive``, with its 95% Wilson i
 from __future__ import annotations
 
 import logging
-import os
 import time
 import warnings
 from collections.abc import Mapping
@@ -73,7 +72,7 @@ from ..syntax.io import read_parses
 from ..syntax.templates import (
     generated_text,
 )
-from . import corpus_sizes, require
+from . import corpus_sizes, require, workers
 from . import findings as F
 from . import novel_words as novel_words_report
 from . import template_coverage as coverage_report
@@ -283,7 +282,7 @@ def false_verdicts(
     }
 
 
-PROCESSES = "COPYSCOPE_PROCESSES"
+PROCESSES = workers.PROCESSES
 """Environment variable: how many processes draw the nulls (the rule sets its threads)."""
 
 
@@ -308,27 +307,10 @@ def _task(task: tuple[str, int]):
 
 
 def _draw_all(tasks: list[tuple[str, int]], processes: int) -> list:
-    """:func:`_draw_null` of every task, in task order, by ``processes`` forked workers. A
-    worker that dies (a crash in native code, a kill) breaks the executor instead of leaving
-    it waiting for ever (as ``multiprocessing.Pool.map`` does); the tasks it left undone are
-    then drawn here, one by one: every draw is seeded by itself, so the table is the same."""
-    if processes <= 1 or len(tasks) <= 1:
-        return [_draw_null(t) for t in tasks]
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-    from concurrent.futures.process import BrokenProcessPool
-
-    done: dict[int, tuple] = {}
-    ctx = multiprocessing.get_context("fork")
-    try:
-        with ProcessPoolExecutor(processes, mp_context=ctx) as pool:
-            futures = {i: pool.submit(_task, t) for i, t in enumerate(tasks)}
-            for i, f in futures.items():
-                done[i] = f.result()
-    except BrokenProcessPool:
-        log.warning("a calibration worker died; drawing the %d tasks it left in this process",
-                    len(tasks) - len(done))  # fmt: skip
-    return [done[i] if i in done else _draw_null(t) for i, t in enumerate(tasks)]
+    """:func:`_draw_null` of every task, in task order, by ``processes`` forked workers
+    (:func:`copyscope.report.workers.forked_map`: a worker that dies leaves its tasks to this
+    process; every draw is seeded by itself, so the table is the same)."""
+    return workers.forked_map(_task, tasks, processes, "calibration")
 
 
 def main_prompt_length(data: Data, params: Mapping) -> Data:
@@ -459,5 +441,4 @@ def human_words(samples, directory) -> tuple:
 def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
     """Draw every null of every claim this run has data for; write the calibration table."""
     require(inputs.get("tokens") or [], "--tokens", "human reference")
-    processes = max(1, int(os.environ.get(PROCESSES, "1")))
-    write_csv(out["csv"], calibration_table(load(inputs, params), params, processes))
+    write_csv(out["csv"], calibration_table(load(inputs, params), params, workers.processes()))

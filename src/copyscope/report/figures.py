@@ -471,40 +471,52 @@ def training(frame: pd.DataFrame, path) -> None:
 def dynamics(part: pd.DataFrame, label: str, path) -> None:
     """One quantity of the training dynamics: one panel per model, one line per set (its colour
     the same in every panel, never a model's), the value at each checkpoint step (log x) with
-    its 95% interval as a band; one legend of the sets beside the panels."""
+    its 95% interval as a band. The timing groups of the planted text (sets ``timing …``) get
+    a row of their own below the other sets (splits, rungs, decodings), so that neither row's
+    lines hide the other's; a legend of each row's sets beside it."""
     import numpy as np
+    from matplotlib.lines import Line2D
 
     plotting.setup()
     models = plotting.model_order(part["model"])
-    fig, axes = plt.subplots(1, len(models), figsize=(4.2 * len(models), 3.6), squeeze=False,
-                             sharey=True)  # fmt: skip
-    # a set keeps its colour in every panel, from a palette of its own (never a model's: the
-    # panels are the models)
     names = list(dict.fromkeys(part["set"]))
-    set_color = dict(zip(names, sns.color_palette("Dark2", max(len(names), 1)), strict=False))
-    for ax, model in zip(axes[0], models, strict=True):
-        g = part[part["model"] == model]
-        for name, s in g.groupby("set", sort=False):
-            s = s.sort_values("step")
-            (line,) = ax.plot(s["step"], s["value"], marker="o", ms=3, label=name,
-                              color=set_color[name])  # fmt: skip
-            lo, hi = s["value_lo"].to_numpy(float), s["value_hi"].to_numpy(float)
-            if np.isfinite(lo).any():
-                ax.fill_between(s["step"], lo, hi, color=line.get_color(), alpha=0.15, lw=0)
-        ax.set_xscale("log")
-        steps = sorted(g["step"].unique())
-        ax.set_xticks(steps, [str(int(x)) for x in steps])  # the checkpoint steps, no minor labels
-        ax.xaxis.set_minor_formatter(plt.NullFormatter())
-        ax.set_xlabel("training step (log)")
-        ax.set_title(model)
-    axes[0][0].set_ylabel(label)
-    # one legend beside the panels, not over any of their lines or bands
-    from matplotlib.lines import Line2D
-
-    handles = [Line2D([], [], color=set_color[n], marker="o", ms=3, label=n) for n in names]
-    fig.legend(handles=handles, fontsize=8, loc="center left", bbox_to_anchor=(1.0, 0.5),
-               frameon=False)  # fmt: skip
+    rows = [[n for n in names if not n.startswith("timing ")],
+            [n for n in names if n.startswith("timing ")]]  # fmt: skip
+    rows = [r for r in rows if r]
+    fig, axes = plt.subplots(len(rows), len(models), figsize=(4.2 * len(models), 3.3 * len(rows)),
+                             squeeze=False, sharey=True, sharex="col")  # fmt: skip
+    # a set keeps its colour in every panel, from a palette of its row's own (never a model's:
+    # the panels are the models)
+    set_color = {}
+    for sets, palette in zip(rows, ("Dark2", "Set1"), strict=False):
+        set_color |= dict(zip(sets, sns.color_palette(palette, max(len(sets), 1)), strict=False))
+    for r, sets in enumerate(rows):
+        for ax, model in zip(axes[r], models, strict=True):
+            g = part[(part["model"] == model) & part["set"].isin(sets)]
+            for name, s in g.groupby("set", sort=False):
+                s = s.sort_values("step")
+                (line,) = ax.plot(s["step"], s["value"], marker="o", ms=3, label=name,
+                                  color=set_color[name])  # fmt: skip
+                lo, hi = s["value_lo"].to_numpy(float), s["value_hi"].to_numpy(float)
+                if np.isfinite(lo).any():
+                    ax.fill_between(s["step"], lo, hi, color=line.get_color(), alpha=0.15, lw=0)
+            ax.set_xscale("log")
+            steps = sorted(part.loc[part["model"] == model, "step"].unique())
+            ax.set_xticks(steps, [str(int(x)) for x in steps])  # the checkpoint steps only
+            ax.xaxis.set_minor_formatter(plt.NullFormatter())
+            if r == len(rows) - 1:
+                ax.set_xlabel("training step (log)")
+            if r == 0:
+                ax.set_title(model)
+        timing = sets[0].startswith("timing ")
+        axes[r][0].set_ylabel(f"{label}\n(timing of planted text)" if timing else label)
     fig.tight_layout()
+    # one legend per row beside it, not over any of the panels' lines or bands
+    for r, sets in enumerate(rows):
+        box = axes[r][-1].get_position()
+        handles = [Line2D([], [], color=set_color[n], marker="o", ms=3, label=n) for n in sets]
+        fig.legend(handles=handles, fontsize=8, loc="center left", frameon=False,
+                   bbox_to_anchor=(1.0, (box.y0 + box.y1) / 2))  # fmt: skip
     plotting.save(fig, path)
 
 

@@ -69,6 +69,7 @@ from ..io import write_csv
 from ..lazy import lazy_module
 from ..stats import wilson
 from . import findings as F
+from . import workers
 from .calibration import INPUTS as CALIBRATION_INPUTS
 from .calibration import load
 from .findings.data import Data
@@ -180,21 +181,43 @@ def positives(data: Data, index, params: Mapping) -> list[tuple[str, F.Positive]
     return [(c.id, p) for c in claims for p in c.known_positives(data, index, params, shared)]
 
 
-def power_table(data: Data, index, params: Mapping) -> pd.DataFrame:
-    """One row per (claim, positive, size) this run has data for (``findings.power``)."""
-    p = params["findings"]["power"]
-    draws, seed, rows = p["draws"], p["seed"], []
-    for claim, positive in positives(data, index, params):
-        for size in positive.sizes:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", RuntimeWarning)
-                r = power_at(claim, positive.build, positive.right, data, params, size, draws,
-                             seed)  # fmt: skip
-            if r is None:
-                continue
-            log.info("%s, %s, size %d: power %.2f", claim, positive.name, size, r["power"])
-            rows.append({"claim": claim, "positive": positive.name, "size": size,
-                         "observed": positive.observed, **r})  # fmt: skip
+THREADS = 2  # its job's threads: PROCESSES, the workers that draw the resamples
+PROCESSES = workers.PROCESSES
+"""Environment variable: how many processes draw the resamples (the rule sets its threads)."""
+STATE: dict = {}
+"""What the workers of :func:`power_table` read: the positives, data and params (set before
+they fork)."""
+
+
+def _power_task(task: tuple[int, int]) -> dict | None:
+    """:func:`power_at` of positive ``task[0]`` of ``STATE["positives"]`` at size ``task[1]``."""
+    claim, positive = STATE["positives"][task[0]]
+    p = STATE["params"]["findings"]["power"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return power_at(claim, positive.build, positive.right, STATE["data"], STATE["params"],
+                        task[1], p["draws"], p["seed"])  # fmt: skip
+
+
+def power_table(data: Data, index, params: Mapping, processes: int = 1) -> pd.DataFrame:
+    """One row per (claim, positive, size) this run has data for (``findings.power``), the
+    (positive, size) pairs drawn by ``processes`` forked workers (every resample is seeded by
+    itself, so the table does not depend on them)."""
+    found = positives(data, index, params)
+    tasks = [(k, size) for k, (_, positive) in enumerate(found) for size in positive.sizes]
+    STATE.update(positives=found, data=data, params=params)
+    try:
+        results = workers.forked_map(_power_task, tasks, processes, "power")
+    finally:
+        STATE.clear()
+    rows = []
+    for (k, size), r in zip(tasks, results, strict=True):
+        if r is None:
+            continue
+        claim, positive = found[k]
+        log.info("%s, %s, size %d: power %.2f", claim, positive.name, size, r["power"])
+        rows.append({"claim": claim, "positive": positive.name, "size": size,
+                     "observed": positive.observed, **r})  # fmt: skip
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
@@ -216,6 +239,6 @@ def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
     data = load(inputs)
     manifests = inputs.get("index_manifest") or []
     index = index_stage.open(manifests[0][-1]) if manifests else None
-    table = power_table(data, index, params)
+    table = power_table(data, index, params, workers.processes())
     write_csv(out["csv"], table)
     fig.power(table, params["findings"]["power"]["target"], out["fig"])

@@ -24,6 +24,9 @@ def test_the_power_table_and_the_size_for_power(tmp_path):
     d = data(tokens=human_tokens_with_ids(rng), extraction=ladder_results())
     table = P.power_table(d, index, POWER_PARAMS)
     assert list(table.columns) == P.COLUMNS
+    # every resample seeded by itself: two forked workers draw the same table
+    pd.testing.assert_frame_equal(P.power_table(d, index, POWER_PARAMS, processes=2), table)
+    assert not P.STATE  # the workers' state is cleared after the table
     assert set(table["positive"]) == {"copier 10%", "copier 50%", "copier 10% vs 50%",
                                       "planted ladder"}  # fmt: skip
     assert sorted(set(table.loc[table["positive"] == "planted ladder", "size"])) == [5, 10, 20]
