@@ -18,7 +18,7 @@ REFERENCE = $(shell sed -n 's/^\([A-Za-z0-9_.-]*\)==.*/\1/p' requirements-refere
 # the config's results folder (every output of a run, the report included, goes there)
 RESULTS = $(shell sed -n 's/^results:[[:space:]]*\([^[:space:]#]*\).*/\1/p' $(CONFIG) 2>/dev/null)
 
-.PHONY: setup run seeds calibration unlock report test test-fast test-local lint bench figures clean
+.PHONY: setup run seeds calibration unlock report test test-fast test-local lint bench bench-infinigram figures clean
 
 setup: $(STAMP)
 
@@ -108,14 +108,24 @@ bench: setup
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python benchmarks/index_bench.py --sizes 1e6 1e7 1e8 \
 	  --out docs/performance/index_bench.json
 
+# copyscope and infini-gram's engine on infini-gram's own index (built by its indexer) beside
+# copyscope's own, without the other peers (15 minutes on a quiet 2-core machine)
+bench-infinigram: setup
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python benchmarks/index_bench.py --sizes 1e6 1e7 1e8 \
+	  --peers infinigram --out docs/performance/infinigram_bench.json
+
 # copy the figures, summary, scorecard and runtime table of the last `make run` into docs/ (the
-# documentation site's "Results of the default run" and "Performance" pages, the README's figure)
+# documentation site's "Results of the default run" and "Performance" pages, the README's figure);
+# after a `make seeds` newer than that run, the scorecard is the seeds' majority and
+# docs/seeds.md their agreement
 figures:
 	mkdir -p docs/figures
 	cp results/figures/*.png docs/figures/
 	cp results/summary.md docs/summary.md
 	cp results/findings.md docs/findings.md
 	cp results/tables/runtime.csv docs/runtime.csv
+	if [ $(SEEDS_OUT)/findings.md -nt results/findings.md ]; then \
+	  cp $(SEEDS_OUT)/findings.md docs/findings.md; cp $(SEEDS_OUT)/agreement.md docs/seeds.md; fi
 
 # generated outputs only (nothing here is tracked by git)
 clean:

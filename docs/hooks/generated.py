@@ -10,6 +10,8 @@ A page asks for one with a marker line ``<!-- generated: NAME -->``:
   peak memory; written by ``make figures``) as a table;
 * ``index-bench`` — the tables that ``benchmarks/index_bench.py --out docs/performance/
   index_bench.json`` wrote into that file, with the command and the machine it recorded;
+  ``infinigram-bench`` the same of ``docs/performance/infinigram_bench.json`` (``make
+  bench-infinigram``: copyscope and infini-gram on infini-gram's own index);
 * ``other-figures`` — links to the figures of ``docs/figures/`` that the page does not show;
 * ``output-map`` — every output of the analyses (their declarations in ``copyscope.report``):
   file → rule → command → the function that computes it (read from the module's source).
@@ -452,6 +454,8 @@ def generate(name: str, markdown: str = "") -> str:
         return output_map()
     if name == "index-bench":
         return index_bench(ROOT / "docs" / "performance" / "index_bench.json")
+    if name == "infinigram-bench":
+        return index_bench(ROOT / "docs" / "performance" / "infinigram_bench.json")
     raise ValueError(f"unknown generated part {name!r} (a '<!-- generated: NAME -->' marker)")
 
 

@@ -66,6 +66,17 @@ def test_a_tie_with_not_tested_is_inconclusive():
     assert t["majority"].tolist() == [U]
 
 
+def test_not_tested_by_most_seeds_is_the_majority():
+    """A row no seed can decide (the run lacks a condition of its claim) stays "not tested
+    here" over the seeds, not "inconclusive"; so does one that most seeds do not test."""
+    N = "not tested here"
+    t = seed_agreement([("0", card(N, N)), ("1", card(N, N)), ("2", card(N, H))])
+    assert t["majority"].tolist() == [N, N] and t["agree"].tolist() == [3, 2]
+    row = ("| 1 | claim a | P | not tested here | not tested here | not tested here | "
+           "**not tested here** | 3/3 |")  # fmt: skip
+    assert row in markdown(t)
+
+
 def test_ties_without_inconclusive_go_to_holds_first():
     t = seed_agreement([("0", card(F)), ("1", card(H))])
     assert t["majority"].tolist() == [H] and t["agree"].tolist() == [1]

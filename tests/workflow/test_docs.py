@@ -174,6 +174,29 @@ def test_the_output_map_leads_from_every_output_to_its_code():
     assert "<!-- generated: output-map -->" in (DOCS / "architecture.md").read_text()
 
 
+def test_the_benchmark_pages_render_the_recorded_files():
+    """The Performance page's benchmark parts are the JSON files the benchmark wrote: the
+    command it recorded, its tables and its target lines (infini-gram's own index: the
+    comparison table and the infini-gram targets)."""
+    import json
+
+    module = hook()
+    for name, file in (("index-bench", "index_bench.json"),
+                       ("infinigram-bench", "infinigram_bench.json")):  # fmt: skip
+        data = json.loads((DOCS / "performance" / file).read_text())
+        text = module.generate(name)
+        assert f"`python benchmarks/{' '.join(data['command'])}`" in text
+        assert f"docs/performance/{file}" in " ".join(data["command"])  # written where shown
+        for table in data["tables"].values():
+            assert table in text
+    text = module.generate("infinigram-bench")
+    assert "--peers infinigram" in text and "copyscope on infini-gram's index" in text
+    assert "PASS: L_t/C_t on infini-gram's index vs infini-gram's fastest" in text
+    assert "FAIL" not in text
+    page = (DOCS / "performance.md").read_text()
+    assert "<!-- generated: infinigram-bench -->" in page
+
+
 def test_every_marker_has_a_generator():
     module = hook()
     for page in PAGES:

@@ -44,7 +44,8 @@ NO_REPORT_JOB = "it reads the scorecards of several runs (make seeds)"
 KEY = ("id", "claim", "paper")
 ORDER = F.VERDICTS
 UNDECIDED = (F.UNCLEAR, F.NOT_TESTED)
-"""A tie that includes one of these verdicts goes to ``inconclusive``."""
+"""A tie that includes one of these verdicts goes to ``inconclusive`` (a verdict that most
+seeds reach alone is the majority, ``not tested here`` too)."""
 
 
 def seed_agreement(cards: Sequence[tuple[str, pd.DataFrame]]) -> pd.DataFrame:
@@ -81,7 +82,7 @@ def seed_agreement(cards: Sequence[tuple[str, pd.DataFrame]]) -> pd.DataFrame:
         counts = Counter(row)
         top = max(counts.values())
         tied = [v for v, c in counts.items() if c == top]
-        undecided = any(v in UNDECIDED for v in tied)
+        undecided = len(tied) > 1 and any(v in UNDECIDED for v in tied)
         majority.append(F.UNCLEAR if undecided else min(tied, key=_rank))
         agree.append(top)
     out["majority"] = majority
