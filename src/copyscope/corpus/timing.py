@@ -36,6 +36,15 @@ KEY = "corpus.inject.timing"
 GROUPS = ("early", "late")
 """The timing groups, besides ``spread`` (every untimed training document)."""
 SPREAD = "spread"
+SET_PREFIX = "timing "
+"""The training dynamics name the sets of the timed text ``timing <group>`` (:func:`set_name`):
+``timing early``, ``timing late``, ``timing spread``."""
+
+
+def set_name(group: str) -> str:
+    """The dynamics table's set of timing group ``group`` (one of :data:`GROUPS` or
+    :data:`SPREAD`)."""
+    return SET_PREFIX + group
 
 
 def timed_windows(steps: int, window: float) -> dict[str, tuple[int, int]]:

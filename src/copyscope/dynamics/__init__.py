@@ -48,7 +48,7 @@ import numpy as np
 import pandas as pd
 
 from ..corpus import ladder_passages
-from ..corpus.timing import SPREAD, timing_of
+from ..corpus.timing import GROUPS, SPREAD, set_name, timing_of
 from ..errors import InputError
 from ..lm.checkpoints import load_checkpoint, read_checkpoints
 from ..stats import bootstrap_difference_ci, bootstrap_mean_ci
@@ -94,9 +94,9 @@ def extraction_rows(frame: pd.DataFrame, timing: dict, params: dict) -> list[dic
         rows.append(mean_row("extraction", "controls", controls["exact"], params))
     if timing:
         group = planted["passage"].map(lambda p: timing.get(p, SPREAD))
-        for g in ("early", "late", SPREAD):
+        for g in (*GROUPS, SPREAD):
             rows.append(
-                mean_row("extraction", f"timing {g}", planted.loc[group == g, "exact"], params)
+                mean_row("extraction", set_name(g), planted.loc[group == g, "exact"], params)
             )
     return rows
 
@@ -128,11 +128,11 @@ def cloze_rows(rows: list[dict], timing: dict, params: dict) -> list[dict]:
     if timing:
         train = frame[frame["split"] == "train"]
         group = train["play"].map(lambda p: timing.get(p, SPREAD))
-        for g in ("early", "late", SPREAD):
+        for g in (*GROUPS, SPREAD):
             out.append(
                 mean_row(
                     "name_cloze",
-                    f"timing {g}",
+                    set_name(g),
                     train.loc[group == g, "correct_insensitive"],
                     params,
                 )

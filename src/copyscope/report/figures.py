@@ -12,6 +12,7 @@ import seaborn as sns
 from matplotlib.ticker import EngFormatter, MaxNLocator
 
 from .. import plotting
+from ..corpus.timing import SET_PREFIX
 
 HUMAN = "human text"
 
@@ -480,8 +481,8 @@ def dynamics(part: pd.DataFrame, label: str, path) -> None:
     plotting.setup()
     models = plotting.model_order(part["model"])
     names = list(dict.fromkeys(part["set"]))
-    rows = [[n for n in names if not n.startswith("timing ")],
-            [n for n in names if n.startswith("timing ")]]  # fmt: skip
+    rows = [[n for n in names if not n.startswith(SET_PREFIX)],
+            [n for n in names if n.startswith(SET_PREFIX)]]  # fmt: skip
     rows = [r for r in rows if r]
     fig, axes = plt.subplots(len(rows), len(models), figsize=(4.2 * len(models), 3.3 * len(rows)),
                              squeeze=False, sharey=True, sharex="col")  # fmt: skip
@@ -508,7 +509,7 @@ def dynamics(part: pd.DataFrame, label: str, path) -> None:
                 ax.set_xlabel("training step (log)")
             if r == 0:
                 ax.set_title(model)
-        timing = sets[0].startswith("timing ")
+        timing = sets[0].startswith(SET_PREFIX)
         axes[r][0].set_ylabel(f"{label}\n(timing of planted text)" if timing else label)
     fig.tight_layout()
     # one legend per row beside it, not over any of the panels' lines or bands

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from ...corpus.timing import timed_windows
+from ...corpus.timing import SPREAD, set_name, timed_windows
 from ...stats import permuted_counts, proportions_contrast, wilson
 from .. import name_cloze
 from ..name_cloze import cloze_excerpt_rows
@@ -393,11 +393,11 @@ def cloze_overlap_correlation(tables: Tables, params: Mapping):
     return decided(parts, verdicts, "no model with r across at least 3 training plays", models)
 
 
-LATE, EXCERPT, HELD_OUT = "timing late", "excerpt", "valid"
+LATE, EXCERPT, HELD_OUT = set_name("late"), "excerpt", "valid"
 """The name cloze sets of the dynamics table the timing row reads: the training plays seen only
 in the last window of training, the excerpt plays (their planted excerpts seen over the whole
 run) and the clean held-out plays."""
-SPREAD_PLAYS = ("timing spread", "train")
+SPREAD_PLAYS = (set_name(SPREAD), "train")
 """The training plays seen over the whole run (the untimed ones; else every training play):
 the planted timing positive's memorised rate."""
 

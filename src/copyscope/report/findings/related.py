@@ -11,7 +11,8 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from ...corpus.timing import timed_windows
+from ...corpus.timing import SPREAD as SPREAD_GROUP
+from ...corpus.timing import set_name, timed_windows
 from ...stats import (
     permuted_counts,
     pooled_ratio_permutation_test,
@@ -223,7 +224,8 @@ def human_more_creative(tables: Tables, params: Mapping):
     return decided(parts, verdicts, f"no model with {decoding} samples", models)
 
 
-EARLY, LATE, SPREAD, CONTROLS = "timing early", "timing late", "timing spread", "controls"
+EARLY, LATE, SPREAD, CONTROLS = (set_name("early"), set_name("late"), set_name(SPREAD_GROUP),
+                                 "controls")  # fmt: skip
 """The extraction sets of the dynamics table the forgetting row reads: the planted ladder
 passages seen only early, only late and over the whole run, and the never-planted controls."""
 
