@@ -14,6 +14,7 @@ the file is reported at once (:class:`~copyscope.errors.InputErrors`).
 from __future__ import annotations
 
 import contextlib
+import csv
 import hashlib
 import io
 import json
@@ -85,8 +86,22 @@ def write_npy(path, array: np.ndarray) -> None:
 
 
 def write_csv(path, frame) -> None:
+    """``frame`` as CSV (no index, floats to 6 significant digits), written atomically. A
+    text field holding a carriage return (a model's generated text can) is written quoted:
+    pandas quotes only fields that hold the delimiter, the quote or ``\n``, and a bare ``\r``
+    would end the row when the file is read back; such a table is written with every field
+    quoted (the others keep their plain bytes)."""
+    quoting = csv.QUOTE_ALL if _holds_carriage_return(frame) else csv.QUOTE_MINIMAL
     with atomic_path(path) as tmp:
-        frame.to_csv(tmp, index=False, float_format="%.6g")
+        frame.to_csv(tmp, index=False, float_format="%.6g", quoting=quoting)
+
+
+def _holds_carriage_return(frame) -> bool:
+    """Whether a text column (object or string dtype) of ``frame`` holds a ``\r``."""
+    for _, values in frame.select_dtypes(include=["object", "string"]).items():
+        if values.map(lambda v: isinstance(v, str) and "\r" in v).any():
+            return True
+    return False
 
 
 def read_json(path):

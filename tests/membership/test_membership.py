@@ -589,6 +589,30 @@ def test_rank_candidates_picks_the_most_likely_filling(tok):
         assert row["n_candidates"] == len(cs) and row["answer_in_candidates"]
 
 
+def test_score_items_without_the_continuation(tok):
+    """The training dynamics read only the cloze: without the overlap columns, the same
+    predictions, no passage continued, and a passage too short to continue still scored."""
+    model = tiny_model("gpt2", seed=1)
+    long = " ".join(f"w{i}" for i in range(10, 40))
+    items = [
+        {"item": "i0", "play": "p", "text": "w1 w2 [MASK] w5 w6 " + long, "answer": "w3",
+         "passage": "w1 w2 w3 w5 w6 " + long},
+        {"item": "i1", "play": "p", "text": "[MASK] w9 w9", "answer": "w7", "passage": "w7 w9 w9"},
+    ]  # fmt: skip
+    cands = [["w3", "w4", "w8", "w11"], ["w7", "w12"]]
+    params = {"prompt_tokens": 4, "new_tokens": 4}
+    skipped = []
+    full = stage.score_items(model, tok, items, cands, params, skipped, batch_size=3)
+    bare = stage.score_items(model, tok, items, cands, params, overlap_columns=False, batch_size=3)
+    assert [it["item"] for it, _ in full] == ["i0"] and skipped == [("p", "too short to continue")]
+    assert [it["item"] for it, _ in bare] == ["i0", "i1"]
+    keys = {"item", "answer", "predicted", "n_candidates"} | {
+        "correct_insensitive", "correct_sensitive"
+    }  # fmt: skip
+    assert set(bare[0][1]) == keys and "exact" in full[0][1]
+    assert {k: full[0][1][k] for k in keys} == bare[0][1]
+
+
 def test_common_prefix():
     a, b = np.array([1, 2, 3, 4]), np.array([1, 2, 9])
     assert cloze.common_prefix([a, b]) == 2

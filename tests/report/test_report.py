@@ -348,6 +348,35 @@ def test_completion_loss_summary_without_large_buckets():
     )
 
 
+def test_completion_loss_summary_without_a_model():
+    from copyscope.report.completion_loss import NO_MODEL
+
+    tables = synthetic_tables()
+    tables["completion_loss_frequency"] = tables["completion_loss_frequency"].iloc[:0]
+    text = markdown(tables, 10, PARAMS)
+    head = "\nCompletion loss vs training count (held-out text, tokens t ≥ 1 with L_t = n)"
+    assert f"{head}: not measured: {NO_MODEL}.\n" in text
+
+
+def test_completion_loss_command_without_a_model(tmp_path):
+    """A run whose models all have tokenizers other than the index's (Pythia against the Pile's
+    Llama-2 index): no --losses at all; the three tables are headers only, the figures say
+    why (the command used to fail, and with it the Merrill paper configuration)."""
+    from copyscope.novelty.metrics import COMPLETION_COLUMNS, FREQUENCY_COLUMNS, SLOPE_COLUMNS
+
+    flags = {"t": "table", "fig": "fig", "f": "frequency", "ff": "fig-frequency", "s": "slope"}
+    out = {k: tmp_path / f"{k}.{'png' if 'fig' in k else 'csv'}" for k in flags}
+    argv = ["report", "completion-loss", "--params-json", '{"novelty": {"bootstrap": 5}}']
+    for k, flag in flags.items():
+        argv += [f"--out-{flag}", str(out[k])]
+    assert main(argv) == 0
+    for k, cols in (("t", COMPLETION_COLUMNS), ("f", FREQUENCY_COLUMNS), ("s", SLOPE_COLUMNS)):
+        table = pd.read_csv(out[k])
+        assert list(table.columns) == list(cols) and table.empty, k
+    for k in ("fig", "ff"):
+        assert pixels(out[k]).std() > 0, k  # the reason is drawn
+
+
 def test_summary_reads_only_its_tables_through_the_command(tmp_path):
     tables = synthetic_tables()
     args = []

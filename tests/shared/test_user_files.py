@@ -657,3 +657,20 @@ def test_the_venv_snakemake_run_directly_finds_its_python(tmp_path):
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert (tmp_path / "results" / "corpus" / "train.jsonl").is_file()
+
+
+def test_a_generated_carriage_return_survives_the_csv_round_trip(tmp_path):
+    """A model's text may hold a bare ``\\r``: pandas leaves such a field unquoted and reads
+    the ``\\r`` back as the end of a row (the style stage of a pretrained model's run failed
+    on it). Such a table is written quoted; one without keeps its plain bytes."""
+    import pandas as pd
+
+    from copyscope.io import write_csv
+
+    frame = pd.DataFrame({"model": ["m", "m"], "copies": [2, 3], "text": ["a\rb", "c\u2028d"]})
+    write_csv(tmp_path / "cr.csv", frame)
+    back = pd.read_csv(tmp_path / "cr.csv")
+    assert back.to_dict("list") == frame.to_dict("list")
+    plain = frame.assign(text=["ab", "cd"])
+    write_csv(tmp_path / "plain.csv", plain)
+    assert (tmp_path / "plain.csv").read_text() == "model,copies,text\nm,2,ab\nm,3,cd\n"

@@ -17,8 +17,9 @@ the per-model functions of the other stages (no second implementation):
 * ``name_cloze`` — case-insensitive top-1 accuracy of the name cloze
   (items drawn once from the run's candidate passages,
   :func:`copyscope.membership.stage.draw_cloze`, and scored per checkpoint,
-  :func:`~copyscope.membership.stage.score_items`) per play split (``train``,
-  ``excerpt``, ``valid``) and per timing group of the training plays;
+  :func:`~copyscope.membership.stage.score_items`, without the continuation overlap,
+  which the dynamics do not read) per play split (``train``, ``excerpt``, ``valid``) and per
+  timing group of the training plays;
 * ``template_ppl`` — perplexity (``exp`` of the mean token NLL) of the tokens inside a
   syntactic template and of the other tokens (Shaib et al. 2024, §6.1) on a fixed set of
   ``template_sentences`` held-out sentences (seeded, from the syntax stage's parse of the
@@ -341,7 +342,9 @@ def score_checkpoints(
                     "split": mstage.play_split(it["play"], valid_ids, excerpts),
                     **r,
                 }
-                for it, r in mstage.score_items(model, tok, items, cands, mem, **kw)
+                for it, r in mstage.score_items(
+                    model, tok, items, cands, mem, overlap_columns=False, **kw
+                )
             ]
             out += cloze_rows(scored, timing, params)
         if sentences and templates:

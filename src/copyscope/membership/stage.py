@@ -400,7 +400,14 @@ def read_cloze_passages(path, params: dict) -> list[dict]:
 
 
 def score_items(
-    model, tokenizer, items: list[dict], cands: list[list[str]], params, skipped=None, **kw
+    model,
+    tokenizer,
+    items: list[dict],
+    cands: list[list[str]],
+    params,
+    skipped=None,
+    overlap_columns: bool = True,
+    **kw,
 ):
     """The name cloze predictions (:func:`copyscope.membership.cloze.rank_candidates`) and
     the continuation overlap of the unmasked passages of ``items`` (``cands[i]`` the
@@ -408,7 +415,9 @@ def score_items(
     passages too short to continue, are skipped and counted in the log (and, with a list
     ``skipped``, appended to it as ``(play, why)``). Returns ``(item, row)`` pairs, ``row``
     holding ``item``, ``answer``, ``predicted``, ``n_candidates``, ``correct_insensitive``,
-    ``correct_sensitive`` and the overlap columns."""
+    ``correct_sensitive`` and the overlap columns. With ``overlap_columns`` false (the
+    training dynamics, which read the cloze only) no passage is continued: the rows have no
+    overlap columns, and a passage too short to continue is still scored."""
     from ..lm.models import context_length
 
     limit = context_length(model)
@@ -428,14 +437,17 @@ def score_items(
     if not kept:
         return []
     ranked = cloze.rank_candidates(model, tokenizer, kept, kept_cands, ids=ids, **kw)
-    cont = overlap.continue_passages(
-        model,
-        tokenizer,
-        [it["passage"] for it in kept],
-        prompt_tokens=params["prompt_tokens"],
-        new_tokens=params["new_tokens"],
-        **kw,
-    )
+    if overlap_columns:
+        cont = overlap.continue_passages(
+            model,
+            tokenizer,
+            [it["passage"] for it in kept],
+            prompt_tokens=params["prompt_tokens"],
+            new_tokens=params["new_tokens"],
+            **kw,
+        )
+    else:
+        cont = [{} for _ in kept]
     out = []
     for it, r, c in zip(kept, ranked, cont, strict=True):
         if c is None:
@@ -450,8 +462,9 @@ def score_items(
             "correct_insensitive": int(r["predicted"].lower() == it["answer"].lower()),
             "correct_sensitive": int(r["predicted"] == it["answer"]),
             **c,
-            "exact": int(c["exact"]),
         }
+        if overlap_columns:
+            row["exact"] = int(c["exact"])
         out.append((it, row))
     if len(out) < len(kept):
         log.warning("cloze: %d passages too short to continue, skipped", len(kept) - len(out))

@@ -192,12 +192,16 @@ def completion_frame(lengths: list[np.ndarray], losses: list[np.ndarray]):
     return pd.concat(parts, ignore_index=True)
 
 
+COMPLETION_COLUMNS = ("model", "curve", "x", "loss", "tokens")
+"""The columns of :func:`completion_loss_table`."""
+
+
 def completion_aggregate(frame, model: str, x_max: int = 30):
     """:func:`completion_loss_table` of the tokens of :func:`completion_frame`: the mean loss
     and number of tokens per curve and x, x capped at ``x_max``."""
     import pandas as pd
 
-    cols = ["model", "curve", "x", "loss", "tokens"]
+    cols = list(COMPLETION_COLUMNS)
     if not len(frame):
         return pd.DataFrame(columns=cols)
     frame = frame[frame["x"] <= x_max].copy()
@@ -225,6 +229,12 @@ def completion_loss_table(
 
 FREQUENCY_LENGTHS = (4, 8, 16, 32, 64, 128)
 """The fixed n-gram sizes of :func:`completion_loss_frequency` (Merrill et al.'s)."""
+
+SLOPE_COLUMNS = ("model", "n", "tokens", "texts", "slope", "slope_lo", "slope_hi")
+"""The columns of :func:`completion_loss_slope`."""
+
+FREQUENCY_COLUMNS = ("model", "n", "log10_count", "loss", "loss_lo", "loss_hi", "tokens", "texts")
+"""The columns of :func:`completion_loss_frequency`."""
 
 
 def frequency_tokens(
@@ -296,7 +306,7 @@ def completion_loss_slope(
     """
     import pandas as pd
 
-    cols = ["model", "n", "tokens", "texts", "slope", "slope_lo", "slope_hi"]
+    cols = list(SLOPE_COLUMNS)
     frame = frequency_tokens(lengths, counts, losses, ns)
     D, ns = len(lengths), list(ns)
     stats = np.zeros((len(ns), D, 5))  # per n and text: count, Σx, Σy, Σx², Σxy
@@ -350,7 +360,7 @@ def completion_loss_frequency(
     """
     import pandas as pd
 
-    cols = ["model", "n", "log10_count", "loss", "loss_lo", "loss_hi", "tokens", "texts"]
+    cols = list(FREQUENCY_COLUMNS)
     frame = frequency_tokens(lengths, counts, losses, ns)
     if frame.empty:
         return pd.DataFrame(columns=cols)

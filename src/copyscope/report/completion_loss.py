@@ -24,8 +24,13 @@ import pandas as pd
 from ..io import write_csv
 from ..lazy import lazy_module
 from ..novelty import completion_loss_frequency, completion_loss_slope, completion_loss_table
-from ..novelty.metrics import FREQUENCY_LENGTHS
-from . import fmt, per_text, require
+from ..novelty.metrics import (
+    COMPLETION_COLUMNS,
+    FREQUENCY_COLUMNS,
+    FREQUENCY_LENGTHS,
+    SLOPE_COLUMNS,
+)
+from . import fmt, per_text
 from .jobs import Input, Output, Params
 
 fig = lazy_module("copyscope.report.figures")
@@ -110,9 +115,28 @@ def build_slope(models: Iterable[tuple[str, pd.DataFrame]], novelty: Mapping) ->
     return build_frequency(models, novelty, completion_loss_slope)
 
 
+NO_MODEL = (
+    "no model's own tokenizer is models.tokenizer (the tokens of the index and the held-out "
+    "text), so no per-token loss lines up with the n-grams"
+)
+"""Why a run measures no completion loss: :attr:`copyscope.plan.Plan.completion_models` is
+empty (e.g. Pythia against infini-gram's Llama-2 index of the Pile)."""
+
+
 def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
-    """Read each model's per-token losses, write the three tables and two figures."""
-    require(inputs["losses"], "--losses", "model")
+    """Read each model's per-token losses, write the three tables and two figures; a run
+    without a completion model (:data:`NO_MODEL`) writes the tables' headers and says so in
+    the figures."""
+    if not inputs.get("losses"):
+        for name, cols in (
+            ("table", COMPLETION_COLUMNS),
+            ("frequency", FREQUENCY_COLUMNS),
+            ("slope", SLOPE_COLUMNS),
+        ):
+            write_csv(out[name], pd.DataFrame(columns=list(cols)))
+        for name in ("fig", "fig_frequency"):
+            fig.not_measured(out[name], NO_MODEL)
+        return
     frames = [(m, pd.read_parquet(path)) for m, path in inputs["losses"]]
     loss = build(frames)
     write_csv(out["table"], loss)
@@ -129,9 +153,13 @@ SUMMARY_MIN_TOKENS = 10  # buckets with fewer tokens are left out of summary.md 
 def summary_section(tables: Mapping[str, pd.DataFrame], params: Mapping) -> list[str]:
     """Per model and n, the mean completion loss in the lowest and the highest training-count
     bucket with at least :data:`SUMMARY_MIN_TOKENS` tokens (the frequency effect Merrill et al.
-    report), or the statement that no bucket is that large."""
+    report), or the statement that no bucket is that large; an empty table (not one token
+    of any model with L_t = n for any n of :data:`FREQUENCY_LENGTHS`) is a run that measures
+    no model (:data:`NO_MODEL`)."""
     freq = tables["completion_loss_frequency"]
     head = "Completion loss vs training count (held-out text, tokens t ≥ 1 with L_t = n"
+    if not len(freq):
+        return ["", f"{head}): not measured: {NO_MODEL}."]
     freq = freq[freq["tokens"] >= SUMMARY_MIN_TOKENS]
     if not len(freq):
         sizes = ", ".join(map(str, FREQUENCY_LENGTHS))

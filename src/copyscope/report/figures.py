@@ -761,11 +761,14 @@ def power(table: pd.DataFrame, target: float, path) -> None:
 
 
 def not_measured(path, why: str) -> None:
-    """A figure of an analysis the configuration does not run: its reason as text."""
+    """A figure of an analysis the configuration does not run: its reason as text (wrapped
+    at 72 characters)."""
+    import textwrap
+
     plotting.setup()
     fig, ax = plt.subplots(figsize=(6.4, 1.6))
     ax.axis("off")
-    ax.text(0.5, 0.5, f"not measured: {why}", ha="center", va="center")
+    ax.text(0.5, 0.5, textwrap.fill(f"not measured: {why}", 72), ha="center", va="center")
     plotting.save(fig, path)
 
 
