@@ -184,6 +184,10 @@ def synthetic_tables() -> dict[str, pd.DataFrame]:
             columns=["source", "prompts", "model", "beams", "prompt_length", "n", "novelty"]
         ),
         "completion_loss_frequency": completion,
+        "completion_loss_slope": pd.DataFrame(  # one row per model and n: a model was measured
+            {"model": ["gpt2"], "n": [4], "tokens": [3], "texts": [2], "slope": [-0.5],
+             "slope_lo": [-0.9], "slope_hi": [-0.1]}
+        ),  # fmt: skip
         # no greedy samples: no loops section (tests/report/test_loops.py writes one)
         "loops": pd.DataFrame(columns=loops.COLUMNS),
         "raven_summary": raven,
@@ -353,9 +357,18 @@ def test_completion_loss_summary_without_a_model():
 
     tables = synthetic_tables()
     tables["completion_loss_frequency"] = tables["completion_loss_frequency"].iloc[:0]
+    tables["completion_loss_slope"] = tables["completion_loss_slope"].iloc[:0]
     text = markdown(tables, 10, PARAMS)
     head = "\nCompletion loss vs training count (held-out text, tokens t ≥ 1 with L_t = n)"
     assert f"{head}: not measured: {NO_MODEL}.\n" in text
+
+
+def test_completion_loss_summary_of_a_measured_model_without_fixed_n_tokens():
+    tables = synthetic_tables()  # a model measured (slope rows), no token at any fixed n
+    tables["completion_loss_frequency"] = tables["completion_loss_frequency"].iloc[:0]
+    text = markdown(tables, 10, PARAMS)
+    assert "no bucket of n ∈ {4, 8, 16, 32, 64, 128} has ≥ 10 tokens." in text
+    assert "not measured" not in text
 
 
 def test_completion_loss_command_without_a_model(tmp_path):

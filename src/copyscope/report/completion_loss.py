@@ -73,7 +73,7 @@ PARAMS = Params(
     "the config block novelty (bootstrap, seed)",
     of=lambda p: {"novelty": p.config["novelty"]},
 )
-SUMMARY_TABLES = ("completion_loss_frequency",)  # read by summary_section
+SUMMARY_TABLES = ("completion_loss_frequency", "completion_loss_slope")  # summary_section
 
 
 def build(models: Iterable[tuple[str, pd.DataFrame]]) -> pd.DataFrame:
@@ -153,12 +153,11 @@ SUMMARY_MIN_TOKENS = 10  # buckets with fewer tokens are left out of summary.md 
 def summary_section(tables: Mapping[str, pd.DataFrame], params: Mapping) -> list[str]:
     """Per model and n, the mean completion loss in the lowest and the highest training-count
     bucket with at least :data:`SUMMARY_MIN_TOKENS` tokens (the frequency effect Merrill et al.
-    report), or the statement that no bucket is that large; an empty table (not one token
-    of any model with L_t = n for any n of :data:`FREQUENCY_LENGTHS`) is a run that measures
-    no model (:data:`NO_MODEL`)."""
+    report), or the statement that no bucket is that large, or that the run measures no model
+    (:data:`NO_MODEL`: the slope table, one row per model and n, is empty)."""
     freq = tables["completion_loss_frequency"]
     head = "Completion loss vs training count (held-out text, tokens t ≥ 1 with L_t = n"
-    if not len(freq):
+    if not len(tables["completion_loss_slope"]):
         return ["", f"{head}): not measured: {NO_MODEL}."]
     freq = freq[freq["tokens"] >= SUMMARY_MIN_TOKENS]
     if not len(freq):
