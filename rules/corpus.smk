@@ -36,6 +36,7 @@ rule corpus:
     input:
         unpack(corpus_inputs),
     output:
+        **{f"bench_{b['format']}": b["path"] for b in PLAN.planted_benchmarks.values()},
         train=f"{R}/corpus/train.jsonl",
         valid=f"{R}/corpus/valid.jsonl",
         names=f"{R}/corpus/names.json",
@@ -51,8 +52,10 @@ rule corpus:
     params:
         cfg=as_json(PLAN.corpus_block()),
         wheel=lambda w, input: args(PLAN.optional_args("--wheel", input.get("wheel"))),
+        benchmarks=args(PLAN.planted_benchmark_args()),
     shell:
         "python -m copyscope corpus prepare --params-json {params.cfg:q} {params.wheel} "
         "--out-train {output.train} --out-valid {output.valid} "
         "--out-names {output.names} --out-manifest {output.manifest} "
-        "--out-natural {output.natural} --out-excerpts {output.excerpts} > {log} 2>&1"
+        "--out-natural {output.natural} --out-excerpts {output.excerpts} "
+        "{params.benchmarks} > {log} 2>&1"

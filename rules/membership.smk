@@ -89,41 +89,43 @@ rule membership_overlap:
         "--index {params.index_dir} --out {output} > {log} 2>&1"
 
 
-# a researcher's own benchmarks (analysis.membership.benchmarks: name -> {path, format}),
-# audited as Li (2023) does: every model scores every item and the corpus's memorised and
-# clean baselines (copyscope.membership.own_benchmarks); the index in the model's tokens gives
+# a researcher's own benchmarks (analysis.membership.benchmarks: name -> {path, format}) and
+# the planted ones of Li's formats (corpus.inject.format_benchmarks), audited as Li (2023)
+# does: one job per model scores every benchmark's items and the corpus's memorised and clean
+# baselines (copyscope.membership.own_benchmarks); the index in the model's tokens gives
 # DC-PDD its token frequencies
-rule membership_benchmark:
-    input:
-        unpack(model_input),
-        file=lambda w: PLAN.own_benchmarks[w.bench]["path"],
-        manifest=f"{R}/corpus/manifest.json",
-        natural=f"{R}/corpus/natural.jsonl",
-        valid=f"{R}/corpus/valid.jsonl",
-        index=lambda w: PLAN.index_file(PLAN.model_tokenizer(w.model)),
-    output:
-        f"{R}/membership/{{model}}/own/{{bench}}.csv",
-    log:
-        f"{R}/logs/membership_benchmark/{{model}}/{{bench}}.log",
-    benchmark:
-        f"{R}/benchmarks/membership_benchmark/{{model}}/{{bench}}.tsv"
-    wildcard_constraints:
-        model=_alternatives(PLAN.models),
-        bench=_alternatives(list(PLAN.own_benchmarks)),
-    conda:
-        "../envs/models.yaml"
-    threads: 1
-    resources:
-        **MODEL_JOB_RESOURCES,
-        mem_mb=3000,
-        runtime=30,
-    params:
-        format=lambda w: PLAN.own_benchmarks[w.bench]["format"],
-        config=as_json(PLAN.own_benchmark_params()),
-        device=PLAN.device,
-    shell:
-        "OMP_NUM_THREADS={threads} python -m copyscope membership benchmark "
-        "--model {input.model} --model-name {wildcards.model} --benchmark {wildcards.bench} "
-        "--path {input.file} --format {params.format} --manifest {input.manifest} "
-        "--natural {input.natural} --valid {input.valid} --index {input.index} "
-        "--params-json {params.config:q} --device {params.device} --out {output} > {log} 2>&1"
+if PLAN.own_benchmarks:
+
+    rule membership_benchmark:
+        input:
+            unpack(model_input),
+            files=[b["path"] for b in PLAN.own_benchmarks.values()],
+            manifest=f"{R}/corpus/manifest.json",
+            natural=f"{R}/corpus/natural.jsonl",
+            valid=f"{R}/corpus/valid.jsonl",
+            index=lambda w: PLAN.index_file(PLAN.model_tokenizer(w.model)),
+        output:
+            [f"{R}/membership/{{model}}/own/{b}.csv" for b in PLAN.own_benchmarks],
+        log:
+            f"{R}/logs/membership_benchmark/{{model}}.log",
+        benchmark:
+            f"{R}/benchmarks/membership_benchmark/{{model}}.tsv"
+        wildcard_constraints:
+            model=_alternatives(PLAN.models),
+        conda:
+            "../envs/models.yaml"
+        threads: 1
+        resources:
+            **MODEL_JOB_RESOURCES,
+            mem_mb=3000,
+            runtime=30,
+        params:
+            benchmarks=lambda w: args(PLAN.own_benchmark_args(w.model)),
+            config=as_json(PLAN.own_benchmark_params()),
+            device=PLAN.device,
+        shell:
+            "OMP_NUM_THREADS={threads} python -m copyscope membership benchmark "
+            "--model {input.model} --model-name {wildcards.model} {params.benchmarks} "
+            "--manifest {input.manifest} --natural {input.natural} --valid {input.valid} "
+            "--index {input.index} --params-json {params.config:q} "
+            "--device {params.device} > {log} 2>&1"

@@ -193,7 +193,8 @@ def test_empty_corpus_and_empty_documents(tmp_path):
     names = ("tr.jsonl", "va.jsonl", "n.json", "m.json", "nat.jsonl", "ex.jsonl")
     out = CorpusPaths(*(tmp_path / "x" / f for f in names))
     m = prepare_corpus({**cfg, "empty_documents": "skip"}, out)
-    assert sorted(p.name for p in (tmp_path / "x").iterdir()) == sorted(p.name for p in out)
+    assert sorted(p.name for p in (tmp_path / "x").iterdir()) == sorted(names)
+    assert out.benchmarks is None  # no planted benchmarks: no file of theirs
     assert m["splits"]["valid"]["path"] == "va.jsonl" and m["natural"]["path"] == "nat.jsonl"
     assert json.loads(out.manifest.read_text()) == m
     # without a natural path, no natural text is written (nor recorded)

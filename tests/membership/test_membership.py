@@ -169,6 +169,26 @@ def test_compiled_paired_auc_replicates_are_the_numpy_loop_bit_for_bit(n1, n0, l
     assert np.isfinite(got).all() and got.std() > 0
 
 
+@pytest.mark.parametrize("n1, n0, levels", [(20, 20, 5), (80, 80, 1000), (7, 150, 3), (150, 9, 40), (4, 4, 2)])
+def test_compiled_metric_replicates_are_the_numpy_loop_bit_for_bit(n1, n0, levels):
+    """bootstrap_ci's replicates (one compiled call) are exactly fast_metrics of each resample
+    of stratified_indices: AUC, TPR at 5% FPR and best balanced accuracy (ties and infinite
+    scores included)."""
+    from copyscope.stats import stratified_indices
+
+    rng = np.random.default_rng(n1 * 1000 + n0)
+    y = rng.permutation(np.r_[np.ones(n1, np.int64), np.zeros(n0, np.int64)])
+    s = rng.integers(0, levels, y.size) / 7.0 + 0.3 * y
+    s[:3], s[3] = np.inf, -np.inf
+    strata = np.flatnonzero(y == 1), np.flatnonzero(y == 0)
+    with np.errstate(invalid="ignore"):
+        want = np.array([evaluate.fast_metrics(s[i], y[i])
+                         for i in stratified_indices(np.random.default_rng(5), strata, 300)])  # fmt: skip
+    got = evaluate.metric_replicates(s, y, 300, 5)
+    assert got.shape == (300, 3) and got.tobytes() == want.tobytes()
+    assert (got.std(axis=0) > 0).all()
+
+
 def test_paired_auc_difference_known_answers():
     rng = np.random.default_rng(1)
     y = np.repeat([1, 0], 40)

@@ -189,6 +189,58 @@ def test_score_benchmark_file_equals_the_planted_scorer(tmp_path):
     assert not (tmp_path / "bad.csv").exists()
 
 
+def test_one_job_scores_every_benchmark_of_a_model_with_the_baselines_once(tmp_path):
+    """score_benchmark_files (the per-model job): every file checked before anything is
+    written; each table as score_benchmark_file writes it, the baselines' rows shared."""
+    from transformers import AutoTokenizer
+
+    from copyscope.io import write_json
+
+    make_tokenizer(tmp_path / "tok")
+    tok = AutoTokenizer.from_pretrained(str(tmp_path / "tok"), local_files_only=True)
+    tiny_model("gpt2").save_pretrained(str(tmp_path / "m"))
+    tok.save_pretrained(str(tmp_path / "m"))
+    words = [f"w{i}" for i in range(1, 40)]
+    natural = write_lines(tmp_path / "natural.jsonl", [{"id": "a", "text": " ".join(words)}])
+    valid = write_lines(tmp_path / "valid.jsonl", [{"id": "b", "text": " ".join(words[::-1])}])
+    write_json(tmp_path / "manifest.json", {"injected": []})
+    qa = write_lines(tmp_path / "qa.jsonl", [
+        {"passage": "w1 w2 w3", "question": "w4", "answer": "w5", "label": 1},
+        {"passage": "w9 w8", "question": "w7", "answer": "w6", "label": 0},
+    ])  # fmt: skip
+    mc = write_lines(tmp_path / "mc.jsonl", [
+        {"question": "w3 w2", "choices": ["w1", "w11"], "answer": 1, "label": 1},
+    ])  # fmt: skip
+    params = {"li_words": 30, "seed": 0, "batch_size": 4, "baseline_passages": 3}
+    paths = {"manifest": tmp_path / "manifest.json", "natural": natural, "valid": valid}
+    specs = [("q", {"path": qa, "format": "qa"}, tmp_path / "q.csv"),
+             ("m", {"path": mc, "format": "multiple_choice"}, tmp_path / "m.csv")]  # fmt: skip
+    frames = ob.score_benchmark_files(tmp_path / "m", "tiny", specs, paths, params, "cpu")
+    assert list(frames) == ["q", "m"]
+    for name, _, out in specs:
+        assert pd.read_csv(out).shape == frames[name].shape
+    q, m = frames["q"], frames["m"]
+    assert q["set"].tolist() == ["benchmark"] * 2 + ["memorised"] * 3 + ["clean"] * 3
+    assert m["set"].tolist() == ["benchmark"] + ["memorised"] * 3 + ["clean"] * 3
+    assert (m["format"] == "multiple_choice").all() and (q["benchmark"] == "q").all()
+    cols = ["set", "id", "label", "n_tokens", "loss", "min_k_20", "li_nll"]
+    pd.testing.assert_frame_equal(q[q["set"] != "benchmark"][cols].reset_index(drop=True),
+                                  m[m["set"] != "benchmark"][cols].reset_index(drop=True))  # fmt: skip
+    alone = ob.score_benchmark_file(tmp_path / "m", "tiny", "q", specs[0][1], paths, params,
+                                    tmp_path / "alone.csv", "cpu")  # fmt: skip
+    pd.testing.assert_frame_equal(alone[cols], q[cols])  # items shorter than li_words
+    # a bad line in the second file: nothing is written, not even the first's table
+    bad = write_lines(tmp_path / "bad.jsonl", [{"question": "w1", "choices": ["w2"], "answer": 0}])
+    outs = [tmp_path / "q2.csv", tmp_path / "bad.csv"]
+    with pytest.raises(InputError, match=r"bad\.jsonl:1: field 'choices'"):
+        ob.score_benchmark_files(
+            tmp_path / "m", "tiny",
+            [("q", specs[0][1], outs[0]), ("b", {"path": bad, "format": "multiple_choice"}, outs[1])],
+            paths, params, "cpu",
+        )  # fmt: skip
+    assert not any(p.exists() for p in outs)
+
+
 # ------------------------------------------------------------------------------- report
 def scores_frame(labelled: bool, gap: float, seed: int = 0) -> pd.DataFrame:
     """Two models' tables of one benchmark: 20 items (10 labelled members whose NLL is

@@ -69,8 +69,8 @@ def test_natural_text_is_the_training_split_before_planting(corpus):
     assert m["natural"]["path"] == "natural.jsonl"
     assert m["natural"]["documents"] == 4
     texts = planted_texts(m)
-    assert list(texts) == ["duplicate", "ladder", "contamination", "excerpt"]
-    assert texts["excerpt"] == []  # no corpus.inject.excerpts here
+    assert list(texts) == ["duplicate", "ladder", "contamination", "excerpt", "benchmark"]
+    assert texts["excerpt"] == texts["benchmark"] == []  # no excerpts, no planted benchmarks
     assert len(texts["duplicate"]) == 2
     assert len(texts["ladder"]) == 6  # controls (copies 0) are not planted
     assert len(texts["contamination"]) == 4  # nor the unplanted items

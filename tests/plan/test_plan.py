@@ -82,9 +82,10 @@ def test_tiny_prompt_lengths_evaluators_tokenizers(tiny):
 
 
 def test_tiny_parts_and_probe_files(tiny):
+    # own benchmarks: the planted ones of Li's formats (corpus.inject.format_benchmarks)
     assert tiny.parts() == {
         "ladder": True, "contamination": True, "cloze": True, "excerpts": True, "books": False,
-        "own_benchmarks": False, "pos_index": True, "fanout": False, "generations": False,
+        "own_benchmarks": True, "pos_index": True, "fanout": False, "generations": False,
         "prompts_file": False, "plants": True, "training_prompts": True, "checkpoints": False,
         "timing": True, "dynamics": True,
     }  # fmt: skip

@@ -79,8 +79,9 @@ def test_every_stage_is_listed():
 # without more), and reads the researcher's own generations, prompts, benchmarks and books
 # with the sample and membership stages' own readers before any job (the same errors a job
 # would give, at the start), and asks the index stage whether a configured folder is laid out
-# as an infini-gram index (tokenizers.<name>.index with format infini-gram)
-SHARED_ASKS = {"config": {"tokenize", "sample", "membership", "index"}}
+# as an infini-gram index (tokenizers.<name>.index with format infini-gram), and checks
+# corpus.inject.format_benchmarks with the corpus stage's own check
+SHARED_ASKS = {"config": {"corpus", "tokenize", "sample", "membership", "index"}}
 
 
 def test_shared_modules_import_no_stage():

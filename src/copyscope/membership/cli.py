@@ -38,16 +38,17 @@ def cmd_overlap(a) -> None:
 
 
 def cmd_benchmark(a) -> None:
-    from .own_benchmarks import score_benchmark_file
+    from .own_benchmarks import score_benchmark_files
 
-    spec = {"path": a.path, "format": a.format}
+    benchmarks = [(name, {"path": path, "format": fmt}, out) for name, fmt, path, out in a.benchmark]
     paths = {"manifest": a.manifest, "natural": a.natural, "valid": a.valid, "index": a.index}
-    frame = score_benchmark_file(
-        a.model, a.model_name, a.benchmark, spec, paths, a.params_json, a.out, a.device
+    frames = score_benchmark_files(
+        a.model, a.model_name, benchmarks, paths, a.params_json, a.device
     )
-    n = int((frame["set"] == "benchmark").sum())  # the own benchmark's items
-    log.info("%s on %s: %d items and %d baseline passages scored", a.model_name, a.benchmark, n,
-             len(frame) - n)  # fmt: skip
+    for name, frame in frames.items():
+        n = int((frame["set"] == "benchmark").sum())  # the own benchmark's items
+        log.info("%s on %s: %d items and %d baseline passages scored", a.model_name, name, n,
+                 len(frame) - n)  # fmt: skip
 
 
 def cmd_books(a) -> None:
@@ -119,18 +120,19 @@ def register(sub) -> None:
     f.add_argument("--out", required=True, help="per-text overlap (.csv)")
 
     f = add_command(
-        group, "benchmark", cmd_benchmark, "score a researcher's own benchmark file (one model)"
+        group, "benchmark", cmd_benchmark, "score researchers' own benchmark files (one model)"
     )
     f.add_argument("--model", required=True, help="model directory")
     f.add_argument("--model-name", required=True, help="the model's name under models.zoo")
     f.add_argument(
-        "--benchmark", required=True, help="the benchmark's name (analysis.membership.benchmarks)"
-    )
-    f.add_argument("--path", required=True, help="the benchmark's JSONL file")
-    f.add_argument(
-        "--format",
+        "--benchmark",
         required=True,
-        help="the items' format (copyscope.membership.own_benchmarks.FORMATS)",
+        nargs=4,
+        action="append",
+        metavar=("NAME", "FORMAT", "PATH", "OUT"),
+        help="a benchmark (once per benchmark): its name (analysis.membership.benchmarks), its "
+        "items' format (copyscope.membership.own_benchmarks.FORMATS), its JSONL file and the "
+        "per-item and per-baseline scores to write (.csv)",
     )
     f.add_argument("--manifest", required=True, help="corpus manifest.json")
     f.add_argument("--natural", required=True, help="corpus natural.jsonl (memorised baseline)")
@@ -143,7 +145,6 @@ def register(sub) -> None:
     )
     add_params(f, "the config block analysis.membership")
     add_device(f)
-    f.add_argument("--out", required=True, help="per-item and per-baseline scores (.csv)")
 
     f = add_command(
         group, "books", cmd_books, "name cloze on a researcher's own prose books (one model)"

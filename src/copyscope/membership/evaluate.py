@@ -40,6 +40,8 @@ test part, with exact (Clopper–Pearson) binomial intervals.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ..lazy import lazy_module
@@ -132,11 +134,43 @@ def bootstrap_ci(
     s, y = _check(scores, labels)
     if n_boot < 1 or not 0 < level < 1:
         raise ValueError(f"expected n_boot >= 1 and 0 < level < 1, got {n_boot}, {level}")
-    reps = {m: np.empty(n_boot) for m in METRICS}
-    for b, idx in enumerate(_stratified(y, n_boot, seed)):
-        for m, v in zip(METRICS, fast_metrics(s[idx], y[idx]), strict=True):
-            reps[m][b] = v
-    return {m: tuple(float(x) for x in percentile_interval(r, level)) for m, r in reps.items()}
+    reps = metric_replicates(s, y, n_boot, seed)
+    return {m: tuple(float(x) for x in percentile_interval(reps[:, k], level))
+            for k, m in enumerate(METRICS)}  # fmt: skip
+
+
+def _picks(y: np.ndarray, n_boot: int, seed: int):
+    """The members, the non-members and the resamples of :func:`_stratified` as index arrays
+    into them (:func:`_stratified_picks`)."""
+    members, others = np.flatnonzero(y == 1), np.flatnonzero(y == 0)
+    return members, others, _stratified_picks(members.size, others.size, n_boot, seed)
+
+
+@functools.lru_cache(maxsize=64)
+def _stratified_picks(n1: int, n0: int, n_boot: int, seed: int):
+    """Per replicate ``rng.integers(0, n1, n1)`` for the members then ``rng.integers(0, n0,
+    n0)`` for the non-members (which is what ``rng.choice`` with replacement draws), as two
+    read-only arrays: they depend on the sizes and the seed alone, so the detectors of one
+    table (the same labels) draw them once."""
+    rng = np.random.default_rng(seed)
+    picks = np.empty((n_boot, n1), np.int64), np.empty((n_boot, n0), np.int64)
+    for r in range(n_boot):
+        picks[0][r] = rng.integers(0, n1, n1)
+        picks[1][r] = rng.integers(0, n0, n0)
+    for p in picks:
+        p.flags.writeable = False
+    return picks
+
+
+def metric_replicates(s: np.ndarray, y: np.ndarray, n_boot: int, seed: int) -> np.ndarray:
+    """The ``n_boot`` replicates of :data:`METRICS` (one row each) of :func:`bootstrap_ci`:
+    :func:`fast_metrics` of each resample of :func:`_stratified`, in one compiled call
+    (:func:`copyscope.membership.kernels.metric_replicates`: the same numbers, tested)."""
+    from .kernels import metric_replicates as replicates
+
+    members, others, picks = _picks(y, n_boot, seed)
+    return replicates(np.ascontiguousarray(s, np.float64), np.ascontiguousarray(y, np.int64),
+                      members, others, *picks)  # fmt: skip
 
 
 def _stratified(y: np.ndarray, n_boot: int, seed: int):
@@ -183,12 +217,7 @@ def paired_auc_replicates(a, b, y, n_boot: int, seed: int) -> np.ndarray:
     (:func:`copyscope.membership.kernels.auc_differences`: the same numbers, tested)."""
     from .kernels import auc_differences
 
-    members, others = np.flatnonzero(y == 1), np.flatnonzero(y == 0)
-    rng = np.random.default_rng(seed)
-    picks = np.empty((n_boot, members.size), np.int64), np.empty((n_boot, others.size), np.int64)
-    for r in range(n_boot):
-        picks[0][r] = rng.integers(0, members.size, members.size)
-        picks[1][r] = rng.integers(0, others.size, others.size)
+    members, others, picks = _picks(y, n_boot, seed)
     return auc_differences(np.ascontiguousarray(a, np.float64), np.ascontiguousarray(b, np.float64),
                            np.ascontiguousarray(y, np.int64), members, others, *picks)  # fmt: skip
 

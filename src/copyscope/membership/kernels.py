@@ -130,3 +130,62 @@ def auc_differences(a, b, y, members, others, pick_members, pick_others):
             sa[n1 + i], sb[n1 + i], sy[n1 + i] = a[j], b[j], y[j]
         out[r] = trapezoid_auc(sa, sy) - trapezoid_auc(sb, sy)
     return out
+
+
+@njit(cache=True, nogil=True)
+def roc_metrics(s, y):
+    """``fast_metrics(s, y)`` (scores ``s``, labels ``y`` 0/1 with both present): the AUC of
+    :func:`trapezoid_auc`, the largest TPR of a ROC point (the origin included) whose FPR is
+    ≤ 0.05, and the largest balanced accuracy ``(tpr + 1 − fpr) / 2`` of a ROC point, each
+    the same floating-point operations as there."""
+    order = np.argsort(-s, kind="mergesort")
+    n = s.size
+    tp = np.empty(n + 1, np.int64)
+    fp = np.empty(n + 1, np.int64)
+    tp[0] = 0
+    fp[0] = 0
+    m = 0
+    cum = 0
+    for i in range(n):
+        cum += y[order[i]]
+        if i == n - 1 or s[order[i + 1]] - s[order[i]] != 0:
+            m += 1
+            tp[m] = cum
+            fp[m] = (i + 1) - cum
+    terms = np.empty(m)
+    prev_tpr = 0.0
+    prev_fpr = 0.0
+    best_tpr = 0.0  # the origin: fpr 0 <= 0.05
+    best_bal = (0.0 + 1 - 0.0) / 2
+    for k in range(1, m + 1):
+        tpr = tp[k] / tp[m]
+        fpr = fp[k] / fp[m]
+        terms[k - 1] = (fpr - prev_fpr) * (tpr + prev_tpr) / 2
+        if fpr <= 0.05 and tpr > best_tpr:
+            best_tpr = tpr
+        bal = (tpr + 1 - fpr) / 2
+        if bal > best_bal:
+            best_bal = bal
+        prev_tpr, prev_fpr = tpr, fpr
+    return pairwise_sum(terms, 0, m), best_tpr, best_bal
+
+
+@njit(cache=True, nogil=True)
+def metric_replicates(s, y, members, others, pick_members, pick_others):
+    """Per replicate r: :func:`roc_metrics` (AUC, TPR at 5% FPR, best balanced accuracy) of
+    the resample of the items ``members[pick_members[r]]`` followed by
+    ``others[pick_others[r]]``; an array of ``n_boot`` rows and 3 columns."""
+    n_boot = pick_members.shape[0]
+    n1, n0 = members.size, others.size
+    out = np.empty((n_boot, 3))
+    ss = np.empty(n1 + n0)
+    sy = np.empty(n1 + n0, np.int64)
+    for r in range(n_boot):
+        for i in range(n1):
+            j = members[pick_members[r, i]]
+            ss[i], sy[i] = s[j], y[j]
+        for i in range(n0):
+            j = others[pick_others[r, i]]
+            ss[n1 + i], sy[n1 + i] = s[j], y[j]
+        out[r, 0], out[r, 1], out[r, 2] = roc_metrics(ss, sy)
+    return out

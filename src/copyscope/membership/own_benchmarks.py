@@ -26,8 +26,8 @@ beside a memorised and a clean baseline taken from the corpus.
   the corpus stage has already cut every planted passage out of it). For a pretrained model
   whose training data is unknown both baselines are only "the corpus's training split" and
   "its held-out split".
-* **Scores** (:func:`score_benchmark_file`): the item texts and both baselines go through the
-  planted set's scorer (:func:`copyscope.membership.stage.membership_scores`, with the
+* **Scores** (:func:`score_benchmark_files`, all of a model's benchmarks in one pass): the item
+  texts and both baselines go through the planted set's scorer (:func:`copyscope.membership.stage.membership_scores`, with the
   training index in the model's tokens for DC-PDD: Li's window of
   ``li_words`` words, truncation to the model's context counted), one table per model and
   benchmark (:data:`COLUMNS`; ``label`` empty without labels).
@@ -41,14 +41,13 @@ import re
 import numpy as np
 import pandas as pd
 
+from ..corpus.format_benchmarks import LETTERS, item_text
 from ..errors import InputError
 from ..sample.external import record_id, records, string_field
 from .scores import MEMBER_SIGN
 
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 """A benchmark name: letters, digits, ``.``, ``_`` and ``-`` (not first): it names files."""
-
-LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 FORMATS = {
     "text": ("text",),
@@ -126,23 +125,18 @@ def _answer_index(where: str, obj: dict, choices: list[str]) -> int:
 
 
 def format_item(fmt: str, obj: dict, where: str = "item") -> str:
-    """The text of one item of format ``fmt`` (the templates of this module's docstring);
-    InputError naming ``where`` and the field for a missing or malformed field."""
+    """The text of one item of format ``fmt`` (the templates of this module's docstring,
+    :func:`copyscope.corpus.format_benchmarks.item_text`, which the planted benchmarks use
+    too); InputError naming ``where`` and the field for a missing or malformed field."""
     if fmt not in FORMATS:
         raise InputError(where, f"format: expected one of {', '.join(FORMATS)}, found {fmt!r}")
-    if fmt == "text":
-        return string_field(where, obj, "text")
-    if fmt == "qa":
-        p, q, a = (string_field(where, obj, f) for f in FORMATS["qa"])
-        return f"{p}\n\nQuestion: {q}\nAnswer: {a}"
-    if fmt == "summarization":
-        d, s = (string_field(where, obj, f) for f in FORMATS["summarization"])
-        return f"{d}\n\nSummary: {s}"
-    q = string_field(where, obj, "question")
-    cs = _choices(where, obj)
-    k = _answer_index(where, obj, cs)
-    lines = [f"Question: {q}", *(f"{LETTERS[i]}. {c}" for i, c in enumerate(cs))]
-    return "\n".join([*lines, f"Answer: {LETTERS[k]}. {cs[k]}"])
+    if fmt == "multiple_choice":
+        q = string_field(where, obj, "question")
+        cs = _choices(where, obj)
+        fields = {"question": q, "choices": cs, "answer": _answer_index(where, obj, cs)}
+    else:
+        fields = {f: string_field(where, obj, f) for f in FORMATS[fmt]}
+    return item_text(fmt, fields)
 
 
 def _label(where: str, value) -> int:
@@ -230,17 +224,37 @@ def score_benchmark_file(
     out,
     device: str = "auto",
 ) -> pd.DataFrame:
-    """One model's table of one benchmark (:data:`COLUMNS`): ``spec`` is its config entry
-    ``{path, format}``; ``paths`` the corpus stage's ``manifest``, ``natural`` and ``valid``
-    files and, optionally, ``index`` (the training index in the model's tokens: DC-PDD's
-    frequencies); ``params`` the config block ``analysis.membership`` (``li_words``, ``seed``,
-    ``batch_size``, ``baseline_passages``). The file is read and checked before the model is
-    loaded; the table is written atomically."""
+    """One model's table of one benchmark (:data:`COLUMNS`): :func:`score_benchmark_files`
+    with the one benchmark ``benchmark`` (config entry ``spec`` ``{path, format}``) written to
+    ``out``."""
+    return score_benchmark_files(
+        model_dir, model_name, [(benchmark, spec, out)], paths, params, device
+    )[benchmark]
+
+
+def score_benchmark_files(
+    model_dir,
+    model_name: str,
+    benchmarks: list[tuple[str, dict, object]],
+    paths: dict,
+    params: dict,
+    device: str = "auto",
+) -> dict[str, pd.DataFrame]:
+    """One model's table of each benchmark (:data:`COLUMNS`), by name: ``benchmarks`` holds
+    ``(name, spec, out)`` per benchmark, ``spec`` its config entry ``{path, format}``;
+    ``paths`` the corpus stage's ``manifest``, ``natural`` and ``valid`` files and, optionally,
+    ``index`` (the training index in the model's tokens: DC-PDD's frequencies); ``params`` the
+    config block ``analysis.membership`` (``li_words``, ``seed``, ``batch_size``,
+    ``baseline_passages``). Every file is read and checked before the model is loaded (a bad
+    line anywhere: nothing is written); the model is loaded once and scores every benchmark's
+    items followed by the baselines in one pass (so each table's baseline rows are the same);
+    each table is written atomically."""
     from ..io import read_json, read_jsonl, write_csv
     from ..lm import load_model
     from .stage import membership_scores
 
-    items, labelled = read_benchmark(spec["path"], spec["format"])
+    read = [(name, spec, out, *read_benchmark(spec["path"], spec["format"]))
+            for name, spec, out in benchmarks]  # fmt: skip
     manifest = read_json(paths["manifest"])
     natural = [r["text"] for r in read_jsonl(paths["natural"])]
     valid = [r["text"] for r in read_jsonl(paths["valid"])]
@@ -255,6 +269,7 @@ def score_benchmark_file(
     texts = [
         {"set": "benchmark", "id": it["id"], "planted": it.get("label", 0), "copies": 0,
          "text": it["text"]}  # fmt: skip
+        for *_, items, _ in read
         for it in items
     ] + [{"set": b["set"], "id": b["id"], "planted": b["label"], "copies": 0, "text": b["text"]}
          for b in base]  # fmt: skip
@@ -269,12 +284,17 @@ def score_benchmark_file(
         model, tok, texts, li_words=params["li_words"], seed=params["seed"], index=index, **kw
     )
     n_params = sum(p.numel() for p in model.parameters())
-    frame = pd.DataFrame(rows)
-    frame["label"] = frame["planted"].astype("Int64")
-    if not labelled:
-        frame.loc[frame["set"] == "benchmark", "label"] = pd.NA
-    frame["model"], frame["benchmark"], frame["format"] = model_name, benchmark, spec["format"]
-    frame["n_params"] = n_params
-    frame = frame.reindex(columns=COLUMNS)  # an absent score: its column empty
-    write_csv(out, frame)
-    return frame
+    n_items = sum(len(items) for *_, items, _ in read)
+    baselines, first, frames = rows[n_items:], 0, {}
+    for name, spec, _, items, labelled in read:
+        frame = pd.DataFrame(rows[first : first + len(items)] + baselines)
+        first += len(items)
+        frame["label"] = frame["planted"].astype("Int64")
+        if not labelled:
+            frame.loc[frame["set"] == "benchmark", "label"] = pd.NA
+        frame["model"], frame["benchmark"], frame["format"] = model_name, name, spec["format"]
+        frame["n_params"] = n_params
+        frames[name] = frame.reindex(columns=COLUMNS)  # an absent score: its column empty
+    for name, _, out, *_ in read:
+        write_csv(out, frames[name])
+    return frames

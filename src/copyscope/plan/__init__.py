@@ -28,6 +28,7 @@ from collections.abc import Mapping, Sequence
 from ..clikit import labelled  # noqa: F401 (rules/common.smk imports it from the plan)
 from ..config import evaluator_of, model_file
 from ..corpus import plants_anything
+from ..corpus.format_benchmarks import benchmark_name
 from ..sample.external import check_setting_name, has_references, reference_decoding
 from .base import (  # noqa: F401 (the plan's helpers, imported from copyscope.plan)
     ANALYSIS_OUTPUTS,
@@ -119,7 +120,15 @@ class Plan(TrainingPrompts, CommandLines):
         self.style = c["analysis"]["style"]
         # the name cloze and continuation overlap: with a contamination set, or alone (cloze: true)
         self.cloze = self.contamination or self.membership["cloze"]
-        self.own_benchmarks = self.membership["benchmarks"]
+        # the researcher's own benchmarks, and the corpus stage's planted ones of Li's formats
+        # (corpus.inject.format_benchmarks: planted-<format>, written by the corpus job)
+        planted = inject.get("format_benchmarks") or {}
+        self.planted_benchmarks = {
+            benchmark_name(f): {"path": f"{R}/corpus/{benchmark_name(f)}.jsonl", "format": f}
+            for f in planted.get("formats", [])
+        }
+        # (a name of both is refused by the config check: config.checks.check_format_benchmarks)
+        self.own_benchmarks = {**self.membership["benchmarks"], **self.planted_benchmarks}
         self.books = self.membership["books"]
         self.book_texts = [b for b in self.books if "text" in self.books[b]]
         self.book_characters = [b for b in self.book_texts if "characters" in self.books[b]]
@@ -198,6 +207,12 @@ class Plan(TrainingPrompts, CommandLines):
     def own_pairs(self) -> list[tuple[str, str]]:
         """(model, own benchmark) of every own-benchmark job, benchmark-major."""
         return [(m, b) for b in self.own_benchmarks for m in self.models]
+
+    def planted_benchmark_args(self) -> list[str]:
+        """The corpus job's ``--out-benchmark FORMAT PATH`` words, one per planted benchmark
+        (corpus.inject.format_benchmarks)."""
+        return [w for b in self.planted_benchmarks.values()
+                for w in ("--out-benchmark", b["format"], b["path"])]  # fmt: skip
 
     def parts(self) -> dict[str, bool]:
         """Which optional parts the config has, by name."""
@@ -695,6 +710,13 @@ class Plan(TrainingPrompts, CommandLines):
                 "in_training": {b: self.books[b]["in_training"] for b in self.books},
             }
         )
+
+    def own_benchmark_args(self, model: str) -> list[str]:
+        """A model's own-benchmark job's ``--benchmark NAME FORMAT PATH OUT`` words, one per
+        benchmark (the researcher's and the planted ones)."""
+        return [w for b, spec in self.own_benchmarks.items()
+                for w in ("--benchmark", b, spec["format"], spec["path"],
+                          f"{self.results}/membership/{model}/own/{b}.csv")]  # fmt: skip
 
     def own_benchmark_params(self) -> dict:
         """The parameters of an own-benchmark job (OWN_BENCHMARK_KEYS of analysis.membership)."""

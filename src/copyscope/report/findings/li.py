@@ -330,8 +330,9 @@ def format_positives(data, index, params: Mapping, shared: dict) -> list[Positiv
     setting="Li's benchmarks are real and their contamination inferred; here every format's "
     "members are known: \"holds\" says that a detector separates multiple-choice members less "
     "even when they are as contaminated (the paper's multiple-choice result may be the format's), "
-    "\"does not hold\" that it separates them as well or better; the default run plants one "
-    "format (play text), so it tests nothing here",
+    "\"does not hold\" that it separates them as well or better; corpus.inject.format_benchmarks "
+    "plants one benchmark per format (items built from held-out passages, half of each planted "
+    "as scored, the same copies in every format)",
     nulls=(Null("permuted labels", permuted_format_labels),),
     positives=format_positives,
 )
@@ -346,7 +347,8 @@ def format_memorisation(tables: Tables, params: Mapping):
         raise NotTested(
             "no labelled items (known members and non-members) in both the multiple-choice and "
             "a reading-comprehension or summarisation format (analysis.membership.benchmarks "
-            "with labels); the planted contamination set is play text of one format"
+            "with labels, or corpus.inject.format_benchmarks); the planted contamination set is play "
+            "text of one format"
         )
     parts, verdicts, models = [], [], []
     for model, rows in d.groupby("model", sort=False):
