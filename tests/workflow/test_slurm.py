@@ -21,6 +21,7 @@ import textwrap
 import time
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 pytestmark = pytest.mark.slurm
@@ -198,6 +199,9 @@ def test_tiny_pipeline_on_slurm_matches_local_run(cluster, local_run, tmp_path):
     differ = []
     for name in files:
         a, b = (local / name).read_bytes(), (slurm / name).read_bytes()
+        if name.startswith("tables/training/"):  # the same losses at every step; the times differ
+            x, y = (pd.read_csv(r / name).drop(columns="seconds") for r in (local, slurm))
+            a, b = x.to_csv().encode(), y.to_csv().encode()
         if a == b:
             continue
         if not name.endswith((".csv", ".jsonl", ".json")):
