@@ -82,36 +82,6 @@ def pairwise_sum(a, lo, n):
 
 
 @njit(cache=True, nogil=True)
-def trapezoid_auc(s, y):
-    """The AUC of ``fast_metrics(s, y)`` (scores ``s``, labels ``y`` 0/1 with both present):
-    the ROC points at every distinct score (a score differing from the next one after the
-    stable descending sort), the area by the trapezoid rule (tied pairs half credit)."""
-    order = np.argsort(-s, kind="mergesort")
-    n = s.size
-    tp = np.empty(n + 1, np.int64)
-    fp = np.empty(n + 1, np.int64)
-    tp[0] = 0
-    fp[0] = 0
-    m = 0
-    cum = 0
-    for i in range(n):
-        cum += y[order[i]]
-        if i == n - 1 or s[order[i + 1]] - s[order[i]] != 0:
-            m += 1
-            tp[m] = cum
-            fp[m] = (i + 1) - cum
-    terms = np.empty(m)
-    prev_tpr = 0.0
-    prev_fpr = 0.0
-    for k in range(1, m + 1):
-        tpr = tp[k] / tp[m]
-        fpr = fp[k] / fp[m]
-        terms[k - 1] = (fpr - prev_fpr) * (tpr + prev_tpr) / 2
-        prev_tpr, prev_fpr = tpr, fpr
-    return pairwise_sum(terms, 0, m)
-
-
-@njit(cache=True, nogil=True)
 def auc_differences(a, b, y, members, others, pick_members, pick_others):
     """Per replicate r: ``AUC(a) − AUC(b)`` (:func:`trapezoid_auc`) on the resample of the
     items ``members[pick_members[r]]`` followed by ``others[pick_others[r]]``."""
@@ -168,6 +138,15 @@ def roc_metrics(s, y):
             best_bal = bal
         prev_tpr, prev_fpr = tpr, fpr
     return pairwise_sum(terms, 0, m), best_tpr, best_bal
+
+
+@njit(cache=True, nogil=True)
+def trapezoid_auc(s, y):
+    """The AUC of ``fast_metrics(s, y)`` (scores ``s``, labels ``y`` 0/1 with both present):
+    the ROC points at every distinct score (a score differing from the next one after the
+    stable descending sort), the area by the trapezoid rule (tied pairs half credit); the
+    first value of :func:`roc_metrics`."""
+    return roc_metrics(s, y)[0]
 
 
 @njit(cache=True, nogil=True)
