@@ -923,3 +923,22 @@ def test_novelty_texts_by_hand_and_pooled_as_the_curve():
     assert natural["novel_1"].tolist() == natural["ngrams_1"].tolist() == [3, 2]
     only = text_novelty_table([("m", "pure", tok)], {"prompt_length": 8}, 3, sources=("all",))
     assert set(only["source"]) == {"all"}
+
+
+def test_placement_figure_draws_a_position_outside_its_interval(tmp_path):
+    """copyscope's normalised position is a ratio: its percentile interval need not hold the
+    point (a clean − memorised gap near 0). The figure draws the interval from its bounds and
+    the point where it is, instead of failing on a negative error bar (a pretrained model's
+    run did)."""
+    from copyscope.report import figures as fig
+
+    rows = []
+    for s, nll in (("clean", 4.0), ("contamination", 3.0), ("memorised", 2.0)):
+        row = {"model": "m", "set": s, "mean_nll": nll, "mean_nll_lo": nll - 0.1,
+               "mean_nll_hi": nll + 0.1, "position": np.nan, "position_lo": np.nan,
+               "position_hi": np.nan}  # fmt: skip
+        if s == "contamination":
+            row |= {"position": 0.2, "position_lo": 0.35, "position_hi": 0.9}  # point below
+        rows.append(row)
+    fig.membership_placement(pd.DataFrame(rows), tmp_path / "p.png")
+    assert pixels(tmp_path / "p.png").std() > 0

@@ -93,6 +93,7 @@ def external_config(tmp_path) -> dict:
     }
     own["baseline_passages"] = 8
     cfg["corpus"]["inject"].pop("contamination")  # baselines cut from the corpus's splits
+    cfg["corpus"]["inject"].pop("format_benchmarks")  # its own benchmarks alone
     return cfg
 
 

@@ -612,8 +612,10 @@ def membership_placement(table: pd.DataFrame, path) -> None:
         style = {"fmt": markers[name], "color": colors[name], "capsize": 3}
         left.errorbar(g["mean_nll"], y, xerr=err, label=label, **style)
         if name.startswith("contamination"):
-            perr = [g["position"] - g["position_lo"], g["position_hi"] - g["position"]]
-            right.errorbar(g["position"], y, xerr=perr, **style)
+            # the interval as drawn from its bounds: a ratio's percentile interval need not
+            # hold its point estimate (a clean−memorised gap near 0), so no symmetric error bar
+            right.hlines(y, g["position_lo"], g["position_hi"], color=colors[name], lw=1.5)
+            right.plot(g["position"], y, markers[name], color=colors[name])
     for x in (0, 1):
         right.axvline(x, color="0.6", ls=":", lw=1)
     left.set_yticks(range(len(models)), models)
