@@ -105,7 +105,7 @@ if PLAN.own_benchmarks:
             valid=f"{R}/corpus/valid.jsonl",
             index=lambda w: PLAN.index_file(PLAN.model_tokenizer(w.model)),
         output:
-            [f"{R}/membership/{{model}}/own/{b}.csv" for b in PLAN.own_benchmarks],
+            [PLAN.own_benchmark_file("{model}", b) for b in PLAN.own_benchmarks],
         log:
             f"{R}/logs/membership_benchmark/{{model}}.log",
         benchmark:

@@ -45,7 +45,7 @@ import functools
 import numpy as np
 
 from ..lazy import lazy_module
-from ..stats import bootstrap_weights, clopper_pearson, percentile_interval, stratified_indices
+from ..stats import bootstrap_weights, clopper_pearson, percentile_interval
 
 metrics = lazy_module("sklearn.metrics")
 
@@ -140,8 +140,9 @@ def bootstrap_ci(
 
 
 def _picks(y: np.ndarray, n_boot: int, seed: int):
-    """The members, the non-members and the resamples of :func:`_stratified` as index arrays
-    into them (:func:`_stratified_picks`)."""
+    """The members, the non-members and the stratified resamples of the module docstring
+    (:func:`copyscope.stats.stratified_indices` over the members, then the non-members) as
+    index arrays into them (:func:`_stratified_picks`)."""
     members, others = np.flatnonzero(y == 1), np.flatnonzero(y == 0)
     return members, others, _stratified_picks(members.size, others.size, n_boot, seed)
 
@@ -164,19 +165,13 @@ def _stratified_picks(n1: int, n0: int, n_boot: int, seed: int):
 
 def metric_replicates(s: np.ndarray, y: np.ndarray, n_boot: int, seed: int) -> np.ndarray:
     """The ``n_boot`` replicates of :data:`METRICS` (one row each) of :func:`bootstrap_ci`:
-    :func:`fast_metrics` of each resample of :func:`_stratified`, in one compiled call
+    :func:`fast_metrics` of each resample of :func:`_picks`, in one compiled call
     (:func:`copyscope.membership.kernels.metric_replicates`: the same numbers, tested)."""
     from .kernels import metric_replicates as replicates
 
     members, others, picks = _picks(y, n_boot, seed)
     return replicates(np.ascontiguousarray(s, np.float64), np.ascontiguousarray(y, np.int64),
                       members, others, *picks)  # fmt: skip
-
-
-def _stratified(y: np.ndarray, n_boot: int, seed: int):
-    """The stratified resamples of the module docstring, members first, one at a time."""
-    strata = np.flatnonzero(y == 1), np.flatnonzero(y == 0)
-    return stratified_indices(np.random.default_rng(seed), strata, n_boot)
 
 
 def evaluate_detector(
@@ -211,7 +206,7 @@ def paired_auc_difference(
 
 def paired_auc_replicates(a, b, y, n_boot: int, seed: int) -> np.ndarray:
     """The ``n_boot`` bootstrap replicates of ``AUC(a) − AUC(b)`` of
-    :func:`paired_auc_difference`: the resamples of :func:`_stratified` (members, then
+    :func:`paired_auc_difference`: the resamples of :func:`_picks` (members, then
     non-members, each ``rng.choice`` with replacement, which is ``stratum[rng.integers(0,
     size, size)]``), each AUC that of :func:`fast_metrics`, in one compiled call
     (:func:`copyscope.membership.kernels.auc_differences`: the same numbers, tested)."""

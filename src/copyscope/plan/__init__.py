@@ -711,12 +711,17 @@ class Plan(TrainingPrompts, CommandLines):
             }
         )
 
+    def own_benchmark_file(self, model: str, bench: str) -> str:
+        """The scores of own benchmark ``bench`` under ``model`` (``model`` may be the rule's
+        wildcard ``{model}``)."""
+        return f"{self.results}/membership/{model}/own/{bench}.csv"
+
     def own_benchmark_args(self, model: str) -> list[str]:
         """A model's own-benchmark job's ``--benchmark NAME FORMAT PATH OUT`` words, one per
         benchmark (the researcher's and the planted ones)."""
         return [w for b, spec in self.own_benchmarks.items()
                 for w in ("--benchmark", b, spec["format"], spec["path"],
-                          f"{self.results}/membership/{model}/own/{b}.csv")]  # fmt: skip
+                          self.own_benchmark_file(model, b))]  # fmt: skip
 
     def own_benchmark_params(self) -> dict:
         """The parameters of an own-benchmark job (OWN_BENCHMARK_KEYS of analysis.membership)."""

@@ -173,7 +173,7 @@ INPUTS = {
         "a model's per-item scores of an own benchmark (membership/<m>/own/<b>.csv: its "
         "labelled items by format, Li's per-format claim)",
         files=lambda p: (
-            p.own_pairs, [f"{p.results}/membership/{m}/own/{b}.csv" for m, b in p.own_pairs]
+            p.own_pairs, [p.own_benchmark_file(m, b) for m, b in p.own_pairs]
         ),
     ),
     "samples": Input(

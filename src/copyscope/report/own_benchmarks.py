@@ -30,7 +30,7 @@ INPUTS = {
         ("MODEL", "BENCHMARK"),
         "per-item and baseline scores of a model (.csv)",
         files=lambda p: (
-            p.own_pairs, [f"{p.results}/membership/{m}/own/{b}.csv" for m, b in p.own_pairs]
+            p.own_pairs, [p.own_benchmark_file(m, b) for m, b in p.own_pairs]
         ),
     ),
     # the rule input "files" ("items" names a method of Snakemake's input list)
