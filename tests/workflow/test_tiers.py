@@ -329,5 +329,26 @@ def test_markers_are_declared_and_make_test_fast_leaves_the_heavy_tiers_out():
     make = (ROOT / "Makefile").read_text()
     (fast,) = re.findall(r"^test-fast:.*\n((?:\t.*\n)+)", make, re.M)
     assert '-m "not e2e and not slurm and not bench"' in fast
+
+
+def test_make_test_runs_the_whole_suite_in_two_streams():
+    """``make test``'s two streams are the whole suite: the unit tier over every file and the
+    heavy tiers of BESIDE in one, the heavy tiers of every other file in the other; the files
+    of BESIDE share no run with other tests (no :data:`PIPELINE_FIXTURES`, no ``local_run``),
+    so that no run of the session is made twice."""
+    make = (ROOT / "Makefile").read_text()
     (full,) = re.findall(r"^test:.*\n((?:\t.*\n)+)", make, re.M)
-    assert "pytest -q;" in full and '-m "' not in full  # the full suite: every tier
+    assert re.search(r"^HEAVY = (.+)$", make, re.M).group(1) == "e2e or slurm or bench"
+    beside = re.search(r"^BESIDE = (.+)$", make, re.M).group(1).split()
+    calls = re.findall(r"pytest -q[^;]*", full)
+    assert len(calls) == 3, calls
+    assert any(c.endswith('-m "not ($(HEAVY))"') for c in calls), calls
+    assert any(c.endswith('-m "$(HEAVY)" $(BESIDE)') for c in calls), calls
+    assert any(c.endswith('-m "$(HEAVY)" $(addprefix --ignore=,$(BESIDE))') for c in calls), calls
+    assert beside and len(set(beside)) == len(beside)
+    for path in beside:
+        tree = ast.parse((ROOT / path).read_text())
+        names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+        names |= {n.arg for n in ast.walk(tree) if isinstance(n, ast.arg)}
+        names |= {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant)}
+        assert not names & (PIPELINE_FIXTURES | {"local_run"}), path
