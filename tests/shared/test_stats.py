@@ -75,6 +75,49 @@ def test_pooled_ratio_permutation_test_keeps_its_level_on_skewed_texts():
     )
     assert up[0] < 0.05 and down[0] > 0.5
 
+
+def test_separation_permutation_test_hand_worked():
+    """a1 = (2, 2), b1 = (0, 0): s1 = 2, and of the 6 regroupings of (2, 2, 0, 0) only the
+    observed one reaches 2 (P(s1* ≥ s1) → 1/6); a2 = b2 = (1, 1): s2 = 0, every regrouping
+    ties. T = 2: the model without a difference fits s = 1 in both pairs, residuals ±0.5 in
+    the first pair, ∓0.5 in the second; a permutation reaches T* = 2 only where the four
+    residuals of +0.5 fall on a1 and b2 (1 of C(8, 4) = 70 placements)."""
+    (s1, up1, down1), (s2, up2, down2), (t, up, down) = stats.separation_permutation_test(
+        [2, 2], [0, 0], [1, 1], [1, 1], draws=40000, seed=0
+    )
+    assert (s1, s2, t) == (2.0, 0.0, 2.0)
+    assert up1 == pytest.approx(1 / 6, abs=0.01) and down1 == 1.0
+    assert up2 == down2 == 1.0
+    assert up == pytest.approx(1 / 70, abs=0.003) and down == 1.0
+    # an empty group: no test
+    (s1, up1, _), _, (t, up, _) = stats.separation_permutation_test([1.0], [], [1.0], [0.0],
+                                                                   draws=10, seed=0)  # fmt: skip
+    assert np.isnan([s1, up1, t, up]).all()
+
+
+def test_separation_permutation_test_keeps_its_level():
+    """8 + 8 values per pair, the second pair 3 higher (another format's level): where
+    neither pair separates, and where both separate by the same 1, the one-sided tests at 5%
+    reject in about 5% of draws or fewer (the separations' own tests only where there is
+    none); a separation of the first pair alone is found, and its difference."""
+    level = np.repeat([0.0, 0.0, 3.0, 3.0], 8)
+    for gap in (0.0, 1.0):
+        hits = np.zeros(3)
+        for i in range(300):
+            v = np.random.default_rng([2, i]).normal(0, 1, 32) + level
+            v[np.r_[0:8, 16:24]] += gap
+            out = stats.separation_permutation_test(v[:8], v[8:16], v[16:24], v[24:],
+                                                    draws=400, seed=i)  # fmt: skip
+            hits += [p[1] < 0.05 for p in out]
+        bound = 0.05 + 2 * math.sqrt(0.05 * 0.95 / 300)
+        assert hits[2] / 300 <= bound, (gap, hits)
+        assert gap or (hits[:2] / 300 <= bound).all(), hits
+    v = np.random.default_rng(9).normal(0, 1, 64)
+    (_, up1, _), _, (_, up, down) = stats.separation_permutation_test(
+        v[:16] + 2, v[16:32], v[32:48], v[48:], draws=2000, seed=0
+    )
+    assert up1 < 0.01 and up < 0.05 and down > 0.5
+
 # ------------------------------------------------------------------ the pieces
 def test_resamples_are_the_documented_draws():
     idx = stats.bootstrap_indices(np.random.default_rng(3), 5, 7)

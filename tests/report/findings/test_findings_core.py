@@ -127,9 +127,7 @@ COLUMNS = {
     "style_memorization": ["model", "source", "stratum", "n", "pos_minus_exact"],
     "creativity_texts": ["model", "decoding", "source", "text", "words", "index"],
     "raven_novel_words": ["model", "decoding", "texts", "novel_types", "well_formed"],
-    "own_benchmark_nll_delta": ["benchmark", "labelled", "model", "contrast", "delta", "delta_lo",
-                                "delta_hi", "n_a", "n_b"],  # fmt: skip
-    "own_benchmark_placement": ["benchmark", "format", "labelled", "model", "set"],
+    "own_benchmark_scores": ["model", "benchmark", "format", "set", "id", "label", "li_nll"],
     "dynamics": ["model", "step", "quantity", "set", "value", "value_lo", "value_hi", "n"],
     "findings_calibration": CALIBRATION_COLUMNS,
     "findings_power": ["claim", "positive", "size", "power"],
@@ -137,8 +135,8 @@ COLUMNS = {
 
 
 EMPTY_NOT_TESTED = {"format-memorisation"}
-"""The claims whose condition is the table's rows themselves: empty own-benchmark tables are a
-run without labelled benchmarks of Li's formats (the default run's), not tested there."""
+"""The claims whose condition is the table's rows themselves: an empty own-benchmark table is a
+run without labelled benchmarks of Li's formats, not tested there."""
 
 TRAINING_HISTORY = {"templates-early", "cloze-late-sudden", "forgetting-early"}
 """The claims on the training history: an empty dynamics table is a run without checkpoints."""

@@ -242,70 +242,23 @@ def test_the_ladder_is_projected_beyond_the_runs_own_size():
 
 
 # -------------------------------------------------------------------- Li's per-format finding
-def own_tables(separations: dict[tuple[str, str], tuple[float, float, float]], model="m"):
-    """own_benchmark_nll_delta (the separation, non-members − members, of each benchmark, and
-    another contrast) and own_benchmark_placement (each benchmark's format) of labelled own
-    benchmarks: (benchmark, format) → separation (value, low, high)."""
-    cols = ["benchmark", "labelled", "model", "contrast", "delta", "delta_lo", "delta_hi",
-            "n_a", "n_b"]  # fmt: skip
-    rows = [(b, True, model, paper.SEPARATION, *v, 30, 30) for (b, _), v in separations.items()]
-    rows += [(b, True, model, "clean - benchmark", 9.0, 8.0, 10.0, 30, 60) for b, _ in separations]
-    place = pd.DataFrame([(b, f, True, model, "benchmark") for b, f in separations],
-                         columns=["benchmark", "format", "labelled", "model", "set"])  # fmt: skip
-    return {"own_benchmark_nll_delta": pd.DataFrame(rows, columns=cols),
-            "own_benchmark_placement": place}  # fmt: skip
+BENCHES = (("squad", "qa", 1.0), ("xsum", "summarization", 1.0), ("plain", "text", 1.0))
 
 
-RC = (0.5, 0.3, 0.7)  # members of the reading-comprehension benchmark clearly more familiar
-
-
-@pytest.mark.parametrize(
-    "mc, verdict",
-    [
-        ((0.0, -0.1, 0.1), HOLDS),  # multiple choice separated less: Li's pattern
-        ((0.9, 0.8, 1.0), FAILS),  # multiple choice separated more
-        ((0.4, 0.2, 0.6), UNCLEAR),  # about as well
-    ],
-)
-def test_format_memorisation(mc, verdict):
-    tables = own_tables({("squad", "qa"): RC, ("xsum", "summarization"): RC,
-                         ("mmlu", "multiple_choice"): mc, ("plain", "text"): (9, 8, 10)})  # fmt: skip
-    f = decide("format-memorisation", **tables)
-    assert f.verdict == verdict, f.measured
-    assert f.measured.startswith("m: squad (reading comprehension) 0.5 [0.3, 0.7] vs mmlu "
-                                 "(multiple choice) ")  # fmt: skip
-    assert "xsum (summarisation)" in f.measured and "plain" not in f.measured
-    assert "§4" in f.where and "known" in f.rule
-
-
-def test_format_memorisation_needs_the_formats():
-    """The default run's own-benchmark tables are empty (no labelled benchmarks): not tested
-    here; so without multiple choice, or without reading comprehension and summarisation, or
-    where the reading-comprehension members are less familiar (does not hold)."""
-    empty = own_tables({})
-    f = decide("format-memorisation", **empty)
-    assert f.verdict == F.NOT_TESTED and "analysis.membership.benchmarks" in f.measured
-    f = decide("format-memorisation", **own_tables({("squad", "qa"): RC, ("t", "text"): RC}))
-    assert f.verdict == F.NOT_TESTED
-    f = decide("format-memorisation", **own_tables({("mmlu", "multiple_choice"): RC}))
-    assert f.verdict == F.NOT_TESTED
-    wrong = own_tables({("squad", "qa"): (-0.5, -0.7, -0.3), ("mmlu", "multiple_choice"): RC})
-    assert decide("format-memorisation", **wrong).verdict == FAILS
-    assert decide("format-memorisation").verdict == UNCLEAR  # no tables: not measured
-
-
-def own_scores(mc_gap=0.0, per=20, seed=0) -> pd.DataFrame:
-    """Per-item own-benchmark scores of one model: a reading-comprehension benchmark whose
-    members' NLL is 1 nat lower, a multiple-choice one whose members' is ``mc_gap`` lower,
-    ``per`` members and non-members each, and the corpus baselines."""
+def own_scores(mc_gap=0.0, per=20, seed=0, benches=BENCHES, labelled=True) -> pd.DataFrame:
+    """Per-item own-benchmark scores of one model: benchmarks (name, format, gap) whose
+    members' NLL is ``gap`` nats lower than their non-members' (level 4, noise 0.3), a
+    multiple-choice one (level 6) whose members' is ``mc_gap`` lower, ``per`` members and
+    non-members each, and the corpus baselines."""
     rng = np.random.default_rng(seed)
     rows = []
-    for bench, fmt, gap in (("squad", "qa", 1.0), ("mmlu", "multiple_choice", mc_gap)):
+    for bench, fmt, gap in (*benches, ("mmlu", "multiple_choice", mc_gap)):
+        level = 6.0 if fmt == "multiple_choice" else 4.0
         for label in (1, 0):
             for i in range(per):
                 rows.append({"model": "m", "benchmark": bench, "format": fmt, "set": "benchmark",
-                             "id": f"{label}-{i}", "label": label,
-                             "li_nll": 4 - gap * label + rng.normal(0, 0.3)})  # fmt: skip
+                             "id": f"{label}-{i}", "label": label if labelled else None,
+                             "li_nll": level - gap * label + rng.normal(0, 0.3)})  # fmt: skip
         for s, v in (("memorised", 2.0), ("clean", 4.0)):
             rows += [{"model": "m", "benchmark": bench, "format": fmt, "set": s, "id": f"{s}{i}",
                       "label": int(s == "memorised"), "li_nll": v + rng.normal(0, 0.3)}
@@ -314,11 +267,57 @@ def own_scores(mc_gap=0.0, per=20, seed=0) -> pd.DataFrame:
     return frame.assign(label=frame["label"].astype("Int64"))
 
 
+@pytest.mark.parametrize(
+    "mc_gap, verdict",
+    [
+        (0.0, HOLDS),  # multiple choice separated less: Li's pattern
+        (2.0, FAILS),  # multiple choice separated more
+        (1.0, UNCLEAR),  # as well, at another NLL level
+    ],
+)
+def test_format_memorisation(mc_gap, verdict):
+    f = decide("format-memorisation", own_benchmark_scores=own_scores(mc_gap))
+    assert f.verdict == verdict, f.measured
+    assert f.measured.startswith("m: squad (reading comprehension) 1.0")
+    assert "(p↑ 0.0002, 20 + 20 items) vs mmlu (multiple choice) " in f.measured
+    assert "xsum (summarisation)" in f.measured and "plain" not in f.measured
+    assert f.measured.count("vs mmlu (multiple choice)") == 2  # squad and xsum against it
+    assert "§4" in f.where and "known" in f.rule and "Freedman" in f.rule
+
+
+def test_format_memorisation_reads_the_items_as_the_table_has_them():
+    """The scores table as read back from its .csv: labels as floats, the baselines'
+    missing; an unlabelled benchmark of Li's formats is left out."""
+    scores = pd.concat([own_scores(0.0, benches=BENCHES[:1]),
+                        own_scores(0.0, benches=(("squad2", "qa", 1.0),), labelled=False)
+                        .query("benchmark == 'squad2'")])  # fmt: skip
+    scores = scores.assign(label=scores["label"].astype(float))
+    f = decide("format-memorisation", own_benchmark_scores=scores)
+    assert f.verdict == HOLDS and "squad2" not in f.measured, f.measured
+
+
+def test_format_memorisation_needs_the_formats():
+    """Without labelled own benchmarks (the tables of a run without any are empty): not
+    tested here; so without multiple choice, or without reading comprehension and
+    summarisation; where the reading-comprehension members are less familiar: does not
+    hold."""
+    empty = own_scores().iloc[:0]
+    f = decide("format-memorisation", own_benchmark_scores=empty)
+    assert f.verdict == F.NOT_TESTED and "analysis.membership.benchmarks" in f.measured
+    no_mc = own_scores().query("format != 'multiple_choice'")
+    assert decide("format-memorisation", own_benchmark_scores=no_mc).verdict == F.NOT_TESTED
+    only_mc = own_scores(benches=(("plain", "text", 1.0),))
+    assert decide("format-memorisation", own_benchmark_scores=only_mc).verdict == F.NOT_TESTED
+    wrong = own_scores(0.0, benches=(("squad", "qa", -1.0),))
+    assert decide("format-memorisation", own_benchmark_scores=wrong).verdict == FAILS
+    assert decide("format-memorisation").verdict == UNCLEAR  # no tables: not measured
+
+
 def test_the_format_null_and_positive():
     """Permuted labels separate no format (few false verdicts); with the multiple-choice labels
     permuted, the reading-comprehension members (1 nat apart) are separated more: holds."""
-    d = data(own_scores=own_scores(mc_gap=1.0))
-    real = paper._own_tables(d.own_scores, CAL_PARAMS)
+    d = data(own_scores=own_scores(mc_gap=1.0, benches=BENCHES[:1]))
+    real = {"own_benchmark_scores": d.own_scores}
     assert decide("format-memorisation", CAL_PARAMS, **real).verdict == UNCLEAR  # equal gaps
     (null,) = F.CLAIMS["format-memorisation"].nulls
     r = C.false_verdicts("format-memorisation", null.build, d, CAL_PARAMS, 20, 0, null.false)

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ...membership.evaluate import fast_metrics, paired_auc_difference
-from ...stats import clopper_pearson, difference_bounds, newcombe, trend_test, wilson
+from ...stats import clopper_pearson, newcombe, separation_permutation_test, trend_test, wilson
 from .. import membership as membership_report
 from ..membership import nll_delta_rows
 from ..memorization import memorization_table
@@ -36,7 +36,7 @@ from .core import (
     effect_verdict,
     g,
 )
-from .data import Data, projected_sizes
+from .data import projected_sizes
 
 
 def permuted_copies(rng, data, params):
@@ -212,72 +212,45 @@ FORMATS = {"qa": "reading comprehension", "summarization": "summarisation",
            "multiple_choice": "multiple choice"}  # fmt: skip
 """The own-benchmark formats of Li's three benchmark kinds
 (:data:`copyscope.membership.own_benchmarks.FORMATS`) → the paper's names."""
-SEPARATION = "non-members - members"
-"""The contrast of ``own_benchmark_nll_delta`` a format's separation is read from: the
-labelled items' mean NLL of non-members minus members (positive: members more familiar)."""
+FORMAT_PERMUTATIONS = 5000
+"""Random regroupings of each permutation test of the per-format row
+(:func:`copyscope.stats.separation_permutation_test`): a p-value to about ±0.003 at 0.05."""
 
 
-def _separations(delta: pd.DataFrame, placement: pd.DataFrame) -> pd.DataFrame:
-    """Each labelled own benchmark's separation (:data:`SEPARATION`) per model, with its
-    format (from the placement table): model, benchmark, format, delta, delta_lo, delta_hi,
-    n_a, n_b; only benchmarks of Li's formats (:data:`FORMATS`) with both label classes."""
-    fmt = placement.drop_duplicates("benchmark").set_index("benchmark")["format"]
-    d = delta[delta["contrast"] == SEPARATION].copy()
-    d["format"] = d["benchmark"].map(fmt)
-    d = d[d["format"].isin(list(FORMATS)) & (d["n_a"] > 0) & (d["n_b"] > 0)]
-    return d[np.isfinite(d["delta"].astype(float))]
-
-
-def _separation(r) -> str:
-    return f"{r['benchmark']} ({FORMATS[r['format']]}) {ci(ci_of(r, 'delta', 'delta_lo', 'delta_hi'))}"
-
-
-def _own_tables(scores: pd.DataFrame, params: Mapping) -> Tables:
-    """own_benchmark_nll_delta and own_benchmark_placement of per-item own-benchmark scores,
-    built by the own-benchmarks report's builders."""
-    from .. import own_benchmarks as own_report
-
-    m = params["analysis"]["membership"]
-    return {
-        "own_benchmark_nll_delta": own_report.nll_delta_rows(scores, m["bootstrap"], m["seed"]),
-        "own_benchmark_placement": own_report.placement_rows(scores, m["bootstrap"], m["seed"]),
-    }
-
-
-def _labelled_items(data: Data) -> pd.DataFrame | None:
-    """The own-benchmark scores (items and baselines) of the benchmarks of Li's formats whose
-    items carry both labels; None unless a multiple-choice one and a reading-comprehension or
-    summarisation one are among them (the claim's comparison)."""
-    s = data.own_scores
-    if s is None or not len(s):
+def _labelled_items(scores: pd.DataFrame | None) -> pd.DataFrame | None:
+    """The items (set ``benchmark``) of the own benchmarks of Li's formats whose items all
+    carry a label and both labels occur (per benchmark), labels as integers; None unless a
+    multiple-choice benchmark and a reading-comprehension or summarisation one are among them
+    (the claim's comparison)."""
+    if scores is None or not len(scores):
         return None
-    items = s[(s["set"] == "benchmark") & s["format"].isin(list(FORMATS))]
+    items = scores[(scores["set"] == "benchmark") & scores["format"].isin(list(FORMATS))]
     labelled = items.groupby("benchmark")["label"].apply(lambda x: x.notna().all() and x.nunique() == 2)
-    keep = labelled[labelled].index
-    formats = set(items.loc[items["benchmark"].isin(keep), "format"])
+    items = items[items["benchmark"].isin(labelled[labelled].index)]
+    formats = set(items["format"])
     if "multiple_choice" not in formats or not formats & {"qa", "summarization"}:
         return None
-    return s[s["benchmark"].isin(keep)]
+    return items.assign(label=items["label"].astype(int))
 
 
-def _permute_labels(scores: pd.DataFrame, rng, formats) -> pd.DataFrame:
-    """``scores`` with the labels of the items (set ``benchmark``) of the benchmarks of
-    ``formats`` permuted among the items of each (model, benchmark)."""
-    out = scores.copy()
-    items = (out["set"] == "benchmark") & out["format"].isin(list(formats))
-    for _, idx in out[items].groupby(["model", "benchmark"], sort=False).groups.items():
+def _permute_labels(items: pd.DataFrame, rng, formats) -> pd.DataFrame:
+    """``items`` with the labels of the benchmarks of ``formats`` permuted among the items of
+    each (model, benchmark)."""
+    out = items.copy()
+    chosen = out["format"].isin(list(formats))
+    for _, idx in out[chosen].groupby(["model", "benchmark"], sort=False).groups.items():
         out.loc[idx, "label"] = rng.permutation(out.loc[idx, "label"].to_numpy())
     return out
 
 
 def permuted_format_labels(rng, data, params):
-    """The labelled own benchmarks of Li's formats with their items' labels permuted within
-    each (model, benchmark): no format separates members from non-members, so no format is
-    separated more than another."""
-    scores = _labelled_items(data)
-    if scores is None:
+    """The labelled items of the own benchmarks of Li's formats with their labels permuted
+    within each (model, benchmark): no format separates members from non-members, so no
+    format is separated more than another."""
+    items = _labelled_items(data.own_scores)
+    if items is None:
         return None
-    return _own_tables(_permute_labels(scores, rng, FORMATS), params)
+    return {"own_benchmark_scores": _permute_labels(items, rng, FORMATS)}
 
 
 def mc_labels_permuted(rng, data, params, size):
@@ -285,27 +258,34 @@ def mc_labels_permuted(rng, data, params, size):
     with replacement (per model), the multiple-choice items' labels then permuted: those
     items cannot be separated, so the reading-comprehension and summarisation items the run
     separates are separated more."""
-    scores = _labelled_items(data)
-    if scores is None:
+    items = _labelled_items(data.own_scores)
+    if items is None:
         return None
-    items = scores[scores["set"] == "benchmark"]
-    parts = [g.iloc[rng.integers(len(g), size=size)]
-             for _, g in items.groupby(["model", "benchmark", "label"], sort=False)]  # fmt: skip
-    drawn = pd.concat([*parts, scores[scores["set"] != "benchmark"]], ignore_index=True)
-    return _own_tables(_permute_labels(drawn, rng, ("multiple_choice",)), params)
+    drawn = pd.concat([g.iloc[rng.integers(len(g), size=size)]
+                       for _, g in items.groupby(["model", "benchmark", "label"], sort=False)],
+                      ignore_index=True)  # fmt: skip
+    return {"own_benchmark_scores": _permute_labels(drawn, rng, ("multiple_choice",))}
 
 
 def format_positives(data, index, params: Mapping, shared: dict) -> list[Positive]:
     """The multiple-choice items' labels permuted (:func:`mc_labels_permuted`), where the run
     has labelled own benchmarks of Li's formats: "holds" is right where the run separates the
     other formats' members (projected to larger sizes too)."""
-    scores = _labelled_items(data)
-    if scores is None:
+    items = _labelled_items(data.own_scores)
+    if items is None:
         return []
-    items = scores[scores["set"] == "benchmark"]
     per = int(items.groupby(["model", "benchmark", "label"]).size().min())
     sizes = projected_sizes(params["findings"]["power"]["sizes"], per)
     return [Positive("multiple-choice labels permuted", mc_labels_permuted, HOLDS, sizes, per)]
+
+
+def _nll_of(items: pd.DataFrame, label: int) -> np.ndarray:
+    return items.loc[items["label"] == label, "li_nll"].to_numpy(dtype=float)
+
+
+def _counts(items: pd.DataFrame) -> str:
+    """``members + non-members`` of one benchmark's items."""
+    return f"{int((items['label'] == 1).sum())} + {int((items['label'] == 0).sum())}"
 
 
 @claim(
@@ -317,16 +297,18 @@ def format_positives(data, index, params: Mapping, shared: dict) -> list[Positiv
     "open LLMs (LLaMA and others) on real benchmarks of the three formats, each against "
     "memorised and clean baselines of the same source, format and length; the contamination "
     "of the benchmarks is inferred, not known",
-    ("own_benchmark_nll_delta", "own_benchmark_placement"),
+    ("own_benchmark_scores",),
     "the known-answer version, with labelled own benchmarks (analysis.membership.benchmarks, "
     "label 1: in training) of formats qa (reading comprehension), summarization and "
     "multiple_choice: per model, each benchmark's separation = the mean NLL (Li's, nats) of "
-    "its non-members minus its members, with its 95% bootstrap CI; for each pair of a "
-    "reading-comprehension or summarisation benchmark B and a multiple-choice benchmark M: "
-    "holds if B's separation lies above 0 and B's minus M's (bounded by the two CIs) lies "
-    "above 0 (the format alone gives Li's pattern), does not hold if B's minus M's lies below 0 "
-    "or B's separation below 0, else inconclusive; the claim holds if every pair of every "
-    "model holds, does not hold if every one does not",
+    "its non-members minus its members; for each pair of a reading-comprehension or "
+    "summarisation benchmark B and a multiple-choice benchmark M, permutation tests "
+    f"({FORMAT_PERMUTATIONS} regroupings, findings.permutation_seed) of B's separation (its "
+    "labels regrouped) and of B's minus M's (the residuals of a common separation with a "
+    "level per benchmark permuted, Freedman & Lane): holds if B's separation and B's minus "
+    "M's are both above 0 with one-sided p < {alpha}/2, does not hold if B's minus M's or "
+    "B's separation is below 0 with p < {alpha}/2, else inconclusive; the claim holds if "
+    "every pair of every model holds, does not hold if every one does not",
     setting="Li's benchmarks are real and their contamination inferred; here every format's "
     "members are known: \"holds\" says that a detector separates multiple-choice members less "
     "even when they are as contaminated (the paper's multiple-choice result may be the format's), "
@@ -339,34 +321,40 @@ def format_positives(data, index, params: Mapping, shared: dict) -> list[Positiv
 def format_memorisation(tables: Tables, params: Mapping):
     """Li (2023) §4: reading comprehension and summarisation benchmarks show memorisation,
     multiple choice no clear evidence; decided where the run has labelled items of each
-    format (known members), as the separation of members from non-members by format."""
-    d = _separations(tables["own_benchmark_nll_delta"], tables["own_benchmark_placement"])
-    if "multiple_choice" not in set(d["format"]) or not d["format"].isin(
-        ["qa", "summarization"]
-    ).any():
+    format (known members), by permutation tests of the separation of members from
+    non-members by format (:func:`copyscope.stats.separation_permutation_test`)."""
+    items = _labelled_items(tables["own_benchmark_scores"])
+    if items is None:
         raise NotTested(
             "no labelled items (known members and non-members) in both the multiple-choice and "
             "a reading-comprehension or summarisation format (analysis.membership.benchmarks "
             "with labels, or corpus.inject.format_benchmarks); the planted contamination set is play "
             "text of one format"
         )
+    f = params["findings"]
+    half = f["alpha"] / 2
     parts, verdicts, models = [], [], []
-    for model, rows in d.groupby("model", sort=False):
-        mc = rows[rows["format"] == "multiple_choice"]
-        others = rows[rows["format"] != "multiple_choice"]
-        for _, b in others.iterrows():
-            vb = ci_of(b, "delta", "delta_lo", "delta_hi")
-            for _, m in mc.iterrows():
-                diff = difference_bounds(vb, ci_of(m, "delta", "delta_lo", "delta_hi"))
-                if vb[1] > 0 and diff[1] > 0:
+    for model, rows in items.groupby("model", sort=False):
+        bench = dict(list(rows.groupby("benchmark", sort=False)))
+        fmt = {b: g["format"].iloc[0] for b, g in bench.items()}
+        for b in [b for b in bench if fmt[b] != "multiple_choice"]:
+            for m in [m for m in bench if fmt[m] == "multiple_choice"]:
+                (sb, up_b, down_b), (sm, *_), (t, up, down) = separation_permutation_test(
+                    _nll_of(bench[b], 0), _nll_of(bench[b], 1),
+                    _nll_of(bench[m], 0), _nll_of(bench[m], 1),
+                    draws=FORMAT_PERMUTATIONS, seed=f["permutation_seed"],
+                )  # fmt: skip
+                if up_b < half and up < half:
                     verdict = HOLDS
-                elif diff[2] < 0 or vb[2] < 0:
+                elif down < half or down_b < half:
                     verdict = FAILS
                 else:
                     verdict = UNCLEAR
                 parts.append(
-                    f"{model}: {_separation(b)} vs {_separation(m)} nats, difference "
-                    f"{ci(diff)} → {verdict}"
+                    f"{model}: {b} ({FORMATS[fmt[b]]}) {g(sb)} nats (p↑ {g(up_b)}, "
+                    f"{_counts(bench[b])} items) vs {m} ({FORMATS['multiple_choice']}) {g(sm)} "
+                    f"({_counts(bench[m])}), difference {g(t)} (p↑ {g(up)}, p↓ {g(down)}) → "
+                    f"{verdict}"
                 )
                 verdicts.append(verdict)
                 models.append(model)
