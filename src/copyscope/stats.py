@@ -68,7 +68,6 @@ def pooled_ratio_permutation_test(
     return observed, up, down
 
 
-
 def separation_permutation_test(
     a1, b1, a2, b2, *, draws: int, seed: int
 ) -> tuple[tuple[float, float, float], ...]:
@@ -76,9 +75,10 @@ def separation_permutation_test(
     mean(b1)`` and ``s2 = mean(a2) − mean(b2)`` (e.g. a benchmark's non-members' and members'
     mean NLL: how far a detector separates them) and ``T = s1 − s2``.
 
-    Each separation's null comes from ``draws`` random reassignments of its pair's values to
-    its two groups (sizes kept; seeded): exact where the pair does not separate
-    (exchangeable values, Good 2005, ch. 3). T's null comes from the residuals of the model
+    Each separation is :func:`pooled_ratio_permutation_test` of its pair's values (each of
+    denominator 1: the pooled ratio is the mean), ``draws`` regroupings seeded ``seed`` and
+    ``seed + 1``: exact where the pair does not separate (exchangeable values, Good 2005,
+    ch. 3). T's null comes from the residuals of the model
     without a difference (value = level of the pair + separation common to both; least
     squares) permuted over all values and added back to its fitted values (Freedman & Lane
     1983): the pairs may differ in level (a multiple-choice item's NLL is not a passage's)
@@ -90,18 +90,17 @@ def separation_permutation_test(
     (1 + draws) (:func:`permutation_tails`); NaN where a group is empty. Example: a1 = (2, 2),
     b1 = (0, 0): s1 = 2, and of the 6 regroupings of (2, 2, 0, 0) into two pairs only the
     observed one reaches 2, so P(s1* ≥ s1) → 1/6."""
-    rng = np.random.default_rng(seed)
     groups = [np.asarray(x, float) for x in (a1, b1, a2, b2)]
     out = []
-    for a, b in (groups[:2], groups[2:]):
+    for k, (a, b) in enumerate((groups[:2], groups[2:])):
         if not len(a) or not len(b) or draws <= 0:
             out.append((float("nan"),) * 3)
             continue
-        pooled = np.concatenate([a, b])
-        regrouped = rng.permuted(np.tile(pooled, (draws, 1)), axis=1)
-        null = regrouped[:, : len(a)].mean(1) - regrouped[:, len(a) :].mean(1)
-        observed = float(a.mean() - b.mean())
-        out.append((observed, *permutation_tails(null, observed)))
+        t, up, down = pooled_ratio_permutation_test(
+            a[:, None], np.ones((len(a), 1)), b[:, None], np.ones((len(b), 1)),
+            draws=draws, seed=seed + k,
+        )  # fmt: skip
+        out.append((float(t[0]), float(up[0]), float(down[0])))
     if not all(np.isfinite(o[0]) for o in out):
         return out[0], out[1], (float("nan"),) * 3
     sizes = [len(x) for x in groups]
@@ -113,8 +112,10 @@ def separation_permutation_test(
     weights = np.repeat([1 / sizes[0], -1 / sizes[1], -1 / sizes[2], 1 / sizes[3]], sizes)
     t = out[0][0] - out[1][0]
     # the fitted values carry no difference (fitted @ weights = 0): T* is the residuals' share
+    rng = np.random.default_rng(seed + 2)
     null = rng.permuted(np.tile(values - fitted, (draws, 1)), axis=1) @ weights
     return out[0], out[1], (t, *permutation_tails(null, t))
+
 
 # ------------------------------------------------------------------ bootstrap intervals
 # One implementation of the percentile bootstrap for every stage. The functions reproduce
