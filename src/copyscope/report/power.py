@@ -37,7 +37,7 @@ verdict where the answer is known, at increasing sample sizes.
   human references" must ``hold``;
 * **copied words** — k texts of one half of the human continuations' words, a share (the
   largest of ``copier_shares``) of their ``copier_span``-word slots given the longest matches
-  a verbatim training span gives them (:func:`copyscope.report.findings.related.copied_words`), as a model's pure samples,
+  a verbatim training span gives them (:func:`copyscope.report.findings.data.copied_words`), as a model's pure samples,
   against k texts of the other half: copied words are covered, so Lu et al.'s "human text is
   more creative than model text" must ``hold``;
 * on the training history (``tables/dynamics.csv``, sizes in template tokens, items or

@@ -14,6 +14,7 @@ from copyscope.report import findings as F
 from copyscope.report import novelty as novelty_report
 from copyscope.report import power as P
 from copyscope.report.findings import merrill as paper
+from copyscope.report.findings.merrill import copiers
 from support.findings import (
     CAL_PARAMS,
     FAILS,
@@ -469,3 +470,60 @@ def test_the_copier_is_below_the_lower_bound(tmp_path):
     tables = paper.copier_as_contaminated(copier, 0.5)(np.random.default_rng(0), d, power, 20)
     f = F.CLAIMS["validation-below-lower-bound"](tables, power)
     assert f.verdict == HOLDS and "below the bound at n ∈ {21–24}" in f.measured, f.measured
+
+
+# ------------------------------------------------ known positives of rows 2, 5 and 6 (the copier)
+@pytest.mark.parametrize(
+    "claim, name",
+    [
+        ("pure-vs-contaminated-baseline", "clean text vs copier 10%"),
+        ("constrained-less-novel", "copier 10% pure vs 50% greedy"),
+        ("constrained-small-n-below-validation", "copier 50% as greedy"),
+    ],
+)
+def test_the_copier_positives_of_the_contamination_and_decoding_rows(tmp_path, claim, name):
+    """Each row's copier positive reaches the row's verdict (holds) on the run's data: clean
+    text against a copier as the contaminated baseline (row 2), the copier of the larger share
+    as a greedy decoding against the smaller as pure samples (row 5) or against the human half
+    (row 6); the power is measured on it."""
+    rng = np.random.default_rng(0)
+    _, index = corpus(tmp_path, rng)
+    d = data(tokens=human_tokens_with_ids(rng))
+    (positive,) = F.CLAIMS[claim].known_positives(d, index, POWER_PARAMS, {})
+    assert positive.name == name and positive.right == HOLDS
+    assert positive.sizes == [5, 10, 20] and positive.observed == 20
+    tables = positive.build(np.random.default_rng(0), d, POWER_PARAMS, 20)
+    f = F.CLAIMS[claim](tables, POWER_PARAMS)
+    assert f.verdict == HOLDS, f.measured
+    r = P.power_at(claim, positive.build, HOLDS, d, POWER_PARAMS, 20, 10, 0)
+    assert r["power"] >= 0.5 and r["draws"] == 10  # 10% copied, 20 texts: 0.6 for row 2
+
+
+def test_the_copier_positive_of_the_decoding_row_the_wrong_way_round(tmp_path):
+    """The copier of the smaller share as the greedy decoding and of the larger as pure
+    samples: the greedy text copies less, so the decoding row must not hold there (the
+    positive's verdict comes from the copying, not from the set labels)."""
+    rng = np.random.default_rng(0)
+    _, index = corpus(tmp_path, rng)
+    d = data(tokens=human_tokens_with_ids(rng))
+    copier = paper.Copier(d, index, POWER_PARAMS, seed=0)
+    build = copiers.copier_as_decodings(copier, 0.5, 0.1, "greedy")
+    f = F.CLAIMS["constrained-less-novel"](build(np.random.default_rng(0), d, POWER_PARAMS, 20), POWER_PARAMS)
+    assert f.verdict == F.FAILS, f.measured
+
+
+def test_a_copier_positive_needs_a_constrained_decoding_and_the_index(tmp_path):
+    rng = np.random.default_rng(0)
+    _, index = corpus(tmp_path, rng)
+    d = data(tokens=human_tokens_with_ids(rng))
+    sampling = {**POWER_PARAMS["sampling"],
+                "decodings": {k: v for k, v in POWER_PARAMS["sampling"]["decodings"].items()
+                              if v["kind"] == "sample"}}  # fmt: skip
+    params = {**POWER_PARAMS, "sampling": sampling}
+    for claim in ("constrained-less-novel", "constrained-small-n-below-validation"):
+        assert F.CLAIMS[claim].known_positives(d, index, params, {}) == []
+        assert F.CLAIMS[claim].known_positives(d, None, POWER_PARAMS, {}) == []
+    one = {**POWER_PARAMS, "findings": {**POWER_PARAMS["findings"], "power": {
+        **POWER_PARAMS["findings"]["power"], "copier_shares": [0.3]}}}  # fmt: skip
+    assert F.CLAIMS["constrained-less-novel"].known_positives(d, index, one, {}) == []
+    assert F.CLAIMS["pure-vs-contaminated-baseline"].known_positives(d, None, one, {}) == []

@@ -13,6 +13,7 @@ from copyscope import stats as S
 from copyscope.report import calibration as C
 from copyscope.report import findings as F
 from copyscope.report.findings import raven as paper
+from copyscope.report.findings.raven import ngrams
 from copyscope.syntax.syntactic_novelty import novelty_rows
 from support.findings import (
     CAL_PARAMS,
@@ -681,3 +682,97 @@ def test_the_run_together_positive_is_found():
     f = F.CLAIMS["novel-words-well-formed"](tables, POWER_PARAMS)
     assert f.verdict == FAILS, f.measured
     assert paper.run_together_positives(data(), None, POWER_PARAMS, {}) == []
+
+
+# ---------------------------------------------- known positives of the n-gram rows (copied words)
+def raven_words(windows=80, length=40, seed=3) -> pd.DataFrame:
+    """Per-word RAVEN scores of human continuations with their training matches: s_train =
+    1 + L_train (clipped at t + 2), a few context matches, the natural text = all."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for w in range(windows):
+        t = np.arange(length)
+        L = np.minimum(rng.geometric(0.3, size=length) - 1, t + 1)
+        ctx = np.minimum(np.where(rng.random(length) < 0.05, 2, 1), t + 2)
+        rows.append(pd.DataFrame({"text": w, "window": w, "prompt_length": 8, "t": t,
+                                  "word": rng.integers(0, 10**6, length), "L_train": L,
+                                  "L_nat": L, "s_train": L + 1, "s_context": ctx,
+                                  "s_union": np.maximum(L + 1, ctx)}))  # fmt: skip
+    return pd.concat(rows, ignore_index=True)
+
+
+def test_raven_copied_raises_the_scores_of_the_copied_slots():
+    words = raven_words(windows=4, length=16)
+    out = ngrams.raven_copied(words, 0.5, 8, np.random.default_rng(0))
+    copied = out["L_train"].to_numpy() > words["L_train"].to_numpy()
+    assert copied.any()
+    assert (out["s_train"] == out["L_train"] + 1).all()  # the training score follows L
+    assert (out["s_union"] >= out["s_train"]).all() and (out["s_union"] >= words["s_union"]).all()
+    untouched = out["L_train"].to_numpy() == words["L_train"].to_numpy()
+    assert (out.loc[untouched, "s_union"] == words.loc[untouched, "s_union"]).all()
+
+
+@pytest.mark.parametrize(
+    "claim, name, right",
+    [
+        ("raven-top40-small-n", "copied words 50% as k40", HOLDS),
+        ("raven-top40-large-n", "copied words 10% as k40", FAILS),
+        ("raven-pure-every-n", "copied words 10% as pure", FAILS),
+        ("lstm-less-novel-small-n", "copied words 50% (lstm) vs 10% (gpt2)", HOLDS),
+    ],
+)
+def test_the_copied_words_positives_of_the_raven_rows(claim, name, right):
+    """Each RAVEN n-gram row's known positive (copied words: less novel at every n) reaches
+    its right verdict, and the power is measured on it."""
+    from copyscope.report import power as P
+
+    d = data(words=raven_words())
+    (positive,) = F.CLAIMS[claim].known_positives(d, None, POWER_PARAMS, {})
+    assert (positive.name, positive.right) == (name, right)
+    assert positive.sizes == [5, 10, 40] and positive.observed == 40
+    tables = positive.build(np.random.default_rng(0), d, POWER_PARAMS, 40)
+    f = F.CLAIMS[claim](tables, POWER_PARAMS)
+    assert f.verdict == right, f.measured
+    r = P.power_at(claim, positive.build, right, d, POWER_PARAMS, 40, 10, 0)
+    assert r["power"] >= 0.8 and r["draws"] == 10
+
+
+def test_the_raven_positives_need_the_words_with_their_matches():
+    d = data(words=human_words())  # RAVEN scores without L_train
+    for claim in ("raven-top40-small-n", "raven-pure-every-n", "lstm-less-novel-small-n"):
+        assert F.CLAIMS[claim].known_positives(d, None, POWER_PARAMS, {}) == []
+    zoo = {m: s for m, s in POWER_PARAMS["models"]["zoo"].items() if s["kind"] != "lstm"}
+    params = {**POWER_PARAMS, "models": {**POWER_PARAMS["models"], "zoo": zoo}}
+    d = data(words=raven_words())
+    assert F.CLAIMS["lstm-less-novel-small-n"].known_positives(d, None, params, {}) == []
+    assert len(F.CLAIMS["raven-top40-small-n"].known_positives(d, None, params, {})) == 1
+
+
+@pytest.mark.parametrize(
+    "claim, names",
+    [
+        ("prompt-length-no-effect",
+         ["human halves, no effect", "human halves, effect = 2 × margin"]),
+        ("train-vs-union", ["human text, no context effect", "context effect = 2 × margin"]),
+    ],
+)  # fmt: skip
+def test_the_equivalence_rows_known_answers(claim, names):
+    """The prompt-length and source rows claim an absence: human text with no effect must give
+    holds, with twice the margin planted does not hold; the power is measured on both, and
+    at the largest size each is reached."""
+    from copyscope.report import power as P
+
+    d = data(words=human_words())
+    found = F.CLAIMS[claim].known_positives(d, None, POWER_PARAMS, {})
+    assert [p.name for p in found] == names
+    assert [p.right for p in found] == [HOLDS, FAILS]
+    for positive in found:
+        top = positive.observed
+        assert positive.sizes[-1] == top
+        tables = positive.build(np.random.default_rng(0), d, POWER_PARAMS, top)
+        assert F.CLAIMS[claim](tables, POWER_PARAMS).verdict == positive.right
+        r = P.power_at(claim, positive.build, positive.right, d, POWER_PARAMS, top, 10, 0)
+        assert r["power"] >= 0.8, (positive.name, r)
+        small = P.power_at(claim, positive.build, positive.right, d, POWER_PARAMS, 5, 10, 0)
+        assert small["power"] <= r["power"]
+    assert F.CLAIMS[claim].known_positives(data(), None, POWER_PARAMS, {}) == []

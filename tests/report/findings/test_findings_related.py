@@ -12,6 +12,7 @@ from copyscope.report import calibration as C
 from copyscope.report import findings as F
 from copyscope.report import power as P
 from copyscope.report.findings import related as paper
+from copyscope.report.findings.data import copied_words
 from support.findings import (
     CAL_PARAMS,
     FAILS,
@@ -121,7 +122,7 @@ def test_copied_words_get_the_longest_matches_of_a_training_span():
     words, every other word untouched."""
     words = pd.DataFrame({"text": np.repeat([0, 1, 2], 20), "t": np.tile(np.arange(20), 3),
                           "L_train": 2, "L_nat": 0})  # fmt: skip
-    out = paper.copied_words(words, 0.5, 8, np.random.default_rng(0))
+    out = copied_words(words, 0.5, 8, np.random.default_rng(0))
     changed = out["L_nat"].to_numpy() > 0
     assert changed.sum() == 3 * 8
     for column, before in (("L_nat", 0), ("L_train", 2)):

@@ -27,8 +27,10 @@ def test_the_power_table_and_the_size_for_power(tmp_path):
     # every resample seeded by itself: two forked workers draw the same table
     pd.testing.assert_frame_equal(P.power_table(d, index, POWER_PARAMS, processes=2), table)
     assert not P.STATE  # the workers' state is cleared after the table
-    assert set(table["positive"]) == {"copier 10%", "copier 50%", "copier 10% vs 50%",
-                                      "planted ladder"}  # fmt: skip
+    assert set(table["positive"]) == {
+        "copier 10%", "copier 50%", "copier 10% vs 50%", "planted ladder",
+        "clean text vs copier 10%", "copier 10% pure vs 50% greedy", "copier 50% as greedy",
+    }  # fmt: skip
     assert sorted(set(table.loc[table["positive"] == "planted ladder", "size"])) == [5, 10, 20]
     assert set(table.loc[table["positive"] == "planted ladder", "observed"]) == {20}
     assert ((table["power"] >= 0) & (table["power"] <= 1)).all()

@@ -106,6 +106,34 @@ def resample_windows(frame: pd.DataFrame, size: int, rng: np.random.Generator) -
     )
 
 
+def copied_words(words: pd.DataFrame, share: float, span: int, rng) -> pd.DataFrame:
+    """A per-word frame (columns text, L_train, L_nat, in word order within a text) in which
+    round(share · slots) of the ``span``-word slots (each text cut into whole slots from its
+    start), drawn at random over all texts, are copied from training: the j-th word of a
+    copied slot (j = 0..span−1) gets a longest match of at least j + 1 words in both columns
+    (``max(L, j + 1)``), what a verbatim training span gives it against the index (the bound
+    :func:`copyscope.report.findings.merrill.copiers.copier_set`'s test checks on a real
+    index; the words before the slot can only lengthen the match). The copied words of Lu et
+    al.'s creativity row and of RAVEN's n-gram rows."""
+    out = words.copy()
+    texts = out["text"].to_numpy()
+    starts = np.flatnonzero(np.r_[True, texts[1:] != texts[:-1]])
+    ends = np.r_[starts[1:], len(texts)]
+    slots = [
+        s + k for s, e in zip(starts, ends, strict=True) for k in range(0, e - s - span + 1, span)
+    ]
+    chosen = rng.choice(len(slots), size=round(share * len(slots)), replace=False)
+    ramp = np.arange(1, span + 1)
+    for column in ("L_train", "L_nat"):
+        if column not in out:
+            continue
+        L = out[column].to_numpy(np.int64).copy()
+        for k in chosen:
+            L[slots[k] : slots[k] + span] = np.maximum(L[slots[k] : slots[k] + span], ramp)
+        out[column] = L
+    return out
+
+
 def dynamics_of(data: Data, quantity: str) -> pd.DataFrame | None:
     """The rows of ``quantity`` of the run's dynamics table (None when it has none)."""
     t = data.dynamics

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from ..core import FAILS, HOLDS, Positive, model_size
-from ..data import Data, resample_windows, sizes_up_to
+from ..data import HUMAN, Data, first_decoding, resample_windows, sizes_up_to
 from .nulls import novelty_nulls
 
 
@@ -150,3 +150,81 @@ def copier_sizes(copier: Copier, low: float, high: float):
         return novelty_nulls(sets, data, params, (f["novelty_source"],))
 
     return build
+
+
+def copier_vs_clean(copier: Copier, share: float):
+    """Builder: the human half (clean held-out text) as a model's pure samples against the
+    copier of ``share`` as the contaminated held-out set (human/contaminated), matched against
+    all training text: the authors' explanation of Fig. 1 with its contamination known."""
+
+    def build(rng, data, params, size):
+        sets = [
+            ("human", "contaminated", resample_windows(copier.sets[share], size, rng)),
+            ("clean", params["findings"]["pure_decoding"], resample_windows(copier.human, size, rng)),
+        ]
+        return novelty_nulls(sets, data, params, ("all",))
+
+    return build
+
+
+def clean_vs_copier_positives(data, index, params: Mapping, shared: dict) -> list[Positive]:
+    """Merrill et al. §3's explanation with a known answer: clean held-out text as the
+    model's pure samples, the copier of the smallest of ``findings.power.copier_shares`` (the
+    least copying: the hardest) as a validation set that duplicates training n-grams; the
+    clean text must be the more novel (holds)."""
+    copier = copier_of(data, index, params, shared)
+    if copier is None:
+        return []
+    p = params["findings"]["power"]
+    share = min(p["copier_shares"])
+    return [Positive(f"clean text vs copier {share:.0%}", copier_vs_clean(copier, share), HOLDS,
+                     sizes_up_to(p["sizes"], copier.max_size), copier.max_size)]  # fmt: skip
+
+
+def copier_as_decodings(copier: Copier, low: float, high: float | None, decoding: str):
+    """Builder: the copier of share ``high`` as a model's ``decoding`` (greedy or beam) with,
+    unless ``low`` is None, the copier of share ``low`` as its pure samples, or else the human
+    half as the human baseline."""
+
+    def build(rng, data, params, size):
+        f = params["findings"]
+        first = (
+            (*HUMAN, resample_windows(copier.human, size, rng))
+            if low is None
+            else ("copier", f["pure_decoding"], resample_windows(copier.sets[low], size, rng))
+        )
+        sets = [first, ("copier", decoding, resample_windows(copier.sets[high], size, rng))]
+        return novelty_nulls(sets, data, params, (f["novelty_source"],))
+
+    return build
+
+
+def constrained_copier_positives(data, index, params: Mapping, shared: dict) -> list[Positive]:
+    """The copier of the smallest share as a model's pure samples and of the largest share
+    as its first greedy or beam decoding (with two shares or more and such a decoding): the
+    constrained decoding copies more, so its text must be the less novel (holds)."""
+    copier = copier_of(data, index, params, shared)
+    p = params["findings"]["power"]
+    shares = sorted(p["copier_shares"])
+    dec = first_decoding(params, ("greedy", "beam"))
+    if copier is None or len(shares) < 2 or dec is None:
+        return []
+    return [Positive(f"copier {shares[0]:.0%} pure vs {shares[-1]:.0%} {dec}",
+                     copier_as_decodings(copier, shares[0], shares[-1], dec), HOLDS,
+                     sizes_up_to(p["sizes"], copier.max_size), copier.max_size)]  # fmt: skip
+
+
+def greedy_copier_positives(data, index, params: Mapping, shared: dict) -> list[Positive]:
+    """The copier of the largest share as a model's first greedy or beam decoding against the
+    human half: its copied spans occur in training, so its short n-grams must be less novel
+    than the human text's (holds). Merrill et al.'s greedy and beam text copies far more than
+    the smallest share (Fig. 2: 3% novel 10-grams under beam 8)."""
+    copier = copier_of(data, index, params, shared)
+    p = params["findings"]["power"]
+    dec = first_decoding(params, ("greedy", "beam"))
+    if copier is None or dec is None:
+        return []
+    share = max(p["copier_shares"])
+    return [Positive(f"copier {share:.0%} as {dec}",
+                     copier_as_decodings(copier, None, share, dec), HOLDS,
+                     sizes_up_to(p["sizes"], copier.max_size), copier.max_size)]  # fmt: skip

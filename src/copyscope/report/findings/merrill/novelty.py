@@ -46,7 +46,15 @@ from ..core import (
     trend_verdict,
 )
 from ..data import HUMAN, resample_windows, sizes_up_to, split_windows, take
-from .copiers import Copier, copier_of, copier_positives, sized_copier_positives
+from .copiers import (
+    Copier,
+    clean_vs_copier_positives,
+    constrained_copier_positives,
+    copier_of,
+    copier_positives,
+    greedy_copier_positives,
+    sized_copier_positives,
+)
 from .nulls import (
     constrained_half,
     human_halves,
@@ -114,6 +122,7 @@ def pure_more_novel_than_validation(tables: Tables, params: Mapping):
     setting="the contamination is planted (a share of the speeches of a few held-out plays, "
     "copied 1–16 times), not the Pile's natural train–validation overlap",
     nulls=(Null("human halves", human_halves(pure_half_contaminated, all_text=True)),),
+    positives=clean_vs_copier_positives,
 )
 def pure_vs_contaminated_baseline(tables: Tables, params: Mapping):
     """Merrill et al. 2024 §3: the order of pure samples and validation text depends on the
@@ -410,6 +419,7 @@ def human_parts_constrained(rng, data, params):
     "sets with fewer than {min_distinct} distinct texts are left out; the claim holds if every "
     "family of every model holds, does not hold if every one does not",
     nulls=(Null("human parts", human_parts_constrained),),
+    positives=constrained_copier_positives,
 )
 def constrained_less_novel(tables: Tables, params: Mapping):
     """Merrill et al. 2024 Fig. 2: more constrained decoding decreases novelty (raises L_t)."""
@@ -447,6 +457,7 @@ def constrained_less_novel(tables: Tables, params: Mapping):
     "human at some n and above at none, does not hold if above at some n; sets with fewer than "
     "{min_distinct} distinct texts are left out; the claim holds if every set holds, does not hold if every set does not",
     nulls=(Null("human halves", human_halves(constrained_half)),),
+    positives=greedy_copier_positives,
 )
 def constrained_small_n_below_validation(tables: Tables, params: Mapping):
     """Merrill et al. 2024 Fig. 2: greedy and beam text reuses short n-grams more than

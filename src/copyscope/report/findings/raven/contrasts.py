@@ -1,7 +1,8 @@
 """McCoy et al. 2023 (RAVEN), supplementary materials: the two rows read from the RAVEN
 contrasts (``raven_contrasts``): prompt length has no clear effect (``prompt-length-no-effect``)
 and counting training-only duplication barely changes the results (``train-vs-union``), each
-with its nulls (halves of the human continuations; an effect of exactly the margin planted)."""
+with its nulls (halves of the human continuations; an effect of exactly the margin planted)
+and known answers (no effect; twice the margin planted)."""
 
 from __future__ import annotations
 
@@ -11,41 +12,89 @@ import numpy as np
 import pandas as pd
 
 from ... import raven as raven_report
-from ..core import FAILS, HOLDS, RAVEN, Null, Tables, ci, ci_of, claim, decided, equivalence_verdict
-from ..data import NullBuilder, main_words, split_windows, take
+from ..core import (
+    FAILS,
+    HOLDS,
+    RAVEN,
+    Null,
+    Positive,
+    Tables,
+    ci,
+    ci_of,
+    claim,
+    decided,
+    equivalence_verdict,
+)
+from ..data import Data, NullBuilder, main_words, resample_windows, sizes_up_to, split_windows, take
 from .ngrams import RAVEN_NGRAM
 
 
-def human_halves_prompt_length(shift: bool) -> NullBuilder:
+def prompt_length_halves(rng, data, params, effect: float, size: int | None = None):
     """Two halves of the human continuations (main prompt length) as one set sampled at two
     prompt lengths: half B at the main length, half A, paired window by window with B, at
-    another one. With ``shift`` every truncated score of A is lowered by
-    ``findings.prompt_length_margin`` (A's scores replaced by min(score, 5) − margin, which
-    RAVEN's truncation leaves alone): prompt length then has an effect of exactly the
-    margin, the least favourable case of the claimed absence, so ``holds`` is the false
-    verdict; without it the effect is 0 and ``does not hold`` is. The contrast is built by
-    the RAVEN report's own builder (:func:`copyscope.report.raven.contrasts`)."""
+    another one (``size`` pairs drawn without replacement, or all of them); every truncated
+    score of A lowered by ``effect`` × ``findings.prompt_length_margin`` (A's scores replaced
+    by min(score, 5) − that, which RAVEN's truncation leaves alone). The contrast is built by
+    the RAVEN report's own builder (:func:`copyscope.report.raven.contrasts`); None without
+    the human words."""
+    words = main_words(data, params)
+    if words is None:
+        return None
+    main, f = params["sampling"]["prompt_length"], params["findings"]
+    a, b = split_windows(words["window"].to_numpy(), 2, rng)
+    k = min(len(a), len(b))
+    a, b = a[:k], b[:k]
+    if size is not None and size < k:
+        pick = np.sort(rng.choice(k, size=size, replace=False))
+        a, b = a[pick], b[pick]
+    pair = dict(zip(a, b, strict=True))
+    other = take(words, a).copy()
+    other["window"] = other["window"].map(pair)
+    other["prompt_length"] = main + 1
+    if effect:
+        cut = np.minimum(other["s_union"].to_numpy(float), 5)
+        other["s_union"] = cut - effect * f["prompt_length_margin"]
+    frame = pd.concat([take(words, b), other], ignore_index=True)
+    sets = [("null", f["pure_decoding"], frame)]
+    return {"raven_contrasts": raven_report.contrasts(sets, params["novelty"], params["sampling"])}
+
+
+def human_halves_prompt_length(shift: bool) -> NullBuilder:
+    """The null of :func:`prompt_length_halves` on all windows: with ``shift`` prompt length
+    has an effect of exactly the margin, the least favourable case of the claimed absence, so
+    ``holds`` is the false verdict; without it the effect is 0 and ``does not hold`` is."""
 
     def build(rng, data, params):
-        words = main_words(data, params)
-        if words is None:
-            return None
-        main, f = params["sampling"]["prompt_length"], params["findings"]
-        a, b = split_windows(words["window"].to_numpy(), 2, rng)
-        k = min(len(a), len(b))
-        pair = dict(zip(a[:k], b[:k], strict=True))
-        other = take(words, a[:k]).copy()
-        other["window"] = other["window"].map(pair)
-        other["prompt_length"] = main + 1
-        if shift:
-            cut = np.minimum(other["s_union"].to_numpy(float), 5)
-            other["s_union"] = cut - f["prompt_length_margin"]
-        frame = pd.concat([take(words, b[:k]), other], ignore_index=True)
-        sets = [("null", f["pure_decoding"], frame)]
-        return {"raven_contrasts": raven_report.contrasts(sets, params["novelty"],
-                                                           params["sampling"])}  # fmt: skip
+        return prompt_length_halves(rng, data, params, 1.0 if shift else 0.0)
 
     return build
+
+
+def halves_with_effect(effect: float):
+    """Builder: :func:`prompt_length_halves` of ``size`` pairs with ``effect`` × the margin."""
+
+    def build(rng, data, params, size):
+        return prompt_length_halves(rng, data, params, effect, size)
+
+    return build
+
+
+def pairs_of(data: Data, params: Mapping) -> int:
+    """How many window pairs the human words' halves give (0 without them)."""
+    words = main_words(data, params)
+    return 0 if words is None else len(np.unique(words["window"].to_numpy())) // 2
+
+
+def prompt_length_positives(data, index, params: Mapping, shared: dict) -> list[Positive]:
+    """Known answers of the equivalence rule: the human halves as two prompt lengths with no
+    effect (the claim true: holds) and with an effect of twice the margin (does not hold)."""
+    k = pairs_of(data, params)
+    if k < 2:
+        return []
+    sizes = sizes_up_to(params["findings"]["power"]["sizes"], k)
+    return [Positive("human halves, no effect", halves_with_effect(0.0), HOLDS, sizes, k),
+            Positive("human halves, effect = 2 × margin", halves_with_effect(2.0), FAILS, sizes,
+                     k)]  # fmt: skip
 
 
 @claim(
@@ -70,6 +119,7 @@ def human_halves_prompt_length(shift: bool) -> NullBuilder:
         Null("human halves", human_halves_prompt_length(False), (FAILS,)),
         Null("human halves, effect = margin", human_halves_prompt_length(True), (HOLDS,)),
     ),
+    positives=prompt_length_positives,
 )
 def prompt_length_no_effect(tables: Tables, params: Mapping):
     """McCoy et al. 2023 (supplement): prompt length has no clear effect on novelty."""
@@ -101,25 +151,56 @@ def prompt_length_no_effect(tables: Tables, params: Mapping):
     )
 
 
-def planted_context(rng, data, params):
-    """The human continuations (main prompt length) as the pure samples of one model (one set:
-    the rule's "every interval within the margin" is easiest to meet with one), with a context
-    effect of exactly ``findings.source_margin`` planted: each word's
-    training-only score is its truncated union score, lowered by one for a random share of
-    the words (by max(1, 2·margin) for a share margin / that step, so the mean union − train
-    difference is the margin): the least favourable case of "barely changes", where ``holds``
-    is the false verdict. Contrasts by :func:`copyscope.report.raven.contrasts`."""
+def context_effect(rng, data, params, effect: float, size: int | None = None):
+    """The human continuations (main prompt length; ``size`` windows drawn with replacement,
+    or all of them) as the pure samples of one model (one set: the rule's "every interval
+    within the margin" is easiest to meet with one), with a context effect of ``effect`` ×
+    ``findings.source_margin`` planted: each word's training-only score is its truncated union
+    score, lowered by one for a random share of the words (by max(1, 2·margin·effect) for a
+    share margin·effect / that step, so the mean union − train difference is margin·effect).
+    Contrasts by :func:`copyscope.report.raven.contrasts`; None without the human words."""
     words = main_words(data, params)
     if words is None:
         return None
+    if size is not None:
+        words = resample_windows(words, size, rng)
     f = params["findings"]
-    step = max(1.0, 2 * f["source_margin"])
+    target = effect * f["source_margin"]
+    step = max(1.0, 2 * target)
     union = np.minimum(words["s_union"].to_numpy(float), 5)
-    hit = rng.random(len(union)) < f["source_margin"] / step
+    hit = rng.random(len(union)) < target / step
     frame = words.assign(s_union=union, s_train=union - step * hit)
-    sets = [("null", f["pure_decoding"], frame)]  # one set: "every CI" is easiest with one
-    table = raven_report.contrasts(sets, params["novelty"], params["sampling"])
-    return {"raven_contrasts": table}
+    sets = [("null", f["pure_decoding"], frame)]
+    return {"raven_contrasts": raven_report.contrasts(sets, params["novelty"], params["sampling"])}
+
+
+def planted_context(rng, data, params):
+    """The null of :func:`context_effect` on all windows with a context effect of exactly
+    ``findings.source_margin``: the least favourable case of "barely changes", where
+    ``holds`` is the false verdict."""
+    return context_effect(rng, data, params, 1.0)
+
+
+def context_with_effect(effect: float):
+    """Builder: :func:`context_effect` of ``size`` windows with ``effect`` × the margin."""
+
+    def build(rng, data, params, size):
+        return context_effect(rng, data, params, effect, size)
+
+    return build
+
+
+def context_positives(data, index, params: Mapping, shared: dict) -> list[Positive]:
+    """Known answers of the equivalence rule: the human continuations with no context effect
+    (training-only scores equal to the truncated union scores: holds) and with one of twice
+    the margin (does not hold)."""
+    words = main_words(data, params)
+    if words is None:
+        return []
+    n = len(np.unique(words["window"].to_numpy()))
+    sizes = sizes_up_to(params["findings"]["power"]["sizes"], n)
+    return [Positive("human text, no context effect", context_with_effect(0.0), HOLDS, sizes, n),
+            Positive("context effect = 2 × margin", context_with_effect(2.0), FAILS, sizes, n)]  # fmt: skip
 
 
 @claim(
@@ -138,6 +219,7 @@ def planted_context(rng, data, params):
     setting="the margin ±{source_margin} on the truncated score (1..5) is copyscope's, not a "
     'number of the paper, so "holds" reads "no effect larger than copyscope\'s margin"',
     nulls=(Null("planted context, effect = margin", planted_context, (HOLDS,)),),
+    positives=context_positives,
 )
 def train_vs_union(tables: Tables, params: Mapping):
     """McCoy et al. 2023 (supplement): copying from the context adds little to copying from

@@ -15,11 +15,14 @@ import pandas as pd
 
 from ... import raven as raven_report
 from ..core import (
+    FAILS,
+    HOLDS,
     NOVELTY_PERMUTATIONS,
     RAVEN,
     NotMeasured,
     NotTested,
     Null,
+    Positive,
     Tables,
     ci_of,
     claim,
@@ -31,7 +34,16 @@ from ..core import (
     n_range,
     novelty_vs_human,
 )
-from ..data import HUMAN, Data, NullBuilder, split_windows, take
+from ..data import (
+    HUMAN,
+    Data,
+    NullBuilder,
+    copied_words,
+    resample_windows,
+    sizes_up_to,
+    split_windows,
+    take,
+)
 
 RAVEN_NGRAM = (
     "LSTM, Transformer and Transformer-XL trained on Wikitext-103, GPT-2 (WebText); Moses "
@@ -168,6 +180,123 @@ def lstm_and_gpt_halves(a, b, params):
     return groups, {**params, "models": models}
 
 
+RAVEN_WORDS = ("text", "t", "window", "prompt_length", "L_train", "s_train", "s_union")
+"""The columns of the human continuations' words the copied-words positives need."""
+
+
+def raven_copied(words: pd.DataFrame, share: float, span: int, rng) -> pd.DataFrame:
+    """RAVEN's words of ``words`` with a ``share`` of their ``span``-word slots copied from
+    training (:func:`~copyscope.report.findings.data.copied_words`: the j-th word of a copied
+    slot found with at least j + 1 words), their pointwise scores raised with them: the
+    training score 1 + L_train (:func:`copyscope.raven.pointwise_scores`), training ∪ context
+    the larger of it and the union score before; the natural source follows from ``L_nat``
+    (:func:`copyscope.report.raven.with_natural`)."""
+    out = copied_words(words, share, span, rng)
+    train = np.maximum(out["s_train"].to_numpy(np.int64), 1 + out["L_train"].to_numpy(np.int64))
+    union = np.maximum(out["s_union"].to_numpy(np.int64), train)
+    return out.assign(s_train=train, s_union=union).drop(columns="s_natural", errors="ignore")
+
+
+class RavenCopier:
+    """The copied-words sets of RAVEN's n-gram rows: the human continuations' words at the
+    main prompt length dealt into two halves (seeded by ``findings.power.seed``), one copied at
+    each of ``findings.power.copier_shares`` (:func:`raven_copied`), the other the human
+    baseline."""
+
+    def __init__(self, data: Data, params: Mapping):
+        p = params["findings"]["power"]
+        words = data.words[data.words["prompt_length"] == params["sampling"]["prompt_length"]]
+        words = words.sort_values(["text", "t"], kind="stable")
+        a, b = split_windows(words["window"].to_numpy(), 2, np.random.default_rng([p["seed"], 5]))
+        self.human = words[words["window"].isin(b)]
+        model = words[words["window"].isin(a)]
+        self.sets = {
+            share: raven_copied(model, share, p["copier_span"], np.random.default_rng([p["seed"], 6, i]))
+            for i, share in enumerate(sorted(p["copier_shares"]))
+        }
+        self.max_size = min(len(a), len(b))
+
+
+def raven_copier_of(data: Data, params: Mapping, shared: dict) -> RavenCopier | None:
+    """The run's :class:`RavenCopier` (built once, kept in ``shared``); None without the human
+    continuations' RAVEN words (:data:`RAVEN_WORDS`)."""
+    if data.words is None or not set(RAVEN_WORDS) <= set(data.words.columns):
+        return None
+    if "raven_copier" not in shared:
+        copier = RavenCopier(data, params)
+        shared["raven_copier"] = copier if copier.max_size else None
+    return shared["raven_copier"]
+
+
+def copied_as(copier: RavenCopier, share: float, decoding_key: str):
+    """Builder: the copied words of ``share`` as a model's samples of the decoding
+    ``findings[decoding_key]`` against the human half (``size`` texts each, drawn with
+    replacement)."""
+
+    def build(rng, data, params, size):
+        sets = [
+            (*HUMAN, resample_windows(copier.human, size, rng), None),
+            ("copier", params["findings"][decoding_key],
+             resample_windows(copier.sets[share], size, rng), None),
+        ]  # fmt: skip
+        return raven_nulls(sets, params)
+
+    return build
+
+
+def copied_positives(decoding_key: str, pick, right: str):
+    """The known positive of a RAVEN n-gram row: the copied words of the share ``pick`` takes
+    from ``findings.power.copier_shares`` as a model's samples of ``findings[decoding_key]``
+    against the human half; they copy training spans, so they are less novel at every n (the
+    small-n row must hold, the rows of "more novel" must not)."""
+
+    def positives(data, index, params: Mapping, shared: dict) -> list[Positive]:
+        copier = raven_copier_of(data, params, shared)
+        if copier is None:
+            return []
+        p = params["findings"]["power"]
+        share = pick(p["copier_shares"])
+        dec = params["findings"][decoding_key]
+        return [Positive(f"copied words {share:.0%} as {dec}", copied_as(copier, share, decoding_key),
+                         right, sizes_up_to(p["sizes"], copier.max_size), copier.max_size)]  # fmt: skip
+
+    return positives
+
+
+def copied_lstm_and_gpt(copier: RavenCopier, low: float, high: float):
+    """Builder: the copied words of share ``high`` as the LSTM's and of ``low`` as the gpt2
+    model's samples of the RAVEN decoding (the zoo's first of each kind)."""
+
+    def build(rng, data, params, size):
+        f, zoo = params["findings"], params["models"]["zoo"]
+        lstm = next((m for m, s in zoo.items() if s.get("kind") == "lstm"), None)
+        gpt = next((m for m, s in zoo.items() if s.get("kind") == "gpt2"), None)
+        if lstm is None or gpt is None:
+            return None
+        sets = [
+            (lstm, f["raven_decoding"], resample_windows(copier.sets[high], size, rng), None),
+            (gpt, f["raven_decoding"], resample_windows(copier.sets[low], size, rng), None),
+        ]
+        return raven_nulls(sets, params)
+
+    return build
+
+
+def copied_lstm_positives(data, index, params: Mapping, shared: dict) -> list[Positive]:
+    """The copied words of the largest share as the LSTM's samples and of the smallest as the
+    Transformer's (with two shares or more, and an lstm and a gpt2 model in the zoo): the
+    LSTM copies more, so it must be the less novel at small n (holds)."""
+    copier = raven_copier_of(data, params, shared)
+    p = params["findings"]["power"]
+    shares = sorted(p["copier_shares"])
+    kinds = {s.get("kind") for s in params["models"]["zoo"].values()}
+    if copier is None or len(shares) < 2 or not {"lstm", "gpt2"} <= kinds:
+        return []
+    return [Positive(f"copied words {shares[-1]:.0%} (lstm) vs {shares[0]:.0%} (gpt2)",
+                     copied_lstm_and_gpt(copier, shares[0], shares[-1]), HOLDS,
+                     sizes_up_to(p["sizes"], copier.max_size), copier.max_size)]  # fmt: skip
+
+
 @claim(
     "raven-top40-small-n",
     "With top-40 sampling, models are less novel than the human baseline for small n (n < 6)",
@@ -185,6 +314,7 @@ def lstm_and_gpt_halves(a, b, params):
     "hold if every model does not",
     setting=RAVEN_NATURAL,
     nulls=(Null("human halves", human_halves(half_as("raven_decoding"))),),
+    positives=copied_positives("raven_decoding", max, HOLDS),
 )
 def raven_top40_small_n(tables: Tables, params: Mapping):
     """McCoy et al. 2023 §5: top-40 samples reuse short n-grams more than human text."""
@@ -203,6 +333,7 @@ def raven_top40_small_n(tables: Tables, params: Mapping):
     "human at some n and below at none, does not hold if below at some n",
     setting=RAVEN_NATURAL,
     nulls=(Null("human halves", human_halves(half_as("raven_decoding"))),),
+    positives=copied_positives("raven_decoding", min, FAILS),
 )
 def raven_top40_large_n(tables: Tables, params: Mapping):
     """McCoy et al. 2023 §5: for larger n, top-40 samples are more novel than human text."""
@@ -226,6 +357,7 @@ def raven_top40_large_n(tables: Tables, params: Mapping):
     "does not hold if every model does not",
     setting=RAVEN_NATURAL,
     nulls=(Null("human halves", human_halves(half_as("pure_decoding"))),),
+    positives=copied_positives("pure_decoding", min, FAILS),
 )
 def raven_pure_every_n(tables: Tables, params: Mapping):
     """McCoy et al. 2023 §5: pure samples are more novel than human text at every n."""
@@ -248,6 +380,7 @@ def raven_pure_every_n(tables: Tables, params: Mapping):
     "here without an lstm and a gpt2 model in models.zoo",
     setting=RAVEN_NATURAL,
     nulls=(Null("human halves", human_halves(lstm_and_gpt_halves)),),
+    positives=copied_lstm_positives,
 )
 def lstm_less_novel_small_n(tables: Tables, params: Mapping):
     """McCoy et al. 2023 §5: the recurrent LSTM copies short n-grams more than the
