@@ -225,3 +225,19 @@ def test_a_claim_is_one_unit_and_registered_once(monkeypatch):
     assert (found.verdict, found.rule, found.measured) == (F.HOLDS, "rule 0.05", "measured")
     assert new({}, PARAMS).measured == "not measured: no memorization table in this run"
     assert new.known_positives(None, None, PARAMS, {}) == []
+
+
+def test_resample_windows_against_a_frame_per_window():
+    """The drawn windows' rows, in their order, renumbered: the same frame as concatenating
+    one copy of each drawn window's rows (the reference), for the same generator."""
+    from copyscope.report.findings.data import resample_windows
+
+    rng = np.random.default_rng(5)
+    frame = pd.DataFrame({"text": rng.integers(0, 9, 300), "t": np.arange(300),
+                          "window": rng.choice([3, 7, 11, 40, 41], 300), "L": rng.random(300)})  # fmt: skip
+    for size in (1, 4, 12):
+        got = resample_windows(frame, size, np.random.default_rng(size))
+        pick = np.random.default_rng(size).choice(np.unique(frame["window"]), size=size)
+        want = pd.concat([frame[frame["window"] == w].assign(text=i, window=i)
+                          for i, w in enumerate(pick)], ignore_index=True)  # fmt: skip
+        pd.testing.assert_frame_equal(got, want)

@@ -753,12 +753,13 @@ def test_the_raven_positives_need_the_words_with_their_matches():
     [
         ("prompt-length-no-effect",
          ["human halves, no effect", "human halves, effect = 2 × margin"]),
-        ("train-vs-union", ["human text, no context effect", "context effect = 2 × margin"]),
+        ("train-vs-union", ["context effect = margin / 2", "context effect = 2 × margin"]),
     ],
 )  # fmt: skip
 def test_the_equivalence_rows_known_answers(claim, names):
-    """The prompt-length and source rows claim an absence: human text with no effect must give
-    holds, with twice the margin planted does not hold; the power is measured on both, and
+    """The prompt-length and source rows claim an absence: human text with no effect (prompt
+    length) or half the margin (context) must give holds, with twice the margin planted does
+    not hold; the power is measured on both, and
     at the largest size each is reached."""
     from copyscope.report import power as P
 

@@ -97,13 +97,17 @@ def half_texts(data: Data, rng) -> tuple[list, list] | None:
 
 
 def resample_windows(frame: pd.DataFrame, size: int, rng: np.random.Generator) -> pd.DataFrame:
-    """``size`` windows of a per-token frame drawn with replacement, renumbered as texts."""
-    windows = np.unique(frame["window"].to_numpy())
-    pick = rng.choice(windows, size=size, replace=True)
-    groups = dict(tuple(frame.groupby("window", sort=False)))
-    return pd.concat(
-        [groups[w].assign(text=i, window=i) for i, w in enumerate(pick)], ignore_index=True
-    )
+    """``size`` windows of a per-token frame drawn with replacement, renumbered as texts: the
+    i-th drawn window's rows (in their order in ``frame``) with ``text`` and ``window`` i, one
+    window after the other (rows gathered by one index, not a frame per window)."""
+    w = frame["window"].to_numpy()
+    pick = rng.choice(np.unique(w), size=size, replace=True)
+    order = np.argsort(w, kind="stable")
+    starts = np.searchsorted(w[order], pick, side="left")
+    ends = np.searchsorted(w[order], pick, side="right")
+    rows = np.concatenate([order[a:b] for a, b in zip(starts, ends, strict=True)])
+    label = np.repeat(np.arange(size, dtype=np.int64), ends - starts)
+    return frame.iloc[rows].reset_index(drop=True).assign(text=label, window=label)
 
 
 def copied_words(words: pd.DataFrame, share: float, span: int, rng) -> pd.DataFrame:
