@@ -302,3 +302,25 @@ def test_permuted_cloze_labels_deal_the_items_and_planted_timing_is_found():
     flat = cloze_curves(**{"timing spread": of(*HELD)})
     assert paper.cloze_timing_positives(data(dynamics=flat), None, POWER_PARAMS, {}) == []
     assert paper.permuted_cloze_labels(np.random.default_rng(0), data(), CAL_PARAMS) is None
+
+
+def test_the_planted_agreement_is_found_and_needs_varying_accuracy():
+    """Overlap unrelated to accuracy in the data; the pilot's r planted over the training
+    plays (drawn with replacement) is found (holds) at the projected size, and the power grows
+    with the plays; without variation in accuracy there is nothing to plant."""
+    cloze = cloze_items()
+    rng = np.random.default_rng(4)
+    cloze["match_fraction"] = rng.random(len(cloze))  # no agreement left in the data
+    d = data(cloze=cloze)
+    (positive,) = F.CLAIMS["cloze-overlap-correlation"].known_positives(d, None, POWER_PARAMS, {})
+    assert positive.name == "planted agreement (r = 0.77)" and positive.right == HOLDS
+    assert positive.observed == 12 and positive.sizes == [5, 10, 12]
+    tables = positive.build(np.random.default_rng(0), d, POWER_PARAMS, 40)
+    s = tables["membership_cloze_summary"]
+    assert (s.loc[s["split"] == "train", "r_plays"] == 40).all()
+    assert F.CLAIMS["cloze-overlap-correlation"](tables, POWER_PARAMS).verdict == HOLDS
+    big = P.power_at("cloze-overlap-correlation", positive.build, HOLDS, d, POWER_PARAMS, 40, 10, 0)
+    small = P.power_at("cloze-overlap-correlation", positive.build, HOLDS, d, POWER_PARAMS, 5, 10, 0)
+    assert big["power"] >= 0.8 and small["power"] < big["power"], (small, big)
+    flat = data(cloze=cloze.assign(correct_insensitive=0))
+    assert F.CLAIMS["cloze-overlap-correlation"].known_positives(flat, None, POWER_PARAMS, {}) == []

@@ -354,6 +354,64 @@ def permuted_overlap(rng, data, params):
     return {"membership_cloze_summary": summary}
 
 
+PILOT_R = 0.77
+"""Zhang et al. (2024)'s pilot correlation between continuation overlap and name cloze accuracy
+over four books: the agreement the known positive of ``cloze-overlap-correlation`` plants."""
+
+
+def training_cloze(data: Data) -> pd.DataFrame | None:
+    """The name cloze items of the training plays (None without them)."""
+    cloze = _cloze(data)
+    if cloze is None or "match_fraction" not in cloze:
+        return None
+    train = cloze[cloze["split"] == "train"]
+    return train if len(train) else None
+
+
+def planted_agreement(rng, data, params, size):
+    """``size`` training plays drawn with replacement (each copy a play of its own), whose
+    items' continuation overlap is replaced, per model, by :data:`PILOT_R` · z(the play's name
+    cloze accuracy) + √(1 − r²) · a standard normal draw per play (on the scale of the run's
+    own overlap: its mean and standard deviation over the drawn plays, 0.1 where it has none):
+    across plays, overlap and accuracy correlate at the pilot's r by construction (none for
+    a model whose accuracy does not vary over the drawn plays). r by
+    :func:`~copyscope.report.name_cloze.cloze_tables`."""
+    train = training_cloze(data)
+    if train is None:
+        return None
+    pick = rng.choice(np.unique(train["play"].to_numpy()), size=size, replace=True)
+    groups = dict(tuple(train.groupby("play", sort=False)))
+    out = pd.concat([groups[p].assign(play=f"{p}#{i}") for i, p in enumerate(pick)],
+                    ignore_index=True)  # fmt: skip
+    for _, rows in out.groupby("model", sort=True):
+        acc = rows.groupby("play", sort=True)["correct_insensitive"].mean()
+        spread = acc.std(ddof=0)
+        z = (acc - acc.mean()) / spread if spread > 0 else acc * 0.0
+        overlap = rows.groupby("play", sort=True)["match_fraction"].mean()
+        scale = overlap.std(ddof=0) or 0.1
+        noise = rng.standard_normal(len(acc))
+        planted = overlap.mean() + scale * (PILOT_R * z + np.sqrt(1 - PILOT_R**2) * noise)
+        out.loc[rows.index, "match_fraction"] = rows["play"].map(planted).to_numpy()
+    _, summary = name_cloze.cloze_tables(out, *_cloze_n_boot(params))
+    return {"membership_cloze_summary": summary}
+
+
+def agreement_positives(data, index, params: Mapping, shared: dict) -> list[Positive]:
+    """The pilot's agreement planted over the run's training plays (and projected numbers of
+    plays): the claim is true there by construction; none without training plays whose name
+    cloze accuracy varies for some model (nothing to correlate with)."""
+    train = training_cloze(data)
+    if train is None:
+        return []
+    acc = train.groupby(["model", "play"])["correct_insensitive"].mean()
+    if not (acc.groupby(level="model").std(ddof=0) > 0).any():
+        return []
+    plays = int(train["play"].nunique())
+    sizes = projected_sizes(params["findings"]["power"]["sizes"], plays)
+    return [Positive(f"planted agreement (r = {PILOT_R})", planted_agreement, HOLDS, sizes,
+                     plays)]  # fmt: skip
+
+
 @claim(
     "cloze-overlap-correlation",
     "A continuation (n-gram overlap) test agrees with name cloze accuracy across books "
@@ -372,6 +430,7 @@ def permuted_overlap(rng, data, params):
     "model holds, does not hold if every model does not",
     setting="few training plays (corpus.split), so r has a wide interval",
     nulls=(Null("permuted overlap", permuted_overlap),),
+    positives=agreement_positives,
     ground_truth=False,
 )
 def cloze_overlap_correlation(tables: Tables, params: Mapping):
