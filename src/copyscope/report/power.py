@@ -91,8 +91,8 @@ HELP = (
 # the run's files the positives are built from: the null calibration's, the same declarations
 INPUTS = {
     k: CALIBRATION_INPUTS[k]
-    for k in ("tokens", "words", "index_manifest", "extraction", "membership", "cloze", "parses",
-              "contaminated", "samples", "word_tokenizer", "own_scores", "dynamics")
+    for k in ("tokens", "words", "quality", "index_manifest", "extraction", "membership", "cloze",
+              "parses", "contaminated", "samples", "word_tokenizer", "own_scores", "dynamics")
 }  # fmt: skip
 
 

@@ -59,3 +59,14 @@ def test_the_positives_come_from_the_claims_in_the_tables_order():
     ]
     assert all(p.right == F.HOLDS and p.observed in p.sizes for _, p in found)
     assert list(F.CLAIMS).index("cloze-training-plays") < list(F.CLAIMS).index("cloze-excerpts")
+
+
+def test_the_power_job_reads_what_the_positives_are_built_from():
+    """The planted tradeoff needs the human reference's judged NLLs (Data.quality): without
+    the quality input the job never builds it and row "novelty-quality" reads "no known
+    positive in this run"; every input of the calibration that a positive reads is one of
+    the power job's."""
+    from copyscope.report import calibration as C
+
+    assert {"tokens", "words", "quality", "index_manifest", "cloze", "dynamics"} <= set(P.INPUTS)
+    assert all(P.INPUTS[k] is C.INPUTS[k] for k in P.INPUTS)
