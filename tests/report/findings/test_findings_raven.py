@@ -777,3 +777,9 @@ def test_the_equivalence_rows_known_answers(claim, names):
         small = P.power_at(claim, positive.build, positive.right, d, POWER_PARAMS, 5, 10, 0)
         assert small["power"] <= r["power"]
     assert F.CLAIMS[claim].known_positives(data(), None, POWER_PARAMS, {}) == []
+
+
+def test_the_equivalence_positives_need_the_union_scores():
+    words = human_words().drop(columns="s_union")
+    for claim in ("prompt-length-no-effect", "train-vs-union"):
+        assert F.CLAIMS[claim].known_positives(data(words=words), None, POWER_PARAMS, {}) == []

@@ -79,9 +79,15 @@ def halves_with_effect(effect: float):
     return build
 
 
+def scored_words(data: Data, params: Mapping) -> pd.DataFrame | None:
+    """The human words at the main prompt length with RAVEN's union scores (None without)."""
+    words = main_words(data, params)
+    return words if words is not None and {"window", "s_union"} <= set(words.columns) else None
+
+
 def pairs_of(data: Data, params: Mapping) -> int:
     """How many window pairs the human words' halves give (0 without them)."""
-    words = main_words(data, params)
+    words = scored_words(data, params)
     return 0 if words is None else len(np.unique(words["window"].to_numpy())) // 2
 
 
@@ -194,7 +200,7 @@ def context_positives(data, index, params: Mapping, shared: dict) -> list[Positi
     """Known answers of the equivalence rule: the human continuations with a context effect
     of half the margin (holds: "barely changes"; with none at all every difference is 0 and
     the rule could not miss) and of twice the margin (does not hold)."""
-    words = main_words(data, params)
+    words = scored_words(data, params)
     if words is None:
         return []
     n = len(np.unique(words["window"].to_numpy()))
