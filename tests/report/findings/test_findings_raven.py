@@ -13,7 +13,7 @@ from copyscope import stats as S
 from copyscope.report import calibration as C
 from copyscope.report import findings as F
 from copyscope.report.findings import raven as paper
-from copyscope.report.findings.raven import ngrams
+from copyscope.report.findings.data import copied_words
 from copyscope.syntax.syntactic_novelty import novelty_rows
 from support.findings import (
     CAL_PARAMS,
@@ -701,9 +701,9 @@ def raven_words(windows=80, length=40, seed=3) -> pd.DataFrame:
     return pd.concat(rows, ignore_index=True)
 
 
-def test_raven_copied_raises_the_scores_of_the_copied_slots():
+def test_copied_words_raise_ravens_scores_of_the_copied_slots():
     words = raven_words(windows=4, length=16)
-    out = ngrams.raven_copied(words, 0.5, 8, np.random.default_rng(0))
+    out = copied_words(words, 0.5, 8, np.random.default_rng(0))
     copied = out["L_train"].to_numpy() > words["L_train"].to_numpy()
     assert copied.any()
     assert (out["s_train"] == out["L_train"] + 1).all()  # the training score follows L

@@ -139,9 +139,9 @@ def test_the_copied_words_are_found_less_creative():
     """On human words with a null between halves, the copied half at 50% is found less
     creative than the human half at the sizes measured: the rule has power on it."""
     d = data(words=creativity_words())
-    copied = paper.CopiedWords(d, POWER_PARAMS, 0, 0.5)
+    copied = paper.CopiedWords(d, POWER_PARAMS, 0, [0.5])
     assert copied.max_size == 60
-    build = paper.copied_vs_human(copied)
+    build = paper.copied_vs_human(copied, 0.5)
     tables = build(np.random.default_rng(0), d, POWER_PARAMS, 10)
     t = tables["creativity_texts"]
     assert (t.groupby(["model", "source"]).size() == 10).all()

@@ -117,8 +117,12 @@ def copied_words(words: pd.DataFrame, share: float, span: int, rng) -> pd.DataFr
     copied slot (j = 0..span−1) gets a longest match of at least j + 1 words in both columns
     (``max(L, j + 1)``), what a verbatim training span gives it against the index (the bound
     :func:`copyscope.report.findings.merrill.copiers.copier_set`'s test checks on a real
-    index; the words before the slot can only lengthen the match). The copied words of Lu et
-    al.'s creativity row and of RAVEN's n-gram rows."""
+    index; the words before the slot can only lengthen the match). Where the frame has RAVEN's
+    pointwise scores they are raised with the matches: the training score to 1 + L_train
+    (:func:`copyscope.raven.pointwise_scores`), training ∪ context to the larger of it and
+    its own, and the natural source is left to follow from ``L_nat``
+    (:func:`copyscope.report.raven.with_natural`). The copied words of Lu et al.'s creativity
+    row and of RAVEN's n-gram rows."""
     out = words.copy()
     texts = out["text"].to_numpy()
     starts = np.flatnonzero(np.r_[True, texts[1:] != texts[:-1]])
@@ -135,7 +139,43 @@ def copied_words(words: pd.DataFrame, share: float, span: int, rng) -> pd.DataFr
         for k in chosen:
             L[slots[k] : slots[k] + span] = np.maximum(L[slots[k] : slots[k] + span], ramp)
         out[column] = L
+    if {"L_train", "s_train", "s_union"} <= set(out.columns):
+        train = np.maximum(out["s_train"].to_numpy(np.int64), 1 + out["L_train"].to_numpy(np.int64))
+        union = np.maximum(out["s_union"].to_numpy(np.int64), train)
+        out = out.assign(s_train=train, s_union=union).drop(columns="s_natural", errors="ignore")
     return out
+
+
+class CopiedWords:
+    """The copied-words sets: the human continuations' words at the main prompt length dealt
+    into two halves (seeded by ``seed``), one copied at each of ``shares``
+    (:func:`copied_words`, ``findings.power.copier_span``-word slots), the other the human
+    baseline; ``max_size`` the smaller half's windows."""
+
+    def __init__(self, data: Data, params: Mapping, seed: int, shares):
+        p = params["findings"]["power"]
+        words = data.words[data.words["prompt_length"] == params["sampling"]["prompt_length"]]
+        words = words.sort_values(["text", "t"], kind="stable")
+        a, b = split_windows(words["window"].to_numpy(), 2, np.random.default_rng([seed, 5]))
+        self.human = words[words["window"].isin(b)]
+        model = words[words["window"].isin(a)]
+        self.sets = {
+            share: copied_words(model, share, p["copier_span"], np.random.default_rng([seed, 6, i]))
+            for i, share in enumerate(sorted(shares))
+        }
+        self.max_size = min(len(a), len(b))
+
+
+def copied_words_of(data: Data, params: Mapping, shared: dict, needs) -> CopiedWords | None:
+    """The run's :class:`CopiedWords` at every ``findings.power.copier_shares`` (built once,
+    kept in ``shared``); None without the human words' columns ``needs`` or without windows."""
+    if data.words is None or not set(needs) <= set(data.words.columns):
+        return None
+    if "copied_words" not in shared:
+        p = params["findings"]["power"]
+        copied = CopiedWords(data, params, p["seed"], p["copier_shares"])
+        shared["copied_words"] = copied if copied.max_size else None
+    return shared["copied_words"]
 
 
 def dynamics_of(data: Data, quantity: str) -> pd.DataFrame | None:

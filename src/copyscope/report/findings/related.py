@@ -50,8 +50,9 @@ from .core import (
 )
 from .data import (
     HUMAN,
+    CopiedWords,
     Data,
-    copied_words,
+    copied_words_of,
     dynamics_of,
     main_words,
     projected_sizes,
@@ -78,25 +79,9 @@ def human_halves_creativity(rng, data, params):
     return {"creativity_texts": creativity_report.text_table(sets, plen)}
 
 
-class CopiedWords:
-    """The halves of the human continuations' words (main prompt length) the copied-words
-    positive draws from: one copied at ``share`` (:func:`copied_words`), the other the human
-    baseline."""
-
-    def __init__(self, data: Data, params: Mapping, seed: int, share: float):
-        p = params["findings"]["power"]
-        words = data.words[data.words["prompt_length"] == params["sampling"]["prompt_length"]]
-        words = words.sort_values(["text", "t"], kind="stable")
-        a, b = split_windows(words["window"].to_numpy(), 2, np.random.default_rng([seed, 3]))
-        self.human = words[words["window"].isin(b)]
-        model = words[words["window"].isin(a)]
-        self.model = copied_words(model, share, p["copier_span"], np.random.default_rng([seed, 4]))
-        self.max_size = min(len(a), len(b))
-
-
-def copied_vs_human(copied: CopiedWords):
-    """Builder: ``size`` texts of the copied half as a model's pure samples against ``size``
-    texts of the human half, each drawn with replacement."""
+def copied_vs_human(copied: CopiedWords, share: float):
+    """Builder: ``size`` texts of the half copied at ``share`` as a model's pure samples
+    against ``size`` texts of the human half, each drawn with replacement."""
 
     def build(rng, data, params, size):
         sets = [
@@ -104,7 +89,7 @@ def copied_vs_human(copied: CopiedWords):
             (
                 "copier",
                 params["findings"]["pure_decoding"],
-                resample_windows(copied.model, size, rng),
+                resample_windows(copied.sets[share], size, rng),
             ),
         ]
         return {"creativity_texts": creativity_texts(sets, params["sampling"]["prompt_length"])}
@@ -115,14 +100,12 @@ def copied_vs_human(copied: CopiedWords):
 def copied_word_positives(data, index, params: Mapping, shared: dict) -> list[Positive]:
     """The copied words at the largest of ``findings.power.copier_shares`` as a model's pure
     samples against the human half (with RAVEN's training matches per word)."""
-    if data.words is None or not {"L_train", "window"} <= set(data.words.columns):
+    copied = copied_words_of(data, params, shared, ("L_train", "window"))
+    if copied is None:
         return []
     p = params["findings"]["power"]
     share = max(p["copier_shares"])
-    copied = CopiedWords(data, params, p["seed"], share)
-    if not copied.max_size:
-        return []
-    return [Positive(f"copied words {share:.0%}", copied_vs_human(copied), HOLDS,
+    return [Positive(f"copied words {share:.0%}", copied_vs_human(copied, share), HOLDS,
                      sizes_up_to(p["sizes"], copied.max_size), copied.max_size)]  # fmt: skip
 
 

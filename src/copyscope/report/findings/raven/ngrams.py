@@ -36,9 +36,10 @@ from ..core import (
 )
 from ..data import (
     HUMAN,
+    CopiedWords,
     Data,
     NullBuilder,
-    copied_words,
+    copied_words_of,
     resample_windows,
     sizes_up_to,
     split_windows,
@@ -184,51 +185,14 @@ RAVEN_WORDS = ("text", "t", "window", "prompt_length", "L_train", "s_train", "s_
 """The columns of the human continuations' words the copied-words positives need."""
 
 
-def raven_copied(words: pd.DataFrame, share: float, span: int, rng) -> pd.DataFrame:
-    """RAVEN's words of ``words`` with a ``share`` of their ``span``-word slots copied from
-    training (:func:`~copyscope.report.findings.data.copied_words`: the j-th word of a copied
-    slot found with at least j + 1 words), their pointwise scores raised with them: the
-    training score 1 + L_train (:func:`copyscope.raven.pointwise_scores`), training ∪ context
-    the larger of it and the union score before; the natural source follows from ``L_nat``
-    (:func:`copyscope.report.raven.with_natural`)."""
-    out = copied_words(words, share, span, rng)
-    train = np.maximum(out["s_train"].to_numpy(np.int64), 1 + out["L_train"].to_numpy(np.int64))
-    union = np.maximum(out["s_union"].to_numpy(np.int64), train)
-    return out.assign(s_train=train, s_union=union).drop(columns="s_natural", errors="ignore")
+def raven_copier_of(data: Data, params: Mapping, shared: dict) -> CopiedWords | None:
+    """The run's :class:`~copyscope.report.findings.data.CopiedWords` (their RAVEN scores
+    raised with the copied matches); None without the human words' RAVEN scores
+    (:data:`RAVEN_WORDS`)."""
+    return copied_words_of(data, params, shared, RAVEN_WORDS)
 
 
-class RavenCopier:
-    """The copied-words sets of RAVEN's n-gram rows: the human continuations' words at the
-    main prompt length dealt into two halves (seeded by ``findings.power.seed``), one copied at
-    each of ``findings.power.copier_shares`` (:func:`raven_copied`), the other the human
-    baseline."""
-
-    def __init__(self, data: Data, params: Mapping):
-        p = params["findings"]["power"]
-        words = data.words[data.words["prompt_length"] == params["sampling"]["prompt_length"]]
-        words = words.sort_values(["text", "t"], kind="stable")
-        a, b = split_windows(words["window"].to_numpy(), 2, np.random.default_rng([p["seed"], 5]))
-        self.human = words[words["window"].isin(b)]
-        model = words[words["window"].isin(a)]
-        self.sets = {
-            share: raven_copied(model, share, p["copier_span"], np.random.default_rng([p["seed"], 6, i]))
-            for i, share in enumerate(sorted(p["copier_shares"]))
-        }
-        self.max_size = min(len(a), len(b))
-
-
-def raven_copier_of(data: Data, params: Mapping, shared: dict) -> RavenCopier | None:
-    """The run's :class:`RavenCopier` (built once, kept in ``shared``); None without the human
-    continuations' RAVEN words (:data:`RAVEN_WORDS`)."""
-    if data.words is None or not set(RAVEN_WORDS) <= set(data.words.columns):
-        return None
-    if "raven_copier" not in shared:
-        copier = RavenCopier(data, params)
-        shared["raven_copier"] = copier if copier.max_size else None
-    return shared["raven_copier"]
-
-
-def copied_as(copier: RavenCopier, share: float, decoding_key: str):
+def copied_as(copier: CopiedWords, share: float, decoding_key: str):
     """Builder: the copied words of ``share`` as a model's samples of the decoding
     ``findings[decoding_key]`` against the human half (``size`` texts each, drawn with
     replacement)."""
@@ -263,7 +227,7 @@ def copied_positives(decoding_key: str, pick, right: str):
     return positives
 
 
-def copied_lstm_and_gpt(copier: RavenCopier, low: float, high: float):
+def copied_lstm_and_gpt(copier: CopiedWords, low: float, high: float):
     """Builder: the copied words of share ``high`` as the LSTM's and of ``low`` as the gpt2
     model's samples of the RAVEN decoding (the zoo's first of each kind)."""
 
