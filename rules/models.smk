@@ -20,7 +20,7 @@ rule train_model:
         model=_alternatives(PLAN.trained),
     conda:
         "../envs/models.yaml"
-    threads: 2
+    threads: config["models"]["train_threads"]
     resources:
         **MODEL_JOB_RESOURCES,
         mem_mb=4000,
