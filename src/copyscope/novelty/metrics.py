@@ -49,11 +49,29 @@ def novelty_curve(docs: list[np.ndarray], n_max: int = 100) -> np.ndarray:
 
 
 def count_matrix(docs: list[np.ndarray], n_max: int) -> tuple[np.ndarray, np.ndarray]:
-    """(novel, total) matrices of shape (documents, n_max) from :func:`novelty_counts`."""
-    pairs = [novelty_counts(d, n_max) for d in docs]
-    if not pairs:
+    """(novel, total) matrices of shape (documents, n_max) from :func:`novelty_counts`, every
+    document at once (the same counts: the null calibration and the power table count the
+    texts of every draw)."""
+    docs = [np.asarray(d, dtype=np.int64) for d in docs]
+    if not docs:
         return np.zeros((0, n_max), np.int64), np.zeros((0, n_max), np.int64)
-    return np.stack([p[0] for p in pairs]), np.stack([p[1] for p in pairs])
+    sizes = np.fromiter((d.shape[0] for d in docs), np.int64, len(docs))
+    L = np.concatenate(docs) if sizes.sum() else np.zeros(0, np.int64)
+    if L.size and L.min() < -1:  # a negative start: novelty_counts' own (wrapping) indexing
+        pairs = [novelty_counts(d, n_max) for d in docs]
+        return np.stack([p[0] for p in pairs]), np.stack([p[1] for p in pairs])
+    n = np.arange(1, n_max + 1)
+    total = np.maximum(0, sizes[:, None] - n[None, :] + 1)
+    doc = np.repeat(np.arange(len(docs)), sizes)
+    t = np.arange(L.size) - np.repeat(np.cumsum(sizes) - sizes, sizes)  # position in its doc
+    lo, hi = L + 1, np.minimum(t + 1, n_max)
+    ok = lo <= hi
+    width = n_max + 2
+    starts = np.bincount(doc[ok] * width + lo[ok], minlength=len(docs) * width)
+    ends = np.bincount(doc[ok] * width + hi[ok] + 1, minlength=len(docs) * width)
+    diff = (starts - ends).reshape(len(docs), width)
+    novel = np.cumsum(diff, axis=1)[:, 1 : n_max + 1]
+    return novel.astype(np.int64), total.astype(np.int64)
 
 
 def bootstrap_novelty(

@@ -133,7 +133,15 @@ def play_rank_p(x_per_play: Mapping, plays: np.ndarray, y: np.ndarray, draws: in
     return (1 + int(np.sum(np.abs(null) >= abs(rho) - 1e-12))) / (1 + draws)
 
 
-def cloze_tables(cloze: pd.DataFrame, n_boot: int, seed: int):
+def _mean_only(v: np.ndarray, n_boot: int, seed: int) -> tuple[float, float, float]:
+    """:func:`_mean_ci`'s mean without its interval (NaN bounds); :func:`_mean_ci` itself
+    where it would refuse the values (none, or a NaN)."""
+    if not v.size or np.isnan(v).any():
+        return _mean_ci(v, n_boot, seed)
+    return float(v.mean()), np.nan, np.nan
+
+
+def cloze_tables(cloze: pd.DataFrame, n_boot: int, seed: int, play_intervals: bool = True):
     """Per model and play: items, accuracy (case-insensitive and -sensitive, 95% CI over
     items), chance (1 / candidates), mean match fraction, LCP and exact-match rate. Per model
     and split (train / valid / excerpt plays): pooled accuracy with its 95% CI over plays
@@ -141,14 +149,16 @@ def cloze_tables(cloze: pd.DataFrame, n_boot: int, seed: int):
     case-insensitive accuracy and match fraction across the **training plays only** (among
     training and held-out plays together membership alone would make r positive) with its CI
     and ``r_plays``, the number of plays it is computed over (``note`` says why when r is not
-    computed)."""
+    computed). ``play_intervals`` False leaves the per-play accuracies' intervals NaN (the
+    summary does not read them: the scorecard's draws, which keep the summary alone)."""
     per_play, summary = [], []
+    mean_ci = _mean_ci if play_intervals else _mean_only
     for (model, play), g in cloze.groupby(["model", "play"], sort=False):
         row = {"model": model, "play": play, "split": g["split"].iloc[0], "n": len(g)}
         if "excerpt_copies" in g:
             row["excerpt_copies"] = int(g["excerpt_copies"].iloc[0])
         for case in ("insensitive", "sensitive"):
-            a, lo, hi = _mean_ci(g[f"correct_{case}"].to_numpy(float), n_boot, seed)
+            a, lo, hi = mean_ci(g[f"correct_{case}"].to_numpy(float), n_boot, seed)
             row |= {f"acc_{case}": a, f"acc_{case}_lo": lo, f"acc_{case}_hi": hi}
         row["chance"] = float((1 / g["n_candidates"]).mean())
         row |= {m: float(g[m].mean()) for m in ("match_fraction", "lcp", "exact")}
@@ -185,7 +195,13 @@ def cloze_tables(cloze: pd.DataFrame, n_boot: int, seed: int):
             note = f"r not computed (training plays): {exc}"
         for row in summary:
             if row["model"] == model:
-                row |= {"r_overlap": r, "r_overlap_lo": lo, "r_overlap_hi": hi, "r_plays": len(p), "note": note}
+                row |= {
+                    "r_overlap": r,
+                    "r_overlap_lo": lo,
+                    "r_overlap_hi": hi,
+                    "r_plays": len(p),
+                    "note": note,
+                }
     return plays, pd.DataFrame(summary)
 
 
@@ -293,7 +309,6 @@ def cloze_detector_rows(plays: pd.DataFrame, n_boot: int, seed: int) -> list[dic
             r |= {k: v for k, v in low.items() if k not in r}
             rows.append({"model": model, "label_set": "plays", "detector": "name_cloze", **r})
     return rows
-
 
 
 def genres(manifest: dict) -> dict[str, str]:

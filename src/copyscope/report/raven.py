@@ -151,11 +151,13 @@ def build(
     novelty: Mapping,
     sampling: Mapping,
     sources: tuple[str, ...] = SOURCES,
+    curves: bool = True,
 ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """RAVEN per setting at ``sampling.prompt_length``: summary rows, novelty curves and the
     evaluator perplexity (exp of the token-weighted mean NLL), of each source of ``sources``
     (each source's rows the same whichever others are built: every interval is seeded by
-    itself).
+    itself). ``curves`` False leaves the curves out (an empty frame: the scorecard's draws
+    read the summary alone, and each curve's bootstrap costs as much as the summary's).
 
     ``settings``: (model, decoding, per-word frame with ``text``, ``prompt_length``,
     ``s_train``/``s_context``/``s_union`` (and ``L_nat``, :func:`with_natural`), per-text frame
@@ -164,7 +166,7 @@ def build(
     n_max). The summary's last column ``evaluator`` names the scoring model(s) of the setting.
     """
     plen = sampling["prompt_length"]
-    rows, curves, quality = [], [], []
+    rows, curve_frames, quality = [], [], []
     for model, decoding, w, q in settings:
         w = with_natural(w[w["prompt_length"] == plen])
         label = {
@@ -175,8 +177,8 @@ def build(
         }
         scores = {src: per_text(w, f"s_{src}") for src in sources}
         rows.append(raven_tables(scores, label, n_boot=novelty["bootstrap"], seed=novelty["seed"]))
-        for src, texts in scores.items():
-            curves.append(curve_frame(texts, novelty, {**label, "source": src}))
+        for src, texts in scores.items() if curves else ():
+            curve_frames.append(curve_frame(texts, novelty, {**label, "source": src}))
         if q is None:  # a set without model scores (generations from outside)
             quality.append({**label, "evaluator_nll": np.nan, "evaluator": ""})
             continue
@@ -194,7 +196,8 @@ def build(
         quality[["model", "decoding", "evaluator_nll", "perplexity", "evaluator"]],
         on=["model", "decoding"],
     )
-    return summary, pd.concat(curves, ignore_index=True), quality
+    curve_table = pd.concat(curve_frames, ignore_index=True) if curves else pd.DataFrame()
+    return summary, curve_table, quality
 
 
 def curve_frame(texts: list[np.ndarray], novelty: Mapping, label: Mapping) -> pd.DataFrame:
@@ -252,15 +255,34 @@ def text_table(
         texts = sorted(pd.unique(w["text"]))
         values = truncated_values(per_text(w, "s_union"))
         q = q[q["prompt_length"] == plen].set_index("text")
-        for text, v in zip(texts, values, strict=True):
-            if text not in q.index:
+        if not q.index.is_unique:  # a text of several rows: as it always was (q.loc's error)
+            rows += _text_rows_by_label(model, decoding, texts, values, q)
+            continue
+        at = q.index.get_indexer(texts)  # each text's row (−1: none), not q.loc per text
+        nll, tokens = q["nll_sum"].to_numpy(), q["tokens"].to_numpy()
+        evaluator = q["evaluator"].to_numpy()
+        for text, v, i in zip(texts, values, at, strict=True):
+            if i < 0:
                 continue
-            r = q.loc[text]
             rows.append(
-                (model, decoding, int(text), float(v.sum()), len(v), float(r["nll_sum"]),
-                 int(r["tokens"]), str(r["evaluator"]))
+                (model, decoding, int(text), float(v.sum()), len(v), float(nll[i]),
+                 int(tokens[i]), str(evaluator[i]))
             )  # fmt: skip
     return pd.DataFrame(rows, columns=TEXT_COLUMNS)
+
+
+def _text_rows_by_label(model, decoding, texts, values, q: pd.DataFrame) -> list[tuple]:
+    """:func:`text_table`'s rows of one setting looked up text by text (``q.loc``)."""
+    rows = []
+    for text, v in zip(texts, values, strict=True):
+        if text not in q.index:
+            continue
+        r = q.loc[text]
+        rows.append(
+            (model, decoding, int(text), float(v.sum()), len(v), float(r["nll_sum"]),
+             int(r["tokens"]), str(r["evaluator"]))
+        )  # fmt: skip
+    return rows
 
 
 TEXT_NOVELTY_N = 10  # n = 1..10, as raven_summary's novelty_n

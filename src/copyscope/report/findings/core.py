@@ -422,8 +422,12 @@ def dynamics_rows(tables: Tables, quantity: str) -> pd.DataFrame:
 
 def at_step(rows: pd.DataFrame, model: str, name: str, step: int):
     """The row of set ``name`` of ``model`` at ``step`` of dynamics ``rows`` (None if none)."""
-    hit = rows[(rows["model"] == model) & (rows["set"] == name) & (rows["step"] == step)]
-    return hit.iloc[0] if len(hit) else None
+    hit = np.flatnonzero(
+        (rows["model"].to_numpy() == model)
+        & (rows["set"].to_numpy() == name)
+        & (rows["step"].to_numpy() == step)
+    )  # masks of plain arrays: the draws look rows up many times
+    return rows.iloc[hit[0]] if len(hit) else None
 
 
 def successes(row) -> tuple[int, int]:
@@ -475,7 +479,9 @@ def novelty_vs_human(
     texts; Merrill's constrained decodings). ``table`` (shown: its value and 95% interval at
     the first n) has columns model, decoding, n, ``value``, ``value_lo``, ``value_hi``."""
     f = params["findings"]
-    table = table.rename(columns={value: "value", f"{value}_lo": "value_lo", f"{value}_hi": "value_hi"})
+    table = table.rename(
+        columns={value: "value", f"{value}_lo": "value_lo", f"{value}_hi": "value_hi"}
+    )
     h = set_rows(table, "human", human).set_index("n")
     texts_h = set_rows(counts, "human", human)
     if not len(h) or not len(texts_h):

@@ -100,14 +100,22 @@ def resample_windows(frame: pd.DataFrame, size: int, rng: np.random.Generator) -
     """``size`` windows of a per-token frame drawn with replacement, renumbered as texts: the
     i-th drawn window's rows (in their order in ``frame``) with ``text`` and ``window`` i, one
     window after the other (rows gathered by one index, not a frame per window)."""
+    pick = rng.choice(np.unique(frame["window"].to_numpy()), size=size, replace=True)
+    return gather_windows(frame, pick)
+
+
+def gather_windows(frame: pd.DataFrame, pick: np.ndarray) -> pd.DataFrame:
+    """The rows of the windows ``pick`` (in that order, a window as often as it is picked),
+    each window's rows in their order in ``frame``, renumbered as texts: the i-th picked
+    window's rows get ``text`` and ``window`` i (``pd.concat`` of ``frame``'s window groups
+    with ``assign(text=i, window=i)``, the same frame, gathered by one index)."""
     w = frame["window"].to_numpy()
-    pick = rng.choice(np.unique(w), size=size, replace=True)
     order = np.argsort(w, kind="stable")
     starts = np.searchsorted(w[order], pick, side="left")
     ends = np.searchsorted(w[order], pick, side="right")
-    rows = np.concatenate([order[a:b] for a, b in zip(starts, ends, strict=True)])
-    label = np.repeat(np.arange(size, dtype=np.int64), ends - starts)
-    return frame.iloc[rows].reset_index(drop=True).assign(text=label, window=label)
+    rows = np.concatenate([order[a:b] for a, b in zip(starts, ends, strict=True)] or [[]])
+    label = np.repeat(np.arange(len(pick), dtype=np.int64), ends - starts)
+    return frame.iloc[rows.astype(np.int64)].reset_index(drop=True).assign(text=label, window=label)
 
 
 def copied_words(words: pd.DataFrame, share: float, span: int, rng) -> pd.DataFrame:

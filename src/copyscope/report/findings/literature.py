@@ -120,11 +120,26 @@ def excerpt_resample(rng, data, params, size, groups_of=_excerpt_groups):
     for (_, side), h in groups_of(data.cloze).items():
         plays = h["play"].unique()
         n = size if side == "top" else len(plays)
-        for j, k in enumerate(rng.integers(len(plays), size=n)):
-            parts.append(h[h["play"] == plays[k]].assign(play=f"{plays[k]}#{j}"))
+        parts.append(_drawn_plays(h, plays, rng.integers(len(plays), size=n)))
     m = params["analysis"]["membership"]
     frame = pd.concat(parts, ignore_index=True)
     return {"membership_cloze_excerpts": cloze_excerpt_rows(frame, m["bootstrap"], m["seed"])}
+
+
+def _drawn_plays(h: pd.DataFrame, plays, picks) -> pd.DataFrame:
+    """The items of the plays ``plays[k]`` for each k of ``picks``, one drawn play after the
+    other (each play's items in their order in ``h``), the j-th drawn play renamed
+    ``<play>#j``: the concatenation of ``h[h["play"] == plays[k]].assign(play=f"{plays[k]}#{j}")``
+    over the draws, gathered by one index."""
+    names = h["play"].to_numpy()
+    rows_of = [np.flatnonzero(names == p) for p in plays]
+    rows = [rows_of[k] for k in picks]
+    labels = np.repeat(
+        np.array([f"{plays[k]}#{j}" for j, k in enumerate(picks)], dtype=object),
+        [len(r) for r in rows],
+    )
+    out = h.iloc[np.concatenate(rows)].reset_index(drop=True)
+    return out.assign(play=labels)
 
 
 def training_resample(rng, data, params, size):
@@ -350,7 +365,7 @@ def permuted_overlap(rng, data, params):
     moved = pd.Series(rng.permutation(means.to_numpy()), index=means.index)
     out = cloze.copy()
     out.loc[train, "match_fraction"] = cloze.loc[train, "play"].map(moved)
-    _, summary = name_cloze.cloze_tables(out, *_cloze_n_boot(params))
+    _, summary = name_cloze.cloze_tables(out, *_cloze_n_boot(params), play_intervals=False)
     return {"membership_cloze_summary": summary}
 
 
@@ -392,7 +407,7 @@ def planted_agreement(rng, data, params, size):
         noise = rng.standard_normal(len(acc))
         planted = overlap.mean() + scale * (PILOT_R * z + np.sqrt(1 - PILOT_R**2) * noise)
         out.loc[rows.index, "match_fraction"] = rows["play"].map(planted).to_numpy()
-    _, summary = name_cloze.cloze_tables(out, *_cloze_n_boot(params))
+    _, summary = name_cloze.cloze_tables(out, *_cloze_n_boot(params), play_intervals=False)
     return {"membership_cloze_summary": summary}
 
 

@@ -132,7 +132,9 @@ def raven_nulls(sets: list[tuple[str, str, pd.DataFrame, pd.DataFrame]], params:
     sets, built by the RAVEN report's builders; every set is scored by an evaluator other than
     itself."""
     sources = tuple(dict.fromkeys(("union", raven_source(params))))
-    summary, _, _ = raven_report.build(sets, params["novelty"], params["sampling"], sources)
+    summary, _, _ = raven_report.build(
+        sets, params["novelty"], params["sampling"], sources, curves=False
+    )
     summary["evaluator"] = "null-evaluator"
     texts = raven_report.text_table(sets, params["sampling"]).assign(evaluator="null-evaluator")
     novelty = raven_report.text_novelty_table(
@@ -364,8 +366,20 @@ def lstm_less_novel_small_n(tables: Tables, params: Mapping):
     parts, verdicts, models = [], [], []
     ns = range(1, f["raven_small_max"] + 1)
     for lstm, gpt in itertools.product(lstms, gpts):
-        a = t[t["model"] == lstm].set_index("n").rename(columns={"novelty": "value", "novelty_lo": "value_lo", "novelty_hi": "value_hi"})
-        b = t[t["model"] == gpt].set_index("n").rename(columns={"novelty": "value", "novelty_lo": "value_lo", "novelty_hi": "value_hi"})
+        a = (
+            t[t["model"] == lstm]
+            .set_index("n")
+            .rename(
+                columns={"novelty": "value", "novelty_lo": "value_lo", "novelty_hi": "value_hi"}
+            )
+        )
+        b = (
+            t[t["model"] == gpt]
+            .set_index("n")
+            .rename(
+                columns={"novelty": "value", "novelty_lo": "value_lo", "novelty_hi": "value_hi"}
+            )
+        )
         signs = {
             n: compare(ci_of(a.loc[n]), ci_of(b.loc[n]))
             for n in ns

@@ -29,7 +29,7 @@ from ..core import (
     judge_of,
     main_rows,
 )
-from ..data import main_words, sizes_up_to, split_windows
+from ..data import gather_windows, main_words, sizes_up_to, split_windows
 from .ngrams import raven_nulls, raven_sets
 
 
@@ -63,15 +63,12 @@ def planted_tradeoff(rng, data, params, size):
     if len(windows) < 2:
         return None
     score_sd, nll_sd = _text_spreads(words, q)
-    by_window = dict(tuple(words.groupby("window", sort=False)))
     q = q.drop_duplicates("window").set_index("window")
     sets = []
     for i, name in enumerate(rng.permutation(names)):
         step = i / (len(names) - 1)
         pick = rng.choice(windows, size=size, replace=True)
-        w = pd.concat(
-            [by_window[x].assign(text=j, window=j) for j, x in enumerate(pick)], ignore_index=True
-        )
+        w = gather_windows(words, pick)  # each picked window's words, as text j
         w["s_union"] = np.minimum(w["s_union"].to_numpy(float), 5) - step * score_sd
         t = q.loc[pick].reset_index(drop=True)
         t["text"] = t["window"] = np.arange(size)
