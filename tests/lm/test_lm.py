@@ -397,6 +397,37 @@ def test_token_logprobs_context(model, prompts):
         token_logprobs(model, [np.ones(N_CTX, dtype=np.int64)], eos_id=EOS)
 
 
+@pytest.mark.parametrize("first", [False, True])
+def test_token_logprobs_only_scores_the_marked_with_the_values_of_the_full_call(model, first):
+    """``only``: the marked sequences get the arrays of the call without it, bit for bit (the
+    batches keep their widths), the others empty ones; a batch without a marked sequence is
+    not run; a recurrent model runs the batches it needs whole."""
+    from copyscope.lm import score
+
+    rng = np.random.default_rng(3)
+    seqs = [rng.integers(1, VOCAB, size=n) for n in (7, 2, 11, 4, 9, 3, 12, 5)]
+    kw = {"eos_id": EOS, "batch_size": 3, "first": [1] * len(seqs) if first else None}
+    only = [True, False, False, False, True, False, True, False]
+    full = token_logprobs(model, seqs, **kw)
+    calls = []
+    forward = model.forward
+    model.forward = lambda *a, **k: calls.append(k["input_ids"].shape[0]) or forward(*a, **k)
+    try:
+        part = token_logprobs(model, seqs, only=only, **kw)
+    finally:
+        del model.forward
+    for f, p, o in zip(full, part, only, strict=True):
+        assert np.array_equal(f, p) if o else p.size == 0
+    # batches by length (with eos): 3 4 5 (none marked) | 6 8 10 (8, 10 marked) | 12 13 (13)
+    assert calls == ([3, 2] if isinstance(model, LSTMForCausalLM) else [2, 1])
+    moments = score._score(model, seqs, EOS, 3, "cpu", None, None, True, None)
+    marked = score._score(model, seqs, EOS, 3, "cpu", None, None, True, only)
+    for m, p, o in zip(moments, marked, only, strict=True):
+        assert all(np.array_equal(a, b) if o else b.size == 0 for a, b in zip(m, p, strict=True))
+    with pytest.raises(InputError, match="only"):
+        token_logprobs(model, seqs, eos_id=EOS, only=only[:2])
+
+
 # --------------------------------------------------------------------------- decoding
 def test_greedy_equals_uncached_argmax(model, prompts):
     out = generate(model, prompts, GREEDY, max_new_tokens=10, eos_id=EOS, seed=0, batch_size=3)

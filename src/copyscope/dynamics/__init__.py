@@ -59,6 +59,8 @@ log = logging.getLogger(__name__)
 COLUMNS = ["model", "step", "quantity", "set", "value", "value_lo", "value_hi", "n"]
 QUANTITIES = ("valid_loss", "extraction", "nll_gap", "name_cloze", "template_ppl", "novelty")
 """The quantities of the table, in order (module docstring)."""
+GAP_SET = "contamination"
+"""The set of contamination texts whose Li NLL gives ``nll_gap`` (the benchmark items)."""
 DECODINGS = {"greedy": {"kind": "greedy"}, "pure": {"kind": "sample", "temperature": 1.0}}
 """The decodings of the novelty continuations."""
 
@@ -106,7 +108,7 @@ def nll_gap_row(texts: list[dict], params: dict) -> dict:
     """The ``nll_gap`` row of one checkpoint's contamination texts with their ``li_nll``
     (:func:`copyscope.membership.stage.li_nlls`): mean Li NLL of the unplanted
     contamination-set items minus that of the planted ones."""
-    bench = [t for t in texts if t["set"] == "contamination"]
+    bench = [t for t in texts if t["set"] == GAP_SET]
     a = np.array([t["li_nll"] for t in bench if not t["planted"]], dtype=np.float64)
     b = np.array([t["li_nll"] for t in bench if t["planted"]], dtype=np.float64)
     row = {"quantity": "nll_gap", "set": "unplanted - planted", "n": int(a.size + b.size)}
@@ -330,9 +332,10 @@ def score_checkpoints(
             )  # fmt: skip
             out += extraction_rows(frame, timing, params)
         if texts:
-            nlls = mstage.li_nlls(
-                model, tok, texts, li_words=mem["li_words"], seed=mem["seed"], **kw
-            )
+            nlls = mstage.li_nlls(  # the contamination set alone: what nll_gap_row reads
+                model, tok, texts, li_words=mem["li_words"], seed=mem["seed"],
+                sets=(GAP_SET,), **kw,
+            )  # fmt: skip
             scored = [t | {"li_nll": x} for t, x in zip(texts, nlls, strict=True)]
             out.append(nll_gap_row(scored, params))
         if items:

@@ -22,7 +22,7 @@ import numpy as np
 import torch
 
 from ..errors import ConfigError, InputError
-from .models import context_length, resolve_device
+from .models import LSTMForCausalLM, context_length, resolve_device
 
 
 @contextlib.contextmanager
@@ -89,6 +89,7 @@ def token_logprobs(
     device="cpu",
     context: list[np.ndarray] | None = None,
     first: list[int] | None = None,
+    only=None,
 ) -> list[np.ndarray]:
     """Natural-log probability of every token of each sequence (float64 arrays, one per sequence).
 
@@ -98,9 +99,15 @@ def token_logprobs(
     ignores it returns every position and is sliced here) for the output distribution of the
     positions a batch needs only — the same values, without the vocabulary-sized output of
     the tokens nobody reads.
+    With ``only`` (one bool per sequence), only the sequences marked true are scored (the
+    others come back empty): they are batched as in the call without ``only``, every batch
+    padded to the width it has there, so a transformer gives them the same values, bit for
+    bit, at a fraction of the cost when few are marked. A recurrent model
+    (:class:`~copyscope.lm.models.LSTMForCausalLM`), whose packed batches round with the
+    rows they hold, still reads every batch a marked sequence lies in whole.
     Raises InputError when ``<eos> + context + sequence`` exceeds the model's context length.
     """
-    return _score(model, sequences, eos_id, batch_size, device, context, first, False)
+    return _score(model, sequences, eos_id, batch_size, device, context, first, False, only)
 
 
 def token_moments(
@@ -140,14 +147,18 @@ def _moments(logp: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     return mean, var
 
 
-def _score(model, sequences, eos_id, batch_size, device, context, first, moments: bool):
+def _score(model, sequences, eos_id, batch_size, device, context, first, moments: bool, only=None):
     """:func:`token_logprobs` (``moments`` False: a list of arrays) or :func:`token_moments`
-    (True: a list of ``(logprobs, mean, variance)``)."""
+    (True: a list of ``(logprobs, mean, variance)``); ``only`` as :func:`token_logprobs`."""
     if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
         raise ConfigError("batch_size", f"expected a positive integer, got {batch_size!r}")
     if context is not None and len(context) != len(sequences):
         raise InputError(
             "context", f"expected one context per sequence ({len(sequences)}), got {len(context)}"
+        )
+    if only is not None and len(only) != len(sequences):
+        raise InputError(
+            "only", f"expected one flag per sequence ({len(sequences)}), got {len(only)}"
         )
     limit = context_length(model)
     vocab = vocab_size_of(model)
@@ -164,13 +175,19 @@ def _score(model, sequences, eos_id, batch_size, device, context, first, moments
 
     none = np.zeros(0, dtype=np.float64)
     out: list = [(none, none, none) if moments else none] * len(rows)
+    whole = only is not None and isinstance(model, LSTMForCausalLM)
     order = sorted(
         (i for i in range(len(rows)) if rows[i][0].size > rows[i][1]), key=lambda i: rows[i][0].size
     )
     with eval_mode(model, device) as dev, torch.inference_mode():
         for b in range(0, len(order), batch_size):
             idx = order[b : b + batch_size]
-            width = max(rows[i][0].size for i in idx)
+            width = max(rows[i][0].size for i in idx)  # the batch's width with every row
+            keep = width - (min(rows[i][1] for i in idx) - 1)  # and its logits to keep
+            if only is not None and not whole:
+                idx = [i for i in idx if only[i]]
+            if only is not None and not any(only[i] for i in idx):
+                continue
             ids = np.full((len(idx), width), eos_id, dtype=np.int64)
             mask = np.zeros((len(idx), width), dtype=np.int64)
             for r, i in enumerate(idx):
@@ -181,12 +198,14 @@ def _score(model, sequences, eos_id, batch_size, device, context, first, moments
             mask_t = torch.from_numpy(mask).to(dev)
             extra = {}
             if first is not None:  # the logits of positions from the first one read onwards
-                extra["logits_to_keep"] = width - (min(rows[i][1] for i in idx) - 1)
+                extra["logits_to_keep"] = keep
             logits = model(input_ids=ids_t, attention_mask=mask_t, use_cache=False, **extra).logits
             off = width - logits.shape[1]  # logits[:, k] is the distribution after token off + k
             logp = torch.log_softmax(logits[:, : width - 1 - off].float(), dim=-1)
             picked = logp.gather(-1, ids_t[:, off + 1 :, None])[..., 0].double().cpu().numpy()
             for r, i in enumerate(idx):
+                if only is not None and not only[i]:
+                    continue
                 full, start = rows[i]
                 lo, hi = start - 1 - off, full.size - 1 - off
                 out[i] = picked[r, lo:hi].copy()

@@ -144,13 +144,16 @@ def li_windows(texts: list[dict], li_words: int, seed: int) -> list[str]:
 
 
 def li_nlls(
-    model, tokenizer, texts: list[dict], *, li_words: int, seed: int, **kw
+    model, tokenizer, texts: list[dict], *, li_words: int, seed: int, sets=None, **kw
 ) -> list[float]:
     """Li's per-sample NLL (:func:`copyscope.membership.placement.sample_nll`) of each text's
     window (:func:`li_windows`), truncated to the model's context as
     :func:`membership_scores` truncates it: that function's ``li_nll`` column alone, without
     the passes over the full texts the other detectors need (the training dynamics score
-    only this at every checkpoint). ``kw``: ``batch_size``, ``device``."""
+    only this at every checkpoint). With ``sets``, only the texts of those sets are scored
+    (the others get NaN), with the values of the call without ``sets``
+    (:func:`~copyscope.lm.score.token_logprobs` with ``only``). ``kw``: ``batch_size``,
+    ``device``."""
     from ..lm.models import context_length
     from ..lm.score import token_logprobs
 
@@ -161,8 +164,14 @@ def li_nlls(
     ]
     if any(x.size == 0 for x in seqs):
         raise InputError("membership texts", "a text encodes to no tokens")
-    lps = token_logprobs(model, seqs, eos_id=tokenizer.eos_token_id, **kw)
-    return [placement.sample_nll(lp) for lp in lps]
+    if sets is None:
+        lps = token_logprobs(model, seqs, eos_id=tokenizer.eos_token_id, **kw)
+        return [placement.sample_nll(lp) for lp in lps]
+    only = [t["set"] in sets for t in texts]
+    lps = token_logprobs(model, seqs, eos_id=tokenizer.eos_token_id, only=only, **kw)
+    return [
+        placement.sample_nll(lp) if o else float("nan") for lp, o in zip(lps, only, strict=True)
+    ]
 
 
 def membership_scores(
