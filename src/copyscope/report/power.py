@@ -92,7 +92,8 @@ HELP = (
 INPUTS = {
     k: CALIBRATION_INPUTS[k]
     for k in ("tokens", "words", "quality", "index_manifest", "extraction", "membership", "cloze",
-              "parses", "contaminated", "samples", "word_tokenizer", "own_scores", "dynamics")
+              "parses", "contaminated", "samples", "word_tokenizer", "own_scores", "dynamics",
+              "completion")
 }  # fmt: skip
 
 

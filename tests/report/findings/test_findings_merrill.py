@@ -283,6 +283,38 @@ def test_permuted_in_training_labels_break_the_completion_loss_gap():
     assert r["false_rate"] <= 0.1  # ... and rarely once the labels are permuted
 
 
+def test_the_planted_completion_gap_is_the_rows_known_positive():
+    """The positive plants the gap on permuted labels: no gap in the data (effect 0) and the
+    row holds on the positive's tables at the data's texts (power measured); a gap planted the
+    wrong way round makes the row fail, so the verdict comes from the planted gap alone; each
+    drawn point keeps the null's token counts per x."""
+    from copyscope.report.findings.merrill import completion
+
+    tok = completion_tokens(texts=40, effect=0.0)
+    d = data(completion=tok)
+    shared = {}
+    (positive,) = F.CLAIMS["completion-loss-in-training"].known_positives(d, None, POWER_PARAMS, shared)
+    assert positive.right == HOLDS and positive.observed == 40
+    assert positive.name == "in-training completions 0.5 nats easier"
+    assert 40 in positive.sizes and "completion_texts" in shared
+    real = completion_report.build([("m", tok)])
+    assert F.CLAIMS["completion-loss-in-training"]({"completion_loss": real}, CAL_PARAMS).verdict != HOLDS
+    tables = positive.build(np.random.default_rng(0), d, POWER_PARAMS, 40)
+    assert F.CLAIMS["completion-loss-in-training"](tables, POWER_PARAMS).verdict == HOLDS
+    r = P.power_at("completion-loss-in-training", positive.build, HOLDS, d, POWER_PARAMS, 40, 10, 0)
+    assert r["power"] >= 0.8 and r["draws"] == 10
+    texts = completion.completion_text_points(d, shared)
+    backwards = completion.planted_gap(texts, -completion.PLANTED_GAP)
+    f = F.CLAIMS["completion-loss-in-training"](
+        backwards(np.random.default_rng(0), d, POWER_PARAMS, 40), POWER_PARAMS
+    )
+    assert f.verdict == FAILS, f.measured
+    # the same texts drawn, the same tokens per x as the plain table of those texts
+    drawn = tables["completion_loss"]
+    assert set(drawn["curve"]) == {"in training", "not in training"}
+    assert (drawn.groupby("x")["tokens"].sum() > 0).all()
+
+
 def test_a_bad_completion_rule_is_caught(monkeypatch):
     def gap(t):
         c = t[t["x"] == t["x"].min()].set_index("curve")["loss"]
