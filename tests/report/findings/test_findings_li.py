@@ -136,6 +136,39 @@ def test_permuted_membership_rows_are_the_min_k_rule_input():
     assert r["draws"] == 20
 
 
+def test_shi_et_al_gain_planted_is_the_min_k_rows_known_positive():
+    """The positive moves planted items above every unplanted one with the probability that
+    makes Min-K%'s AUC exceed the loss's by 0.074 in expectation: over many draws the mean ΔAUC
+    is that gain, the rule holds on most draws at 100 items per class, and a gain of 0 leaves
+    Min-K% equal to the loss (never holds)."""
+    rng = np.random.default_rng(0)
+    n = 64
+    planted = np.repeat([1, 0], n // 2)
+    loss = rng.normal(5.0, 0.3, n) - 0.3 * planted
+    texts = pd.DataFrame(
+        {"model": "m", "set": "contamination", "id": range(n), "planted": planted, "loss": loss,
+         "min_k_20": loss}
+    )  # fmt: skip
+    d = data(membership=texts)
+    (positive,) = F.CLAIMS["min-k-beats-loss"].known_positives(d, None, POWER_PARAMS, {})
+    assert positive.right == HOLDS and positive.observed == 32 and 32 in positive.sizes
+    assert positive.name == "Shi et al.'s gain planted (ΔAUC 0.074)"
+    gains = []
+    for i in range(200):
+        t = positive.build(np.random.default_rng(i), d, POWER_PARAMS, 32)["membership_detectors"]
+        r = t.set_index("detector")
+        gains.append(r.at["min_k_20", "auc"] - r.at["loss", "auc"])
+        assert r.at["min_k_20", "delta_auc_vs_loss"] == pytest.approx(gains[-1])
+    assert np.mean(gains) == pytest.approx(paper.SHI_GAIN, abs=0.01)
+    assert min(gains) >= 0  # moving members up never lowers the AUC
+    power = P.power_at("min-k-beats-loss", positive.build, HOLDS, d, POWER_PARAMS, 100, 20, 0)
+    assert power["power"] >= 0.5
+    none = paper.planted_min_k_gain(0.0)(np.random.default_rng(0), d, POWER_PARAMS, 32)
+    r = none["membership_detectors"].set_index("detector")
+    assert r.at["min_k_20", "auc"] == r.at["loss", "auc"]
+    assert F.CLAIMS["min-k-beats-loss"](none, POWER_PARAMS).verdict != HOLDS
+
+
 def contamination_texts(n=40, effect=0.5, seed=0) -> pd.DataFrame:
     """A contamination set of ``n`` items, half planted, whose planted items' Li NLL is lower
     by ``effect`` nats."""
