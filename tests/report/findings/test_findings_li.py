@@ -234,6 +234,30 @@ def test_the_contamination_null_permutes_the_planted_labels():
                                     CAL_PARAMS) is None  # fmt: skip
 
 
+def test_the_planted_items_resampled_are_the_lookup_rows_known_positive():
+    """The positive resamples the planted set's two groups with their own lookups: where the
+    planted items are flagged and the held-out ones not, the row holds at the run's items
+    (power 1); where both groups are flagged alike, it does not reach "holds" (the positive
+    only carries the data's answer); without unplanted items there is no positive."""
+    items = looked_up_items(n=12)
+    d = data(contamination=items)
+    (positive,) = F.CLAIMS["contamination-lookup"].known_positives(d, None, POWER_PARAMS, {})
+    assert positive.right == HOLDS and positive.observed == 12 and 12 in positive.sizes
+    tables = positive.build(np.random.default_rng(0), d, POWER_PARAMS, 12)
+    known = tables["contamination_known"]
+    assert ((known["tp"] + known["fn"]) == 12).all() and ((known["fp"] + known["tn"]) == 12).all()
+    r = P.power_at("contamination-lookup", positive.build, HOLDS, d, POWER_PARAMS, 12, 10, 0)
+    assert r["power"] == 1.0
+    alike = items.assign(dirty_ngram=1, dirty_chars=1)
+    r = P.power_at("contamination-lookup", positive.build, HOLDS, data(contamination=alike),
+                   POWER_PARAMS, 12, 10, 0)  # fmt: skip
+    assert r["power"] == 0.0
+    only_planted = items[items["group"] != "unplanted"]
+    assert F.CLAIMS["contamination-lookup"].known_positives(
+        data(contamination=only_planted), None, POWER_PARAMS, {}
+    ) == []
+
+
 def test_the_ladder_resampled_keeps_its_rungs():
     frame = ladder_results(per=6)
     tables = paper.ladder_resample(np.random.default_rng(0), data(extraction=frame), POWER_PARAMS, 4)

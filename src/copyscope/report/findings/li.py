@@ -500,17 +500,52 @@ def permuted_contamination(rng, data, params):
     groups in expectation, so neither verdict is right."""
     from .. import contamination as contamination_report
 
+    planted = planted_lookup_items(data)
+    if planted is None:
+        return None
+    planted = planted.copy()
+    planted["group"] = rng.permutation(planted["group"].to_numpy())
+    return {"contamination_known": contamination_report.known_rows(planted)}
+
+
+def planted_lookup_items(data) -> pd.DataFrame | None:
+    """The planted contamination set's looked-up items of the two groups the rule compares
+    (``contamination_items``: planted, unplanted), or None without both."""
+    from .. import contamination as contamination_report
+
     items = data.contamination
     if items is None:
         return None
     planted = items[
         (items["benchmark"] == contamination_report.PLANTED)
         & items["group"].isin(["planted", "unplanted"])
-    ].copy()
-    if planted["group"].nunique() < 2:
+    ]
+    return planted if planted["group"].nunique() == 2 else None
+
+
+def lookup_resample(rng, data, params, size):
+    """Builder: ``size`` planted and ``size`` unplanted items of the planted contamination set
+    drawn with replacement, with their lookups: the planted items are copied whole into
+    training, so both overlap rules must flag them more often than the held-out ones."""
+    from .. import contamination as contamination_report
+
+    items = planted_lookup_items(data)
+    if items is None:
         return None
-    planted["group"] = rng.permutation(planted["group"].to_numpy())
-    return {"contamination_known": contamination_report.known_rows(planted)}
+    parts = [grp.iloc[rng.integers(len(grp), size=size)]
+             for _, grp in items.groupby("group", sort=False)]  # fmt: skip
+    return {"contamination_known": contamination_report.known_rows(pd.concat(parts))}
+
+
+def lookup_positives(data, index, params: Mapping, shared: dict) -> list[Positive]:
+    """The planted contamination set's items resampled (the planted ones are in training), at
+    the run's items per group (the fewer) and projected sizes."""
+    items = planted_lookup_items(data)
+    if items is None:
+        return []
+    per = int(items.groupby("group").size().min())
+    sizes = projected_sizes(params["findings"]["power"]["sizes"], per)
+    return [Positive("planted contamination items", lookup_resample, HOLDS, sizes, per)]
 
 
 @claim(
@@ -534,6 +569,7 @@ def permuted_contamination(rng, data, params):
     "held-out play text: a known answer, not a real benchmark",
     related=True,
     nulls=(Null("permuted planted labels", permuted_contamination),),
+    positives=lookup_positives,
 )
 def contamination_lookup(tables: Tables, params: Mapping):
     """Brown et al. (2020), Xu et al. (2025): overlap rules flag contaminated items."""
