@@ -343,6 +343,33 @@ def test_shuffled_counts_break_the_frequency_slope(monkeypatch):
     assert C.false_verdicts("bad", paper.shuffled_counts, d, CAL_PARAMS, 20, 0)["false_rate"] == 1.0
 
 
+def test_the_planted_slope_is_the_frequency_rows_known_positive():
+    """On data with no slope the positive's tables hold (the planted −0.25 nats per decade
+    on shuffled counts), a slope planted the other way does not, and texts drawn twice count
+    twice (the slope table's texts are the drawn ones)."""
+    from copyscope.report.findings.merrill import completion
+
+    tok = completion_tokens(texts=40, effect=0.0, slope=0.0)
+    d = data(completion=tok)
+    real = completion_report.build_slope([("m", tok)], CAL_PARAMS["novelty"])
+    assert F.CLAIMS["completion-loss-frequency"]({"completion_loss_slope": real}, CAL_PARAMS).verdict != HOLDS
+    shared = {}
+    (positive,) = F.CLAIMS["completion-loss-frequency"].known_positives(d, None, POWER_PARAMS, shared)
+    assert positive.right == HOLDS and positive.observed == 40
+    assert positive.name == "slope −0.25 nats per decade planted"
+    tables = positive.build(np.random.default_rng(0), d, POWER_PARAMS, 40)
+    assert F.CLAIMS["completion-loss-frequency"](tables, POWER_PARAMS).verdict == HOLDS
+    assert (tables["completion_loss_slope"]["texts"] <= 40).all()
+    r = P.power_at("completion-loss-frequency", positive.build, HOLDS, d, POWER_PARAMS, 40, 10, 0)
+    assert r["power"] >= 0.8
+    texts = completion.completion_text_frames(d, shared)
+    backwards = completion.planted_slope(texts, -completion.PLANTED_SLOPE)
+    f = F.CLAIMS["completion-loss-frequency"](
+        backwards(np.random.default_rng(0), d, POWER_PARAMS, 40), POWER_PARAMS
+    )
+    assert f.verdict == FAILS, f.measured
+
+
 def test_shuffled_counts_move_counts_only_among_tokens_of_one_length():
     tok = completion_tokens(texts=10)
     out = paper.shuffled_counts(np.random.default_rng(3), data(completion=tok), CAL_PARAMS)

@@ -1,7 +1,8 @@
 """Merrill et al. 2024, Fig. 1 (right), and the authors' analysis code: the completion-loss
 rows (``completion-loss-in-training``; ``completion-loss-frequency``, a related claim), with
 their nulls (in-training labels permuted within each n-gram length, training counts shuffled
-within each L_t) and the first row's known positive (a gap planted on permuted labels)."""
+within each L_t) and their known positives (a gap planted on permuted labels, a slope planted
+on shuffled counts)."""
 
 from __future__ import annotations
 
@@ -175,6 +176,17 @@ def completion_loss_in_training(tables: Tables, params: Mapping):
     )
 
 
+def shuffled_count_column(f: pd.DataFrame, rng) -> tuple[np.ndarray, np.ndarray]:
+    """``(C, used)`` of one model's per-token frame: its training counts with those of the
+    loss-vs-frequency tokens (t ≥ 1, L_t one of :data:`FREQUENCY_LENGTHS`) shuffled among the
+    tokens of the same L_t, and the positions of those tokens."""
+    L, C = f["L"].to_numpy(), f["C"].to_numpy().copy()
+    used = np.flatnonzero(f["text"].duplicated().to_numpy() & np.isin(L, FREQUENCY_LENGTHS))
+    by_length = used[np.argsort(L[used], kind="stable")]
+    C[by_length] = C[by_length[within(L[by_length], rng)]]
+    return C, used
+
+
 def shuffled_counts(rng, data, params):
     """The loss-vs-frequency tokens (t ≥ 1, L_t one of the fixed n of
     :data:`copyscope.novelty.metrics.FREQUENCY_LENGTHS`) with their training counts C_t
@@ -185,12 +197,56 @@ def shuffled_counts(rng, data, params):
         return None
     frames = []
     for model, f in data.completion.groupby("model", sort=False):
-        L, C = f["L"].to_numpy(), f["C"].to_numpy().copy()
-        used = np.flatnonzero(f["text"].duplicated().to_numpy() & np.isin(L, FREQUENCY_LENGTHS))
-        by_length = used[np.argsort(L[used], kind="stable")]
-        C[by_length] = C[by_length[within(L[by_length], rng)]]
+        C, _ = shuffled_count_column(f, rng)
         frames.append((model, f.assign(C=C)))
     return {"completion_loss_slope": completion_report.build_slope(frames, params["novelty"])}
+
+
+PLANTED_SLOPE = 0.25
+"""The frequency row's known positive (nats per decade of training count): copyscope's choice
+(the authors' analysis code plots the relation and states no number)."""
+
+
+def completion_text_frames(data: Data, shared: dict) -> dict[str, list[pd.DataFrame]]:
+    """model → the per-token frame of each validation text, split once per power job."""
+    if "completion_frames" not in shared:
+        shared["completion_frames"] = {
+            model: [t for _, t in f.groupby("text", sort=True)]
+            for model, f in data.completion.groupby("model", sort=False)
+        }
+    return shared["completion_frames"]
+
+
+def planted_slope(texts: dict[str, list[pd.DataFrame]], slope: float):
+    """Builder: per model, ``size`` validation texts drawn with replacement (renumbered, so a
+    text drawn twice counts twice), their counts shuffled as the null
+    :func:`shuffled_counts` does, then the loss of every loss-vs-frequency token lowered by
+    ``slope`` per decade of its count: the slope is −``slope`` at every L by construction."""
+
+    def build(rng, data, params, size):
+        frames = []
+        for model, parts in texts.items():
+            pick = rng.integers(0, len(parts), size)
+            f = pd.concat([parts[i].assign(text=k) for k, i in enumerate(pick)], ignore_index=True)
+            C, used = shuffled_count_column(f, rng)
+            loss = f["loss"].to_numpy().copy()
+            loss[used] -= slope * np.log10(C[used])
+            frames.append((model, f.assign(C=C, loss=loss)))
+        return {"completion_loss_slope": completion_report.build_slope(frames, params["novelty"])}
+
+    return build
+
+
+def slope_positives(data, index, params: Mapping, shared: dict) -> list[Positive]:
+    """:data:`PLANTED_SLOPE` planted on shuffled counts, at the run's validation texts per
+    model (the fewest of any model) and projected sizes."""
+    if data.completion is None or not len(data.completion):
+        return []
+    texts = completion_text_frames(data, shared)
+    observed = min(len(parts) for parts in texts.values())
+    sizes = projected_sizes(params["findings"]["power"]["sizes"], observed)
+    return [Positive(f"slope −{PLANTED_SLOPE:g} nats per decade planted",
+                     planted_slope(texts, PLANTED_SLOPE), HOLDS, sizes, observed)]  # fmt: skip
 
 
 @claim(
@@ -211,6 +267,7 @@ def shuffled_counts(rng, data, params):
     setting="the papers' text does not state this; it is what the authors' analysis code plots",
     related=True,
     nulls=(Null("shuffled counts", shuffled_counts),),
+    positives=slope_positives,
 )
 def completion_loss_frequency(tables: Tables, params: Mapping):
     """Merrill et al. 2024 (analysis code): for a fixed length L, more frequent training
