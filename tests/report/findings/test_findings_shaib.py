@@ -258,6 +258,29 @@ def test_permuted_targets_leave_chance_style_only(monkeypatch):
     ] == 1.0
 
 
+def test_the_planted_style_share_is_the_style_rows_known_positive():
+    """The positive plants the paper's style-only share (1.1%) on deranged targets, at the
+    run's passages with a training copy; a larger share planted holds on every draw, none
+    planted (chance matches of 6 tags out of 4 only) never does, and the power at the
+    paper's share grows with the passages (a style-only passage appears at all)."""
+    st = style_measures()
+    params = {**POWER_PARAMS, "analysis": {**POWER_PARAMS["analysis"],
+                                       "style": {"bootstrap": 200, "seed": 0}}}  # fmt: skip
+    d = data(style=st)
+    (positive,) = F.CLAIMS["pos-exceeds-exact"].known_positives(d, None, params, {})
+    assert positive.right == F.HOLDS and positive.observed == 60 and 60 in positive.sizes
+    assert positive.name == "paper's style-only share planted (1.1%)"
+    tables = paper.planted_style(0.2)(np.random.default_rng(0), d, params, 60)
+    pooled = tables["style_memorization"].query("source == 'all'").iloc[0]
+    assert pooled["n"] == 60 and 0.05 < pooled["pos_minus_exact"] < 0.4
+    big = P.power_at("pos-exceeds-exact", paper.planted_style(0.2), F.HOLDS, d, params, 60, 10, 0)
+    none = P.power_at("pos-exceeds-exact", paper.planted_style(0.0), F.HOLDS, d, params, 60, 10, 0)
+    assert big["power"] == 1.0 and none["power"] == 0.0
+    small = P.power_at("pos-exceeds-exact", positive.build, F.HOLDS, d, params, 8, 20, 0)
+    large = P.power_at("pos-exceeds-exact", positive.build, F.HOLDS, d, params, 400, 20, 0)
+    assert small["power"] < large["power"]
+
+
 def test_the_templater_repeats_one_span_in_a_share_of_the_texts():
     texts = tagged_texts(10)
     span = [("a", "X"), ("b", "Y"), ("c", "Z")]

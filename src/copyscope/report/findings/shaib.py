@@ -352,15 +352,9 @@ def templates_in_training(tables: Tables, params: Mapping):
 STYLE_MEASURES = ["word_exact", "pos_exact", "word_match", "pos_match"]
 
 
-def permuted_targets(rng, data, params):
-    """Shaib et al.'s style memorization with each continuation compared with the target of
-    another passage of the same length (targets deranged among a model's passages with a
-    training copy and the same number of target words, :func:`derangement`; a passage whose
-    length no other has is left out): a continuation reproduces an unrelated target's POS
-    sequence by chance only, so no style is memorized. The POS measures
-    are recomputed (:func:`copyscope.syntax.style.aligned_match`); a moved target's words are
-    taken as not reproduced (they are another passage's). Pooled by the style report's
-    builder (:func:`copyscope.report.style.style_table`)."""
+def deranged_style(rng, data) -> pd.DataFrame | None:
+    """The per-passage style measures of :func:`permuted_targets` (before the table): each
+    continuation compared with the target of another passage of the same length."""
     if data.style is None or not len(data.style):
         return None
     frame = data.style[(data.style["n_target_words"] > 0) & (data.style["copies"] > 0)]
@@ -383,8 +377,63 @@ def permuted_targets(rng, data, params):
     keep = ["model", "source", "stratum", "copies", "planted", "n_target_words", *STYLE_MEASURES]
     frame = pd.concat(parts, ignore_index=True)[keep]  # only what the table reads: faster
     frame["stratum"] = frame["stratum"].astype(str)
+    return frame
+
+
+def permuted_targets(rng, data, params):
+    """Shaib et al.'s style memorization with each continuation compared with the target of
+    another passage of the same length (targets deranged among a model's passages with a
+    training copy and the same number of target words, :func:`derangement`; a passage whose
+    length no other has is left out): a continuation reproduces an unrelated target's POS
+    sequence by chance only, so no style is memorized. The POS measures
+    are recomputed (:func:`copyscope.syntax.style.aligned_match`); a moved target's words are
+    taken as not reproduced (they are another passage's). Pooled by the style report's
+    builder (:func:`copyscope.report.style.style_table`)."""
+    frame = deranged_style(rng, data)
+    if frame is None:
+        return None
     st = params["analysis"]["style"]
     return {"style_memorization": style_report.style_table(frame, st["bootstrap"], st["seed"])}
+
+
+def planted_style(share: float):
+    """Builder: per model, ``size`` passages of :func:`deranged_style` (no style memorized but
+    by chance) drawn with replacement, each continuation that does not reproduce its target's
+    words made to reproduce its POS sequence with probability ``share``: a style-only share of
+    ``share`` planted."""
+
+    def build(rng, data, params, size):
+        frame = deranged_style(rng, data)
+        if frame is None:
+            return None
+        parts = []
+        for _, grp in frame.groupby("model", sort=False):
+            pick = grp.iloc[rng.integers(len(grp), size=size)]
+            style = (rng.random(size) < share) & (pick["word_exact"].to_numpy() == 0)
+            parts.append(pick.assign(pos_exact=np.where(style, 1, pick["pos_exact"]),
+                                     pos_match=np.where(style, 1.0, pick["pos_match"])))  # fmt: skip
+        st = params["analysis"]["style"]
+        table = style_report.style_table(pd.concat(parts, ignore_index=True), st["bootstrap"],
+                                         st["seed"])  # fmt: skip
+        return {"style_memorization": table}
+
+    return build
+
+
+def style_positives(data, index, params: Mapping, shared: dict) -> list[Positive]:
+    """The paper's style-only share (``findings.style_effect``) planted on the deranged
+    passages, at the run's passages with a training copy per model (the fewest) and projected
+    sizes."""
+    if data.style is None or not len(data.style):
+        return []
+    seen = data.style[(data.style["n_target_words"] > 0) & (data.style["copies"] > 0)]
+    if not len(seen):
+        return []
+    per = int(seen.groupby("model").size().min())
+    share = params["findings"]["style_effect"]
+    sizes = projected_sizes(params["findings"]["power"]["sizes"], per)
+    return [Positive(f"paper's style-only share planted ({share:.1%})", planted_style(share),
+                     HOLDS, sizes, per)]  # fmt: skip
 
 
 @claim(
@@ -405,6 +454,7 @@ def permuted_targets(rng, data, params):
     "does not hold if every model does not",
     setting="short prompts and continuations (analysis.style) of small models",
     nulls=(Null("permuted targets", permuted_targets, (HOLDS,)),),
+    positives=style_positives,
 )
 def pos_exceeds_exact(tables: Tables, params: Mapping):
     """Shaib et al. 2024 §8: prompted with repeated training text, models reproduce its POS
