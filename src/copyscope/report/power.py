@@ -93,7 +93,7 @@ INPUTS = {
     k: CALIBRATION_INPUTS[k]
     for k in ("tokens", "words", "quality", "index_manifest", "extraction", "membership", "cloze",
               "parses", "contaminated", "samples", "word_tokenizer", "own_scores", "dynamics",
-              "completion", "contamination", "style")
+              "completion", "contamination", "style", "training_parses")
 }  # fmt: skip
 
 

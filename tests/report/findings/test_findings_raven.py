@@ -12,8 +12,10 @@ import pytest
 from copyscope import stats as S
 from copyscope.report import calibration as C
 from copyscope.report import findings as F
+from copyscope.report import power as P
 from copyscope.report.findings import raven as paper
 from copyscope.report.findings.data import copied_words
+from copyscope.report.findings.raven import syntax as syntax_module
 from copyscope.syntax.syntactic_novelty import novelty_rows
 from support.findings import (
     CAL_PARAMS,
@@ -570,6 +572,42 @@ def test_human_halves_syntax_build_the_syntax_table(monkeypatch):
 
     monkeypatch.setitem(F.CLAIMS, "bad", verdict_rule("syntax_novelty", local_gap))
     assert C.false_verdicts("bad", paper.human_halves_syntax, d, params, 20, 0)["false_rate"] == 1.0
+
+
+def test_local_units_made_less_novel_are_the_syntax_rows_known_positive():
+    """The positive thins the novel occurrences of the local units of one human half: with
+    every one removed the row holds on every draw, with none removed (two human halves) it
+    does not reach "holds"; the whole-sentence units of the two halves are the human ones."""
+    from copyscope.syntax.syntactic_novelty import (
+        count_matrices,
+        extract_set,
+        query_items,
+        training_hits,
+        units,
+    )
+
+    syntax = {**SYNTAX, "max_path_words": 3}
+    # a wide whole-sentence margin: 30 synthetic passages a half cannot show equivalence
+    # within copyscope's ±0.1, and this test is about the local units
+    params = {**POWER_PARAMS, "analysis": {**POWER_PARAMS["analysis"], "syntax": syntax},
+              "findings": {**POWER_PARAMS["findings"], "syntax_margin": 0.6}}  # fmt: skip
+    parsed = extract_set("human/reference", parsed_passages(), "clearnlp", 3)
+    query, words = query_items([parsed])
+    train = parsed_passages(200, seed=8, generated=False, set_name="train")
+    hits = training_hits(train, query, words, "clearnlp", 3)
+    names = units(3)
+    d = data(syntax=(names, *count_matrices(parsed, hits, names)))
+    (positive,) = F.CLAIMS["syntax-local-less-novel"].known_positives(d, None, params, {})
+    assert positive.right == HOLDS and positive.observed == 30 and 30 in positive.sizes
+    assert positive.name == "local units 50% less novel"
+    t = positive.build(np.random.default_rng(0), d, params, 30)["syntax_novelty"]
+    arcs = t[t["unit"] == "labeled_arc"].set_index("model")["novelty"]
+    assert arcs["null"] < arcs["human"]
+    every = P.power_at("syntax-local-less-novel", syntax_module.thinned_local(1.0), HOLDS, d, params, 30,
+                       10, 0)  # fmt: skip
+    none = P.power_at("syntax-local-less-novel", syntax_module.thinned_local(0.0), HOLDS, d, params, 30,
+                      10, 0)  # fmt: skip
+    assert every["power"] >= 0.8 and none["power"] <= 0.2
 
 
 # ------------------------------------------------------------------ §7: well-formed novel words

@@ -1,7 +1,8 @@
 """McCoy et al. 2023 (RAVEN) §6, Table 1, Fig. 5: the syntactic novelty row
 (``syntax-local-less-novel``): the local structure of model text is far less novel than the
 human baseline's, whole-sentence structure differs little; its null (two halves of the human
-reference's parses, counted once per process)."""
+reference's parses, counted once per process) and known positive (the local units of one half
+made less novel)."""
 
 from __future__ import annotations
 
@@ -24,9 +25,11 @@ from ....syntax.syntactic_novelty import (
 from ... import family
 from ..core import (
     FAILS,
+    HOLDS,
     RAVEN,
     NotMeasured,
     Null,
+    Positive,
     Tables,
     ci_of,
     claim,
@@ -39,7 +42,7 @@ from ..core import (
     set_rows,
     signs_verdict,
 )
-from ..data import HUMAN, STATE, Data, split_windows
+from ..data import HUMAN, STATE, Data, projected_sizes, split_windows
 
 
 def _unit_signs(model: pd.DataFrame, human: pd.DataFrame, units: Sequence[str]) -> dict:
@@ -58,27 +61,73 @@ def _unit_names(signs: dict, want: int) -> str:
     return "{" + ", ".join(u for u, (s, _, _) in signs.items() if s == want) + "}"
 
 
+def syntax_table(names, sets, params: Mapping) -> dict:
+    """The ``syntax_novelty`` table of ``sets`` (``((model, decoding), novel, total)``: the
+    per-passage counts of each unit), by the syntax report's builder
+    (:func:`copyscope.syntax.syntactic_novelty.novelty_rows`)."""
+    s, decodings = params["analysis"]["syntax"], params["sampling"]["decodings"]
+    frames = []
+    for (model, decoding), novel, total in sets:
+        t = novelty_rows(f"{model}/{decoding}", names, novel, total, s["bootstrap"], s["seed"])
+        frames.append(t.assign(model=model, decoding=decoding,
+                               decoding_family=family(decoding, decodings)))  # fmt: skip
+    return {"syntax_novelty": pd.concat(frames, ignore_index=True)}
+
+
 def human_halves_syntax(rng, data, params):
     """Two halves of the human reference's parsed passages, one as the top-40 samples of a
     model: RAVEN's syntactic novelty of each half against the training parses, by the syntax
-    report's builder (:func:`copyscope.syntax.syntactic_novelty.novelty_rows` of
-    :func:`~copyscope.syntax.syntactic_novelty.novelty_table`; each passage's counts found once for all
-    draws)."""
+    report's builder (:func:`syntax_table`; each passage's counts found once for all draws)."""
     syntax = _syntax(data, params)
     if syntax is None:
         return None
     names, novel, total = syntax
-    s, decodings = params["analysis"]["syntax"], params["sampling"]["decodings"]
     a, b = split_windows(np.arange(len(novel)), 2, rng)
-    frames = []
-    for (model, decoding), half in zip(
-        [("null", params["findings"]["raven_decoding"]), HUMAN], (a, b), strict=True
-    ):
-        name = f"{model}/{decoding}"
-        t = novelty_rows(name, names, novel[half], total[half], s["bootstrap"], s["seed"])
-        frames.append(t.assign(model=model, decoding=decoding,
-                               decoding_family=family(decoding, decodings)))  # fmt: skip
-    return {"syntax_novelty": pd.concat(frames, ignore_index=True)}
+    model = ("null", params["findings"]["raven_decoding"])
+    return syntax_table(names, [(model, novel[a], total[a]), (HUMAN, novel[b], total[b])], params)
+
+
+PLANTED_LOCAL_CUT = 0.5
+"""The syntax row's known positive: the share of the novel occurrences of every local unit
+removed from the model's passages. copyscope's choice ("far less novel", §6 and Table 1, is
+given no size)."""
+
+
+def thinned_local(cut: float):
+    """Builder: the human reference's passages split in halves, ``size`` passages of each drawn
+    with replacement, one half as a model's top-40 samples with each novel occurrence of a
+    local unit (``findings.local_units``) kept with probability 1 − ``cut`` (counted as found in
+    training instead), its whole-sentence units untouched: local structure less novel, the
+    whole sentence as novel as the human half's."""
+
+    def build(rng, data, params, size):
+        syntax = _syntax(data, params)
+        if syntax is None:
+            return None
+        names, novel, total = syntax
+        a, b = (rng.choice(half, size) for half in split_windows(np.arange(len(novel)), 2, rng))
+        local = np.isin(np.asarray(names), params["findings"]["local_units"])
+        thinned = novel[a].copy()
+        thinned[:, local] = rng.binomial(thinned[:, local], 1.0 - cut)
+        model = ("null", params["findings"]["raven_decoding"])
+        return syntax_table(names, [(model, thinned, total[a]), (HUMAN, novel[b], total[b])],
+                            params)  # fmt: skip
+
+    return build
+
+
+def syntax_positives(data, index, params: Mapping, shared: dict) -> list[Positive]:
+    """:data:`PLANTED_LOCAL_CUT` planted on one half of the human passages, at the run's
+    passages per half and projected sizes."""
+    syntax = _syntax(data, params)
+    if syntax is None:
+        return []
+    per = len(syntax[1]) // 2
+    if per < 2:
+        return []
+    sizes = projected_sizes(params["findings"]["power"]["sizes"], per)
+    return [Positive(f"local units {PLANTED_LOCAL_CUT:.0%} less novel", thinned_local(
+        PLANTED_LOCAL_CUT), HOLDS, sizes, per)]  # fmt: skip
 
 
 def _syntax(data: Data, params: Mapping) -> tuple | None:
@@ -132,6 +181,7 @@ def syntax_items(parses, training, params: Mapping) -> tuple:
     "non-words, which inflates their novelty (RAVEN §7: 96% of GPT-2's novel words are "
     "well-formed)",
     nulls=(Null("human halves", human_halves_syntax),),
+    positives=syntax_positives,
 )
 def syntax_local_less_novel(tables: Tables, params: Mapping):
     """McCoy et al. 2023 §6: generated text is less syntactically novel than human text in
