@@ -114,15 +114,19 @@ OUTPUTS = {
 
 
 PARAMS = Params(
-    "the config blocks findings (with power), novelty, sampling, models, analysis and timing "
-    "(corpus.inject.timing, null without)",
+    "the config blocks findings (with power), novelty, sampling, models, analysis (syntax, "
+    "style, memorization, membership), syntax (backend) and timing (corpus.inject.timing, null "
+    "without)",
     of=lambda p: {
         "findings": p.config["findings"],
         "timing": p.timing_block(),
         "novelty": p.config["novelty"],
         "sampling": p.config["sampling"],
+        "syntax": p.with_language({"backend": p.config["syntax"]["backend"]}),
         "models": {"zoo": p.config["models"]["zoo"]},
-        "analysis": {k: p.config["analysis"][k] for k in ("memorization", "membership", "syntax")},
+        "analysis": {
+            k: p.config["analysis"][k] for k in ("syntax", "style", "memorization", "membership")
+        },
     },
 )
 

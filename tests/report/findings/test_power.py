@@ -70,3 +70,19 @@ def test_the_power_job_reads_what_the_positives_are_built_from():
 
     assert {"tokens", "words", "quality", "index_manifest", "cloze", "dynamics"} <= set(P.INPUTS)
     assert all(P.INPUTS[k] is C.INPUTS[k] for k in P.INPUTS)
+
+
+def test_the_power_jobs_params_hold_every_block_the_calibrations_nulls_read():
+    """The positives are built from the nulls' tables (the style measures deranged, the
+    syntax counts of the human parses): the power job's --params-json block holds the
+    calibration's syntax, style and other analysis blocks, so no positive reads a missing key."""
+    from copyscope.report import calibration as C
+    from support.configs import plan_of
+
+    for config in ("config", "tiny"):
+        plan = plan_of(config)
+        power, cal = P.PARAMS.of(plan), C.PARAMS.of(plan)
+        assert power["syntax"] == cal["syntax"]
+        assert power["analysis"] == cal["analysis"]
+        for block in ("findings", "novelty", "sampling", "timing"):
+            assert power[block] == cal[block]
