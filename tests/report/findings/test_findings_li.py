@@ -117,15 +117,20 @@ def test_permuted_copies_break_the_ladder():
     assert sorted(table["memorization"]["n"]) == [20, 20, 20, 20]
 
 
-def test_permuted_membership_rows_are_the_min_k_rule_input():
+def detector_texts(n: int, effect: float, noise: float) -> pd.DataFrame:
+    """A contamination set of ``n`` items of one model, half planted: the loss lower by
+    ``effect`` for planted items, Min-K% the loss plus normal noise of sd ``noise``."""
     rng = np.random.default_rng(0)
-    n = 40
     planted = np.repeat([1, 0], n // 2)
-    loss = rng.normal(5.0, 0.3, n) - 0.5 * planted
-    texts = pd.DataFrame(
+    loss = rng.normal(5.0, 0.3, n) - effect * planted
+    return pd.DataFrame(
         {"model": "m", "set": "contamination", "id": range(n), "planted": planted, "loss": loss,
-         "min_k_20": loss + rng.normal(0, 0.1, n)}
+         "min_k_20": loss + rng.normal(0, noise, n) if noise else loss}
     )  # fmt: skip
+
+
+def test_permuted_membership_rows_are_the_min_k_rule_input():
+    texts = detector_texts(40, 0.5, 0.1)
     tables = paper.permuted_membership(np.random.default_rng(1), data(membership=texts), CAL_PARAMS)
     d = tables["membership_detectors"].set_index("detector")
     assert list(d.index) == ["loss", "min_k_20"] and d.at["loss", "delta_auc_vs_loss"] == 0.0
@@ -141,15 +146,7 @@ def test_shi_et_al_gain_planted_is_the_min_k_rows_known_positive():
     makes Min-K%'s AUC exceed the loss's by 0.074 in expectation: over many draws the mean ΔAUC
     is that gain, the rule holds on most draws at 100 items per class, and a gain of 0 leaves
     Min-K% equal to the loss (never holds)."""
-    rng = np.random.default_rng(0)
-    n = 64
-    planted = np.repeat([1, 0], n // 2)
-    loss = rng.normal(5.0, 0.3, n) - 0.3 * planted
-    texts = pd.DataFrame(
-        {"model": "m", "set": "contamination", "id": range(n), "planted": planted, "loss": loss,
-         "min_k_20": loss}
-    )  # fmt: skip
-    d = data(membership=texts)
+    d = data(membership=detector_texts(64, 0.3, 0.0))
     (positive,) = F.CLAIMS["min-k-beats-loss"].known_positives(d, None, POWER_PARAMS, {})
     assert positive.right == HOLDS and positive.observed == 32 and 32 in positive.sizes
     assert positive.name == "Shi et al.'s gain planted (ΔAUC 0.074)"

@@ -537,24 +537,31 @@ def parsed_passages(n=60, seed=7, generated=True, set_name="human/reference") ->
     return out
 
 
-def test_human_halves_syntax_build_the_syntax_table(monkeypatch):
+def counted_syntax():
+    """(names, the human passages' Data with their syntax counts, parsed passages, hits): 60
+    parsed human passages counted against 200 training passages, paths up to 3 words."""
     from copyscope.syntax.syntactic_novelty import (
         count_matrices,
         extract_set,
-        novelty_table,
         query_items,
         training_hits,
         units,
     )
 
-    syntax = {**SYNTAX, "max_path_words": 3}
-    params = {**CAL_PARAMS, "analysis": {**CAL_PARAMS["analysis"], "syntax": syntax}}
     parsed = extract_set("human/reference", parsed_passages(), "clearnlp", 3)
     query, words = query_items([parsed])
     train = parsed_passages(200, seed=8, generated=False, set_name="train")
     hits = training_hits(train, query, words, "clearnlp", 3)
     names = units(3)
-    d = data(syntax=(names, *count_matrices(parsed, hits, names)))
+    return names, data(syntax=(names, *count_matrices(parsed, hits, names))), parsed, hits
+
+
+def test_human_halves_syntax_build_the_syntax_table(monkeypatch):
+    from copyscope.syntax.syntactic_novelty import novelty_table
+
+    syntax = {**SYNTAX, "max_path_words": 3}
+    params = {**CAL_PARAMS, "analysis": {**CAL_PARAMS["analysis"], "syntax": syntax}}
+    names, d, parsed, hits = counted_syntax()
     # rows of a subset of the counted passages are the table of that subset of passages
     whole = novelty_table(parsed, hits, 3, 200, 0)
     pd.testing.assert_frame_equal(novelty_rows("human/reference", names, *d.syntax[1:], 200, 0),
@@ -578,25 +585,12 @@ def test_local_units_made_less_novel_are_the_syntax_rows_known_positive():
     """The positive thins the novel occurrences of the local units of one human half: with
     every one removed the row holds on every draw, with none removed (two human halves) it
     does not reach "holds"; the whole-sentence units of the two halves are the human ones."""
-    from copyscope.syntax.syntactic_novelty import (
-        count_matrices,
-        extract_set,
-        query_items,
-        training_hits,
-        units,
-    )
-
     syntax = {**SYNTAX, "max_path_words": 3}
     # a wide whole-sentence margin: 30 synthetic passages a half cannot show equivalence
     # within copyscope's ±0.1, and this test is about the local units
     params = {**POWER_PARAMS, "analysis": {**POWER_PARAMS["analysis"], "syntax": syntax},
               "findings": {**POWER_PARAMS["findings"], "syntax_margin": 0.6}}  # fmt: skip
-    parsed = extract_set("human/reference", parsed_passages(), "clearnlp", 3)
-    query, words = query_items([parsed])
-    train = parsed_passages(200, seed=8, generated=False, set_name="train")
-    hits = training_hits(train, query, words, "clearnlp", 3)
-    names = units(3)
-    d = data(syntax=(names, *count_matrices(parsed, hits, names)))
+    _, d, _, _ = counted_syntax()
     (positive,) = F.CLAIMS["syntax-local-less-novel"].known_positives(d, None, params, {})
     assert positive.right == HOLDS and positive.observed == 30 and 30 in positive.sizes
     assert positive.name == "local units 50% less novel"

@@ -128,10 +128,16 @@ def completion_positives(data, index, params: Mapping, shared: dict) -> list[Pos
     if data.completion is None or not len(data.completion):
         return []
     texts = completion_text_points(data, shared)
+    name = f"in-training completions {PLANTED_GAP:g} nats easier"
+    return per_text_positive(texts, name, planted_gap(texts, PLANTED_GAP), params)
+
+
+def per_text_positive(texts: dict, name: str, build, params: Mapping) -> list[Positive]:
+    """The positive ``name`` built by ``build`` over per-text parts (model → texts), measured at
+    the run's texts per model (the fewest of any model) and the projected sizes."""
     observed = min(len(parts) for parts in texts.values())
     sizes = projected_sizes(params["findings"]["power"]["sizes"], observed)
-    return [Positive(f"in-training completions {PLANTED_GAP:g} nats easier",
-                     planted_gap(texts, PLANTED_GAP), HOLDS, sizes, observed)]  # fmt: skip
+    return [Positive(name, build, HOLDS, sizes, observed)]
 
 
 @claim(
@@ -243,10 +249,8 @@ def slope_positives(data, index, params: Mapping, shared: dict) -> list[Positive
     if data.completion is None or not len(data.completion):
         return []
     texts = completion_text_frames(data, shared)
-    observed = min(len(parts) for parts in texts.values())
-    sizes = projected_sizes(params["findings"]["power"]["sizes"], observed)
-    return [Positive(f"slope −{PLANTED_SLOPE:g} nats per decade planted",
-                     planted_slope(texts, PLANTED_SLOPE), HOLDS, sizes, observed)]  # fmt: skip
+    name = f"slope −{PLANTED_SLOPE:g} nats per decade planted"
+    return per_text_positive(texts, name, planted_slope(texts, PLANTED_SLOPE), params)
 
 
 @claim(
