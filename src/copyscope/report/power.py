@@ -241,7 +241,7 @@ def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
     """Measure every positive this run has data for; write the power table and its figure."""
     from .. import index as index_stage
 
-    data = load(inputs)
+    data = load(inputs, params)
     manifests = inputs.get("index_manifest") or []
     index = index_stage.open(manifests[0][-1]) if manifests else None
     table = power_table(data, index, params, workers.processes())

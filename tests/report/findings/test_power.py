@@ -86,3 +86,25 @@ def test_the_power_jobs_params_hold_every_block_the_calibrations_nulls_read():
         assert power["analysis"] == cal["analysis"]
         for block in ("findings", "novelty", "sampling", "timing"):
             assert power[block] == cal[block]
+
+
+def test_the_power_job_loads_its_data_with_its_params(monkeypatch, tmp_path):
+    """The syntax positive counts the human parses against the training parses only when
+    the data is loaded with the job's params (``Data.syntax_files``): without them the row
+    had no positive in a real run."""
+    seen = {}
+
+    def load(inputs, params=None):
+        seen["params"] = params
+        return "data"
+
+    def table(data, index, params, processes):
+        seen["data"] = data
+        return pd.DataFrame(columns=P.COLUMNS)
+
+    monkeypatch.setattr(P, "load", load)
+    monkeypatch.setattr(P, "power_table", table)
+    monkeypatch.setattr(P.fig, "power", lambda *a: None)
+    params = {"findings": {"power": {"target": 0.8}}, "syntax": {"backend": "spacy"}}
+    P.run({}, {"csv": tmp_path / "p.csv", "fig": tmp_path / "p.png"}, params)
+    assert seen == {"params": params, "data": "data"}
