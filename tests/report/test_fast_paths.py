@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from copyscope import stats
+from copyscope.errors import InputError
 from copyscope.novelty.metrics import count_matrix, novelty_counts
 from copyscope.report import raven as raven_report
 from copyscope.report import workers
@@ -104,17 +105,35 @@ SAMPLING = {"prompt_length": 32, "decodings": {"pure": {"kind": "sample"},
             "top_k_40": {"kind": "sample", "top_k": 40}}}  # fmt: skip
 
 
+def rows_by_label(model, decoding, texts, values, q: pd.DataFrame) -> list[tuple]:
+    """The text table's rows of one setting looked up text by text (``q.loc``): the way
+    :func:`copyscope.report.raven.text_table` built them before it gathered them by index."""
+    rows = []
+    for text, v in zip(texts, values, strict=True):
+        if text not in q.index:
+            continue
+        r = q.loc[text]
+        rows.append(
+            (model, decoding, int(text), float(v.sum()), len(v), float(r["nll_sum"]),
+             int(r["tokens"]), str(r["evaluator"]))
+        )  # fmt: skip
+    return rows
+
+
 def test_text_table_against_a_lookup_per_text():
     sets = _settings()
     want = []
     for model, decoding, w, q in sets:
         texts = sorted(pd.unique(w["text"]))
         values = raven_report.truncated_values(raven_report.per_text(w, "s_union"))
-        want += raven_report._text_rows_by_label(model, decoding, texts, values,
-                                                 q.set_index("text"))  # fmt: skip
+        want += rows_by_label(model, decoding, texts, values, q.set_index("text"))
     want = pd.DataFrame(want, columns=raven_report.TEXT_COLUMNS)
     pd.testing.assert_frame_equal(raven_report.text_table(sets, SAMPLING), want)
     assert len(want) == 18  # texts without a quality row are left out
+    model, decoding, w, q = sets[0]
+    twice = (model, decoding, w, pd.concat([q, q.iloc[:1]], ignore_index=True))
+    with pytest.raises(InputError, match="one row per text"):
+        raven_report.text_table([twice], SAMPLING)
 
 
 def test_raven_build_without_curves_keeps_the_summary():

@@ -71,7 +71,7 @@ def novelty_tables(
     novel, total = count_matrix(docs, n_max)
     n = np.arange(1, n_max + 1)
     with np.errstate(invalid="ignore"):
-        point = safe_ratio(novel.sum(0), total.sum(0))  # novelty_curve(docs, n_max)
+        point = safe_ratio(novel.sum(0), total.sum(0))  # the pooled curve, from the counts
     lo, hi = bootstrap_novelty(novel, total, n_boot, seed)
     curve = pd.DataFrame(
         {

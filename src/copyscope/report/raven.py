@@ -255,9 +255,11 @@ def text_table(
         texts = sorted(pd.unique(w["text"]))
         values = truncated_values(per_text(w, "s_union"))
         q = q[q["prompt_length"] == plen].set_index("text")
-        if not q.index.is_unique:  # a text of several rows: as it always was (q.loc's error)
-            rows += _text_rows_by_label(model, decoding, texts, values, q)
-            continue
+        if not q.index.is_unique:
+            raise InputError(
+                f"quality of {model}/{decoding}",
+                f"one row per text at prompt length {plen}, found a text with several",
+            )
         at = q.index.get_indexer(texts)  # each text's row (−1: none), not q.loc per text
         nll, tokens = q["nll_sum"].to_numpy(), q["tokens"].to_numpy()
         evaluator = q["evaluator"].to_numpy()
@@ -269,20 +271,6 @@ def text_table(
                  int(tokens[i]), str(evaluator[i]))
             )  # fmt: skip
     return pd.DataFrame(rows, columns=TEXT_COLUMNS)
-
-
-def _text_rows_by_label(model, decoding, texts, values, q: pd.DataFrame) -> list[tuple]:
-    """:func:`text_table`'s rows of one setting looked up text by text (``q.loc``)."""
-    rows = []
-    for text, v in zip(texts, values, strict=True):
-        if text not in q.index:
-            continue
-        r = q.loc[text]
-        rows.append(
-            (model, decoding, int(text), float(v.sum()), len(v), float(r["nll_sum"]),
-             int(r["tokens"]), str(r["evaluator"]))
-        )  # fmt: skip
-    return rows
 
 
 TEXT_NOVELTY_N = 10  # n = 1..10, as raven_summary's novelty_n
