@@ -724,41 +724,46 @@ def membership_cloze(plays: pd.DataFrame, path) -> None:
     plotting.save(fig, path)
 
 
-def power(table: pd.DataFrame, target: float, path) -> None:
-    """Power of each rule on its known positives (share of resamples with the right verdict,
-    95% interval) against the sample size per side, the target as a dotted line."""
+def power(summary: pd.DataFrame, target: float, path) -> None:
+    """Power of each rule on each of its known positives at the run's own sample size (one
+    row each, :func:`copyscope.report.power.power_summary`): the share of resamples with the
+    right verdict and its 95% interval, filled where it reaches ``target`` (a dotted line),
+    and on the right the sample size per group it was drawn at and the smallest size that
+    reaches the target (projected beyond the run's own sample, or none of the sizes drawn)."""
+    import numpy as np
+
     plotting.setup()
-    fig, ax = plt.subplots(figsize=(6.4, 5.6))
-    if not len(table):
+    n = len(summary)
+    fig, ax = plt.subplots(figsize=(7.2, 1.4 + 0.26 * max(n, 1)))
+    if not n:
         ax.text(0.5, 0.5, "no known positive in this run", ha="center", va="center")
         ax.set_axis_off()
         plotting.save(fig, path)
         return
-    groups = list(table.groupby(["claim", "positive"], sort=False))
-    colors = sns.color_palette("husl", max(len(groups), 1))  # rules: not model colours
-    for k, ((claim, positive), g) in enumerate(groups):
-        g = g.sort_values("size")
-        line = ax.plot(g["size"], g["power"], marker="o", label=f"{claim}: {positive}",
-                       color=colors[k])[0]  # fmt: skip
-        ax.fill_between(g["size"], g["power_lo"], g["power_hi"], alpha=0.1, color=line.get_color())
-        if "observed" in g.columns and (g["size"] > g["observed"]).any():
-            # projections (larger than the run's own sample): open markers
-            p = g[g["size"] > g["observed"]]
-            ax.plot(p["size"], p["power"], ls="none", marker="o", mfc="white",
-                    color=line.get_color())  # fmt: skip
-    ax.axhline(target, ls=":", color="0.4")
-    ax.text(1.0, target, f" target {target:g}", fontsize=8, color="0.4", va="center",
-            transform=ax.get_yaxis_transform())  # fmt: skip
-    ax.set_xscale("log")
-    sizes = sorted(table["size"].unique())
-    ax.set_xticks(sizes, [str(int(v)) for v in sizes])
-    ax.minorticks_off()
-    ax.set_ylim(-0.02, 1.05)
-    ax.set_xlabel("sample size per group (texts, passages, items or plays)")
-    ax.set_ylabel("power (right verdict)")
-    ax.set_title("Power of the scorecard's rules on known positives\n(open markers: projected "
-                 "beyond the run's own sample)", fontsize=10)  # fmt: skip
-    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16), frameon=False)
+    y = np.arange(n)
+    power = summary["power"].to_numpy(float)
+    err = [power - summary["power_lo"].to_numpy(float), summary["power_hi"].to_numpy(float) - power]
+    ok = power >= target
+    ax.errorbar(power, y, xerr=err, fmt="none", ecolor="0.55", elinewidth=1.2, capsize=2)
+    ax.scatter(power[ok], y[ok], s=36, color="0.1", zorder=3)
+    ax.scatter(power[~ok], y[~ok], s=36, facecolors="white", edgecolors="0.1", zorder=3)
+    ax.axvline(target, ls=":", color="0.4")
+    labels = [f"{c}: {p}" for c, p in zip(summary["claim"], summary["positive"], strict=True)]
+    ax.set_yticks(y, labels, fontsize=7)
+    ax.invert_yaxis()
+    ax.set_xlim(-0.02, 1.02)
+    ax.set_ylim(n - 0.5, -0.5)
+    for k, r in enumerate(summary.itertuples(index=False)):
+        if np.isnan(r.size_for_power):
+            need = f"not reached up to {r.largest}"
+        else:
+            need = f"at {r.size_for_power:g}" + (" (projected)" if r.projected else "")
+        ax.text(1.04, k, f"n = {r.size}; {target:g} {need}", fontsize=7, va="center",
+                transform=ax.get_yaxis_transform())  # fmt: skip
+    ax.set_xlabel("power: share of resamples with the right verdict (95% interval)")
+    ax.set_title(f"Power of each rule at the run's own sample size n per group (filled: "
+                 f"reaches {target:g}),\nand the smallest size drawn that reaches {target:g}",
+                 fontsize=10)  # fmt: skip
     plotting.save(fig, path)
 
 

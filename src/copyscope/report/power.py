@@ -237,6 +237,31 @@ def size_for_power(table: pd.DataFrame, target: float = 0.8) -> pd.DataFrame:
     return pd.DataFrame(out, columns=["claim", "positive", "size_for_power"])
 
 
+def power_summary(table: pd.DataFrame, target: float = 0.8) -> pd.DataFrame:
+    """Per (claim, positive), in the table's order: its power at the run's own sample size
+    (``observed``; the largest size where the table has no ``observed``) with the 95%
+    interval, the smallest size whose power reaches ``target`` (:func:`size_for_power`;
+    NaN when none does) with ``projected`` True when that size is beyond the run's own, and
+    the ``largest`` size drawn."""
+    sizes = size_for_power(table, target).set_index(["claim", "positive"])["size_for_power"]
+    out = []
+    for (claim, positive), g in table.groupby(["claim", "positive"], sort=False):
+        g = g.sort_values("size")
+        own = g["observed"].iloc[0] if "observed" in g.columns else np.nan
+        at = g[g["size"] == own] if pd.notna(own) and (g["size"] == own).any() else g.iloc[[-1]]
+        r = at.iloc[0]
+        need = sizes[(claim, positive)]
+        out.append({"claim": claim, "positive": positive, "size": int(r["size"]),
+                    "power": r["power"], "power_lo": r["power_lo"], "power_hi": r["power_hi"],
+                    "size_for_power": need, "largest": int(g["size"].max()),
+                    "projected": bool(pd.notna(need) and need > r["size"])})  # fmt: skip
+    return pd.DataFrame(out, columns=SUMMARY_COLUMNS)
+
+
+SUMMARY_COLUMNS = ["claim", "positive", "size", "power", "power_lo", "power_hi",
+                   "size_for_power", "largest", "projected"]  # fmt: skip
+
+
 def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
     """Measure every positive this run has data for; write the power table and its figure."""
     from .. import index as index_stage
@@ -246,4 +271,5 @@ def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
     index = index_stage.open(manifests[0][-1]) if manifests else None
     table = power_table(data, index, params, workers.processes())
     write_csv(out["csv"], table)
-    fig.power(table, params["findings"]["power"]["target"], out["fig"])
+    target = params["findings"]["power"]["target"]
+    fig.power(power_summary(table, target), target, out["fig"])

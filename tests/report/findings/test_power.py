@@ -38,11 +38,28 @@ def test_the_power_table_and_the_size_for_power(tmp_path):
         [("c", "p", 5, 0.5), ("c", "p", 10, 0.85), ("c", "p", 20, 0.9), ("d", "q", 5, 0.1)],
         columns=["claim", "positive", "size", "power"]))  # fmt: skip
     assert sizes["size_for_power"].iloc[0] == 10 and np.isnan(sizes["size_for_power"].iloc[1])
-    P.fig.power(table, 0.8, tmp_path / "power.png")
+    P.fig.power(P.power_summary(table, 0.8), 0.8, tmp_path / "power.png")
     import matplotlib.image
 
     img = matplotlib.image.imread(tmp_path / "power.png")
-    assert img.shape[1] > img.shape[0] * 0.8 and img[..., :3].std() > 0.05  # drawn, not blank
+    assert img[..., :3].std() > 0.05  # drawn, not blank
+
+
+def test_the_power_summary_reads_each_positive_at_the_run_s_own_size():
+    """Hand-worked: c/p drawn at 5, 10 (the run's own) and 20 reaches 0.8 first at 20
+    (projected); d/q (no observed column value: its largest size) never does."""
+    table = pd.DataFrame(
+        [("c", "p", 5, 10, 0.5, 0.3, 0.7), ("c", "p", 10, 10, 0.6, 0.4, 0.8),
+         ("c", "p", 20, 10, 0.9, 0.8, 0.95), ("d", "q", 4, np.nan, 0.1, 0.0, 0.3),
+         ("d", "q", 8, np.nan, 0.2, 0.1, 0.4)],
+        columns=["claim", "positive", "size", "observed", "power", "power_lo", "power_hi"],
+    )  # fmt: skip
+    s = P.power_summary(table, 0.8)
+    assert list(s.columns) == P.SUMMARY_COLUMNS
+    assert s[["claim", "size", "power", "power_lo", "largest", "projected"]].values.tolist() == [
+        ["c", 10, 0.6, 0.4, 20, True], ["d", 8, 0.2, 0.1, 8, False]]  # fmt: skip
+    assert s["size_for_power"].iloc[0] == 20 and np.isnan(s["size_for_power"].iloc[1])
+    assert P.power_summary(table, 0.5)["projected"].tolist() == [False, False]
 
 
 def test_the_positives_come_from_the_claims_in_the_tables_order():
