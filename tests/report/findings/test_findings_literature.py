@@ -301,6 +301,12 @@ def test_permuted_cloze_labels_deal_the_items_and_planted_timing_is_found():
     assert high["power"] >= 0.8 and low["power"] <= 0.2
     flat = cloze_curves(**{"timing spread": of(*HELD)})
     assert paper.cloze_timing_positives(data(dynamics=flat), None, POWER_PARAMS, {}) == []
+    # excerpt plays that end at the held-out rate: the training plays' gain rises steadily
+    quiet = cloze_curves(excerpt=HELD, **{"timing spread": of(*[40] * 8)})
+    plan = paper.planted_timing(paper.cloze_timing_sets(data(dynamics=quiet)), POWER_PARAMS)
+    run = paper.planted_timing(table, POWER_PARAMS)
+    assert plan["m"]["excerpt"] == plan["m"]["late"] == run["m"]["late"] > 0
+    assert run["m"]["excerpt"] != run["m"]["late"]  # the run's own excerpt gain where it has one
     assert paper.permuted_cloze_labels(np.random.default_rng(0), data(), CAL_PARAMS) is None
 
 

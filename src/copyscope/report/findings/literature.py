@@ -587,8 +587,11 @@ def planted_timing(rows: pd.DataFrame, params: Mapping) -> dict[str, dict]:
     """Per model the timing the positive plants, from the run's own rates: the held-out plays'
     accuracy at each checkpoint (``base``), ``late`` = the training plays seen over the whole
     run (:data:`SPREAD_PLAYS`) minus the held-out plays at the end, ``excerpt`` = the excerpt
-    plays minus the held-out plays at the end; a model without both gains above 0 is left
-    out (no effect to plant)."""
+    plays minus the held-out plays at the end, or, where the excerpt plays gain nothing
+    (models that memorise too little of a few planted speeches), the ``late`` gain: the
+    training plays seen throughout rise steadily by it, the rise the claim credits to text
+    spread over training; a model whose training plays gain nothing is left out (no effect
+    to plant)."""
     out = {}
     for model in pd.unique(rows["model"]):
         steps = sorted(int(s) for s in rows.loc[rows["model"] == model, "step"].unique())
@@ -603,7 +606,8 @@ def planted_timing(rows: pd.DataFrame, params: Mapping) -> dict[str, dict]:
         if not spread or not en:
             continue
         late, excerpt = spread[0] - rate[last], ek / en - rate[last]
-        if late > 0 and excerpt > 0:
+        if late > 0:
+            excerpt = excerpt if excerpt > 0 else late
             out[model] = {"steps": steps, "base": rate, "late": late, "excerpt": excerpt,
                           "start": late_window_start(last, params)}  # fmt: skip
     return out
@@ -635,8 +639,8 @@ def planted_cloze_timing(plan: dict[str, dict]):
 def cloze_timing_positives(data, index, params: Mapping, shared: dict) -> list[Positive]:
     """The run's own memorization of training and excerpt plays planted with the claimed
     timing (:func:`planted_cloze_timing`), at the run's items per set (the fewest of the
-    late, excerpt and held-out plays') and projected sizes; none without a model that shows
-    both gains."""
+    late, excerpt and held-out plays') and projected sizes; none without a model whose
+    training plays gain over the held-out ones."""
     rows = cloze_timing_sets(data)
     if rows is None or not params.get("timing"):
         return []
