@@ -134,16 +134,19 @@ bench-infinigram: setup
 	  --peers infinigram --out docs/performance/infinigram_bench.json
 
 # copy the figures, summary, scorecard and runtime table of the last `make run` into docs/ (the
-# documentation site's "Results of the default run" and "Performance" pages, the README's figure);
-# after a `make seeds` newer than that run, the scorecard is the seeds' majority and
-# docs/seeds.md their agreement
+# documentation site's "Results of the default run" and "Performance" pages, the README's figure),
+# or, where there is no such run, of seed 0 of `make seeds` (<results>-seed0); after a `make
+# seeds` newer than that run, the scorecard is the seeds' majority and docs/seeds.md their
+# agreement
+RUN_OUT = $(or $(RESULTS),results)
+FIGURES_RUN = $(if $(wildcard $(RUN_OUT)/findings.md),$(RUN_OUT),$(RUN_OUT)-seed0)
 figures:
 	mkdir -p docs/figures
-	cp results/figures/*.png docs/figures/
-	cp results/summary.md docs/summary.md
-	cp results/findings.md docs/findings.md
-	cp results/tables/runtime.csv docs/runtime.csv
-	if [ $(SEEDS_OUT)/findings.md -nt results/findings.md ]; then \
+	cp $(FIGURES_RUN)/figures/*.png docs/figures/
+	cp $(FIGURES_RUN)/summary.md docs/summary.md
+	cp $(FIGURES_RUN)/findings.md docs/findings.md
+	cp $(FIGURES_RUN)/tables/runtime.csv docs/runtime.csv
+	if [ $(SEEDS_OUT)/findings.md -nt $(FIGURES_RUN)/findings.md ]; then \
 	  cp $(SEEDS_OUT)/findings.md docs/findings.md; cp $(SEEDS_OUT)/agreement.md docs/seeds.md; fi
 
 # generated outputs only (nothing here is tracked by git)

@@ -371,6 +371,27 @@ def make_commands(target: str, config: Path) -> list[str]:
     return proc.stdout.splitlines()
 
 
+def test_make_figures_copies_the_last_run_or_seed_0_of_the_seeds(tmp_path):
+    """``make figures`` copies the run at RESULTS (``results/`` by default) where it has a
+    scorecard, else seed 0 of ``make seeds`` (``<RESULTS>-seed0``); the seeds' majority
+    scorecard and agreement where they are newer."""
+
+    def commands(results):
+        proc = subprocess.run(["make", "-n", "figures", f"RESULTS={results}"], cwd=ROOT,
+                              capture_output=True, text=True, timeout=60)  # fmt: skip
+        assert proc.returncode == 0, proc.stderr
+        return proc.stdout
+
+    run = tmp_path / "r"
+    out = commands(run)
+    assert f"cp {run}-seed0/figures/*.png docs/figures/" in out
+    assert f"{run}-seeds/findings.md -nt {run}-seed0/findings.md" in out
+    run.mkdir()
+    (run / "findings.md").write_text("# Findings scorecard\n")
+    out = commands(run)
+    assert f"cp {run}/figures/*.png docs/figures/" in out and "-seed0" not in out
+
+
 @pytest.mark.e2e
 @pytest.mark.parametrize("case", list(BAD_FILES))
 def test_make_run_checks_the_config_file_first(tmp_path, case):
