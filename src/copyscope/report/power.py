@@ -237,6 +237,10 @@ def size_for_power(table: pd.DataFrame, target: float = 0.8) -> pd.DataFrame:
     return pd.DataFrame(out, columns=["claim", "positive", "size_for_power"])
 
 
+SUMMARY_COLUMNS = ["claim", "positive", "size", "power", "power_lo", "power_hi",
+                   "size_for_power", "largest", "projected"]  # fmt: skip
+
+
 def power_summary(table: pd.DataFrame, target: float = 0.8) -> pd.DataFrame:
     """Per (claim, positive), in the table's order: its power at the run's own sample size
     (``observed``; the largest size where the table has no ``observed``) with the 95%
@@ -256,10 +260,6 @@ def power_summary(table: pd.DataFrame, target: float = 0.8) -> pd.DataFrame:
                     "size_for_power": need, "largest": int(g["size"].max()),
                     "projected": bool(pd.notna(need) and need > r["size"])})  # fmt: skip
     return pd.DataFrame(out, columns=SUMMARY_COLUMNS)
-
-
-SUMMARY_COLUMNS = ["claim", "positive", "size", "power", "power_lo", "power_hi",
-                   "size_for_power", "largest", "projected"]  # fmt: skip
 
 
 def run(inputs: Mapping, out: Mapping, params: Mapping) -> None:
