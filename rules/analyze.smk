@@ -21,6 +21,7 @@ rule analyze_queries:
     params:
         index_tokenizer=lambda w: args(PLAN.retokenize_flags(w.model)),
     shell:
+        "OMP_NUM_THREADS={threads} NUMBA_NUM_THREADS={threads} "
         "python -m copyscope analyze queries --samples {input.samples} "
         "--word-tokenizer {input.words} {params.index_tokenizer} --out-tokens {output.tokens} "
         "--out-words {output.words} > {log} 2>&1"
@@ -146,7 +147,8 @@ rule analyze_external:
             **{"--token-matches": "token_matches", "--word-matches": "word_matches"}
         ),
     shell:
-        "NUMBA_NUM_THREADS={threads} python -m copyscope analyze setting "
+        "OMP_NUM_THREADS={threads} NUMBA_NUM_THREADS={threads} "
+        "python -m copyscope analyze setting "
         "--samples {input.samples} --tokenizer {input.tokenizer} "
         "--index {params.index} --natural-index {params.natural_index} "
         "--word-tokenizer {input.words} --word-index {params.word_index} "
@@ -182,7 +184,8 @@ if PLAN.training_prompts:
                 PLAN.training_analysis_files(input, output)
             ),
         shell:
-            "NUMBA_NUM_THREADS={threads} python -m copyscope analyze tokens "
+            "OMP_NUM_THREADS={threads} NUMBA_NUM_THREADS={threads} "
+            "python -m copyscope analyze tokens "
             "--tokenizer {input.tokenizer} --index {input.index} "
             "--natural-index {input.natural_index} --manifest {input.manifest} "
             "{params.sets} > {log} 2>&1"

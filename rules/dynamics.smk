@@ -26,7 +26,8 @@ rule dynamics:
         files=lambda w, input: args(PLAN.dynamics_args(input)),
         device=PLAN.device,
     shell:
-        "OMP_NUM_THREADS={threads} python -m copyscope dynamics score --model {input.model} "
+        "OMP_NUM_THREADS={threads} NUMBA_NUM_THREADS={threads} "
+        "python -m copyscope dynamics score --model {input.model} "
         "--model-name {wildcards.model} --params-json {params.settings:q} "
         "--manifest {input.manifest} {params.files} --device {params.device} "
         "--out {output} > {log} 2>&1"

@@ -28,6 +28,7 @@ rule explore:
         context=PLAN.explorer["context_tokens"],
         seed=PLAN.explorer["seed"],
     shell:
+        "OMP_NUM_THREADS={threads} NUMBA_NUM_THREADS={threads} "
         "python -m copyscope explore {params.flags} --word-tokenizer {input.words} "
         "--prompt-length {params.prompt_length} --max-texts {params.max_texts} "
         "--min-span {params.min_span} --sources {params.sources} "

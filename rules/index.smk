@@ -17,6 +17,7 @@ checkpoint index_plan:
     params:
         shard_tokens=config["index"]["shard_tokens"],
     shell:
+        "OMP_NUM_THREADS={threads} NUMBA_NUM_THREADS={threads} "
         "python -m copyscope index plan --meta {input.meta} --shard-tokens {params.shard_tokens} "
         "--out {output} > {log} 2>&1"
 
@@ -40,7 +41,8 @@ rule index_shard:
         mem_mb=shard_mem_mb,
         runtime=shard_runtime,
     shell:
-        "NUMBA_NUM_THREADS={threads} python -m copyscope index shard --tokens {input.tokens} "
+        "OMP_NUM_THREADS={threads} NUMBA_NUM_THREADS={threads} "
+        "python -m copyscope index shard --tokens {input.tokens} "
         "--meta {input.meta} --plan {input.plan} --shard {wildcards.shard} "
         "--out {output} > {log} 2>&1"
 
@@ -64,6 +66,7 @@ rule index:
     params:
         kind=lambda w: config["tokenizers"][w.tok]["kind"],
     shell:
+        "OMP_NUM_THREADS={threads} NUMBA_NUM_THREADS={threads} "
         "python -m copyscope index manifest --plan {input.plan} --shards {input.shards} "
         "--tokenizer {input.tokenizer} --tokenizer-name {wildcards.tok} "
         "--tokenizer-kind {params.kind:q} --out {output} > {log} 2>&1"
@@ -90,6 +93,7 @@ rule index_link:
         kind=lambda w: config["tokenizers"][w.tok]["kind"],
         flags=lambda w: PLAN.link_flags[w.tok],
     shell:
+        "OMP_NUM_THREADS={threads} NUMBA_NUM_THREADS={threads} "
         "python -m copyscope index link --index {input.index} --tokenizer {input.tokenizer} "
         "--tokenizer-name {wildcards.tok} --tokenizer-kind {params.kind:q} {params.flags} "
         "--out {output} > {log} 2>&1"
@@ -115,7 +119,8 @@ rule index_joined:
     params:
         out=lambda w, output: os.path.dirname(output[0]),
     shell:
-        "NUMBA_NUM_THREADS={threads} python -m copyscope index build {input.tokens} "
+        "OMP_NUM_THREADS={threads} NUMBA_NUM_THREADS={threads} "
+        "python -m copyscope index build {input.tokens} "
         "{params.out} --join-documents > {log} 2>&1"
 
 
@@ -145,7 +150,8 @@ rule index_natural:
         out=lambda w, output: os.path.dirname(output[0]),
         join=lambda w, input: args(PLAN.natural_index_args(bool(w.joined), input.meta)),
     shell:
-        "NUMBA_NUM_THREADS={threads} python -m copyscope index build {input.tokens} "
+        "OMP_NUM_THREADS={threads} NUMBA_NUM_THREADS={threads} "
+        "python -m copyscope index build {input.tokens} "
         "{params.out} {params.join} > {log} 2>&1"
 
 
@@ -170,7 +176,8 @@ rule shard_matches:
     params:
         shard=lambda w: shard_dir(PLAN.fanout_index(w.qset), w.shard),
     shell:
-        "NUMBA_NUM_THREADS={threads} python -m copyscope index shard-matches "
+        "OMP_NUM_THREADS={threads} NUMBA_NUM_THREADS={threads} "
+        "python -m copyscope index shard-matches "
         "--shard {params.shard} --queries {input.queries} --out {output} > {log} 2>&1"
 
 
@@ -192,5 +199,6 @@ rule merge_matches:
     params:
         index_dir=lambda w, input: os.path.dirname(input.index),
     shell:
+        "OMP_NUM_THREADS={threads} NUMBA_NUM_THREADS={threads} "
         "python -m copyscope index merge-matches --index {params.index_dir} "
         "--parts {input.parts} --out {output} > {log} 2>&1"

@@ -26,6 +26,7 @@ rule membership_passages:
     params:
         config=as_json(PLAN.cloze_passages_params()),
     shell:
+        "OMP_NUM_THREADS={threads} NUMBA_NUM_THREADS={threads} "
         "python -m copyscope membership passages "
         "--names {input.names} --train {input.train} --valid {input.valid} "
         "--excerpts {input.excerpts} --params-json {params.config:q} --out {output} "
@@ -62,7 +63,8 @@ rule membership_books:
         config=as_json(PLAN.book_params()),
         device=PLAN.device,
     shell:
-        "OMP_NUM_THREADS={threads} python -m copyscope membership books "
+        "OMP_NUM_THREADS={threads} NUMBA_NUM_THREADS={threads} "
+        "python -m copyscope membership books "
         "--model {input.model} --model-name {wildcards.model} {params.books} "
         "--params-json {params.config:q} --device {params.device} "
         "--out {output.books} --status-out {output.status} > {log} 2>&1"
@@ -85,6 +87,7 @@ rule membership_overlap:
     params:
         index_dir=lambda w, input: os.path.dirname(input.index),
     shell:
+        "OMP_NUM_THREADS={threads} NUMBA_NUM_THREADS={threads} "
         "python -m copyscope membership overlap --manifest {input.manifest} "
         "--index {params.index_dir} --out {output} > {log} 2>&1"
 
@@ -124,7 +127,8 @@ if PLAN.own_benchmarks:
             config=as_json(PLAN.own_benchmark_params()),
             device=PLAN.device,
         shell:
-            "OMP_NUM_THREADS={threads} python -m copyscope membership benchmark "
+            "OMP_NUM_THREADS={threads} NUMBA_NUM_THREADS={threads} "
+            "python -m copyscope membership benchmark "
             "--model {input.model} --model-name {wildcards.model} {params.benchmarks} "
             "--manifest {input.manifest} --natural {input.natural} --valid {input.valid} "
             "--index {input.index} --params-json {params.config:q} "

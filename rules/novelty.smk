@@ -14,6 +14,7 @@ rule novelty_queries:
     params:
         novelty=as_json(config["novelty"]),
     shell:
+        "OMP_NUM_THREADS={threads} NUMBA_NUM_THREADS={threads} "
         "python -m copyscope novelty queries --valid-npy {input.npy} --valid-json {input.meta} "
         "--params-json {params.novelty:q} --out {output} > {log} 2>&1"
 
@@ -45,7 +46,8 @@ rule novelty_valid:
         index_dir=lambda w, input: os.path.dirname(input.index),
         fanout=fanout_flags(**{"--matches": "matches"}),
     shell:
-        "NUMBA_NUM_THREADS={threads} python -m copyscope novelty valid --index {params.index_dir} "
+        "OMP_NUM_THREADS={threads} NUMBA_NUM_THREADS={threads} "
+        "python -m copyscope novelty valid --index {params.index_dir} "
         "--tokenizer-name {wildcards.tok} --valid-npy {input.npy} --valid-json {input.meta} "
         "--params-json {params.novelty:q} --out-matches {output.matches} "
         "--out-curve {output.curve} --out-summary {output.summary} "
@@ -93,6 +95,7 @@ rule novelty_plot:
     conda:
         "../envs/novelty.yaml"
     shell:
+        "OMP_NUM_THREADS={threads} NUMBA_NUM_THREADS={threads} "
         "python -m copyscope novelty plot --curves {input.curves} --hists {input.hists} "
         "--summaries {input.summaries} --out-fig {output.fig} "
         "--out-hist-fig {output.hist_fig} --out-table {output.table} "

@@ -29,7 +29,8 @@ rule probe:
         files=lambda w, input, output: args(PLAN.probe_files(input, output)),
         device=PLAN.device,
     shell:
-        "OMP_NUM_THREADS={threads} python -m copyscope probe model --model {input.model} "
+        "OMP_NUM_THREADS={threads} NUMBA_NUM_THREADS={threads} "
+        "python -m copyscope probe model --model {input.model} "
         "--model-name {wildcards.model} --params-json {params.settings:q} "
         "--index {params.index} --manifest {input.manifest} "
         "--out-repeats {output.repeats} {params.files} --device {params.device} > {log} 2>&1"

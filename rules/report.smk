@@ -74,6 +74,7 @@ rule summary:
             )
         ),
     shell:
+        "OMP_NUM_THREADS={threads} NUMBA_NUM_THREADS={threads} "
         "python -m copyscope report summary {params.tables} {params.logs} "
         "--index-manifest {input.index} --params-json {params.config:q} "
         "--out {output} > {log} 2>&1"
@@ -97,5 +98,6 @@ rule runtime:
     params:
         benchmarks=f"{R}/benchmarks",
     shell:
+        "OMP_NUM_THREADS={threads} NUMBA_NUM_THREADS={threads} "
         "python -m copyscope report runtime --benchmarks {params.benchmarks} "
         "--out {output} > {log} 2>&1"

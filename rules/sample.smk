@@ -33,6 +33,7 @@ rule prompts:
         sampling=as_json(PLAN.prompts_params()),
         excerpts=lambda w, input, output: args(PLAN.prompts_args(input, output)),
     shell:
+        "OMP_NUM_THREADS={threads} NUMBA_NUM_THREADS={threads} "
         "python -m copyscope sample prompts --valid-npy {input.valid} "
         "--valid-json {input.valid_meta} --tokenizer {input.tokenizer} "
         "--params-json {params.sampling:q} --out {output.prompts} "
@@ -67,7 +68,8 @@ rule sample:
         files=lambda w, output: args(PLAN.sample_files(w.model, output)),
         device=PLAN.device,
     shell:
-        "OMP_NUM_THREADS={threads} python -m copyscope sample model --model {input.model} "
+        "OMP_NUM_THREADS={threads} NUMBA_NUM_THREADS={threads} "
+        "python -m copyscope sample model --model {input.model} "
         "--model-name {wildcards.model} --params-json {params.settings:q} "
         "--prompts {input.prompts} --prompt-tokenizer {input.prompt_tokenizer} "
         "{params.files} --device {params.device} > {log} 2>&1"
@@ -100,6 +102,7 @@ rule import_generations:
     params:
         prompt_length=config["sampling"]["prompt_length"],
     shell:
+        "OMP_NUM_THREADS={threads} NUMBA_NUM_THREADS={threads} "
         "python -m copyscope sample import --generations {input.generations} "
         "--setting {wildcards.model}/{wildcards.decoding} --tokenizer {input.tokenizer} "
         "--prompt-length {params.prompt_length} --out {output} > {log} 2>&1"
@@ -122,6 +125,7 @@ rule import_references:
     params:
         prompt_length=config["sampling"]["prompt_length"],
     shell:
+        "OMP_NUM_THREADS={threads} NUMBA_NUM_THREADS={threads} "
         "python -m copyscope sample import --generations {input.generations} "
         "--setting {wildcards.model}/{wildcards.decoding} --tokenizer {input.tokenizer} "
         "--prompt-length {params.prompt_length} --out-reference {output} > {log} 2>&1"
@@ -148,6 +152,7 @@ if PLAN.training_prompts:
             block=as_json(PLAN.training_prompts_params()),
             index=lambda w, input: os.path.dirname(input.index),
         shell:
+            "OMP_NUM_THREADS={threads} NUMBA_NUM_THREADS={threads} "
             "python -m copyscope sample training-prompts --natural-npy {input.natural} "
             "--natural-json {input.natural_meta} --index {params.index} "
             "--params-json {params.block:q} --out {output} > {log} 2>&1"

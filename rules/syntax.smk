@@ -17,6 +17,7 @@ rule parse_split:
     params:
         syntax=as_json(PLAN.with_language(config["syntax"])),
     shell:
+        "OMP_NUM_THREADS=1 NUMBA_NUM_THREADS=1 "
         "python -m copyscope syntax parse --params-json {params.syntax:q} "
         "--set-name {wildcards.split} --corpus {input.docs} --out {output} > {log} 2>&1"
 
@@ -41,6 +42,7 @@ rule parse_samples:
         prompt_length=config["sampling"]["prompt_length"],
         sets=lambda w, output: labelled("--set", PLAN.sample_sets(), output),
     shell:
+        "OMP_NUM_THREADS=1 NUMBA_NUM_THREADS=1 "
         "python -m copyscope syntax parse-samples --params-json {params.syntax:q} "
         "--prompt-length {params.prompt_length} {params.sets} > {log} 2>&1"
 
@@ -57,6 +59,7 @@ rule pos_tags:
     conda:
         "../envs/syntax.yaml"
     shell:
+        "OMP_NUM_THREADS={threads} NUMBA_NUM_THREADS={threads} "
         "python -m copyscope syntax tags --parses {input} --out {output} > {log} 2>&1"
 
 
@@ -81,5 +84,6 @@ rule style_memorization:
         out=lambda w, output: labelled("--out", PLAN.models, output),
         syntax=as_json(PLAN.with_language({**config["syntax"], "n_process": 1})),
     shell:
+        "OMP_NUM_THREADS={threads} NUMBA_NUM_THREADS={threads} "
         "python -m copyscope syntax style {params.ladder} {params.repeats} {params.out} "
         "--params-json {params.syntax:q} > {log} 2>&1"

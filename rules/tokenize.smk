@@ -13,6 +13,7 @@ rule tokenizer_fit:
     params:
         spec=lambda w: as_json(PLAN.with_language(config["tokenizers"][w.tok])),
     shell:
+        "OMP_NUM_THREADS={threads} NUMBA_NUM_THREADS={threads} "
         "python -m copyscope tokenize fit --tokenizer-name {wildcards.tok} "
         "--params-json {params.spec:q} --train {input.train} --out {output} > {log} 2>&1"
 
@@ -33,6 +34,7 @@ rule tokenize:
     params:
         kind=lambda w: config["tokenizers"][w.tok]["kind"],
     shell:
+        "OMP_NUM_THREADS={threads} NUMBA_NUM_THREADS={threads} "
         "python -m copyscope tokenize encode --tokenizer-name {wildcards.tok} "
         "--tokenizer-kind {params.kind:q} --tokenizer {input.model} --docs {input.docs} "
         "--out-npy {output.npy} --out-json {output.meta} > {log} 2>&1"

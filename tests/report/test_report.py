@@ -825,21 +825,23 @@ def test_play_level_tests_of_name_cloze_keep_plays_whole():
 def test_the_command_line_of_a_report_job_follows_the_declaration():
     """copyscope.report.cli.command_line (what a generated report rule runs): the labelled
     inputs in the given order (an input without paths leaves its place empty), the params
-    block quoted, one --out-<name> per OUTPUTS in their order, PROCESSES set to the threads."""
+    block quoted, one --out-<name> per OUTPUTS in their order, PROCESSES set to the threads,
+    one OpenMP and one Numba thread each."""
     from copyscope.report import books, calibration, planted
     from copyscope.report.cli import command_line
 
     inputs = {"planted": ["--planted", "human", "reference", "/r/a b.csv"]}
     outputs = {"fig": "/r/p.png", "table": "/r/p.csv"}
-    assert command_line(planted, inputs, outputs) == (
+    one = "OMP_NUM_THREADS=1 NUMBA_NUM_THREADS=1 "
+    assert command_line(planted, inputs, outputs) == one + (
         "python -m copyscope report planted --planted human reference '/r/a b.csv' "
         "--out-table /r/p.csv --out-fig /r/p.png"
     )
-    assert command_line(books, {"books": []}, {"table": "/t.csv"}, '{"seed": 0}') == (
+    assert command_line(books, {"books": []}, {"table": "/t.csv"}, '{"seed": 0}') == one + (
         "python -m copyscope report books  --params-json '{\"seed\": 0}' --out-table /t.csv"
     )
     line = command_line(calibration, {}, {"csv": "/c.csv"}, "{}", threads=2)
-    assert line.startswith("COPYSCOPE_PROCESSES=2 python -m copyscope report calibration ")
+    assert line.startswith(one + "COPYSCOPE_PROCESSES=2 python -m copyscope report calibration ")
     with pytest.raises(KeyError, match="fig"):
         command_line(planted, inputs, {"table": "/r/p.csv"})
 

@@ -149,6 +149,31 @@ def test_rules_are_thin_and_run_one_copyscope_command():
         assert None in problems, f"{where}: the CLI rejects it: {problems[0]}"
 
 
+THREAD_ENV = ("OMP_NUM_THREADS", "NUMBA_NUM_THREADS")
+
+
+def _thread_env(env: str) -> dict[str, str]:
+    """The thread variables an ``ENV=… `` prefix of a command line sets."""
+    pairs = dict(word.split("=", 1) for word in env.split())
+    return {k: pairs[k] for k in THREAD_ENV if k in pairs}
+
+
+def test_every_job_sizes_its_thread_pools():
+    """Every command a rule runs sets OpenMP's and Numba's thread counts: the job's
+    ``{threads}``, or 1 where its threads are worker processes (spaCy's ``n_process``, the
+    report jobs' forked workers). Numba's parallel index kernels otherwise start a thread per
+    core whose spinning between kernels took the second core from the job beside it
+    (docs/performance.md#thread-pools)."""
+    commands = [(f"{smk}: rule {name}", cmd) for smk, name, cmd in _shell_commands()]
+    commands = [(w, c) for w, c in commands if "{params.command}" not in c]
+    commands += [(f"rules/report.smk: rule {r}", c) for r, c in _report_commands()]
+    for where, cmd in commands:
+        env = _thread_env(SHELL_FORM.match(cmd).group("env"))
+        assert set(env) == set(THREAD_ENV), f"{where}: sets {sorted(env)}, not {THREAD_ENV}"
+        assert len(set(env.values())) == 1 and env[THREAD_ENV[0]] in ("{threads}", "1"), where
+    assert _thread_env("A=1 OMP_NUM_THREADS=2") == {"OMP_NUM_THREADS": "2"}  # the check bites
+
+
 def test_rule_check_catches_a_flag_the_cli_does_not_accept():
     """The parse check is not vacuous: in every rule's command, a misspelt or shortened flag
     and an unknown command are rejected."""

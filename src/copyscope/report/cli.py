@@ -127,6 +127,13 @@ def register(sub) -> None:
 
 
 
+ONE_THREAD = ("OMP_NUM_THREADS=1", "NUMBA_NUM_THREADS=1")
+"""The environment of a report job's command line: one OpenMP thread (torch, OpenBLAS) and one
+Numba thread (the index kernels). Numba's parallel kernels otherwise start a thread per core
+that keeps spinning between kernels, and a forked worker must not inherit a started OpenMP
+pool (docs/performance.md#thread-pools)."""
+
+
 def command_line(module, inputs, outputs, params_json=None, threads=1, models=()) -> str:
     """The command line of an analysis's report job, from its module's declaration (what the
     generated rules of ``rules/report.smk`` run): for a module with ``PROCESSES`` (the
@@ -136,9 +143,12 @@ def command_line(module, inputs, outputs, params_json=None, threads=1, models=()
     an input without paths leaves its place empty), ``--params-json JSON`` with PARAMS, and
     ``--out-<name> PATH`` for each of OUTPUTS from ``outputs`` (name → path), then
     ``--run-models`` with ``models`` (the run's models, :func:`copyscope.report.jobs.run_models`)
-    when given. The groups are joined by one space, each shell-quoted."""
+    when given. The groups are joined by one space, each shell-quoted.
+
+    Every report job's native thread pools get one thread (:data:`ONE_THREAD`): a report job
+    is one process, or ``threads`` forked workers of one thread each."""
     env = getattr(module, "PROCESSES", None)
-    words = [f"{env}={threads}"] if env else []
+    words = list(ONE_THREAD) + ([f"{env}={threads}"] if env else [])
     words += ["python -m copyscope report", module.NAME]
     words += [shlex.join(args) for args in inputs.values()]
     if module.PARAMS:
