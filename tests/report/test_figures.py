@@ -508,6 +508,29 @@ def test_the_novelty_quality_tradeoff_draws_each_scores_interval(drawn, tmp_path
     }
 
 
+def test_dodge_factors_by_hand():
+    """Three series over a span of 0.2 (log units): e^-0.1, 1, e^0.1; one series is not
+    moved; none for none."""
+    import math
+
+    assert figures.dodge_factors(3, 0.2) == pytest.approx([math.exp(-0.1), 1.0, math.exp(0.1)])
+    assert figures.dodge_factors(1) == [1.0] and figures.dodge_factors(0) == []
+
+
+def test_the_dynamics_sets_with_equal_values_sit_side_by_side(drawn, tmp_path):
+    """Every set at 0 at every step (no model extracts anything yet): each set's markers at
+    its own x, in the set's order, around the true step, so that none hides the others."""
+    rows = [
+        {"model": m, "step": step, "set": name, "value": 0.0, "value_lo": 0.0, "value_hi": 0.0}
+        for m in MODELS for name in ("copies 1", "copies 4", "controls") for step in (10, 100)
+    ]  # fmt: skip
+    figures.dynamics(pd.DataFrame(rows), "exact extraction rate", tmp_path / "d.png")
+    for ax in drawn[0].axes:
+        firsts = [ln.get_xdata()[0] for ln in ax.lines]
+        assert len(firsts) == 3 and firsts == sorted(firsts) and len(set(firsts)) == 3
+        assert firsts[0] < 10 < firsts[2] and firsts[1] == pytest.approx(10)
+
+
 def test_the_dynamics_sets_keep_one_colour_that_is_no_models(drawn, tmp_path):
     """Training dynamics, one panel per model: a set (a rung, a timing group, a decoding) has
     the same colour in every panel, and none of them is a model's colour."""

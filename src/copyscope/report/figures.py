@@ -469,12 +469,27 @@ def training(frame: pd.DataFrame, path) -> None:
     plotting.save(fig, path)
 
 
+def dodge_factors(n: int, width: float = 0.25) -> list[float]:
+    """Factors that dodge ``n`` series sideways on a log x axis: ``exp(width * (k / (n - 1) -
+    1/2))`` for series ``k`` (``[1.0]`` for one), so that the series spread evenly over a span of
+    ``width`` in natural-log units (about 28% of the step for the default), centred on the true
+    x; series with equal values then sit side by side."""
+    import math
+
+    if n <= 1:
+        return [1.0] * n
+    return [math.exp(width * (k / (n - 1) - 0.5)) for k in range(n)]
+
+
 def dynamics(part: pd.DataFrame, label: str, path) -> None:
     """One quantity of the training dynamics: one panel per model, one line per set (its colour
     the same in every panel, never a model's), the value at each checkpoint step (log x) with
     its 95% interval as a band. The timing groups of the planted text (sets ``timing …``) get
     a row of their own below the other sets (splits, rungs, decodings), so that neither row's
-    lines hide the other's; a legend of each row's sets beside it."""
+    lines hide the other's; a legend of each row's sets beside it. Within a row the sets are
+    dodged sideways (:func:`dodge_factors`: each set's steps times its own small factor, the
+    ticks at the true steps), so that sets with the same values (all at 0) stay visible side
+    by side instead of the last one drawn hiding the others."""
     import numpy as np
     from matplotlib.lines import Line2D
 
@@ -494,13 +509,15 @@ def dynamics(part: pd.DataFrame, label: str, path) -> None:
     for r, sets in enumerate(rows):
         for ax, model in zip(axes[r], models, strict=True):
             g = part[(part["model"] == model) & part["set"].isin(sets)]
+            shift = dict(zip(sets, dodge_factors(len(sets)), strict=True))
             for name, s in g.groupby("set", sort=False):
                 s = s.sort_values("step")
-                (line,) = ax.plot(s["step"], s["value"], marker="o", ms=3, label=name,
+                x = s["step"].to_numpy(float) * shift[name]
+                (line,) = ax.plot(x, s["value"], marker="o", ms=3, label=name,
                                   color=set_color[name])  # fmt: skip
                 lo, hi = s["value_lo"].to_numpy(float), s["value_hi"].to_numpy(float)
                 if np.isfinite(lo).any():
-                    ax.fill_between(s["step"], lo, hi, color=line.get_color(), alpha=0.15, lw=0)
+                    ax.fill_between(x, lo, hi, color=line.get_color(), alpha=0.15, lw=0)
             ax.set_xscale("log")
             steps = sorted(part.loc[part["model"] == model, "step"].unique())
             ax.set_xticks(steps, [str(int(x)) for x in steps])  # the checkpoint steps only
