@@ -141,6 +141,29 @@ def test_figure_and_summary(tables, corpus, tmp_path):
     assert "FPR 0/4" in text
 
 
+def test_the_figures_key_sits_just_above_the_right_panel(tables, monkeypatch, tmp_path):
+    """The rules' key of the figure is right above the rates panel, inside the figure: below
+    the panel it sat under the x label by a share of the panel's height, far below a tall
+    figure (ten groups)."""
+    from copyscope import plotting
+
+    figs = []
+    monkeypatch.setattr(plotting, "save", lambda fig, path, dpi=150: figs.append(fig))
+    items = pd.concat([tables["items"]] * 3)
+    items["group"] = [f"{g} {k // len(tables['items'])}" for k, g in enumerate(items["group"])]
+    rates = pd.concat([tables["rates"].assign(group=lambda r, k=k: r["group"] + f" {k}")
+                       for k in range(3)])  # fmt: skip
+    rc.figure(items, rates, PARAMS, tmp_path / "c.png")
+    fig = figs[0]
+    fig.canvas.draw()
+    right = fig.axes[1]
+    key = right.get_legend().get_window_extent()
+    panel = right.get_window_extent()
+    assert panel.y1 - 2 <= key.y0 <= panel.y1 + 20 and key.y1 <= fig.bbox.y1
+    assert fig.bbox.x0 <= key.x0 and key.x1 <= fig.bbox.x1  # centred on the panel
+    assert (key.x0 + key.x1) / 2 == pytest.approx((panel.x0 + panel.x1) / 2, abs=2)
+
+
 def test_without_a_planted_set_only_the_own_benchmarks(corpus, tmp_path):
     t = _run(corpus, tmp_path, manifest=False)
     assert set(t["items"]["benchmark"]) == {"mine", "quiz"}

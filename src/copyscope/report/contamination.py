@@ -330,7 +330,9 @@ def figure(items: pd.DataFrame, rates: pd.DataFrame, params: Mapping, path) -> N
                        capsize=3, label=rule_label(rule, params))  # fmt: skip
     right.set_xlim(-0.03, 1.03)
     right.set_xlabel("dirty rate (95% Wilson interval)", fontsize=9)
-    right.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.22), frameon=False)
+    # the rules' key just above the right panel (below it, it floated under the x label by a share
+    # of the panel's height: far below a tall figure)
+    right.legend(fontsize=7, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=2, frameon=False)
     left.set_yticks(range(len(keys)), names, fontsize=8)
     left.invert_yaxis()
     fig.suptitle("Benchmark items looked up in the training data", fontsize=11)
