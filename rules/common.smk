@@ -20,12 +20,12 @@ SIGNATURE = {"config_sha256": config_digest(config), "seed": config["models"]["s
 # and jobs that need an index (the analyses) waited behind them with a core idle (the word
 # index of the default run waited from 23 s to 22 min into a 2-core run, a core idle ~70 s)
 INDEX_PRIORITY = 10
-# every command line sets OMP_NUM_THREADS and NUMBA_NUM_THREADS to the job's threads (1 where
-# its threads are worker processes: spaCy's n_process, a report job's forked workers,
-# copyscope.report.cli.ONE_THREAD): Numba's parallel index kernels otherwise start a thread per
-# core that spins between kernels, and on 2 cores it took the other core from the job beside
-# it (the t4x256 probe: 52 s alone, 130 s beside one busy process, 78 s with one Numba thread;
-# docs/performance.md#thread-pools)
+# every command line sets OMP_NUM_THREADS and NUMBA_NUM_THREADS to the threads of its job (1
+# where those threads are worker processes: the spaCy processes of a parse, the forked workers
+# of a report job, copyscope.report.cli.ONE_THREAD): the parallel index kernels of Numba
+# otherwise start a thread per core that spins between kernels, and on 2 cores it took the
+# other core from the job beside it (the t4x256 probe: 52 s alone, 130 s beside one busy
+# process, 78 s with one Numba thread; see "Thread pools" in the performance page)
 # every job runs the package from this repository (venv, conda env or cluster node alike),
 # with the Python that runs Snakemake first on its PATH when it has copyscope's libraries
 # (JOB_PYTHON_DIR, Snakefile)
