@@ -192,7 +192,8 @@ def test_every_report_job_names_the_runs_models_with_their_sizes(tiny):
     modules = {m.NAME: m for m in analyses()}
     line = command_line(modules["training"], {"log": []}, {"fig": "/f.png"}, models=run_models(tiny))
     assert line.endswith("--out-fig /f.png --run-models gpt2-a=12288 gpt2-b=98304 lstm=49152")
-    args = build_parser().parse_args(line.split()[3:])
+    words = line.split()  # after "[ENV=…] python -m copyscope"
+    args = build_parser().parse_args(words[words.index("copyscope") + 1 :])
     assert args.run_models == list(run_models(tiny))
     try:
         plotting.use_run_models(parse_run_models(args.run_models))
