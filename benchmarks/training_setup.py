@@ -13,11 +13,20 @@ comparable across vocabularies), tokens per second, and the exact-extraction sha
 Every variant's corpus is the default's (same planted text), so losses compare across
 variants of one vocabulary in nats and across vocabularies in bits per word.
 
+The ``curve-<tokens>`` variants train the default's GPT-2 shapes (its zoo, its vocabulary)
+for longer budgets: each is a training of its own (the cosine schedule ends at its budget), so
+their final rows draw the extraction target of the size-ladder issue (at least half of the top
+rung extracted, no control) against training minutes. Each final row also has the share of
+greedy continuations of the run's held-out prompts that end in a loop
+(:func:`copyscope.sample.loops.loop_period`, ``analysis.loop_length`` tokens; the loops
+report's definition, at ``sampling.prompt_length``), and ``--final`` prints only those rows.
+
 Usage::
 
-    python benchmarks/training_setup.py                   # every variant (~45 min, bf16 CPU)
+    python benchmarks/training_setup.py                   # every variant (~2 h, bf16 CPU)
     python benchmarks/training_setup.py ladder-4096 --csv ladder.csv
     python benchmarks/training_setup.py ladder-4096 --reuse   # its models again, no training
+    python benchmarks/training_setup.py curve-2.4M curve-3.2M curve-4.8M curve-6.4M --final
 """
 
 from __future__ import annotations
@@ -30,6 +39,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import yaml
 
@@ -47,6 +57,7 @@ LSTM = {"kind": "lstm", "n_embd": 256, "n_hidden": 512, "n_layer": 2, "n_ctx": 2
         "dropout": 0.0, "train": {"batch_size": 16}}  # fmt: skip
 LADDER = {"t2x128": gpt2(2, 128, 3e-3), "t4x256": gpt2(4, 256, 1.5e-3),
           "t6x384": gpt2(6, 384, 1e-3)}  # fmt: skip
+DEFAULT_GPT2 = ("t2x64", "t2x128", "t4x256")  # the default zoo's transformers (its shapes)
 
 # variant → (vocabulary, training overrides, zoo); None keeps the default config's
 VARIANTS = {
@@ -54,14 +65,23 @@ VARIANTS = {
     "ladder-2048": (2048, {"tokens": 2_400_000}, {k: LADDER[k] for k in ("t2x128", "t4x256")}),
     "ladder-8192": (8192, {"tokens": 2_400_000}, {k: LADDER[k] for k in ("t2x128", "t4x256")}),
     "default": (None, {}, None),
+    # the extraction curve: the default's transformers trained for longer budgets
+    "curve-2.4M": (None, {"tokens": 2_400_000}, DEFAULT_GPT2),
+    "curve-3.2M": (None, {"tokens": 3_200_000}, DEFAULT_GPT2),
+    "curve-4.8M": (None, {"tokens": 4_800_000}, DEFAULT_GPT2[:2]),
+    "curve-6.4M": (None, {"tokens": 6_400_000}, DEFAULT_GPT2[:2]),
+    "curve-9.6M": (None, {"tokens": 9_600_000}, DEFAULT_GPT2[:2]),
 }  # fmt: skip
 CHECKPOINTS = 6
 
 
 def variant_config(name: str, base: dict) -> dict:
-    """The default config with variant ``name``'s overrides (results under results-setup/)."""
+    """The default config with variant ``name``'s overrides (results under results-setup/): a
+    zoo given as names keeps those models of the default zoo, as they are configured there."""
     vocab, train, zoo = VARIANTS[name]
     cfg = copy.deepcopy(base)
+    if isinstance(zoo, tuple):
+        zoo = {m: cfg["models"]["zoo"][m] for m in zoo}
     cfg["results"] = f"results-setup/{name}"
     if vocab is not None:
         cfg["tokenizers"][cfg["models"]["tokenizer"]]["vocab_size"] = vocab
@@ -100,6 +120,28 @@ def checkpoint_extraction(out: Path, cfg: dict, model: str) -> list[dict]:
     return rows
 
 
+def greedy_loop_share(out: Path, cfg: dict, model: str) -> float:
+    """Share of the greedy continuations of ``model`` (its final weights) after the run's
+    held-out prompts at ``sampling.prompt_length`` that end in a loop of
+    ``analysis.loop_length`` tokens (the loops report's rows, :func:`copyscope.report.loops.set_rows`).
+    The continuations are written to ``<results>/loops/<model>.jsonl``."""
+    from copyscope.io import read_jsonl
+    from copyscope.report.loops import set_rows
+    from copyscope.sample import generate_file
+
+    s = cfg["sampling"]
+    path = out / "loops" / f"{model}.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    generate_file(
+        out / "models" / model, model, "greedy", s["decodings"]["greedy"],
+        out / "prompts" / "prompts.jsonl", out / "tokenizers" / cfg["models"]["tokenizer"],
+        path, prompt_lengths=[s["prompt_length"]], new_tokens=s["new_tokens"], seed=s["seed"],
+        batch_size=s["batch_size"], device="cpu",
+    )  # fmt: skip
+    (row,) = set_rows({}, list(read_jsonl(path)), cfg["analysis"]["loop_length"])
+    return round(float(row["loop_share"]), 2)
+
+
 def run(name: str, base: dict, reuse: bool = False) -> pd.DataFrame:
     cfg = variant_config(name, base)
     out = ROOT / cfg["results"]
@@ -109,6 +151,8 @@ def run(name: str, base: dict, reuse: bool = False) -> pd.DataFrame:
         config_path.write_text(yaml.safe_dump(cfg, sort_keys=False))
     models = list(cfg["models"]["zoo"])
     targets = [f"{cfg['results']}/memorization/{m}.csv" for m in models]
+    targets += [f"{cfg['results']}/prompts/prompts.jsonl",
+                f"{cfg['results']}/tokenizers/{cfg['models']['tokenizer']}"]  # fmt: skip
     if reuse:  # the models trained by an earlier run of this variant, read again
         kept = [f"{cfg['results']}/models/{m}/checkpoints/checkpoints.json" for m in models]
         missing = [t for t in kept if not (ROOT / t).exists()]
@@ -130,13 +174,18 @@ def run(name: str, base: dict, reuse: bool = False) -> pd.DataFrame:
         log = pd.read_csv(out / "tables" / "training" / f"{model}.csv")
         last = log.iloc[-1]
         speed = round(last["tokens"] / last["seconds"])
-        for row in checkpoint_extraction(out, cfg, model):
+        kept = checkpoint_extraction(out, cfg, model)
+        loops = greedy_loop_share(out, cfg, model)
+        for i, row in enumerate(kept):
+            final = i == len(kept) - 1
+            seconds = float(np.interp(row["step"], log["step"], log["seconds"]))
             rows.append({
                 "variant": name, "model": model, "step": row.pop("step"),
                 "tokens": int(row["tokens"]), "epochs": round(row.pop("tokens") / train_tokens, 2),
                 "valid_loss": round(float(row["valid_loss"]), 3),
                 "bits_per_word": round(row.pop("valid_loss") * tokens_per_word / math.log(2), 3),
-                "tokens_per_s": speed, **row,
+                "tokens_per_s": speed, "train_minutes": round(seconds / 60, 2), **row,
+                "greedy_loops": loops if final else float("nan"), "final": final,
             })  # fmt: skip
     return pd.DataFrame(rows)
 
@@ -152,6 +201,9 @@ def main(argv=None) -> int:
         action="store_true",
         help="read the models an earlier run of each variant trained (no training)",
     )
+    ap.add_argument(
+        "--final", action="store_true", help="print each model's final row only (the curve)"
+    )
     args = ap.parse_args(argv)
     unknown = [v for v in args.variants if v not in VARIANTS]
     if unknown:
@@ -160,7 +212,8 @@ def main(argv=None) -> int:
     table = pd.concat(
         [run(v, base, args.reuse) for v in args.variants or VARIANTS], ignore_index=True
     )
-    print(table.to_string(index=False))
+    shown = table[table["final"]].drop(columns="final") if args.final else table
+    print(shown.to_string(index=False))
     if args.csv:
         table.to_csv(args.csv, index=False)
     return 0
