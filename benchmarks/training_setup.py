@@ -71,6 +71,11 @@ VARIANTS = {
     "curve-4.8M": (None, {"tokens": 4_800_000}, DEFAULT_GPT2[:2]),
     "curve-6.4M": (None, {"tokens": 6_400_000}, DEFAULT_GPT2[:2]),
     "curve-9.6M": (None, {"tokens": 9_600_000}, DEFAULT_GPT2[:2]),
+    # the default budget, what else might make the transformers extract: twice the learning
+    # rate, or no weight decay
+    "lr-2x": (None, {}, {"t2x64": gpt2(2, 64, 6e-3), "t2x128": gpt2(2, 128, 6e-3),
+                         "t4x256": gpt2(4, 256, 3e-3)}),
+    "wd-0": (None, {"weight_decay": 0.0}, DEFAULT_GPT2),
 }  # fmt: skip
 CHECKPOINTS = 6
 
@@ -90,7 +95,7 @@ def variant_config(name: str, base: dict) -> dict:
         first = next(iter(zoo))
         cfg["models"]["zoo"] = zoo
         cfg["models"]["evaluator"] = first
-        cfg["models"]["evaluators"] = {first: next(iter(set(zoo) - {first}))}
+        cfg["models"]["evaluators"] = {first: list(zoo)[1]}
         for key in ("prompt_length_models", "grid_models"):
             cfg["sampling"][key] = [first]
         cfg["sampling"].get("training_prompts", {})["models"] = [first]
@@ -125,10 +130,12 @@ def greedy_loop_share(out: Path, cfg: dict, model: str) -> float:
     held-out prompts at ``sampling.prompt_length`` that end in a loop of
     ``analysis.loop_length`` tokens (the loops report's rows, :func:`copyscope.report.loops.set_rows`).
     The continuations are written to ``<results>/loops/<model>.jsonl``."""
+    from copyscope.config import validate
     from copyscope.io import read_jsonl
     from copyscope.report.loops import set_rows
     from copyscope.sample import generate_file
 
+    cfg = validate(cfg)  # the schema's defaults (analysis.loop_length) filled in
     s = cfg["sampling"]
     path = out / "loops" / f"{model}.jsonl"
     path.parent.mkdir(parents=True, exist_ok=True)
