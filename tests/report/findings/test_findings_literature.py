@@ -194,7 +194,9 @@ def test_the_excerpt_plays_resampled_as_whole_plays():
     # no excerpt positive without excerpt plays
     assert paper.excerpt_plays(cloze[cloze["split"] != "excerpt"]) == 0
     table = P.power_table(data(cloze=cloze), None, POWER_PARAMS)
-    table = table[~table["positive"].isin(["training plays", "planted agreement (r = 0.77)"])]
+    others = ["training plays", "planted agreement (r = 0.77)",
+              "training plays as the most-copied plays"]  # fmt: skip
+    table = table[~table["positive"].isin(others)]
     assert set(table["positive"]) == {"planted excerpt plays (highest copies)"}
     assert table["size"].tolist() == [2, 5, 10] and (table["observed"] == 2).all()
 
@@ -218,6 +220,33 @@ def test_the_training_plays_resampled_as_whole_plays():
     table = P.power_table(data(cloze=cloze), None, POWER_PARAMS)
     rows = table[table["positive"] == "training plays"]
     assert set(rows["claim"]) == {"cloze-training-plays"} and (rows["observed"] == 12).all()
+
+
+def test_the_training_plays_as_the_most_copied_plays():
+    """Zhang et al.'s popularity trend: k training plays (seen whole, answered more often)
+    labelled with the highest excerpt copy count against the held-out plays at 0 copies, by the
+    trend rule's play-permutation test; training plays answered like held-out ones give no
+    trend."""
+    cloze = cloze_items()
+    tables = paper.trend_resample(np.random.default_rng(0), data(cloze=cloze), POWER_PARAMS, 5)
+    rows = tables["membership_cloze_trend"]
+    assert rows["model"].tolist() == ["a", "b"] and (rows["rho"] > 0).all()
+    # per model: its 12 held-out plays (8 items each) and 5 training plays (24 items each)
+    assert (rows["items"] == 12 * 8 + 5 * 24).all()
+    strong = P.power_at("cloze-excerpt-copies", paper.trend_resample, F.HOLDS, data(cloze=cloze),
+                        POWER_PARAMS, 10, 10, 0)  # fmt: skip
+    flat = cloze.assign(correct_insensitive=np.where(cloze["split"] == "train", 0,
+                                                     cloze["correct_insensitive"]))  # fmt: skip
+    none = P.power_at("cloze-excerpt-copies", paper.trend_resample, F.HOLDS, data(cloze=flat),
+                      POWER_PARAMS, 10, 10, 0)  # fmt: skip
+    assert strong["power"] >= 0.8 and none["power"] == 0.0
+    table = P.power_table(data(cloze=cloze), None, POWER_PARAMS)
+    rows = table[table["positive"] == "training plays as the most-copied plays"]
+    assert set(rows["claim"]) == {"cloze-excerpt-copies"} and (rows["observed"] == 12).all()
+    # no positive without held-out plays to set them against
+    assert paper.trend_resample(np.random.default_rng(0),
+                                data(cloze=cloze[cloze["split"] != "valid"]), POWER_PARAMS,
+                                5) is None  # fmt: skip
 
 
 # --------------------------------------------------------------------------- timing (OLMo checkpoints)

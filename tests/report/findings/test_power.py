@@ -72,6 +72,7 @@ def test_the_positives_come_from_the_claims_in_the_tables_order():
         ("extraction-duplication", "planted ladder"),
         ("cloze-excerpts", "planted excerpt plays (highest copies)"),
         ("cloze-training-plays", "training plays"),
+        ("cloze-excerpt-copies", "training plays as the most-copied plays"),
         ("cloze-overlap-correlation", "planted agreement (r = 0.77)"),
     ]
     assert all(p.right == F.HOLDS and p.observed in p.sizes for _, p in found)

@@ -315,6 +315,42 @@ def _plays(row) -> str:
     return f"{int(row['plays'])} plays" if "plays" in row.index else "plays unknown"
 
 
+def trend_resample(rng, data, params, size):
+    """Builder: ``size`` training plays of each model's name cloze, drawn with replacement as
+    whole plays and labelled as excerpt plays of the run's highest excerpt copy count (1
+    without excerpt plays), beside every clean held-out play at 0 copies (drawn the same way,
+    as many as the run has): the training plays were seen whole, the most exposure a play can
+    have, so the copy-count trend must rise (the membership report's
+    :func:`~copyscope.report.name_cloze.cloze_trend_rows` on those items)."""
+    cloze = _cloze(data)
+    if not excerpt_plays(cloze, _training_groups):
+        return None
+    if "excerpt_copies" not in cloze:
+        cloze = cloze.assign(excerpt_copies=0)
+    excerpts = cloze.loc[cloze["split"] == "excerpt", "excerpt_copies"]
+    top = float(excerpts.max()) if len(excerpts) else 1.0
+    parts = []
+    for (_, side), h in _training_groups(cloze).items():
+        plays = h["play"].unique()
+        n = size if side == "top" else len(plays)
+        drawn = _drawn_plays(h, plays, rng.integers(len(plays), size=n))
+        parts.append(drawn.assign(split="excerpt", excerpt_copies=top) if side == "top"
+                     else drawn.assign(excerpt_copies=0))  # fmt: skip
+    frame = pd.concat(parts, ignore_index=True)
+    return {"membership_cloze_trend": name_cloze.cloze_trend_rows(frame, *_cloze_n_boot(params))}
+
+
+def trend_positives(data, index, params: Mapping, shared: dict) -> list[Positive]:
+    """The training plays as the most-copied plays against the held-out plays, resampled as
+    whole plays (projected to larger sizes too): no planted excerpt raises accuracy enough to
+    be a known answer here (the excerpt rows are inconclusive), a play seen whole does."""
+    if not (per := excerpt_plays(_cloze(data), _training_groups)):
+        return []
+    sizes = projected_sizes(params["findings"]["power"]["sizes"], per)
+    return [Positive("training plays as the most-copied plays", trend_resample, HOLDS, sizes,
+                     per)]  # fmt: skip
+
+
 @claim(
     "cloze-excerpt-copies",
     "Memorization rises with a book's presence on the web (popularity)",
@@ -330,6 +366,7 @@ def _plays(row) -> str:
     "holds if every model holds, does not hold if every model does not",
     setting="popularity is stood in for by the planted copy count of a play's excerpts",
     nulls=(Null("permuted plays", permuted_excerpt_plays("membership_cloze_trend")),),
+    positives=trend_positives,
 )
 def cloze_excerpt_copies(tables: Tables, params: Mapping):
     """Zhang et al. 2024: the more often a work's text is on the web, the more it is
