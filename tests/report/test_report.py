@@ -750,6 +750,10 @@ def test_cloze_excerpt_groups_trend_and_within_training_r():
     # the training plays' items do not change it
     other = _cloze_frame({**CLOZE_PLAYS, "t1": ("train", 0, [0, 0, 0, 0], [0.25] * 4)})
     assert name_cloze.cloze_trend_rows(other, n_boot=200, seed=0).equals(trend)
+    # without intervals (the scorecard's resamples): the same rho and p-value, NaN bounds
+    bare = name_cloze.cloze_trend_rows(cloze, n_boot=200, seed=0, intervals=False)
+    assert bare[["rho", "p_value"]].equals(trend[["rho", "p_value"]])
+    assert bare[["rho_lo", "rho_hi"]].isna().all().all()
     # control: correctness unrelated to the copies
     flat = _cloze_frame(
         {"v": ("valid", 0, [0, 1], [0.0] * 2), "e2": ("excerpt", 2, [0, 1], [0.0] * 2),

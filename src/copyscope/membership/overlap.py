@@ -40,6 +40,7 @@ __all__ = [
     "ngram_overlap",
     "pearson_ci",
     "spearman_ci",
+    "spearman_rho",
 ]
 
 TRAINING_NS = (7, 13)
@@ -97,6 +98,13 @@ def _row_pearson(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return np.where(den > 0, (a * b).sum(axis=-1) / den, np.nan)
 
 
+def spearman_rho(x, y) -> float:
+    """Spearman's ρ of paired values (``scipy.stats.spearmanr``: Pearson's r of the ranks, ties
+    at their average rank); ValueError with fewer than 3 pairs or a constant variable."""
+    a, b = _pairs(x, y)
+    return float(scipy_stats.spearmanr(a, b).statistic)
+
+
 def spearman_ci(
     x, y, *, n_boot: int = 1000, n_perm: int = 1000, seed: int = 0, level: float = 0.95
 ) -> tuple[float, float, float, float]:
@@ -108,7 +116,7 @@ def spearman_ci(
     ``n_perm``, else ``n_perm`` seeded permutations). ValueError with fewer than 3 pairs or a
     constant variable."""
     a, b = _pairs(x, y)
-    rho = float(scipy_stats.spearmanr(a, b).statistic)
+    rho = spearman_rho(a, b)
 
     def replicates(ai, bi):
         reps = _row_pearson(scipy_stats.rankdata(ai, axis=1), scipy_stats.rankdata(bi, axis=1))

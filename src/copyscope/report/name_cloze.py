@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from ..membership.evaluate import evaluate_detector, low_fpr_row
-from ..membership.overlap import pearson_ci, spearman_ci
+from ..membership.overlap import pearson_ci, spearman_ci, spearman_rho
 from ..stats import (
     bootstrap_mean_ci,
     permutation_tails,
@@ -264,7 +264,9 @@ def _rho_row(compute) -> dict:
     return {"rho": rho, "rho_lo": lo, "rho_hi": hi, "p_value": p, "note": note}
 
 
-def cloze_trend_rows(cloze: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFrame:
+def cloze_trend_rows(
+    cloze: pd.DataFrame, n_boot: int, seed: int, intervals: bool = True
+) -> pd.DataFrame:
     """Per model: Spearman's ρ over the items of the held-out plays between case-insensitive
     correctness (0/1) and the play's copy count (0 for a clean held-out play, c for an excerpt
     play of copy count c; training plays excluded), its 95% bootstrap interval over items
@@ -272,7 +274,8 @@ def cloze_trend_rows(cloze: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFram
     with the copy counts permuted over the plays (:func:`play_rank_p`, ``n_boot``
     permutations: items of one play are not independent, so a permutation of the items
     overstates the evidence);
-    ``note`` says why ρ is not computed (e.g. every item answered alike)."""
+    ``note`` says why ρ is not computed (e.g. every item answered alike). ``intervals=False``
+    leaves the interval NaN (the scorecard's resamples: its rule reads ρ and the p-value)."""
     rows = []
     if "excerpt_copies" not in cloze:
         cloze = cloze.assign(excerpt_copies=0)
@@ -280,13 +283,12 @@ def cloze_trend_rows(cloze: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFram
         h = g[g["split"] != "train"]
 
         def trend(h=h):
-            rho, lo, hi, _ = spearman_ci(
-                h["excerpt_copies"].to_numpy(float),
-                h["correct_insensitive"].to_numpy(float),
-                n_boot=n_boot,
-                n_perm=1,
-                seed=seed,
-            )
+            x = h["excerpt_copies"].to_numpy(float)
+            y = h["correct_insensitive"].to_numpy(float)
+            if intervals:
+                rho, lo, hi, _ = spearman_ci(x, y, n_boot=n_boot, n_perm=1, seed=seed)
+            else:
+                rho, lo, hi = spearman_rho(x, y), np.nan, np.nan
             copies = h.groupby("play", sort=False)["excerpt_copies"].first().to_dict()
             p = play_rank_p(copies, h["play"].to_numpy(), h["correct_insensitive"], n_boot, seed)
             return rho, lo, hi, p

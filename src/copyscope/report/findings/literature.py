@@ -6,6 +6,7 @@ positives (the excerpt plays, the training plays)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -237,7 +238,8 @@ def permuted_excerpt_plays(table: str) -> NullBuilder:
     report's builder."""
     builder = {
         "membership_cloze_excerpts": name_cloze.cloze_excerpt_rows,
-        "membership_cloze_trend": name_cloze.cloze_trend_rows,
+        # the trend rule reads rho and its p-value only: no bootstrap interval
+        "membership_cloze_trend": partial(name_cloze.cloze_trend_rows, intervals=False),
     }[table]
 
     def build(rng, data, params):
@@ -337,7 +339,8 @@ def trend_resample(rng, data, params, size):
         parts.append(drawn.assign(split="excerpt", excerpt_copies=top) if side == "top"
                      else drawn.assign(excerpt_copies=0))  # fmt: skip
     frame = pd.concat(parts, ignore_index=True)
-    return {"membership_cloze_trend": name_cloze.cloze_trend_rows(frame, *_cloze_n_boot(params))}
+    rows = name_cloze.cloze_trend_rows(frame, *_cloze_n_boot(params), intervals=False)
+    return {"membership_cloze_trend": rows}
 
 
 def trend_positives(data, index, params: Mapping, shared: dict) -> list[Positive]:
