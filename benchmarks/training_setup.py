@@ -23,7 +23,7 @@ report's definition, at ``sampling.prompt_length``), and ``--final`` prints only
 
 Usage::
 
-    python benchmarks/training_setup.py                   # every variant (~2 h, bf16 CPU)
+    python benchmarks/training_setup.py                   # every variant (~2.5 h, bf16 CPU)
     python benchmarks/training_setup.py ladder-4096 --csv ladder.csv
     python benchmarks/training_setup.py ladder-4096 --reuse   # its models again, no training
     python benchmarks/training_setup.py curve-2.4M curve-3.2M curve-4.8M curve-6.4M --final
@@ -69,7 +69,7 @@ VARIANTS = {
     "curve-2.4M": (None, {"tokens": 2_400_000}, DEFAULT_GPT2),
     "curve-3.2M": (None, {"tokens": 3_200_000}, DEFAULT_GPT2),
     "curve-4.8M": (None, {"tokens": 4_800_000}, DEFAULT_GPT2[:2]),
-    "curve-6.4M": (None, {"tokens": 6_400_000}, DEFAULT_GPT2[:2]),
+    "curve-6.4M": (None, {"tokens": 6_400_000}, DEFAULT_GPT2),
     "curve-9.6M": (None, {"tokens": 9_600_000}, DEFAULT_GPT2[:2]),
     # the default budget, what else might make the transformers extract: twice the learning
     # rate, or no weight decay

@@ -28,6 +28,15 @@ from support.findings import (
 )
 
 
+def power_with_and_without(claim, build, cloze, split, size):
+    """The power of ``claim``'s positive ``build`` at ``size`` on the name cloze items, and on
+    the same items with every item of the plays of ``split`` answered wrong (no effect)."""
+    flat = cloze.assign(correct_insensitive=np.where(cloze["split"] == split, 0,
+                                                     cloze["correct_insensitive"]))  # fmt: skip
+    return tuple(P.power_at(claim, build, F.HOLDS, data(cloze=c), POWER_PARAMS, size, 10, 0)["power"]
+                 for c in (cloze, flat))  # fmt: skip
+
+
 def cloze_summary(train, valid, r):
     cols = ["model", "split", "acc_insensitive", "acc_insensitive_lo", "acc_insensitive_hi"]
     frame = pd.DataFrame([("m", "train", *train), ("m", "valid", *valid)], columns=cols)
@@ -184,13 +193,10 @@ def test_the_excerpt_plays_resampled_as_whole_plays():
     assert (t.xs("excerpt", level="group")["copies"] == 16).all()
     assert (t.xs("excerpt-pooled", level="group")["plays"] == 9).all()
     # the planted effect is found at a size above the run's own; a control without it is not
-    strong = P.power_at("cloze-excerpts", paper.excerpt_resample, F.HOLDS, data(cloze=cloze),
-                        POWER_PARAMS, 16, 10, 0)  # fmt: skip
-    flat = cloze.assign(correct_insensitive=np.where(cloze["split"] == "excerpt", 0,
-                                                     cloze["correct_insensitive"]))  # fmt: skip
-    none = P.power_at("cloze-excerpts", paper.excerpt_resample, F.HOLDS, data(cloze=flat),
-                      POWER_PARAMS, 16, 10, 0)  # fmt: skip
-    assert strong["power"] >= 0.8 and none["power"] == 0.0
+    strong, none = power_with_and_without(
+        "cloze-excerpts", paper.excerpt_resample, cloze, "excerpt", 16
+    )
+    assert strong >= 0.8 and none == 0.0
     # no excerpt positive without excerpt plays
     assert paper.excerpt_plays(cloze[cloze["split"] != "excerpt"]) == 0
     table = P.power_table(data(cloze=cloze), None, POWER_PARAMS)
@@ -210,13 +216,10 @@ def test_the_training_plays_resampled_as_whole_plays():
     t = tables["membership_cloze_excerpts"].set_index(["model", "group"])
     assert (t.xs("train", level="group")["plays"] == 5).all()
     assert (t.xs("held-out", level="group")["plays"] == 12).all()
-    strong = P.power_at("cloze-training-plays", paper.training_resample, F.HOLDS, data(cloze=cloze),
-                        POWER_PARAMS, 10, 10, 0)  # fmt: skip
-    flat = cloze.assign(correct_insensitive=np.where(cloze["split"] == "train", 0,
-                                                     cloze["correct_insensitive"]))  # fmt: skip
-    none = P.power_at("cloze-training-plays", paper.training_resample, F.HOLDS, data(cloze=flat),
-                      POWER_PARAMS, 10, 10, 0)  # fmt: skip
-    assert strong["power"] >= 0.8 and none["power"] == 0.0
+    strong, none = power_with_and_without(
+        "cloze-training-plays", paper.training_resample, cloze, "train", 10
+    )
+    assert strong >= 0.8 and none == 0.0
     table = P.power_table(data(cloze=cloze), None, POWER_PARAMS)
     rows = table[table["positive"] == "training plays"]
     assert set(rows["claim"]) == {"cloze-training-plays"} and (rows["observed"] == 12).all()
@@ -233,13 +236,10 @@ def test_the_training_plays_as_the_most_copied_plays():
     assert rows["model"].tolist() == ["a", "b"] and (rows["rho"] > 0).all()
     # per model: its 12 held-out plays (8 items each) and 5 training plays (24 items each)
     assert (rows["items"] == 12 * 8 + 5 * 24).all()
-    strong = P.power_at("cloze-excerpt-copies", paper.trend_resample, F.HOLDS, data(cloze=cloze),
-                        POWER_PARAMS, 10, 10, 0)  # fmt: skip
-    flat = cloze.assign(correct_insensitive=np.where(cloze["split"] == "train", 0,
-                                                     cloze["correct_insensitive"]))  # fmt: skip
-    none = P.power_at("cloze-excerpt-copies", paper.trend_resample, F.HOLDS, data(cloze=flat),
-                      POWER_PARAMS, 10, 10, 0)  # fmt: skip
-    assert strong["power"] >= 0.8 and none["power"] == 0.0
+    strong, none = power_with_and_without(
+        "cloze-excerpt-copies", paper.trend_resample, cloze, "train", 10
+    )
+    assert strong >= 0.8 and none == 0.0
     table = P.power_table(data(cloze=cloze), None, POWER_PARAMS)
     rows = table[table["positive"] == "training plays as the most-copied plays"]
     assert set(rows["claim"]) == {"cloze-excerpt-copies"} and (rows["observed"] == 12).all()
