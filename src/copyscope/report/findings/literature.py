@@ -117,14 +117,20 @@ def excerpt_resample(rng, data, params, size, groups_of=_excerpt_groups):
     excerpt rule must find them answered more often."""
     if not excerpt_plays(data.cloze, groups_of):
         return None
-    parts = []
-    for (_, side), h in groups_of(data.cloze).items():
+    frame = pd.concat([h for _, h in _drawn_sides(data.cloze, groups_of, size, rng)],
+                      ignore_index=True)  # fmt: skip
+    m = params["analysis"]["membership"]
+    return {"membership_cloze_excerpts": cloze_excerpt_rows(frame, m["bootstrap"], m["seed"])}
+
+
+def _drawn_sides(cloze: pd.DataFrame, groups_of, size: int, rng):
+    """Per (model, side) of ``groups_of(cloze)``, in order: ``(side, items)`` with ``size``
+    plays of the ``top`` side and as many plays of any other side as it has, drawn with
+    replacement as whole plays (:func:`_drawn_plays`)."""
+    for (_, side), h in groups_of(cloze).items():
         plays = h["play"].unique()
         n = size if side == "top" else len(plays)
-        parts.append(_drawn_plays(h, plays, rng.integers(len(plays), size=n)))
-    m = params["analysis"]["membership"]
-    frame = pd.concat(parts, ignore_index=True)
-    return {"membership_cloze_excerpts": cloze_excerpt_rows(frame, m["bootstrap"], m["seed"])}
+        yield side, _drawn_plays(h, plays, rng.integers(len(plays), size=n))
 
 
 def _drawn_plays(h: pd.DataFrame, plays, picks) -> pd.DataFrame:
@@ -327,18 +333,14 @@ def trend_resample(rng, data, params, size):
     cloze = _cloze(data)
     if not excerpt_plays(cloze, _training_groups):
         return None
-    if "excerpt_copies" not in cloze:
-        cloze = cloze.assign(excerpt_copies=0)
-    excerpts = cloze.loc[cloze["split"] == "excerpt", "excerpt_copies"]
-    top = float(excerpts.max()) if len(excerpts) else 1.0
-    parts = []
-    for (_, side), h in _training_groups(cloze).items():
-        plays = h["play"].unique()
-        n = size if side == "top" else len(plays)
-        drawn = _drawn_plays(h, plays, rng.integers(len(plays), size=n))
-        parts.append(drawn.assign(split="excerpt", excerpt_copies=top) if side == "top"
-                     else drawn.assign(excerpt_copies=0))  # fmt: skip
-    frame = pd.concat(parts, ignore_index=True)
+    excerpt = cloze["split"] == "excerpt"
+    top = float(cloze.loc[excerpt, "excerpt_copies"].max()) if excerpt.any() else 1.0
+    frame = pd.concat(
+        [h.assign(split="excerpt", excerpt_copies=top) if side == "top"
+         else h.assign(excerpt_copies=0)
+         for side, h in _drawn_sides(cloze, _training_groups, size, rng)],
+        ignore_index=True,
+    )  # fmt: skip
     rows = name_cloze.cloze_trend_rows(frame, *_cloze_n_boot(params), intervals=False)
     return {"membership_cloze_trend": rows}
 
