@@ -9,7 +9,8 @@ extracts the ladder's passages with every kept checkpoint (:func:`copyscope.memo
 on :func:`copyscope.lm.checkpoints.load_checkpoint`, as the dynamics stage does), and prints one
 row per (variant, model, step): training tokens and epochs, validation loss in nats per token
 and in bits per word (the loss times the validation split's tokens per word, over ln 2:
-comparable across vocabularies), tokens per second, and the exact-extraction share per rung.
+comparable across vocabularies), tokens per second, and the exact-extraction share per rung;
+the final row has the verdict of the scorecard's trend over the rungs (``trend``).
 Every variant's corpus is the default's (same planted text), so losses compare across
 variants of one vocabulary in nats and across vocabularies in bits per word.
 
@@ -27,6 +28,7 @@ Usage::
     python benchmarks/training_setup.py ladder-4096 --csv ladder.csv
     python benchmarks/training_setup.py ladder-4096 --reuse   # its models again, no training
     python benchmarks/training_setup.py curve-2.4M curve-3.2M curve-4.8M curve-6.4M --final
+    python benchmarks/training_setup.py curve-target --seed 1 --final   # another models.seed
 """
 
 from __future__ import annotations
@@ -70,6 +72,9 @@ VARIANTS = {
     "curve-3.2M": (None, {"tokens": 3_200_000}, DEFAULT_GPT2),
     "curve-4.8M": (None, {"tokens": 4_800_000}, DEFAULT_GPT2[:2]),
     "curve-6.4M": (None, {"tokens": 6_400_000}, DEFAULT_GPT2),
+    # each transformer at the shortest budget of the curve where seed 0 met the target
+    "curve-target": (None, {}, (("t2x64", 6_400_000), ("t2x128", 4_800_000),
+                                ("t4x256", 3_200_000))),
     # the default budget with twice each transformer's learning rate: no shortcut to extraction
     "lr-2x": (None, {}, {"t2x64": gpt2(2, 64, 6e-3), "t2x128": gpt2(2, 128, 6e-3),
                          "t4x256": gpt2(4, 256, 3e-3)}),
@@ -77,14 +82,17 @@ VARIANTS = {
 CHECKPOINTS = 6
 
 
-def variant_config(name: str, base: dict) -> dict:
-    """The default config with variant ``name``'s overrides (results under results-setup/): a
-    zoo given as names keeps those models of the default zoo, as they are configured there."""
+def variant_config(name: str, base: dict, seed: int = 0) -> dict:
+    """The default config with variant ``name``'s overrides (results under results-setup/,
+    ``<name>-seed<seed>`` for a seed other than 0): a zoo given as names keeps those models of the
+    default zoo, as they are configured there; a (name, tokens) pair gives that model a training
+    budget of its own. ``seed`` is ``models.seed`` (what ``make seeds`` varies)."""
     vocab, train, zoo = VARIANTS[name]
     cfg = copy.deepcopy(base)
     if isinstance(zoo, tuple):
-        zoo = {m: cfg["models"]["zoo"][m] for m in zoo}
-    cfg["results"] = f"results-setup/{name}"
+        zoo = dict(_zoo_entry(cfg["models"]["zoo"], m) for m in zoo)
+    cfg["results"] = f"results-setup/{name}" + (f"-seed{seed}" if seed else "")
+    cfg["models"]["seed"] = seed
     if vocab is not None:
         cfg["tokenizers"][cfg["models"]["tokenizer"]]["vocab_size"] = vocab
     cfg["models"]["train"].update(train, checkpoints=CHECKPOINTS)
@@ -99,8 +107,20 @@ def variant_config(name: str, base: dict) -> dict:
     return cfg
 
 
+def _zoo_entry(zoo: dict, item) -> tuple[str, dict]:
+    """A default zoo model by name, or (name, tokens): that model with its own budget."""
+    if isinstance(item, str):
+        return item, zoo[item]
+    model, tokens = item
+    entry = copy.deepcopy(zoo[model])
+    entry["train"] = {**entry.get("train", {}), "tokens": tokens}
+    return model, entry
+
+
 def checkpoint_extraction(out: Path, cfg: dict, model: str) -> list[dict]:
-    """Exact extraction per rung of every kept checkpoint of ``model`` (the final one too)."""
+    """Exact extraction per rung of every kept checkpoint of ``model`` (the final one too),
+    and the final checkpoint's verdict of the scorecard's trend over the rungs
+    (:func:`duplication_trend`) in its ``trend`` key."""
     from copyscope.corpus import ladder_passages
     from copyscope.lm.checkpoints import load_checkpoint, read_checkpoints
     from copyscope.memorize import extract
@@ -119,7 +139,22 @@ def checkpoint_extraction(out: Path, cfg: dict, model: str) -> list[dict]:
         rates = frame.groupby("copies")["exact"].mean()
         rows.append({"step": ck["step"], "tokens": ck["tokens"], "valid_loss": ck["valid_loss"],
                      **{f"exact@{c}": round(float(r), 2) for c, r in rates.items()}})  # fmt: skip
+    if rows:
+        rows[-1]["trend"] = duplication_trend(frame, cfg)
     return rows
+
+
+def duplication_trend(frame: pd.DataFrame, cfg: dict) -> str:
+    """The verdict of the scorecard's ``extraction-duplication`` row (Carlini et al. 2023: the
+    exact trend test of the extraction rate over the controls and the rungs) on one model's
+    per-passage extraction ``frame`` (:func:`copyscope.memorize.extract`'s rows), at the
+    config's ``findings.alpha``."""
+    from copyscope.config import validate
+    from copyscope.report.findings.li import extraction_duplication
+    from copyscope.report.memorization import memorization_table
+
+    table = memorization_table(frame, 0, 0)  # the rule reads the rates, not their intervals
+    return extraction_duplication.decide({"memorization": table}, validate(cfg))[1]
 
 
 def greedy_loop_share(out: Path, cfg: dict, model: str) -> float:
@@ -146,8 +181,8 @@ def greedy_loop_share(out: Path, cfg: dict, model: str) -> float:
     return round(float(row["loop_share"]), 2)
 
 
-def run(name: str, base: dict, reuse: bool = False) -> pd.DataFrame:
-    cfg = variant_config(name, base)
+def run(name: str, base: dict, reuse: bool = False, seed: int = 0) -> pd.DataFrame:
+    cfg = variant_config(name, base, seed)
     out = ROOT / cfg["results"]
     out.mkdir(parents=True, exist_ok=True)
     config_path = out / "config.yaml"
@@ -182,14 +217,16 @@ def run(name: str, base: dict, reuse: bool = False) -> pd.DataFrame:
         loops = greedy_loop_share(out, cfg, model)
         for i, row in enumerate(kept):
             final = i == len(kept) - 1
+            trend = row.pop("trend", "")
             seconds = float(np.interp(row["step"], log["step"], log["seconds"]))
             rows.append({
-                "variant": name, "model": model, "step": row.pop("step"),
+                "variant": name, "seed": seed, "model": model, "step": row.pop("step"),
                 "tokens": int(row["tokens"]), "epochs": round(row.pop("tokens") / train_tokens, 2),
                 "valid_loss": round(float(row["valid_loss"]), 3),
                 "bits_per_word": round(row.pop("valid_loss") * tokens_per_word / math.log(2), 3),
                 "tokens_per_s": speed, "train_minutes": round(seconds / 60, 2), **row,
-                "greedy_loops": loops if final else float("nan"), "final": final,
+                "greedy_loops": loops if final else float("nan"),
+                "trend": trend, "final": final,
             })  # fmt: skip
     return pd.DataFrame(rows)
 
@@ -208,13 +245,16 @@ def main(argv=None) -> int:
     ap.add_argument(
         "--final", action="store_true", help="print each model's final row only (the curve)"
     )
+    ap.add_argument(
+        "--seed", type=int, default=0, help="models.seed of every variant (as `make seeds`)"
+    )
     args = ap.parse_args(argv)
     unknown = [v for v in args.variants if v not in VARIANTS]
     if unknown:
         ap.error(f"unknown variant(s) {unknown}; expected some of {list(VARIANTS)}")
     base = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
     table = pd.concat(
-        [run(v, base, args.reuse) for v in args.variants or VARIANTS], ignore_index=True
+        [run(v, base, args.reuse, args.seed) for v in args.variants or VARIANTS], ignore_index=True
     )
     shown = table[table["final"]].drop(columns="final") if args.final else table
     print(shown.to_string(index=False))
