@@ -72,6 +72,7 @@ VARIANTS = {
     "curve-3.2M": (None, {"tokens": 3_200_000}, DEFAULT_GPT2),
     "curve-4.8M": (None, {"tokens": 4_800_000}, DEFAULT_GPT2[:2]),
     "curve-6.4M": (None, {"tokens": 6_400_000}, DEFAULT_GPT2),
+    "curve-9.6M": (None, {"tokens": 9_600_000}, DEFAULT_GPT2[:1]),  # t2x64: 5 of 12 with seed 1
     # each transformer at the shortest budget of the curve where seed 0 met the target
     "curve-target": (None, {}, (("t2x64", 6_400_000), ("t2x128", 4_800_000),
                                 ("t4x256", 3_200_000))),
@@ -100,7 +101,7 @@ def variant_config(name: str, base: dict, seed: int = 0) -> dict:
         first = next(iter(zoo))
         cfg["models"]["zoo"] = zoo
         cfg["models"]["evaluator"] = first
-        cfg["models"]["evaluators"] = {first: list(zoo)[1]}
+        cfg["models"]["evaluators"] = {first: list(zoo)[1]} if len(zoo) > 1 else {}
         for key in ("prompt_length_models", "grid_models"):
             cfg["sampling"][key] = [first]
         cfg["sampling"].get("training_prompts", {})["models"] = [first]
