@@ -73,6 +73,7 @@ VARIANTS = {
     "curve-4.8M": (None, {"tokens": 4_800_000}, DEFAULT_GPT2[:2]),
     "curve-6.4M": (None, {"tokens": 6_400_000}, DEFAULT_GPT2),
     "curve-9.6M": (None, {"tokens": 9_600_000}, DEFAULT_GPT2[:1]),  # t2x64: 5 of 12 with seed 1
+    "curve-12.8M": (None, {"tokens": 12_800_000}, DEFAULT_GPT2[:1]),  # t2x64: still 5 at 9.6M
     # each transformer at the shortest budget of the curve where seed 0 met the target
     "curve-target": (None, {}, (("t2x64", 6_400_000), ("t2x128", 4_800_000),
                                 ("t4x256", 3_200_000))),
