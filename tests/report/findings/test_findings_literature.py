@@ -236,6 +236,10 @@ def test_the_training_plays_as_the_most_copied_plays():
     assert rows["model"].tolist() == ["a", "b"] and (rows["rho"] > 0).all()
     # per model: its 12 held-out plays (8 items each) and 5 training plays (24 items each)
     assert (rows["items"] == 12 * 8 + 5 * 24).all()
+    # a table without copy counts (excerpt plays unnumbered): the training plays at 1 copy
+    bare = cloze.drop(columns="excerpt_copies", errors="ignore")
+    bare_rows = paper.trend_resample(np.random.default_rng(0), data(cloze=bare), POWER_PARAMS, 5)
+    assert (bare_rows["membership_cloze_trend"]["items"] == 12 * 8 + 5 * 24).all()
     strong, none = power_with_and_without(
         "cloze-excerpt-copies", paper.trend_resample, cloze, "train", 10
     )

@@ -326,7 +326,7 @@ def _plays(row) -> str:
 def trend_resample(rng, data, params, size):
     """Builder: ``size`` training plays of each model's name cloze, drawn with replacement as
     whole plays and labelled as excerpt plays of the run's highest excerpt copy count (1
-    without excerpt plays), beside every clean held-out play at 0 copies (drawn the same way,
+    without excerpt plays or without their copy counts), beside every clean held-out play at 0 copies (drawn the same way,
     as many as the run has): the training plays were seen whole, the most exposure a play can
     have, so the copy-count trend must rise (the membership report's
     :func:`~copyscope.report.name_cloze.cloze_trend_rows` on those items)."""
@@ -334,7 +334,8 @@ def trend_resample(rng, data, params, size):
     if not excerpt_plays(cloze, _training_groups):
         return None
     excerpt = cloze["split"] == "excerpt"
-    top = float(cloze.loc[excerpt, "excerpt_copies"].max()) if excerpt.any() else 1.0
+    known = excerpt.any() and "excerpt_copies" in cloze
+    top = float(cloze.loc[excerpt, "excerpt_copies"].max()) if known else 1.0
     frame = pd.concat(
         [h.assign(split="excerpt", excerpt_copies=top) if side == "top"
          else h.assign(excerpt_copies=0)
