@@ -14,8 +14,8 @@ the final row has the verdict of the scorecard's trend over the rungs (``trend``
 Every variant's corpus is the default's (same planted text), so losses compare across
 variants of one vocabulary in nats and across vocabularies in bits per word.
 
-The ``curve-<tokens>`` variants train the default's GPT-2 shapes (its zoo, its vocabulary)
-for longer budgets: each is a training of its own (the cosine schedule ends at its budget), so
+The ``curve-<tokens>`` variants train the curve's GPT-2 shapes (:data:`CURVE_GPT2`, with the
+default's vocabulary and learning rates) for longer budgets: each is a training of its own (the cosine schedule ends at its budget), so
 their final rows draw the extraction target of the size-ladder issue (at least half of the top
 rung extracted, no control) against training minutes. Each final row also has the share of
 greedy continuations of the run's held-out prompts that end in a loop
@@ -59,7 +59,9 @@ LSTM = {"kind": "lstm", "n_embd": 256, "n_hidden": 512, "n_layer": 2, "n_ctx": 2
         "dropout": 0.0, "train": {"batch_size": 16}}  # fmt: skip
 LADDER = {"t2x128": gpt2(2, 128, 3e-3), "t4x256": gpt2(4, 256, 1.5e-3),
           "t6x384": gpt2(6, 384, 1e-3)}  # fmt: skip
-DEFAULT_GPT2 = ("t2x64", "t2x128", "t4x256")  # the default zoo's transformers (its shapes)
+# the shapes of the extraction curve: the default zoo's transformers when it was measured
+# (t2x128 has since left the default zoo for t1x32; it trains as configured there then)
+CURVE_GPT2 = ("t2x64", "t2x128", "t4x256")
 
 # variant → (vocabulary, training overrides, zoo); None keeps the default config's
 VARIANTS = {
@@ -67,19 +69,25 @@ VARIANTS = {
     "ladder-2048": (2048, {"tokens": 2_400_000}, {k: LADDER[k] for k in ("t2x128", "t4x256")}),
     "ladder-8192": (8192, {"tokens": 2_400_000}, {k: LADDER[k] for k in ("t2x128", "t4x256")}),
     "default": (None, {}, None),
-    # the extraction curve: the default's transformers trained for longer budgets
-    "curve-2.4M": (None, {"tokens": 2_400_000}, DEFAULT_GPT2),
-    "curve-3.2M": (None, {"tokens": 3_200_000}, DEFAULT_GPT2),
-    "curve-4.8M": (None, {"tokens": 4_800_000}, DEFAULT_GPT2[:2]),
-    "curve-6.4M": (None, {"tokens": 6_400_000}, DEFAULT_GPT2),
-    "curve-9.6M": (None, {"tokens": 9_600_000}, DEFAULT_GPT2[:1]),  # t2x64: 5 of 12 with seed 1
-    "curve-12.8M": (None, {"tokens": 12_800_000}, DEFAULT_GPT2[:1]),  # t2x64: still 5 at 9.6M
+    # the extraction curve: the curve's transformers trained for longer budgets
+    "curve-2.4M": (None, {"tokens": 2_400_000}, CURVE_GPT2),
+    "curve-3.2M": (None, {"tokens": 3_200_000}, CURVE_GPT2),
+    "curve-4.8M": (None, {"tokens": 4_800_000}, CURVE_GPT2[:2]),
+    "curve-6.4M": (None, {"tokens": 6_400_000}, CURVE_GPT2),
+    "curve-9.6M": (None, {"tokens": 9_600_000}, CURVE_GPT2[:1]),  # t2x64: 5 of 12 with seed 1
+    "curve-12.8M": (None, {"tokens": 12_800_000}, CURVE_GPT2[:1]),  # t2x64: still 5 at 9.6M
+    # the default's bottom rung (not on the curve above) at the longer budgets
+    "curve-t1x32-6.4M": (None, {}, (("t1x32", 6_400_000),)),
+    "curve-t1x32-12.8M": (None, {}, (("t1x32", 12_800_000),)),
     # each transformer at the shortest budget of the curve where seed 0 met the target
     "curve-target": (None, {}, (("t2x64", 6_400_000), ("t2x128", 4_800_000),
                                 ("t4x256", 3_200_000))),
     # the default budget with twice each transformer's learning rate: no shortcut to extraction
     "lr-2x": (None, {}, {"t2x64": gpt2(2, 64, 6e-3), "t2x128": gpt2(2, 128, 6e-3),
                          "t4x256": gpt2(4, 256, 3e-3)}),
+    # the default budget with shapes below t2x64: a smaller bottom rung for the ladder
+    "ladder-small": (None, {}, {"t2x32": gpt2(2, 32, 3e-3), "t1x64": gpt2(1, 64, 3e-3),
+                                "t2x64": gpt2(2, 64, 3e-3)}),
 }  # fmt: skip
 CHECKPOINTS = 6
 
@@ -87,8 +95,9 @@ CHECKPOINTS = 6
 def variant_config(name: str, base: dict, seed: int = 0) -> dict:
     """The default config with variant ``name``'s overrides (results under results-setup/,
     ``<name>-seed<seed>`` for a seed other than 0): a zoo given as names keeps those models of the
-    default zoo, as they are configured there; a (name, tokens) pair gives that model a training
-    budget of its own. ``seed`` is ``models.seed`` (what ``make seeds`` varies)."""
+    default zoo, as they are configured there (:data:`LADDER`'s where it has none); a (name,
+    tokens) pair gives that model a training budget of its own. ``seed`` is ``models.seed``
+    (what ``make seeds`` varies)."""
     vocab, train, zoo = VARIANTS[name]
     cfg = copy.deepcopy(base)
     if isinstance(zoo, tuple):
@@ -110,11 +119,12 @@ def variant_config(name: str, base: dict, seed: int = 0) -> dict:
 
 
 def _zoo_entry(zoo: dict, item) -> tuple[str, dict]:
-    """A default zoo model by name, or (name, tokens): that model with its own budget."""
+    """A default zoo model by name (a shape of :data:`LADDER` where the default zoo has no such
+    model), or (name, tokens): that model with its own budget."""
     if isinstance(item, str):
-        return item, zoo[item]
+        return item, zoo.get(item) or copy.deepcopy(LADDER[item])
     model, tokens = item
-    entry = copy.deepcopy(zoo[model])
+    entry = copy.deepcopy(zoo.get(model) or LADDER[model])
     entry["train"] = {**entry.get("train", {}), "tokens": tokens}
     return model, entry
 

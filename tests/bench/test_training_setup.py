@@ -36,8 +36,9 @@ def test_curve_variants_train_the_default_transformers_longer(base):
     for name in [v for v in training_setup.VARIANTS if v.startswith("curve-") and v[6].isdigit()]:
         cfg = training_setup.variant_config(name, base)
         zoo = cfg["models"]["zoo"]
-        assert set(zoo) <= set(training_setup.DEFAULT_GPT2) and "t2x64" in zoo
-        assert all(zoo[m] == base["models"]["zoo"][m] for m in zoo)  # the same shapes and lr
+        assert set(zoo) <= set(training_setup.CURVE_GPT2) and "t2x64" in zoo
+        for m in zoo:  # the same shapes and lr as the default zoo's, or the ladder's shape
+            assert zoo[m] == base["models"]["zoo"].get(m, training_setup.LADDER.get(m))
         assert cfg["tokenizers"] == base["tokenizers"] and cfg["corpus"] == base["corpus"]
         budgets.append(cfg["models"]["train"]["tokens"])
     assert budgets == sorted(budgets) and budgets[0] > base["models"]["train"]["tokens"]
@@ -49,8 +50,8 @@ def test_curve_target_gives_each_transformer_its_own_budget_and_seed_varies_the_
     zoo = cfg["models"]["zoo"]
     budgets = {m: zoo[m]["train"]["tokens"] for m in zoo}
     assert budgets == {"t2x64": 6_400_000, "t2x128": 4_800_000, "t4x256": 3_200_000}
-    for m in zoo:  # only the budget differs from the default zoo's model
-        default = base["models"]["zoo"][m]
+    for m in zoo:  # only the budget differs from the default zoo's (or the ladder's) model
+        default = base["models"]["zoo"].get(m) or training_setup.LADDER[m]
         assert {k: v for k, v in zoo[m].items() if k != "train"} == {
             k: v for k, v in default.items() if k != "train"
         }

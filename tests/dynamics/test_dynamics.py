@@ -264,5 +264,5 @@ def test_the_plan_of_the_dynamics(tmp_path):
     params = tiny.dynamics_params()
     assert params["cloze_per_play"] == 2 and params["template_headline_n"] == 6
     default = plan_of("config")  # on in the default, for every trained model
-    assert default.dynamics_models == ["t2x64", "t2x128", "t4x256", "lstm"]
+    assert default.dynamics_models == ["t1x32", "t2x64", "t4x256", "lstm"]
     assert default.parts()["dynamics"] and default.dynamics_params()["cloze_per_play"] == 4

@@ -74,7 +74,7 @@ def test_the_documented_judge_validates_and_is_wired_into_every_analyze_job():
     assert plan.evaluators()["judge"] == "smollm2"
     # without it: the zoo's evaluators, as before
     plan = Plan.from_config(validate({**copy.deepcopy(DEFAULT), "results": "/r"}))
-    assert plan.evaluator("t4x256") == "t2x128" and plan.evaluators()["judge"] is None
+    assert plan.evaluator("t4x256") == "t2x64" and plan.evaluators()["judge"] is None
     assert plan.analysis_inputs("human")["evaluator"] == "/r/models/t4x256"
 
 
@@ -92,7 +92,7 @@ DROP = object()
     "change, key, expected",
     [
         ({"name": "t2x64"}, "models.judge.name", "expected a name that is not under "
-         "models.zoo (t2x64, t2x128, t4x256, lstm), found 't2x64'"),
+         "models.zoo (t1x32, t2x64, t4x256, lstm), found 't2x64'"),
         ({"sha256": DROP}, "models.judge.sha256", "expected sha256 with wheel"),
         ({"path": ""}, "models.judge.path", "expected a non-empty string, found ''"),
         ({"gguf_file": "model.bin"}, "models.judge.gguf_file", "expected a string matching"),

@@ -113,23 +113,23 @@ def test_tiny_parts_and_probe_files(tiny):
 
 
 def test_default_config_plan(default):
-    assert default.models == ["t2x64", "t2x128", "t4x256", "lstm"]
+    assert default.models == ["t1x32", "t2x64", "t4x256", "lstm"]
     assert default.grid_models == ["t4x256"]
     # the shared decodings in the order of sampling.decodings, not of shared_decodings
-    for model in ("t2x64", "t2x128", "lstm"):
+    for model in ("t1x32", "t2x64", "lstm"):
         assert default.decodings_of(model) == [
             "pure", "top_k_40", "top_p_90", "temp_070", "greedy", "beam_4"
         ]  # fmt: skip
     assert len(default.decodings_of("t4x256")) == 12
     assert len(default.settings()) == 2 + 3 * 6 + 12
     assert default.settings()[:3] == [
-        ("human", "reference"), ("human", "contaminated"), ("t2x64", "pure")
+        ("human", "reference"), ("human", "contaminated"), ("t1x32", "pure")
     ]  # fmt: skip
     assert default.prompt_lengths_for("t4x256", "pure") == [0, 8, 32, 96]
     assert default.prompt_lengths_for("t4x256", "top_k_10") == [32]
-    assert default.prompt_lengths_for("t2x128", "pure") == [32]  # not a study model
-    assert default.evaluator("t4x256") == "t2x128"
-    assert default.evaluator("t2x64") == default.evaluator("human") == "t4x256"
+    assert default.prompt_lengths_for("t2x64", "pure") == [32]  # not a study model
+    assert default.evaluator("t4x256") == "t2x64"
+    assert default.evaluator("t1x32") == default.evaluator("human") == "t4x256"
     assert default.word_index == "words"  # raven_boundaries: documents
     assert default.ladder and default.contamination and default.excerpts and not default.books
 

@@ -210,7 +210,7 @@ def test_a_model_train_block_holds_only_its_overrides():
     cfg["models"]["zoo"]["t4x256"]["train"] = {"batch_size": 16}
     out = validate(cfg)
     assert out["models"]["zoo"]["t4x256"]["train"] == {"batch_size": 16}
-    assert "train" not in out["models"]["zoo"]["t2x128"]
+    assert "train" not in out["models"]["zoo"]["t2x64"]
 
 
 def test_pretrained_model_gets_no_trained_model_defaults():
@@ -537,7 +537,7 @@ def test_evaluator_override_applies_to_its_model_only():
         "gpt2-b",  # the human reference keeps models.evaluator
     ]
     default = validate(copy.deepcopy(DEFAULT))["models"]
-    assert evaluator_of(default, "t4x256") == "t2x128"
+    assert evaluator_of(default, "t4x256") == "t2x64"
     assert evaluator_of(default, "t2x64") == "t4x256"
     assert evaluator_of(default, "human") == "t4x256"
 

@@ -362,7 +362,8 @@ def trend_positives(data, index, params: Mapping, shared: dict) -> list[Positive
     "Memorization rises with a book's presence on the web (popularity)",
     ZHANG,
     "popularity analysis",
-    ZHANG_OLMO + "; popularity measured by web presence",
+    ZHANG_OLMO + "; popularity measured by web presence; popularity correlates with accuracy "
+    "except for models that memorize little anyway",
     ("membership_cloze_trend",),
     "per model: Spearman ρ over items between correct (case-insensitive) and the number of "
     "planted copies of the item's play's excerpts (0 for fully held-out plays), tested by "
