@@ -119,6 +119,12 @@ def model_specs(config_path: Path, names: list[str]) -> tuple[dict, int, int]:
     return specs, vocab, int(models["seed"])
 
 
+def zoo_names(config_path: Path) -> list[str]:
+    """The trained models of the config's zoo (a pretrained model has no training step)."""
+    zoo = validate(yaml.safe_load(config_path.read_text()))["models"]["zoo"]
+    return [name for name, spec in zoo.items() if spec["kind"] != "pretrained"]
+
+
 def full_loss(model, batch: torch.Tensor) -> torch.Tensor:
     """Cross entropy of every next token, without slicing the logits: the last position's
     target is ignored (the same mean as ``train._loss``, other summation order)."""
@@ -223,7 +229,7 @@ class Runner:
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--config", type=Path, default=ROOT / "config" / "config.yaml")
-    p.add_argument("--models", nargs="+", default=["t2x128", "t4x256", "t6x384", "lstm"])
+    p.add_argument("--models", nargs="+", default=None, help="default: the config's zoo")
     p.add_argument("--variants", nargs="+", default=DEFAULT_VARIANTS, choices=list(VARIANTS))
     p.add_argument("--steps", type=int, default=3, help="timed steps per variant and round")
     p.add_argument("--repeats", type=int, default=3, help="interleaved rounds")
@@ -239,7 +245,7 @@ def main(argv=None) -> int:
             p.error("interop-1 must run alone (interop threads are fixed before any parallel work)")
         torch.set_num_interop_threads(interop.pop())
     torch.set_num_threads(a.threads)
-    specs, vocab, seed = model_specs(a.config, a.models)
+    specs, vocab, seed = model_specs(a.config, a.models or zoo_names(a.config))
     rows = []
     for name, spec in specs.items():
         runners, times = {}, {}
