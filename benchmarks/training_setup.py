@@ -15,9 +15,10 @@ Every variant's corpus is the default's (same planted text), so losses compare a
 variants of one vocabulary in nats and across vocabularies in bits per word.
 
 The ``curve-<tokens>`` variants train the curve's GPT-2 shapes (:data:`CURVE_GPT2`, with the
-default's vocabulary and learning rates) for longer budgets: each is a training of its own (the cosine schedule ends at its budget), so
-their final rows draw the extraction target of the size-ladder issue (at least half of the top
-rung extracted, no control) against training minutes. Each final row also has the share of
+default's vocabulary and learning rates) for longer budgets: each is a training of its own
+(the cosine schedule ends at its budget), so their final rows draw the extraction target of
+the size-ladder issue (at least half of the top rung extracted, no control) against training
+minutes. Each final row also has the share of
 greedy continuations of the run's held-out prompts that end in a loop
 (:func:`copyscope.sample.loops.loop_period`, ``analysis.loop_length`` tokens; the loops
 report's definition, at ``sampling.prompt_length``), and ``--final`` prints only those rows.
@@ -172,7 +173,8 @@ def duplication_trend(frame: pd.DataFrame, cfg: dict) -> str:
 def greedy_loop_share(out: Path, cfg: dict, model: str) -> float:
     """Share of the greedy continuations of ``model`` (its final weights) after the run's
     held-out prompts at ``sampling.prompt_length`` that end in a loop of
-    ``analysis.loop_length`` tokens (the loops report's rows, :func:`copyscope.report.loops.set_rows`).
+    ``analysis.loop_length`` tokens (the loops report's rows,
+    :func:`copyscope.report.loops.set_rows`).
     The continuations are written to ``<results>/loops/<model>.jsonl``."""
     from copyscope.config import validate
     from copyscope.io import read_jsonl

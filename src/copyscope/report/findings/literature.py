@@ -326,9 +326,9 @@ def _plays(row) -> str:
 def trend_resample(rng, data, params, size):
     """Builder: ``size`` training plays of each model's name cloze, drawn with replacement as
     whole plays and labelled as excerpt plays of the run's highest excerpt copy count (1
-    without excerpt plays or without their copy counts), beside every clean held-out play at 0 copies (drawn the same way,
-    as many as the run has): the training plays were seen whole, the most exposure a play can
-    have, so the copy-count trend must rise (the membership report's
+    without excerpt plays or without their copy counts), beside every clean held-out play at 0
+    copies (drawn the same way, as many as the run has): the training plays were seen whole,
+    the most exposure a play can have, so the copy-count trend must rise (the membership report's
     :func:`~copyscope.report.name_cloze.cloze_trend_rows` on those items)."""
     cloze = _cloze(data)
     if not excerpt_plays(cloze, _training_groups):
